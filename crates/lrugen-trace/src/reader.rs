@@ -1,0 +1,404 @@
+//! The streaming page-key reader.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, ErrorKind, Read};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Location, TraceError, TraceErrorKind};
+use crate::format::TraceFormat;
+use crate::oracle::{obj_id_of, ORACLE_RECORD_SIZE};
+
+/// The first four bytes of every zstd frame.
+pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// Buffer size of the file and decompressor readers.
+const BUF_SIZE: usize = 128 * 1024;
+
+/// Longest excerpt of a bad line quoted in an error message, in bytes.
+const MAX_FOUND: usize = 120;
+
+const ARC_EXPECTED: &str = "4 whitespace-separated integers \"start_block n_blocks ignored request_number\"";
+const ARC_RANGE_EXPECTED: &str = "start_block + n_blocks - 1 to fit in 64 bits";
+
+/// A trace file opened by [`open`]: buffered, and decompressed on the fly when
+/// it starts with the zstd magic bytes.
+pub struct FileInput(Input);
+
+enum Input {
+    Plain(BufReader<File>),
+    Zstd(BufReader<zstd::Decoder<'static, BufReader<File>>>),
+}
+
+impl FileInput {
+    /// Opens `path`, looking at its first bytes to decide whether it is
+    /// zstd-compressed. A file shorter than four bytes is read as is.
+    pub fn open(path: &Path) -> io::Result<FileInput> {
+        let mut file = BufReader::with_capacity(BUF_SIZE, File::open(path)?);
+        // For a regular file the first fill reads min(size, BUF_SIZE) bytes.
+        let compressed = fill_buf_retry(&mut file)?.starts_with(&ZSTD_MAGIC);
+        Ok(FileInput(if compressed {
+            let dec = zstd::Decoder::with_buffer(file)?;
+            Input::Zstd(BufReader::with_capacity(BUF_SIZE, dec))
+        } else {
+            Input::Plain(file)
+        }))
+    }
+
+    /// Whether the file is being decompressed.
+    pub fn is_compressed(&self) -> bool {
+        matches!(self.0, Input::Zstd(_))
+    }
+}
+
+impl Read for FileInput {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match &mut self.0 {
+            Input::Plain(r) => r.read(buf),
+            Input::Zstd(r) => r.read(buf),
+        }
+    }
+}
+
+impl BufRead for FileInput {
+    #[inline]
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        match &mut self.0 {
+            Input::Plain(r) => r.fill_buf(),
+            Input::Zstd(r) => r.fill_buf(),
+        }
+    }
+
+    #[inline]
+    fn consume(&mut self, amt: usize) {
+        match &mut self.0 {
+            Input::Plain(r) => r.consume(amt),
+            Input::Zstd(r) => r.consume(amt),
+        }
+    }
+}
+
+fn fill_buf_retry<R: BufRead>(r: &mut R) -> io::Result<&[u8]> {
+    loop {
+        match r.fill_buf() {
+            // Re-borrow outside the match to please the borrow checker.
+            Ok(_) => break,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    r.fill_buf()
+}
+
+/// Opens a trace file for streaming.
+///
+/// The format is `format` when given, otherwise derived from the file name
+/// with [`TraceFormat::from_path`]. Compression is detected from the zstd
+/// magic bytes whatever the name says.
+///
+/// # Errors
+/// [`TraceErrorKind::Open`] if the file cannot be opened or its first bytes
+/// read, [`TraceErrorKind::UnknownFormat`] if `format` is `None` and the name
+/// is not a known one.
+pub fn open(path: &Path, format: Option<TraceFormat>) -> Result<TraceReader<FileInput>, TraceError> {
+    let input = FileInput::open(path).map_err(|e| TraceError::new(path, TraceErrorKind::Open(e)))?;
+    let format = match format.or_else(|| TraceFormat::from_path(path)) {
+        Some(f) => f,
+        None => return Err(TraceError::new(path, TraceErrorKind::UnknownFormat)),
+    };
+    Ok(TraceReader::new(input, format, path))
+}
+
+/// Streams the page keys of a trace from any [`BufRead`], in bounded memory.
+///
+/// Yields one `Ok(key)` per page reference, in trace order. ARC lines expand
+/// into `n_blocks` consecutive keys; a line with `n_blocks = 0` is legal and
+/// yields nothing (it is a request of no pages), and blank lines are skipped.
+/// The last two ARC fields are not used but must be integers (an optional
+/// sign is allowed there). oracleGeneral records yield their `obj_id`.
+///
+/// After the first `Err` the iterator is exhausted (it is fused). Reading
+/// never panics and never allocates per line or per record: one line buffer
+/// is reused.
+pub struct TraceReader<R> {
+    input: R,
+    path: PathBuf,
+    format: TraceFormat,
+    done: bool,
+    /// Reused line buffer (ARC).
+    line: Vec<u8>,
+    /// Lines read so far (ARC).
+    line_no: u64,
+    /// Next key of the current ARC line's block range.
+    next_key: u64,
+    /// Keys left in the current ARC line's block range.
+    remaining: u64,
+    /// Complete records read so far (oracleGeneral).
+    record_no: u64,
+}
+
+impl<R: BufRead> TraceReader<R> {
+    /// Reads `format` from `input`, which must already be decompressed.
+    /// `path` names the stream in error messages.
+    pub fn new(input: R, format: TraceFormat, path: impl Into<PathBuf>) -> Self {
+        TraceReader {
+            input,
+            path: path.into(),
+            format,
+            done: false,
+            line: Vec::with_capacity(128),
+            line_no: 0,
+            next_key: 0,
+            remaining: 0,
+            record_no: 0,
+        }
+    }
+
+    /// The format being read.
+    pub fn format(&self) -> TraceFormat {
+        self.format
+    }
+
+    /// The name used in error messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How far the reader got: lines read (ARC) or complete records read
+    /// (oracleGeneral, with the byte offset of the next record).
+    pub fn position(&self) -> Location {
+        match self.format {
+            TraceFormat::Arc => Location::Line(self.line_no),
+            TraceFormat::OracleGeneral => Location::Record {
+                record: self.record_no,
+                offset: self.record_no * ORACLE_RECORD_SIZE as u64,
+            },
+        }
+    }
+
+    /// Gives the input back.
+    pub fn into_inner(self) -> R {
+        self.input
+    }
+
+    fn error(&self, kind: TraceErrorKind) -> TraceError {
+        TraceError::new(self.path.clone(), kind)
+    }
+
+    fn next_record_location(&self) -> Location {
+        Location::Record {
+            record: self.record_no + 1,
+            offset: self.record_no * ORACLE_RECORD_SIZE as u64,
+        }
+    }
+
+    /// Reads ARC lines until one with at least one block; returns its first key.
+    fn next_arc(&mut self) -> Result<Option<u64>, TraceError> {
+        loop {
+            self.line.clear();
+            let n = match self.input.read_until(b'\n', &mut self.line) {
+                Ok(n) => n,
+                Err(source) => {
+                    let at = Location::Line(self.line_no + 1);
+                    return Err(self.error(TraceErrorKind::Read { at, source }));
+                }
+            };
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line_no += 1;
+            match parse_arc_line(&self.line) {
+                Ok(None) | Ok(Some((_, 0))) => continue,
+                Ok(Some((start, count))) => {
+                    if start.checked_add(count - 1).is_none() {
+                        return Err(self.parse_error(ARC_RANGE_EXPECTED));
+                    }
+                    self.next_key = start.wrapping_add(1);
+                    self.remaining = count - 1;
+                    return Ok(Some(start));
+                }
+                Err(()) => return Err(self.parse_error(ARC_EXPECTED)),
+            }
+        }
+    }
+
+    fn parse_error(&self, expected: &'static str) -> TraceError {
+        let at = Location::Line(self.line_no);
+        let found = excerpt(&self.line);
+        self.error(TraceErrorKind::Parse { at, expected, found })
+    }
+
+    /// Reads one oracleGeneral record; returns its `obj_id`.
+    fn next_oracle(&mut self) -> Result<Option<u64>, TraceError> {
+        // Fast path: a whole record in the buffer.
+        let first = match fill_buf_retry(&mut self.input) {
+            Ok(buf) => buf.first_chunk::<ORACLE_RECORD_SIZE>().map(obj_id_of),
+            Err(source) => {
+                let at = self.next_record_location();
+                return Err(self.error(TraceErrorKind::Read { at, source }));
+            }
+        };
+        if let Some(key) = first {
+            self.input.consume(ORACLE_RECORD_SIZE);
+            self.record_no += 1;
+            return Ok(Some(key));
+        }
+        // Slow path: the record straddles buffer refills, or the stream ends.
+        let mut rec = [0u8; ORACLE_RECORD_SIZE];
+        let mut got = 0;
+        while got < ORACLE_RECORD_SIZE {
+            let buf = match fill_buf_retry(&mut self.input) {
+                Ok(buf) => buf,
+                Err(source) => {
+                    let at = self.next_record_location();
+                    return Err(self.error(TraceErrorKind::Read { at, source }));
+                }
+            };
+            if buf.is_empty() {
+                break;
+            }
+            let take = buf.len().min(ORACLE_RECORD_SIZE - got);
+            rec[got..got + take].copy_from_slice(&buf[..take]);
+            self.input.consume(take);
+            got += take;
+        }
+        match got {
+            0 => Ok(None),
+            ORACLE_RECORD_SIZE => {
+                self.record_no += 1;
+                Ok(Some(obj_id_of(&rec)))
+            }
+            found => {
+                let at = self.next_record_location();
+                Err(self.error(TraceErrorKind::Truncated {
+                    at,
+                    expected: ORACLE_RECORD_SIZE,
+                    found,
+                }))
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for TraceReader<R> {
+    type Item = Result<u64, TraceError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.remaining > 0 {
+            self.remaining -= 1;
+            let key = self.next_key;
+            self.next_key = key.wrapping_add(1);
+            return Some(Ok(key));
+        }
+        if self.done {
+            return None;
+        }
+        let r = match self.format {
+            TraceFormat::Arc => self.next_arc(),
+            TraceFormat::OracleGeneral => self.next_oracle(),
+        };
+        match r {
+            Ok(Some(key)) => Some(Ok(key)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl<R: BufRead> std::iter::FusedIterator for TraceReader<R> {}
+
+/// Parses `start_block n_blocks ignored request_number`. `Ok(None)` for a
+/// blank line; `Err(())` for anything but exactly four integers (the first two
+/// unsigned, the last two optionally signed), each fitting in 64 bits.
+fn parse_arc_line(line: &[u8]) -> Result<Option<(u64, u64)>, ()> {
+    let mut fields = [0u64; 4];
+    let mut n = 0;
+    let mut i = 0;
+    let len = line.len();
+    loop {
+        while i < len && line[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i == len {
+            break;
+        }
+        if n == fields.len() {
+            return Err(());
+        }
+        if n >= 2 && (line[i] == b'-' || line[i] == b'+') {
+            i += 1;
+        }
+        let start = i;
+        let mut v: u64 = 0;
+        while i < len && line[i].is_ascii_digit() {
+            let d = u64::from(line[i] - b'0');
+            v = v.checked_mul(10).and_then(|v| v.checked_add(d)).ok_or(())?;
+            i += 1;
+        }
+        if i == start || (i < len && !line[i].is_ascii_whitespace()) {
+            return Err(());
+        }
+        fields[n] = v;
+        n += 1;
+    }
+    match n {
+        0 => Ok(None),
+        4 => Ok(Some((fields[0], fields[1]))),
+        _ => Err(()),
+    }
+}
+
+/// The line without its end-of-line bytes, lossily decoded and shortened.
+fn excerpt(line: &[u8]) -> String {
+    let mut end = line.len();
+    while end > 0 && (line[end - 1] == b'\n' || line[end - 1] == b'\r') {
+        end -= 1;
+    }
+    let s = String::from_utf8_lossy(&line[..end.min(MAX_FOUND)]);
+    if end > MAX_FOUND {
+        format!("{s}…")
+    } else {
+        s.into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_lines() {
+        assert_eq!(parse_arc_line(b"1 2 0 0\n"), Ok(Some((1, 2))));
+        assert_eq!(parse_arc_line(b"  7\t3 -1 +5\r\n"), Ok(Some((7, 3))));
+        assert_eq!(parse_arc_line(b"\n"), Ok(None));
+        assert_eq!(parse_arc_line(b"   \r\n"), Ok(None));
+        assert_eq!(parse_arc_line(b""), Ok(None));
+        assert_eq!(parse_arc_line(b"18446744073709551615 1 0 0"), Ok(Some((u64::MAX, 1))));
+        assert_eq!(parse_arc_line(b"18446744073709551616 1 0 0"), Err(()));
+        assert_eq!(parse_arc_line(b"12 x"), Err(()));
+        assert_eq!(parse_arc_line(b"1 2 3"), Err(()));
+        assert_eq!(parse_arc_line(b"1 2 3 4 5"), Err(()));
+        assert_eq!(parse_arc_line(b"-1 2 3 4"), Err(()));
+        assert_eq!(parse_arc_line(b"1 2 3 4x"), Err(()));
+        assert_eq!(parse_arc_line(b"1 2 - 4"), Err(()));
+        assert_eq!(parse_arc_line(b"1,2,3,4"), Err(()));
+    }
+
+    #[test]
+    fn excerpt_shortens() {
+        assert_eq!(excerpt(b"12 x\r\n"), "12 x");
+        let long = vec![b'9'; 500];
+        let e = excerpt(&long);
+        assert!(e.ends_with('…') && e.len() < 200);
+        // Cutting inside a multi-byte character does not panic.
+        let mut s = vec![b'a'; MAX_FOUND - 1];
+        s.extend_from_slice("é".as_bytes());
+        let _ = excerpt(&s);
+    }
+}
