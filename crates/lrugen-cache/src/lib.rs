@@ -1,0 +1,109 @@
+//! Reference cache policies over dense page traces.
+//!
+//! * [`Lru`]: plain LRU with every miss admitted, O(1) per access, no
+//!   allocation and no hashing per access (an intrusive doubly linked list in
+//!   arrays indexed by dense page id, plus a resident bitset).
+//! * [`Opt`]: Belady's OPT with forced admission (the faulting page is always
+//!   admitted; on a miss with a full cache the resident page whose next use is
+//!   farthest is evicted), O(log C) amortised per access after an O(n)
+//!   next-use precomputation ([`NextUse`]).
+//!
+//! Both work on the dense ids of [`lrugen_trace::DenseTrace`] and report a
+//! [`CacheResult`]. Capacities are in pages.
+//!
+//! ```
+//! use lrugen_cache::{lru, opt, Lru};
+//! use lrugen_trace::DenseTrace;
+//!
+//! let trace = DenseTrace::from_keys([1, 2, 3, 1, 4, 1, 2]);
+//! assert_eq!(lru(&trace, 2).hits, 1);
+//! assert_eq!(opt(&trace, 2).hits, 2);
+//!
+//! let mut cache = Lru::new(2);
+//! assert!(!cache.access(7));
+//! assert!(cache.access(7));
+//! ```
+
+#![warn(missing_docs)]
+
+mod lru;
+mod opt;
+
+use std::fmt;
+
+pub use lru::{lru, Lru};
+pub use opt::{opt, opt_btree, NextUse, Opt};
+
+/// Request, hit and miss counts of one simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct CacheResult {
+    /// Page references simulated.
+    pub requests: u64,
+    /// References that found their page resident.
+    pub hits: u64,
+    /// References that did not (`requests - hits`).
+    pub misses: u64,
+}
+
+impl CacheResult {
+    /// Builds a result from request and hit counts.
+    ///
+    /// # Panics
+    /// In debug builds, if `hits > requests`.
+    pub fn new(requests: u64, hits: u64) -> Self {
+        debug_assert!(hits <= requests);
+        CacheResult {
+            requests,
+            hits,
+            misses: requests - hits,
+        }
+    }
+
+    /// `hits / requests`, in `[0, 1]`; 0 for an empty run.
+    pub fn hit_ratio(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.hits as f64 / self.requests as f64
+        }
+    }
+
+    /// `misses / requests`, in `[0, 1]`; 0 for an empty run.
+    pub fn miss_ratio(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.misses as f64 / self.requests as f64
+        }
+    }
+}
+
+/// `requests=… hits=… misses=… hit_ratio=…%` (percent with 2 decimals).
+impl fmt::Display for CacheResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "requests={} hits={} misses={} hit_ratio={:.2}%",
+            self.requests,
+            self.hits,
+            self.misses,
+            self.hit_ratio() * 100.0
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios() {
+        let r = CacheResult::new(8, 2);
+        assert_eq!(r.misses, 6);
+        assert_eq!(r.hit_ratio(), 0.25);
+        assert_eq!(r.miss_ratio(), 0.75);
+        assert_eq!(r.to_string(), "requests=8 hits=2 misses=6 hit_ratio=25.00%");
+        assert_eq!(CacheResult::default().hit_ratio(), 0.0);
+        assert_eq!(CacheResult::default().miss_ratio(), 0.0);
+    }
+}
