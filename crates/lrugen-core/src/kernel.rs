@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The kernel's entry points that workloads drive: buffered reads and writes through the page
+//! cache (with read-ahead), and loads and stores through the page tables (with anon, swap and file
+//! page faults). Each allocates and charges memory through the reclaim engine, and feeds the policy
+//! the access events the kernel feeds it (`kernel-mglru.md` §3).
+//!
+//! [`Kernel`] pairs the machine with one policy, statically: every per-access hook is a direct call.
+
+use crate::mm::folio::{pg, FolioId, NIL};
+use crate::mm::memcg::MemcgId;
+use crate::mm::pagecache::{Advice, Slot};
+use crate::mm::vm::{pte, vmf};
+use crate::mm::vmstat::Stat;
+use crate::mm::Machine;
+use crate::reclaim::alloc::{self, AllocError};
+use crate::reclaim::{check, AddCtx, Policy};
+
+/// What one page access cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// The page was resident and mapped (load/store) or cached (read): no fault, no I/O.
+    Hit,
+    /// A fault served without I/O (first touch of anon memory, a page found in the page cache or
+    /// swap cache).
+    Minor,
+    /// The page had to be read from storage or swap.
+    Major,
+}
+
+/// Why an access failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AccessError {
+    /// No memory could be had.
+    Alloc(AllocError),
+    /// The task was killed by the OOM killer.
+    Killed(u32),
+    /// An access outside every VMA, or past the end of a file.
+    Fault(String),
+}
+
+impl std::fmt::Display for AccessError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AccessError::Alloc(e) => write!(f, "{e}"),
+            AccessError::Killed(t) => write!(f, "task {t} was killed by the OOM killer"),
+            AccessError::Fault(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl From<AllocError> for AccessError {
+    fn from(e: AllocError) -> Self {
+        AccessError::Alloc(e)
+    }
+}
+
+/// The simulated kernel: a machine and its reclaim policy.
+pub struct Kernel<P: Policy> {
+    /// The machine.
+    pub m: Machine,
+    /// The policy.
+    pub p: P,
+    /// Pages charged over `memory.high` since the last return to user space, and by whom.
+    over_high: (u64, MemcgId),
+}
+
+impl<P: Policy> Kernel<P> {
+    /// Pair a machine with a policy built for it.
+    pub fn new(m: Machine, p: P) -> Self {
+        Kernel {
+            m,
+            p,
+            over_high: (0, 0),
+        }
+    }
+
+    /// Create a memcg below `parent`.
+    pub fn create_memcg(&mut self, parent: MemcgId, name: &str) -> MemcgId {
+        let id = self.m.create_memcg(parent, name);
+        self.p.memcg_created(&self.m, id);
+        id
+    }
+
+    /// Run the invariant checker now.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(e) = &self.m.check_failure {
+            return Err(e.clone());
+        }
+        check::check_invariants(&self.m, &self.p)
+    }
+
+    /// Allocate and charge a folio for `memcg` on `node`; it is "in flight" until added to an LRU.
+    fn new_folio(&mut self, node: usize, memcg: MemcgId) -> Result<FolioId, AllocError> {
+        let id = alloc::alloc_frame(&mut self.m, &mut self.p, node)?;
+        self.m.in_flight = id;
+        let mut over = 0;
+        if let Err(e) = alloc::charge(&mut self.m, &mut self.p, id, memcg, &mut over) {
+            self.m.in_flight = NIL;
+            self.m.free_frame(id);
+            return Err(e);
+        }
+        if over > 0 {
+            self.over_high = (self.over_high.0 + over, memcg);
+        }
+        Ok(id)
+    }
+
+    /// `folio_add_lru` of the in-flight folio.
+    fn add_lru(&mut self, id: FolioId, ctx: AddCtx) {
+        self.m.in_flight = NIL;
+        self.p.add_folio(&mut self.m, id, ctx);
+    }
+
+    /// Return to user space: reclaim what the last operation charged over `memory.high`.
+    pub fn return_to_user(&mut self) {
+        let (nr, memcg) = self.over_high;
+        if nr > 0 {
+            self.over_high = (0, 0);
+            alloc::reclaim_high(&mut self.m, &mut self.p, memcg, nr);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Page cache: buffered I/O and read-ahead (mm/filemap.c, mm/readahead.c)
+    // ---------------------------------------------------------------------------------------------
+
+    /// Instantiate page `index` of `file` in the page cache (`filemap_add_folio`): allocate, charge,
+    /// look for a shadow (refault), add to the LRU. Counts the read I/O.
+    fn page_cache_read(
+        &mut self,
+        task: u32,
+        file: u32,
+        index: u64,
+        in_fault: bool,
+        readahead_mark: bool,
+    ) -> Result<FolioId, AllocError> {
+        let memcg = self.m.mms[task as usize].memcg;
+        let id = self.new_folio(0, memcg)?;
+        if readahead_mark {
+            self.m.folios[id].set(pg::READAHEAD);
+        }
+        if let Some(shadow) = self.m.page_cache_insert(id, file, index) {
+            self.p.refault(&mut self.m, id, shadow, in_fault);
+        }
+        self.add_lru(id, AddCtx { in_fault });
+        self.m.count_vm_events(Stat::Pgpgin, 4);
+        Ok(id)
+    }
+
+    /// Read pages `[start, start + nr)` of `file` that are not cached, marking page
+    /// `start + nr - lookahead` with `PG_readahead` (`page_cache_ra_unbounded`).
+    fn do_page_cache_ra(
+        &mut self,
+        task: u32,
+        file: u32,
+        start: u64,
+        nr: u64,
+        lookahead: u64,
+        in_fault: bool,
+    ) -> Result<(), AllocError> {
+        let size = self.m.files[file as usize].size;
+        let end = (start + nr).min(size);
+        for i in start..end {
+            if let Slot::Folio(_) = self.m.files[file as usize].slot(i) {
+                continue;
+            }
+            let mark = lookahead > 0 && i == start + nr - lookahead;
+            self.page_cache_read(task, file, i, in_fault, mark)?;
+        }
+        Ok(())
+    }
+
+    /// `ondemand_readahead`: grow or start the read-ahead window for a read at `index`.
+    /// `hit_marker`: called because a `PG_readahead` folio was reached (asynchronous read-ahead).
+    fn ondemand_readahead(
+        &mut self,
+        task: u32,
+        file: u32,
+        index: u64,
+        req: u64,
+        hit_marker: bool,
+    ) -> Result<(), AllocError> {
+        let f = &self.m.files[file as usize];
+        let max = if f.advice == Advice::Sequential {
+            f.ra.ra_pages * 2
+        } else {
+            f.ra.ra_pages
+        };
+        let mut ra = f.ra;
+        let init = |ra: &mut crate::mm::pagecache::RaState| {
+            ra.start = index;
+            ra.size = init_ra_size(req, max);
+            ra.async_size = if ra.size > req { ra.size - req } else { ra.size };
+        };
+        if index == 0 {
+            init(&mut ra);
+        } else if index == ra.start + ra.size - ra.async_size || index == ra.start + ra.size {
+            ra.start += ra.size;
+            ra.size = next_ra_size(ra.size, max);
+            ra.async_size = ra.size;
+        } else if hit_marker {
+            // A marker of an interleaved stream: find the next hole and continue from there.
+            let mut start = index + 1;
+            while start < f.size && start - index <= max && matches!(f.slot(start), Slot::Folio(_)) {
+                start += 1;
+            }
+            if start - index > max {
+                return Ok(());
+            }
+            ra.start = start;
+            ra.size = next_ra_size(start - index + req, max);
+            ra.async_size = ra.size;
+        } else if req > max || (ra.prev_index != u64::MAX && index.wrapping_sub(ra.prev_index) <= 1) {
+            // an oversize read, or a sequential one (same or next page as the previous read)
+            init(&mut ra);
+        } else {
+            // Standalone, small random read: read as is, and leave the window alone.
+            return self.do_page_cache_ra(task, file, index, req, 0, false);
+        }
+        // readit: a synchronous read that would hit its own marker merges the next window.
+        if !hit_marker && index == ra.start && ra.size == ra.async_size {
+            let add = next_ra_size(ra.size, max);
+            if ra.size + add <= max {
+                ra.async_size = add;
+                ra.size += add;
+            } else {
+                ra.size = max;
+                ra.async_size = max >> 1;
+            }
+        }
+        self.m.files[file as usize].ra.start = ra.start;
+        self.m.files[file as usize].ra.size = ra.size;
+        self.m.files[file as usize].ra.async_size = ra.async_size;
+        self.do_page_cache_ra(task, file, ra.start, ra.size, ra.async_size, false)
+    }
+
+    /// `page_cache_sync_ra`: a buffered read missed at `index`.
+    fn page_cache_sync_ra(&mut self, task: u32, file: u32, index: u64, req: u64) -> Result<(), AllocError> {
+        let f = &self.m.files[file as usize];
+        if f.advice == Advice::Random || f.ra.ra_pages == 0 {
+            // force_page_cache_ra / no read-ahead: just what was asked
+            return self.do_page_cache_ra(task, file, index, req, 0, false);
+        }
+        self.ondemand_readahead(task, file, index, req, false)
+    }
+
+    /// Buffered read of one page (`filemap_read` for a 4 KiB `pread`). Returns whether the page was
+    /// cached.
+    pub fn read_page(&mut self, task: u32, file: u32, index: u64) -> Result<Access, AccessError> {
+        self.check_alive(task)?;
+        let size = self.m.files[file as usize].size;
+        if index >= size {
+            return Err(AccessError::Fault(format!(
+                "read past the end of file {file} ({index} >= {size} pages)"
+            )));
+        }
+        let mut access = Access::Hit;
+        let id = match self.m.files[file as usize].slot(index) {
+            Slot::Folio(id) => id,
+            _ => {
+                access = Access::Major;
+                self.page_cache_sync_ra(task, file, index, 1)?;
+                match self.m.files[file as usize].slot(index) {
+                    Slot::Folio(id) => id,
+                    // The window moved past the page (filemap_create_folio): read it alone.
+                    _ => self.page_cache_read(task, file, index, false, false)?,
+                }
+            }
+        };
+        if self.m.folios[id].test(pg::READAHEAD) {
+            self.m.folios[id].clear(pg::READAHEAD);
+            self.ondemand_readahead(task, file, index, 1, true)?;
+        }
+        // Only the first of consecutive reads of the same folio marks it accessed.
+        let f = &mut self.m.files[file as usize];
+        let same = f.ra.prev_index == index;
+        f.ra.prev_index = index;
+        if !same {
+            self.p.mark_accessed(&mut self.m, id);
+        }
+        self.return_to_user();
+        Ok(access)
+    }
+
+    /// Buffered write of one page: read it if missing (a partial-page write), mark it accessed
+    /// and dirty.
+    pub fn write_page(&mut self, task: u32, file: u32, index: u64) -> Result<Access, AccessError> {
+        self.check_alive(task)?;
+        let size = self.m.files[file as usize].size;
+        if index >= size {
+            return Err(AccessError::Fault(format!(
+                "write past the end of file {file} ({index} >= {size} pages)"
+            )));
+        }
+        let mut access = Access::Hit;
+        let id = match self.m.files[file as usize].slot(index) {
+            Slot::Folio(id) => id,
+            _ => {
+                access = Access::Major;
+                self.page_cache_read(task, file, index, false, false)?
+            }
+        };
+        self.p.mark_accessed(&mut self.m, id);
+        self.m.folio_mark_dirty(id);
+        self.return_to_user();
+        Ok(access)
+    }
+
+    fn check_alive(&self, task: u32) -> Result<(), AccessError> {
+        if self.m.mms[task as usize].alive {
+            Ok(())
+        } else {
+            Err(AccessError::Killed(task))
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Page faults (mm/memory.c)
+    // ---------------------------------------------------------------------------------------------
+
+    /// A load (`write` false) or store by `task` at virtual page `vpn`: the MMU sets the accessed
+    /// (and dirty) bits of a present PTE; otherwise the fault handler runs.
+    pub fn access(&mut self, task: u32, vpn: u32, write: bool) -> Result<Access, AccessError> {
+        self.check_alive(task)?;
+        let e = {
+            let mm = &self.m.mms[task as usize];
+            let pi = crate::mm::vm::MmStruct::pmd_index_checked(mm, vpn);
+            match pi {
+                Some(_) => self.m.pte(task, vpn),
+                None => {
+                    return Err(AccessError::Fault(format!(
+                        "task {task}: access to unmapped page {vpn:#x}"
+                    )))
+                }
+            }
+        };
+        if e & pte::PRESENT != 0 {
+            // hardware: accessed bit, dirty bit on store, non-leaf PMD accessed bit
+            let p = self.m.pte_mut(task, vpn);
+            *p |= pte::YOUNG | if write { pte::DIRTY } else { 0 };
+            return Ok(Access::Hit);
+        }
+        if e & pte::ZERO != 0 && !write {
+            let p = self.m.pte_mut(task, vpn);
+            *p |= pte::YOUNG;
+            return Ok(Access::Hit);
+        }
+        let memcg = self.m.mms[task as usize].memcg;
+        self.m.count_events(memcg, Stat::Pgfault, 1);
+        let Some(vi) = self.m.mms[task as usize].find_vma(vpn) else {
+            return Err(AccessError::Fault(format!(
+                "task {task}: access to unmapped page {vpn:#x}"
+            )));
+        };
+        let vma = self.m.mms[task as usize].vmas[vi];
+        let ctx = AddCtx {
+            in_fault: vma.has_recency(),
+        };
+        let r = if vma.is_anon() {
+            if e & pte::SWAP != 0 {
+                self.do_swap_page(task, vpn, e & pte::PFN_MASK, write, ctx)
+            } else {
+                self.do_anonymous_page(task, vpn, write, e & pte::ZERO != 0, ctx)
+            }
+        } else {
+            self.filemap_fault(task, vpn, &vma, write, ctx)
+        };
+        if r.is_ok() && vma.flags & vmf::LOCKED != 0 {
+            self.mlock_vpn(task, vpn);
+        }
+        self.return_to_user();
+        match r {
+            Ok(a) => {
+                if a == Access::Major {
+                    self.m.count_events(memcg, Stat::Pgmajfault, 1);
+                }
+                Ok(a)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn mlock_vpn(&mut self, task: u32, vpn: u32) {
+        let e = self.m.pte(task, vpn);
+        if e & pte::PRESENT == 0 {
+            return;
+        }
+        let id = e & pte::PFN_MASK;
+        if self.m.folios[id].test(pg::MLOCKED) {
+            return;
+        }
+        self.m.folios[id].set(pg::MLOCKED);
+        if self.m.folios[id].test(pg::LRU) {
+            self.p.del_folio(&mut self.m, id);
+            self.p.add_folio(&mut self.m, id, AddCtx::default());
+        }
+    }
+
+    /// `do_anonymous_page`: a read fault maps the shared zero page; a write allocates.
+    fn do_anonymous_page(
+        &mut self,
+        task: u32,
+        vpn: u32,
+        write: bool,
+        had_zero: bool,
+        ctx: AddCtx,
+    ) -> Result<Access, AccessError> {
+        if !write {
+            *self.m.pte_mut(task, vpn) = pte::ZERO | pte::YOUNG;
+            return Ok(Access::Minor);
+        }
+        let _ = had_zero;
+        let memcg = self.m.mms[task as usize].memcg;
+        let id = self.new_folio(0, memcg)?;
+        {
+            let f = &mut self.m.folios[id];
+            f.set(pg::ANON | pg::SWAPBACKED);
+            f.mapping = task;
+            f.index = vpn;
+        }
+        if !self.m.mms[task as usize].alive {
+            // killed by the OOM killer while we reclaimed for it
+            self.m.in_flight = NIL;
+            self.m.uncharge(id);
+            self.m.free_frame(id);
+            return Err(AccessError::Killed(task));
+        }
+        *self.m.pte_mut(task, vpn) = pte::NONE;
+        self.m.map_folio(task, vpn, id, true);
+        self.add_lru(id, ctx);
+        Ok(Access::Minor)
+    }
+
+    /// `do_swap_page`: fault in a swapped-out anon page through the swap cache.
+    fn do_swap_page(
+        &mut self,
+        task: u32,
+        vpn: u32,
+        slot: u32,
+        write: bool,
+        ctx: AddCtx,
+    ) -> Result<Access, AccessError> {
+        let (id, access) = match self.m.swap.cache_slot(slot) {
+            Slot::Folio(id) => (id, Access::Minor),
+            _ => {
+                let memcg = self.m.swap.owner[slot as usize];
+                let id = self.new_folio(0, memcg)?;
+                if !self.m.mms[task as usize].alive {
+                    self.m.in_flight = NIL;
+                    self.m.uncharge(id);
+                    self.m.free_frame(id);
+                    return Err(AccessError::Killed(task));
+                }
+                {
+                    let f = &mut self.m.folios[id];
+                    f.set(pg::ANON | pg::SWAPBACKED);
+                    f.mapping = task;
+                    f.index = vpn;
+                }
+                let shadow = self.m.swap_cache_add(id, slot);
+                if let Some(s) = shadow {
+                    self.p.refault(&mut self.m, id, s, ctx.in_fault);
+                }
+                self.add_lru(id, ctx);
+                self.m.count_vm_events(Stat::Pswpin, 1);
+                self.m.count_vm_events(Stat::Pgpgin, 4);
+                (id, Access::Major)
+            }
+        };
+        // Replace the swap entry by the page.
+        self.m.swap.count[slot as usize] -= 1;
+        self.m.mms[task as usize].swap_ents -= 1;
+        *self.m.pte_mut(task, vpn) = pte::NONE;
+        self.m.map_folio(task, vpn, id, write);
+        // should_try_to_free_swap: a write fault (or a full swap device) drops the swap copy.
+        if write || self.m.swap.is_full() || self.m.folios[id].test(pg::MLOCKED) {
+            // folio_free_swap leaves the folio dirty: its only copy is in memory now
+            self.m.folio_free_swap(id);
+        }
+        Ok(access)
+    }
+
+    /// `filemap_fault` for a file mapping: map the cached page, or read it (with read-around).
+    fn filemap_fault(
+        &mut self,
+        task: u32,
+        vpn: u32,
+        vma: &crate::mm::vm::Vma,
+        write: bool,
+        ctx: AddCtx,
+    ) -> Result<Access, AccessError> {
+        let file = vma.file;
+        let index = (vpn - vma.start + vma.pgoff) as u64;
+        let size = self.m.files[file as usize].size;
+        if index >= size {
+            return Err(AccessError::Fault(format!(
+                "task {task}: fault past the end of file {file}"
+            )));
+        }
+        let mut access = Access::Minor;
+        let id = match self.m.files[file as usize].slot(index) {
+            Slot::Folio(id) => {
+                // do_async_mmap_readahead
+                let ra = &mut self.m.files[file as usize].ra;
+                ra.mmap_miss = ra.mmap_miss.saturating_sub(1);
+                if self.m.folios[id].test(pg::READAHEAD) && vma.flags & vmf::RAND_READ == 0 {
+                    self.m.folios[id].clear(pg::READAHEAD);
+                    self.ondemand_readahead(task, file, index, 1, true)?;
+                }
+                id
+            }
+            _ => {
+                access = Access::Major;
+                self.do_sync_mmap_readahead(task, file, index, vma, ctx)?;
+                match self.m.files[file as usize].slot(index) {
+                    Slot::Folio(id) => id,
+                    _ => self.page_cache_read(task, file, index, ctx.in_fault, false)?,
+                }
+            }
+        };
+        if !self.m.mms[task as usize].alive {
+            return Err(AccessError::Killed(task));
+        }
+        self.m.map_folio(task, vpn, id, write);
+        Ok(access)
+    }
+
+    /// `do_sync_mmap_readahead`: `VM_RAND_READ` reads one page, `VM_SEQ_READ` a sequential
+    /// window, otherwise read-around of `ra_pages` centred on the fault unless mmap misses
+    /// dominate (`MMAP_LOTSAMISS`).
+    fn do_sync_mmap_readahead(
+        &mut self,
+        task: u32,
+        file: u32,
+        index: u64,
+        vma: &crate::mm::vm::Vma,
+        ctx: AddCtx,
+    ) -> Result<(), AllocError> {
+        let ra = self.m.files[file as usize].ra;
+        if vma.flags & vmf::RAND_READ != 0 || ra.ra_pages == 0 {
+            return self.do_page_cache_ra(task, file, index, 1, 0, ctx.in_fault);
+        }
+        if vma.flags & vmf::SEQ_READ != 0 {
+            return self.ondemand_readahead(task, file, index, ra.ra_pages, false);
+        }
+        let miss = ra.mmap_miss + 1;
+        self.m.files[file as usize].ra.mmap_miss = miss;
+        if miss > 100 {
+            return self.do_page_cache_ra(task, file, index, 1, 0, ctx.in_fault);
+        }
+        let start = index.saturating_sub(ra.ra_pages / 2);
+        let fr = &mut self.m.files[file as usize].ra;
+        fr.start = start;
+        fr.size = ra.ra_pages;
+        fr.async_size = ra.ra_pages / 4;
+        self.do_page_cache_ra(task, file, start, ra.ra_pages, ra.ra_pages / 4, ctx.in_fault)
+    }
+
+    /// Process exit (`exit_mmap`).
+    pub fn exit(&mut self, task: u32) {
+        if self.m.mms[task as usize].alive {
+            alloc::release_mm(&mut self.m, &mut self.p, task);
+        }
+    }
+}
+
+/// `get_init_ra_size`.
+pub fn init_ra_size(size: u64, max: u64) -> u64 {
+    let newsize = size.next_power_of_two();
+    if newsize <= max / 32 {
+        newsize * 4
+    } else if newsize <= max / 4 {
+        newsize * 2
+    } else {
+        max
+    }
+}
+
+/// `get_next_ra_size`.
+pub fn next_ra_size(cur: u64, max: u64) -> u64 {
+    if cur < max / 16 {
+        4 * cur
+    } else if cur <= max / 2 {
+        2 * cur
+    } else {
+        max
+    }
+}

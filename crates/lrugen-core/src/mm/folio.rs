@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Folios: the dense table of page frames and the page flags reclaim reads and writes.
+//!
+//! Every page frame of the simulated machine is one `Folio` record in a single `Vec`, addressed by a
+//! `FolioId` (`u32`). Nothing is allocated per folio: free folios sit on per-zone free lists threaded
+//! through the same `next` link that LRU lists use. A record is 28 bytes (see `folio_size` test), so
+//! the whole per-page state stays far below the 40-byte budget even with a page-cache slot (8 bytes
+//! per cached file page) and a PTE (4 bytes per mapped page) on top.
+//!
+//! The layout is an array of structs rather than a struct of arrays: reclaim touches most fields of
+//! one folio at once (flags, links, mapping, memcg), so one cache line per folio beats five.
+//!
+//! Bits of `flags` mirror the kernel's `enum pageflags` where reclaim cares, plus the fields the
+//! kernel keeps in the upper bits of `folio->flags`: node, zone, and MGLRU's gen and refs counters.
+
+/// Index of a folio in the folio table.
+pub type FolioId = u32;
+/// "No folio": the null link of the intrusive lists.
+pub const NIL: FolioId = u32::MAX;
+
+/// Page flags (`PG_*`), one bit each.
+pub mod pg {
+    /// On an LRU list (`PG_lru`). Clear while isolated or free.
+    pub const LRU: u32 = 1 << 0;
+    /// On the active list (`PG_active`); under MGLRU only a transient placement request.
+    pub const ACTIVE: u32 = 1 << 1;
+    /// `PG_referenced`: accessed once through a file descriptor, or seen young once.
+    pub const REFERENCED: u32 = 1 << 2;
+    /// `PG_workingset`: was part of the workingset (deactivated from active, or MGLRU top tier).
+    pub const WORKINGSET: u32 = 1 << 3;
+    /// `PG_dirty`.
+    pub const DIRTY: u32 = 1 << 4;
+    /// `PG_writeback`.
+    pub const WRITEBACK: u32 = 1 << 5;
+    /// `PG_reclaim`: rotate to the tail when writeback ends.
+    pub const RECLAIM: u32 = 1 << 6;
+    /// `PG_swapbacked`: anon or shmem; the LRU type is anon iff set.
+    pub const SWAPBACKED: u32 = 1 << 7;
+    /// `PG_swapcache`: has a swap slot (`Folio::private`).
+    pub const SWAPCACHE: u32 = 1 << 8;
+    /// `PG_unevictable`: on the unevictable list.
+    pub const UNEVICTABLE: u32 = 1 << 9;
+    /// `PG_mlocked`.
+    pub const MLOCKED: u32 = 1 << 10;
+    /// `PG_readahead`: reaching this page triggers asynchronous read-ahead.
+    pub const READAHEAD: u32 = 1 << 11;
+    /// `PG_uptodate` is implied for every allocated folio; this bit marks "allocated" (not free).
+    pub const ALLOCATED: u32 = 1 << 12;
+    /// The mapping is anonymous (`PAGE_MAPPING_ANON`): `mapping` is an mm id, `index` a virtual page.
+    pub const ANON: u32 = 1 << 13;
+    /// Isolated from the LRU by reclaim (kernel: `!PG_lru` while on a private list).
+    pub const ISOLATED: u32 = 1 << 14;
+    /// Charged to `Folio::memcg` (`folio_memcg` is set).
+    pub const CHARGED: u32 = 1 << 15;
+
+    /// MGLRU gen counter (`LRU_GEN_MASK`): gen+1 while on an MGLRU list, 0 otherwise.
+    pub const GEN_SHIFT: u32 = 16;
+    /// Mask of the gen counter (3 bits).
+    pub const GEN_MASK: u32 = 0x7 << GEN_SHIFT;
+    /// MGLRU refs counter (`LRU_REFS_MASK`, 2 bits).
+    pub const REFS_SHIFT: u32 = 19;
+    /// Mask of the refs counter.
+    pub const REFS_MASK: u32 = 0x3 << REFS_SHIFT;
+    /// Zone index (2 bits).
+    pub const ZONE_SHIFT: u32 = 22;
+    /// Mask of the zone index.
+    pub const ZONE_MASK: u32 = 0x3 << ZONE_SHIFT;
+    /// Node id (6 bits).
+    pub const NODE_SHIFT: u32 = 24;
+    /// Mask of the node id.
+    pub const NODE_MASK: u32 = 0x3f << NODE_SHIFT;
+
+    /// Flags cleared when a folio is freed (everything but node and zone).
+    pub const FREE_CLEAR: u32 = !(ZONE_MASK | NODE_MASK);
+}
+
+/// LRU type: anon (0) or file (1), as `LRU_GEN_ANON`/`LRU_GEN_FILE` and `LRU_INACTIVE_ANON`/`_FILE` order.
+pub const ANON: usize = 0;
+/// LRU type: file (page cache that is not swap-backed).
+pub const FILE: usize = 1;
+
+/// One page frame. 28 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Folio {
+    /// Page flags, see [`pg`].
+    pub flags: u32,
+    /// LRU link toward the head (younger end); free-list link unused.
+    pub prev: FolioId,
+    /// LRU link toward the tail (older end); free-list link.
+    pub next: FolioId,
+    /// File id (page cache) or mm id (anon).
+    pub mapping: u32,
+    /// Page index in the file, or virtual page number for anon.
+    pub index: u32,
+    /// Swap slot while `PG_swapcache` (`folio->swap`).
+    pub private: u32,
+    /// Charged memcg id.
+    pub memcg: u16,
+    /// Number of PTEs mapping this folio (`folio_mapcount`).
+    pub mapcount: u16,
+}
+
+impl Folio {
+    const FREE: Folio = Folio {
+        flags: 0,
+        prev: NIL,
+        next: NIL,
+        mapping: 0,
+        index: 0,
+        private: 0,
+        memcg: 0,
+        mapcount: 0,
+    };
+
+    /// Whether `flag` (one or more `pg::*` bits, all required) is set.
+    #[inline]
+    pub fn test(&self, flag: u32) -> bool {
+        self.flags & flag == flag
+    }
+    /// Set `flag`.
+    #[inline]
+    pub fn set(&mut self, flag: u32) {
+        self.flags |= flag;
+    }
+    /// Clear `flag`.
+    #[inline]
+    pub fn clear(&mut self, flag: u32) {
+        self.flags &= !flag;
+    }
+    /// Clear `flag` and report whether it was set (`folio_test_clear_*`).
+    #[inline]
+    pub fn test_clear(&mut self, flag: u32) -> bool {
+        let was = self.flags & flag != 0;
+        self.flags &= !flag;
+        was
+    }
+    /// LRU type: [`ANON`] if swap-backed, else [`FILE`] (`folio_is_file_lru`).
+    #[inline]
+    pub fn lru_type(&self) -> usize {
+        if self.flags & pg::SWAPBACKED != 0 {
+            ANON
+        } else {
+            FILE
+        }
+    }
+    /// Whether this is a file LRU folio.
+    #[inline]
+    pub fn is_file_lru(&self) -> bool {
+        self.flags & pg::SWAPBACKED == 0
+    }
+    /// Whether the mapping is anonymous.
+    #[inline]
+    pub fn is_anon(&self) -> bool {
+        self.flags & pg::ANON != 0
+    }
+    /// Node id.
+    #[inline]
+    pub fn node(&self) -> usize {
+        ((self.flags & pg::NODE_MASK) >> pg::NODE_SHIFT) as usize
+    }
+    /// Zone index within the node.
+    #[inline]
+    pub fn zone(&self) -> usize {
+        ((self.flags & pg::ZONE_MASK) >> pg::ZONE_SHIFT) as usize
+    }
+    /// Whether mapped by any PTE.
+    #[inline]
+    pub fn mapped(&self) -> bool {
+        self.mapcount > 0
+    }
+    /// Whether the folio can be reclaimed at all (`folio_evictable`).
+    #[inline]
+    pub fn evictable(&self) -> bool {
+        self.flags & pg::MLOCKED == 0
+    }
+    /// MGLRU gen counter value (gen+1, or 0 when not on an MGLRU list).
+    #[inline]
+    pub fn gen_counter(&self) -> u32 {
+        (self.flags & pg::GEN_MASK) >> pg::GEN_SHIFT
+    }
+    /// Set the MGLRU gen counter (gen+1, or 0).
+    #[inline]
+    pub fn set_gen_counter(&mut self, v: u32) {
+        self.flags = (self.flags & !pg::GEN_MASK) | ((v << pg::GEN_SHIFT) & pg::GEN_MASK);
+    }
+    /// MGLRU refs counter value (0..=3).
+    #[inline]
+    pub fn refs(&self) -> u32 {
+        (self.flags & pg::REFS_MASK) >> pg::REFS_SHIFT
+    }
+    /// Set the MGLRU refs counter (0..=3).
+    #[inline]
+    pub fn set_refs(&mut self, v: u32) {
+        self.flags = (self.flags & !pg::REFS_MASK) | ((v << pg::REFS_SHIFT) & pg::REFS_MASK);
+    }
+}
+
+/// A doubly linked list of folios threaded through `Folio::prev`/`next`.
+///
+/// `head` is the young end (where `list_add` inserts), `tail` the old end (where reclaim takes from,
+/// as `lru_to_folio`). `len` counts folios; page counts are the same while every folio is one page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListHead {
+    /// Youngest folio, or [`NIL`].
+    pub head: FolioId,
+    /// Oldest folio, or [`NIL`].
+    pub tail: FolioId,
+    /// Number of folios on the list.
+    pub len: u32,
+}
+
+impl Default for ListHead {
+    fn default() -> Self {
+        ListHead {
+            head: NIL,
+            tail: NIL,
+            len: 0,
+        }
+    }
+}
+
+impl ListHead {
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The folio table: every page frame of the machine, and the per-zone free lists.
+#[derive(Clone, Debug)]
+pub struct Folios {
+    table: Vec<Folio>,
+}
+
+impl Folios {
+    /// A table with room for `capacity` folios (reserved up front, so the hot path never reallocates).
+    pub fn with_capacity(capacity: usize) -> Self {
+        Folios {
+            table: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// Append a new free folio on `node`/`zone`, returning its id. Used while building zones.
+    pub fn push_free(&mut self, node: usize, zone: usize) -> FolioId {
+        let id = self.table.len() as FolioId;
+        let mut f = Folio::FREE;
+        f.flags = ((node as u32) << pg::NODE_SHIFT) | ((zone as u32) << pg::ZONE_SHIFT);
+        self.table.push(f);
+        id
+    }
+
+    /// Number of folio records (free or allocated).
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Reset a folio to the free state (keeping node and zone).
+    pub fn reset(&mut self, id: FolioId) {
+        let f = &mut self.table[id as usize];
+        let keep = f.flags & !pg::FREE_CLEAR;
+        *f = Folio::FREE;
+        f.flags = keep;
+    }
+
+    /// Add at the head (young end), as `list_add`.
+    #[inline]
+    pub fn list_add(&mut self, list: &mut ListHead, id: FolioId) {
+        let old = list.head;
+        {
+            let f = &mut self.table[id as usize];
+            f.prev = NIL;
+            f.next = old;
+        }
+        if old != NIL {
+            self.table[old as usize].prev = id;
+        } else {
+            list.tail = id;
+        }
+        list.head = id;
+        list.len += 1;
+    }
+
+    /// Add at the tail (old end), as `list_add_tail`.
+    #[inline]
+    pub fn list_add_tail(&mut self, list: &mut ListHead, id: FolioId) {
+        let old = list.tail;
+        {
+            let f = &mut self.table[id as usize];
+            f.next = NIL;
+            f.prev = old;
+        }
+        if old != NIL {
+            self.table[old as usize].next = id;
+        } else {
+            list.head = id;
+        }
+        list.tail = id;
+        list.len += 1;
+    }
+
+    /// Unlink from `list`, as `list_del`.
+    #[inline]
+    pub fn list_del(&mut self, list: &mut ListHead, id: FolioId) {
+        let (prev, next) = {
+            let f = &self.table[id as usize];
+            (f.prev, f.next)
+        };
+        if prev != NIL {
+            self.table[prev as usize].next = next;
+        } else {
+            list.head = next;
+        }
+        if next != NIL {
+            self.table[next as usize].prev = prev;
+        } else {
+            list.tail = prev;
+        }
+        let f = &mut self.table[id as usize];
+        f.prev = NIL;
+        f.next = NIL;
+        list.len -= 1;
+    }
+
+    /// Move a folio already on `list` to its head (`list_move`).
+    #[inline]
+    pub fn list_move(&mut self, list: &mut ListHead, id: FolioId) {
+        self.list_del(list, id);
+        self.list_add(list, id);
+    }
+
+    /// Walk `list` from head to tail, checking link consistency and length; calls `f` on each folio.
+    pub fn walk_list(&self, list: &ListHead, mut f: impl FnMut(FolioId) -> Result<(), String>) -> Result<(), String> {
+        let mut n = 0u32;
+        let mut prev = NIL;
+        let mut cur = list.head;
+        while cur != NIL {
+            if cur as usize >= self.table.len() {
+                return Err(format!("list link to folio {cur} out of range"));
+            }
+            if self.table[cur as usize].prev != prev {
+                return Err(format!(
+                    "folio {cur}: prev link {} != {prev}",
+                    self.table[cur as usize].prev
+                ));
+            }
+            n += 1;
+            if n > list.len {
+                return Err(format!("list longer than its length {}", list.len));
+            }
+            f(cur)?;
+            prev = cur;
+            cur = self.table[cur as usize].next;
+        }
+        if prev != list.tail {
+            return Err(format!("list tail {} but last folio {prev}", list.tail));
+        }
+        if n != list.len {
+            return Err(format!("list has {n} folios but length {}", list.len));
+        }
+        Ok(())
+    }
+}
+
+impl std::ops::Index<FolioId> for Folios {
+    type Output = Folio;
+    #[inline]
+    fn index(&self, id: FolioId) -> &Folio {
+        &self.table[id as usize]
+    }
+}
+
+impl std::ops::IndexMut<FolioId> for Folios {
+    #[inline]
+    fn index_mut(&mut self, id: FolioId) -> &mut Folio {
+        &mut self.table[id as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn folio_size() {
+        assert_eq!(std::mem::size_of::<Folio>(), 28);
+    }
+
+    #[test]
+    fn flag_fields_do_not_overlap() {
+        let mut f = Folio::FREE;
+        f.set_gen_counter(4);
+        f.set_refs(3);
+        f.flags |= (5 << pg::NODE_SHIFT) | (2 << pg::ZONE_SHIFT);
+        assert_eq!(f.gen_counter(), 4);
+        assert_eq!(f.refs(), 3);
+        assert_eq!(f.node(), 5);
+        assert_eq!(f.zone(), 2);
+        f.set_gen_counter(0);
+        assert_eq!(f.refs(), 3);
+        assert_eq!(f.node(), 5);
+        assert_eq!(f.flags & 0xffff, 0);
+    }
+
+    #[derive(Debug, Clone)]
+    enum ListOp {
+        Add(u8),
+        AddTail(u8),
+        Del(u8),
+        Move(u8),
+    }
+
+    proptest! {
+        /// The intrusive list behaves as a VecDeque model under any sequence of operations.
+        #[test]
+        fn list_matches_model(ops in proptest::collection::vec(
+            prop_oneof![
+                (0u8..16).prop_map(ListOp::Add),
+                (0u8..16).prop_map(ListOp::AddTail),
+                (0u8..16).prop_map(ListOp::Del),
+                (0u8..16).prop_map(ListOp::Move),
+            ], 0..200)) {
+            let mut t = Folios::with_capacity(16);
+            for _ in 0..16 { t.push_free(0, 0); }
+            let mut l = ListHead::default();
+            let mut model: std::collections::VecDeque<u32> = Default::default();
+            for op in ops {
+                match op {
+                    ListOp::Add(i) => if !model.contains(&(i as u32)) { t.list_add(&mut l, i as u32); model.push_front(i as u32); },
+                    ListOp::AddTail(i) => if !model.contains(&(i as u32)) { t.list_add_tail(&mut l, i as u32); model.push_back(i as u32); },
+                    ListOp::Del(i) => if let Some(p) = model.iter().position(|&x| x == i as u32) { t.list_del(&mut l, i as u32); model.remove(p); },
+                    ListOp::Move(i) => if let Some(p) = model.iter().position(|&x| x == i as u32) { t.list_move(&mut l, i as u32); model.remove(p); model.push_front(i as u32); },
+                }
+                let mut seen = Vec::new();
+                t.walk_list(&l, |f| { seen.push(f); Ok(()) }).unwrap();
+                prop_assert_eq!(seen, model.iter().copied().collect::<Vec<_>>());
+            }
+        }
+    }
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Memory cgroups: the tree, limits, page counters, and per-memcg events.
+//!
+//! The page counter is hierarchical as in the kernel (`page_counter_try_charge`): a charge raises the
+//! usage of the memcg and of every ancestor, and fails at the first one that would exceed its
+//! `memory.max`. The per-cpu charge stock (`MEMCG_CHARGE_BATCH`) is not modelled: usage is always
+//! exactly the number of charged pages.
+
+use super::vmstat::MemcgEvents;
+
+/// Index of a memcg (also its `mem_cgroup_id`; the root is 0 here and printed as the kernel's id).
+pub type MemcgId = u16;
+/// The root memcg.
+pub const ROOT_MEMCG: MemcgId = 0;
+
+/// "No limit" (`PAGE_COUNTER_MAX`).
+pub const PAGE_COUNTER_MAX: u64 = u64::MAX / 2;
+
+/// One memory cgroup.
+#[derive(Clone, Debug)]
+pub struct Memcg {
+    /// Its id.
+    pub id: MemcgId,
+    /// Path below the cgroup root, e.g. `/` or `/t`.
+    pub path: String,
+    /// Parent (none for the root).
+    pub parent: Option<MemcgId>,
+    /// Children, in creation order.
+    pub children: Vec<MemcgId>,
+    /// `memory.max` in pages.
+    pub max: u64,
+    /// `memory.high` in pages.
+    pub high: u64,
+    /// `memory.low` in pages.
+    pub low: u64,
+    /// `memory.min` in pages.
+    pub min: u64,
+    /// `memory.swap.max` in pages.
+    pub swap_max: u64,
+    /// `memory.swappiness` (cgroup v1 knob; v2 inherits `vm.swappiness`).
+    pub swappiness: u32,
+    /// Hierarchical usage in pages (`memory.current`).
+    pub usage: u64,
+    /// Pages charged to this memcg itself (not descendants).
+    pub usage_local: u64,
+    /// Hierarchical swap usage in pages (`memory.swap.current`).
+    pub swap_usage: u64,
+    /// `memory.events` (local; the file shows hierarchical sums).
+    pub events: MemcgEvents,
+    /// Effective protection computed for the current reclaim (`memory.emin`/`elow`).
+    pub emin: u64,
+    /// Effective low protection.
+    pub elow: u64,
+}
+
+/// The memcg tree.
+#[derive(Clone, Debug)]
+pub struct Memcgs {
+    list: Vec<Memcg>,
+}
+
+/// Why a charge failed: the memcg whose limit was hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OverLimit(pub MemcgId);
+
+impl Memcgs {
+    /// A tree with only the root.
+    pub fn new(swappiness: u32) -> Self {
+        Memcgs {
+            list: vec![Memcg {
+                id: ROOT_MEMCG,
+                path: "/".into(),
+                parent: None,
+                children: vec![],
+                max: PAGE_COUNTER_MAX,
+                high: PAGE_COUNTER_MAX,
+                low: 0,
+                min: 0,
+                swap_max: PAGE_COUNTER_MAX,
+                swappiness,
+                usage: 0,
+                usage_local: 0,
+                swap_usage: 0,
+                events: MemcgEvents::default(),
+                emin: 0,
+                elow: 0,
+            }],
+        }
+    }
+
+    /// Create a child of `parent` named `name` with no limits; returns its id.
+    pub fn create(&mut self, parent: MemcgId, name: &str) -> MemcgId {
+        let id = self.list.len() as MemcgId;
+        let p = &self.list[parent as usize];
+        let path = if p.path == "/" {
+            format!("/{name}")
+        } else {
+            format!("{}/{name}", p.path)
+        };
+        let swappiness = p.swappiness;
+        self.list.push(Memcg {
+            id,
+            path,
+            parent: Some(parent),
+            children: vec![],
+            max: PAGE_COUNTER_MAX,
+            high: PAGE_COUNTER_MAX,
+            low: 0,
+            min: 0,
+            swap_max: PAGE_COUNTER_MAX,
+            swappiness,
+            usage: 0,
+            usage_local: 0,
+            swap_usage: 0,
+            events: MemcgEvents::default(),
+            emin: 0,
+            elow: 0,
+        });
+        self.list[parent as usize].children.push(id);
+        id
+    }
+
+    /// Number of memcgs.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Whether only... never true: the root always exists.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// All memcgs in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &Memcg> {
+        self.list.iter()
+    }
+
+    /// Find by path.
+    pub fn by_path(&self, path: &str) -> Option<MemcgId> {
+        self.list.iter().find(|m| m.path == path).map(|m| m.id)
+    }
+
+    /// Whether `m` is `ancestor` or below it.
+    pub fn is_descendant(&self, mut m: MemcgId, ancestor: MemcgId) -> bool {
+        loop {
+            if m == ancestor {
+                return true;
+            }
+            match self.list[m as usize].parent {
+                Some(p) => m = p,
+                None => return false,
+            }
+        }
+    }
+
+    /// Pre-order walk of the subtree rooted at `root` (`mem_cgroup_iter` order).
+    pub fn subtree(&self, root: MemcgId) -> Vec<MemcgId> {
+        let mut out = Vec::new();
+        let mut stack = vec![root];
+        while let Some(m) = stack.pop() {
+            out.push(m);
+            for &c in self.list[m as usize].children.iter().rev() {
+                stack.push(c);
+            }
+        }
+        out
+    }
+
+    /// Charge `nr` pages to `m` and its ancestors (`page_counter_try_charge`). On failure nothing is
+    /// charged and the memcg whose `memory.max` was hit is returned.
+    pub fn try_charge(&mut self, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let mc = &self.list[c as usize];
+            if mc.usage + nr > mc.max {
+                return Err(OverLimit(c));
+            }
+            cur = mc.parent;
+        }
+        self.force_charge(m, nr);
+        Ok(())
+    }
+
+    /// Charge without checking limits (`page_counter_charge`).
+    pub fn force_charge(&mut self, m: MemcgId, nr: u64) {
+        self.list[m as usize].usage_local += nr;
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            self.list[c as usize].usage += nr;
+            cur = self.list[c as usize].parent;
+        }
+    }
+
+    /// Uncharge `nr` pages from `m` and its ancestors.
+    pub fn uncharge(&mut self, m: MemcgId, nr: u64) {
+        self.list[m as usize].usage_local -= nr;
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            self.list[c as usize].usage -= nr;
+            cur = self.list[c as usize].parent;
+        }
+    }
+
+    /// Charge or uncharge swap usage (`memory.swap.current`) up the tree.
+    pub fn swap_charge(&mut self, m: MemcgId, delta: i64) {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let mc = &mut self.list[c as usize];
+            mc.swap_usage = (mc.swap_usage as i64 + delta) as u64;
+            cur = mc.parent;
+        }
+    }
+
+    /// Pages still chargeable to `m` before any ancestor hits its limit (`mem_cgroup_margin`).
+    pub fn margin(&self, m: MemcgId) -> u64 {
+        let mut margin = u64::MAX;
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let mc = &self.list[c as usize];
+            margin = margin.min(mc.max.saturating_sub(mc.usage));
+            cur = mc.parent;
+        }
+        margin
+    }
+
+    /// Swap pages still available to `m` under its and its ancestors' `memory.swap.max`.
+    pub fn swap_margin(&self, m: MemcgId) -> u64 {
+        let mut margin = u64::MAX;
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let mc = &self.list[c as usize];
+            margin = margin.min(mc.swap_max.saturating_sub(mc.swap_usage));
+            cur = mc.parent;
+        }
+        margin
+    }
+
+    /// The memcgs from `m` up to the root whose usage exceeds `memory.high`.
+    pub fn over_high(&self, m: MemcgId) -> Vec<MemcgId> {
+        let mut out = vec![];
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let mc = &self.list[c as usize];
+            if mc.usage > mc.high {
+                out.push(c);
+            }
+            cur = mc.parent;
+        }
+        out
+    }
+
+    /// Compute effective protections `emin`/`elow` for a reclaim rooted at `root`
+    /// (`mem_cgroup_calculate_protection`, recursive protection off): the reclaim root itself is
+    /// unprotected; a child of the root gets its own `min`/`low`; deeper memcgs get their share of the
+    /// parent's effective protection in proportion to their protected usage.
+    pub fn calculate_protection(&mut self, root: MemcgId) {
+        for id in self.subtree(root) {
+            let (parent, usage, min, low) = {
+                let m = &self.list[id as usize];
+                (m.parent, m.usage, m.min, m.low)
+            };
+            let (emin, elow) = if id == root {
+                (0, 0)
+            } else if parent == Some(root) {
+                (min.min(usage), low.min(usage))
+            } else {
+                let p = parent.expect("non-root has a parent");
+                let pm = &self.list[p as usize];
+                let (pemin, pelow, pusage) = (pm.emin, pm.elow, pm.usage);
+                let siblings_min: u64 = pm
+                    .children
+                    .iter()
+                    .map(|&c| self.list[c as usize].min.min(self.list[c as usize].usage))
+                    .sum();
+                let siblings_low: u64 = pm
+                    .children
+                    .iter()
+                    .map(|&c| self.list[c as usize].low.min(self.list[c as usize].usage))
+                    .sum();
+                let eff = |own: u64, parent_eff: u64, siblings: u64| {
+                    let own = own.min(usage);
+                    if own == 0 || pusage == 0 {
+                        0
+                    } else if siblings > parent_eff && siblings > 0 {
+                        own.min((parent_eff as u128 * own as u128 / siblings as u128) as u64)
+                    } else {
+                        own
+                    }
+                };
+                (eff(min, pemin, siblings_min), eff(low, pelow, siblings_low))
+            };
+            let m = &mut self.list[id as usize];
+            m.emin = emin;
+            m.elow = elow;
+        }
+    }
+
+    /// Hierarchical `memory.events` of `m`.
+    pub fn events_hierarchical(&self, m: MemcgId) -> MemcgEvents {
+        let mut e = MemcgEvents::default();
+        for c in self.subtree(m) {
+            e.add_all(&self.list[c as usize].events);
+        }
+        e
+    }
+}
+
+impl std::ops::Index<MemcgId> for Memcgs {
+    type Output = Memcg;
+    fn index(&self, id: MemcgId) -> &Memcg {
+        &self.list[id as usize]
+    }
+}
+
+impl std::ops::IndexMut<MemcgId> for Memcgs {
+    fn index_mut(&mut self, id: MemcgId) -> &mut Memcg {
+        &mut self.list[id as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hierarchical_charge_fails_at_the_ancestor_limit() {
+        let mut t = Memcgs::new(60);
+        let a = t.create(ROOT_MEMCG, "a");
+        let b = t.create(a, "b");
+        t[a].max = 10;
+        assert!(t.try_charge(b, 10).is_ok());
+        assert_eq!(t.try_charge(b, 1), Err(OverLimit(a)));
+        assert_eq!((t[b].usage, t[a].usage, t[ROOT_MEMCG].usage), (10, 10, 10));
+        assert_eq!(t.margin(b), 0);
+        t.uncharge(b, 4);
+        assert_eq!(t.margin(b), 4);
+        assert_eq!(t[b].path, "/a/b");
+        assert_eq!(t.subtree(ROOT_MEMCG), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn protection_is_capped_by_usage() {
+        let mut t = Memcgs::new(60);
+        let a = t.create(ROOT_MEMCG, "a");
+        t[a].low = 100;
+        t.force_charge(a, 40);
+        t.calculate_protection(ROOT_MEMCG);
+        assert_eq!(t[a].elow, 40);
+        assert_eq!(t[ROOT_MEMCG].elow, 0);
+    }
+}

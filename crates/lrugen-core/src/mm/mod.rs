@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The simulated machine: the kernel's substrate that every reclaim policy runs on.
+//!
+//! [`Machine`] owns the folio table, nodes and zones, memcgs, files and their page cache, address
+//! spaces with page tables, the swap device, and the counters. It knows how to allocate and free a
+//! page frame, charge it, insert it into the page cache or swap cache, map and unmap it, and walk
+//! the reverse map. It never decides what to evict: that is `reclaim`'s job.
+
+pub mod folio;
+pub mod memcg;
+pub mod node;
+pub mod pagecache;
+pub mod swap;
+pub mod vm;
+pub mod vmstat;
+
+use folio::{pg, FolioId, Folios, ANON, FILE};
+use memcg::{MemcgId, Memcgs, ROOT_MEMCG};
+use node::{Node, Zone, ZoneType};
+use pagecache::{Advice, File, Slot};
+use swap::Swap;
+use vm::{pte, MmStruct, PteTables, Vma, MMAP_BASE_VPN, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
+use vmstat::{Counters, Stat};
+
+/// Page size in bytes.
+pub const PAGE_SIZE: u64 = 4096;
+
+/// The kernel's `enum lru_list`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Lru {
+    /// `LRU_INACTIVE_ANON`
+    InactiveAnon = 0,
+    /// `LRU_ACTIVE_ANON`
+    ActiveAnon = 1,
+    /// `LRU_INACTIVE_FILE`
+    InactiveFile = 2,
+    /// `LRU_ACTIVE_FILE`
+    ActiveFile = 3,
+    /// `LRU_UNEVICTABLE`
+    Unevictable = 4,
+}
+
+impl Lru {
+    /// The list for a type and activity.
+    pub fn of(lru_type: usize, active: bool) -> Lru {
+        match (lru_type, active) {
+            (ANON, false) => Lru::InactiveAnon,
+            (ANON, true) => Lru::ActiveAnon,
+            (_, false) => Lru::InactiveFile,
+            (_, true) => Lru::ActiveFile,
+        }
+    }
+    /// All evictable lists (`for_each_evictable_lru`).
+    pub const EVICTABLE: [Lru; 4] = [Lru::InactiveAnon, Lru::ActiveAnon, Lru::InactiveFile, Lru::ActiveFile];
+    /// Whether an active list.
+    pub fn is_active(self) -> bool {
+        matches!(self, Lru::ActiveAnon | Lru::ActiveFile)
+    }
+    /// Whether a file list.
+    pub fn is_file(self) -> bool {
+        matches!(self, Lru::InactiveFile | Lru::ActiveFile)
+    }
+    fn node_stat(self) -> Stat {
+        [
+            Stat::NrInactiveAnon,
+            Stat::NrActiveAnon,
+            Stat::NrInactiveFile,
+            Stat::NrActiveFile,
+            Stat::NrUnevictable,
+        ][self as usize]
+    }
+    fn zone_stat(self) -> Stat {
+        [
+            Stat::NrZoneInactiveAnon,
+            Stat::NrZoneActiveAnon,
+            Stat::NrZoneInactiveFile,
+            Stat::NrZoneActiveFile,
+            Stat::NrZoneUnevictable,
+        ][self as usize]
+    }
+}
+
+/// Description of the machine to build.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct MachineConfig {
+    /// Per node, its zones and their managed pages.
+    pub nodes: Vec<Vec<(ZoneType, u64)>>,
+    /// Swap device size in pages (0: no swap).
+    pub swap_pages: u64,
+    /// `vm.swappiness` (0..=200).
+    pub swappiness: u32,
+    /// `vm.min_free_kbytes` override.
+    pub min_free_kbytes: Option<u64>,
+    /// `vm.watermark_scale_factor` (default 10).
+    pub watermark_scale_factor: u64,
+    /// Default read-ahead window in pages (`read_ahead_kb / 4`, default 32).
+    pub ra_pages: u64,
+    /// Run kswapd when woken (synchronously, before the allocation retries). Off: direct reclaim
+    /// only.
+    #[serde(default = "yes")]
+    pub kswapd: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl MachineConfig {
+    /// One node with one NORMAL zone of `pages` pages and `swap_pages` of swap.
+    pub fn simple(pages: u64, swap_pages: u64) -> Self {
+        MachineConfig {
+            nodes: vec![vec![(ZoneType::Normal, pages)]],
+            swap_pages,
+            swappiness: 60,
+            min_free_kbytes: None,
+            watermark_scale_factor: 10,
+            ra_pages: 32,
+            kswapd: true,
+        }
+    }
+    /// Total managed pages.
+    pub fn total_pages(&self) -> u64 {
+        self.nodes.iter().flatten().map(|z| z.1).sum()
+    }
+}
+
+/// Result of an rmap walk for references (`folio_referenced`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Referenced {
+    /// PTEs found young (and cleared).
+    pub ptes: u32,
+    /// Union of the flags of the VMAs that referenced it (`VM_LOCKED` stops the walk).
+    pub vm_flags: u32,
+}
+
+/// The simulated machine.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// How it was built.
+    pub cfg: MachineConfig,
+    /// Every page frame.
+    pub folios: Folios,
+    /// Nodes.
+    pub nodes: Vec<Node>,
+    /// Memcg tree.
+    pub memcgs: Memcgs,
+    /// Files.
+    pub files: Vec<File>,
+    /// Address spaces.
+    pub mms: Vec<MmStruct>,
+    /// PTE tables.
+    pub ptes: PteTables,
+    /// Swap device.
+    pub swap: Swap,
+    /// Per lruvec (memcg × node) node items and memcg events, hierarchical.
+    pub lruvec_stats: Vec<Counters>,
+    /// Per lruvec, local (this memcg only).
+    pub lruvec_stats_local: Vec<Counters>,
+    /// Per (node, zone) zone items.
+    pub zone_stats: Vec<Vec<Counters>>,
+    /// Global vm events (`count_vm_events`).
+    pub events: Counters,
+    /// Virtual time in nanoseconds.
+    pub now_ns: u64,
+    /// Run the invariant checker after every `shrink_node` pass.
+    pub debug_checks: bool,
+    /// First invariant violation found by `debug_checks`.
+    pub check_failure: Option<String>,
+    /// Folio allocated by a fault or read path and not yet on an LRU list (the checker's
+    /// "in flight" exception), or `NIL`.
+    pub in_flight: FolioId,
+}
+
+impl Machine {
+    /// Build a machine from `cfg`.
+    pub fn new(cfg: MachineConfig) -> Self {
+        let total = cfg.total_pages() as usize;
+        let mut folios = Folios::with_capacity(total);
+        let mut nodes = Vec::new();
+        for (nid, zones) in cfg.nodes.iter().enumerate() {
+            let wm = node::compute_wmarks(zones, cfg.min_free_kbytes, cfg.watermark_scale_factor);
+            let zones = zones
+                .iter()
+                .zip(wm)
+                .enumerate()
+                .map(|(zi, (&(t, m), w))| Zone::new(nid, zi, t, m, w, &mut folios))
+                .collect();
+            nodes.push(Node {
+                id: nid,
+                zones,
+                kswapd_failures: 0,
+                kswapd_woken: false,
+                kswapd_highest_zoneidx: 0,
+            });
+        }
+        let nr_nodes = nodes.len();
+        let zone_stats = nodes.iter().map(|n| vec![Counters::default(); n.zones.len()]).collect();
+        Machine {
+            memcgs: Memcgs::new(cfg.swappiness),
+            swap: Swap::new(cfg.swap_pages),
+            cfg,
+            folios,
+            nodes,
+            files: vec![],
+            mms: vec![],
+            ptes: PteTables::default(),
+            lruvec_stats: vec![Counters::default(); nr_nodes],
+            lruvec_stats_local: vec![Counters::default(); nr_nodes],
+            zone_stats,
+            events: Counters::default(),
+            now_ns: 0,
+            debug_checks: false,
+            check_failure: None,
+            in_flight: folio::NIL,
+        }
+    }
+
+    /// Number of nodes.
+    #[inline]
+    pub fn nr_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Lruvec index of (memcg, node).
+    #[inline]
+    pub fn lruvec(&self, memcg: MemcgId, node: usize) -> usize {
+        memcg as usize * self.nodes.len() + node
+    }
+
+    /// Create a memcg below `parent`.
+    pub fn create_memcg(&mut self, parent: MemcgId, name: &str) -> MemcgId {
+        let id = self.memcgs.create(parent, name);
+        for _ in 0..self.nodes.len() {
+            self.lruvec_stats.push(Counters::default());
+            self.lruvec_stats_local.push(Counters::default());
+        }
+        id
+    }
+
+    /// Add a file of `size` pages; returns its id.
+    pub fn create_file(&mut self, name: &str, size: u64, advice: Advice) -> u32 {
+        self.files.push(File::new(name, size, self.cfg.ra_pages, advice));
+        (self.files.len() - 1) as u32
+    }
+
+    /// Create an address space charged to `memcg`; returns its id.
+    pub fn create_mm(&mut self, memcg: MemcgId) -> u32 {
+        let id = self.mms.len() as u32;
+        self.mms.push(MmStruct {
+            id,
+            memcg,
+            vmas: vec![],
+            pmds: vec![],
+            next_vpn: MMAP_BASE_VPN,
+            rss_anon: 0,
+            rss_file: 0,
+            swap_ents: 0,
+            alive: true,
+            lru_gen_bitmap: !0,
+        });
+        id
+    }
+
+    /// `mmap`: add a VMA of `pages` pages (anon if `file` is `None`), 2 MiB aligned; returns the
+    /// first virtual page.
+    pub fn mmap(&mut self, mm: u32, pages: u32, flags: u32, file: Option<(u32, u32)>) -> u32 {
+        let m = &mut self.mms[mm as usize];
+        let start = m.next_vpn;
+        let end = start + pages;
+        let align = PTRS_PER_PTE as u32;
+        m.next_vpn = end.div_ceil(align) * align;
+        let (fid, pgoff, flags) = match file {
+            Some((f, off)) => (f, off, flags & !vm::vmf::ANON),
+            None => (0, 0, flags | vm::vmf::ANON),
+        };
+        let vma = Vma {
+            start,
+            end,
+            flags,
+            file: fid,
+            pgoff,
+        };
+        m.vmas.push(vma);
+        let idx = (m.vmas.len() - 1) as u32;
+        let need = MmStruct::pmd_index(end - 1) + 1;
+        if m.pmds.len() < need {
+            m.pmds.resize(need, PMD_NONE);
+        }
+        if file.is_some() {
+            self.files[fid as usize].mappings.push((mm, idx));
+        }
+        start
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Counters
+    // ---------------------------------------------------------------------------------------------
+
+    /// `mod_lruvec_state`: a node item of lruvec (memcg, node), hierarchically.
+    #[inline]
+    pub fn mod_lruvec_state(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
+        let n = self.nodes.len();
+        self.lruvec_stats_local[memcg as usize * n + node].add(s, d);
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            self.lruvec_stats[c as usize * n + node].add(s, d);
+            cur = self.memcgs[c].parent;
+        }
+    }
+
+    /// Hierarchical node item of lruvec (memcg, node) (`lruvec_page_state`).
+    #[inline]
+    pub fn lruvec_state(&self, memcg: MemcgId, node: usize, s: Stat) -> i64 {
+        self.lruvec_stats[memcg as usize * self.nodes.len() + node].get(s)
+    }
+
+    /// Local (non-hierarchical) node item of lruvec (memcg, node) (`lruvec_page_state_local`).
+    #[inline]
+    pub fn lruvec_state_local(&self, memcg: MemcgId, node: usize, s: Stat) -> i64 {
+        self.lruvec_stats_local[memcg as usize * self.nodes.len() + node].get(s)
+    }
+
+    /// `count_vm_events`: global only.
+    #[inline]
+    pub fn count_vm_events(&mut self, s: Stat, n: u64) {
+        self.events.add(s, n as i64);
+    }
+
+    /// `count_memcg_events`: the memcg's copy (on its node-0 lruvec, hierarchically).
+    #[inline]
+    pub fn count_memcg_events(&mut self, memcg: MemcgId, s: Stat, n: u64) {
+        self.mod_lruvec_state(memcg, 0, s, n as i64);
+    }
+
+    /// Both the global and the memcg copy of an event.
+    #[inline]
+    pub fn count_events(&mut self, memcg: MemcgId, s: Stat, n: u64) {
+        self.count_vm_events(s, n);
+        self.count_memcg_events(memcg, s, n);
+    }
+
+    /// `update_lru_size`: a folio of `(memcg, node, zone)` joins (`+1`) or leaves (`-1`) list `lru`.
+    #[inline]
+    pub fn update_lru_size(&mut self, id: FolioId, lru: Lru, d: i64) {
+        let f = self.folios[id];
+        let (memcg, node, zone) = (f.memcg, f.node(), f.zone());
+        self.mod_lruvec_state(memcg, node, lru.node_stat(), d);
+        self.zone_stats[node][zone].add(lru.zone_stat(), d);
+    }
+
+    /// `/proc/vmstat` counters: node items summed over nodes, zone items, global events.
+    pub fn vmstat(&self) -> Counters {
+        let mut c = Counters::default();
+        for &s in Stat::ALL {
+            let v = match s.kind() {
+                vmstat::StatKind::Zone if s == Stat::NrFreePages => self.nodes.iter().map(|n| n.free() as i64).sum(),
+                vmstat::StatKind::Zone => self.zone_stats.iter().flatten().map(|z| z.get(s)).sum(),
+                vmstat::StatKind::Node => (0..self.nodes.len()).map(|n| self.lruvec_state(ROOT_MEMCG, n, s)).sum(),
+                vmstat::StatKind::Event => self.events.get(s),
+            };
+            c.add(s, v);
+        }
+        c
+    }
+
+    /// Hierarchical counters of `memcg` summed over nodes (`memory.stat`'s source).
+    pub fn memcg_stat(&self, memcg: MemcgId) -> Counters {
+        let mut c = Counters::default();
+        for n in 0..self.nodes.len() {
+            c.add_all(&self.lruvec_stats[self.lruvec(memcg, n)]);
+        }
+        c
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Page frames
+    // ---------------------------------------------------------------------------------------------
+
+    /// Whether `zone` of `node` is above watermark `mark` after taking one page
+    /// (`zone_watermark_ok` for order 0, without reserves).
+    #[inline]
+    pub fn zone_watermark_ok(&self, node: usize, zone: usize, mark: u64) -> bool {
+        self.nodes[node].zones[zone].free > mark
+    }
+
+    /// Take a free frame from `zone` of `node` and mark it allocated (`rmqueue`); counts `pgalloc_*`.
+    pub fn take_frame(&mut self, node: usize, zone: usize) -> Option<FolioId> {
+        let z = &mut self.nodes[node].zones[zone];
+        let id = z.take(&mut self.folios)?;
+        let kind = z.kind;
+        self.folios[id].set(pg::ALLOCATED);
+        let s = match kind {
+            ZoneType::Dma => Stat::PgallocDma,
+            ZoneType::Dma32 => Stat::PgallocDma32,
+            ZoneType::Normal => Stat::PgallocNormal,
+            ZoneType::Movable => Stat::PgallocMovable,
+        };
+        self.count_vm_events(s, 1);
+        Some(id)
+    }
+
+    /// Free a frame that is off every list, unmapped and uncharged by the caller (`free_unref_page`).
+    pub fn free_frame(&mut self, id: FolioId) {
+        let f = self.folios[id];
+        debug_assert!(f.test(pg::ALLOCATED));
+        debug_assert!(!f.test(pg::LRU) && f.mapcount == 0);
+        self.nodes[f.node()].zones[f.zone()].give(&mut self.folios, id);
+        self.count_vm_events(Stat::Pgfree, 1);
+    }
+
+    /// Uncharge a folio from its memcg (`mem_cgroup_uncharge`).
+    pub fn uncharge(&mut self, id: FolioId) {
+        if self.folios[id].test_clear(pg::CHARGED) {
+            let m = self.folios[id].memcg;
+            self.memcgs.uncharge(m, 1);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Page cache and swap cache
+    // ---------------------------------------------------------------------------------------------
+
+    /// Insert a charged folio into the page cache at (file, index); returns the shadow it replaced.
+    pub fn page_cache_insert(&mut self, id: FolioId, file: u32, index: u64) -> Option<u64> {
+        let f = &mut self.files[file as usize];
+        let old = f.slot(index);
+        debug_assert!(!matches!(old, Slot::Folio(_)));
+        f.set_slot(index, Slot::Folio(id));
+        f.nr_pages += 1;
+        {
+            let fo = &mut self.folios[id];
+            fo.mapping = file;
+            fo.index = index as u32;
+        }
+        let (m, n) = (self.folios[id].memcg, self.folios[id].node());
+        self.mod_lruvec_state(m, n, Stat::NrFilePages, 1);
+        match old {
+            Slot::Shadow(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Remove a page-cache folio, leaving `shadow` in its slot (`__filemap_remove_folio`).
+    pub fn page_cache_delete(&mut self, id: FolioId, shadow: Option<u64>) {
+        let fo = self.folios[id];
+        let f = &mut self.files[fo.mapping as usize];
+        f.set_slot(fo.index as u64, shadow.map_or(Slot::Empty, Slot::Shadow));
+        f.nr_pages -= 1;
+        self.mod_lruvec_state(fo.memcg, fo.node(), Stat::NrFilePages, -1);
+        if fo.test(pg::DIRTY) {
+            self.mod_lruvec_state(fo.memcg, fo.node(), Stat::NrDirty, -1);
+        }
+    }
+
+    /// Add an anon folio to the swap cache at `slot` (`add_to_swap_cache`).
+    pub fn swap_cache_add(&mut self, id: FolioId, slot: u32) -> Option<u64> {
+        let old = self.swap.cache_slot(slot);
+        self.swap.set_cache_slot(slot, Slot::Folio(id));
+        let fo = &mut self.folios[id];
+        fo.set(pg::SWAPCACHE);
+        fo.private = slot;
+        let (m, n) = (fo.memcg, fo.node());
+        self.mod_lruvec_state(m, n, Stat::NrSwapcached, 1);
+        match old {
+            Slot::Shadow(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Remove a folio from the swap cache, leaving `shadow` (`__delete_from_swap_cache`); frees the
+    /// slot if no PTE references it any more.
+    pub fn swap_cache_delete(&mut self, id: FolioId, shadow: Option<u64>) {
+        let fo = self.folios[id];
+        debug_assert!(fo.test(pg::SWAPCACHE));
+        let slot = fo.private;
+        self.swap.set_cache_slot(slot, shadow.map_or(Slot::Empty, Slot::Shadow));
+        self.folios[id].clear(pg::SWAPCACHE);
+        self.mod_lruvec_state(fo.memcg, fo.node(), Stat::NrSwapcached, -1);
+        if self.swap.count[slot as usize] == 0 {
+            self.swap_release(slot);
+        }
+    }
+
+    /// Allocate a swap slot charged to `memcg` (`folio_alloc_swap` + `mem_cgroup_try_charge_swap`).
+    pub fn swap_acquire(&mut self, memcg: MemcgId) -> Option<u32> {
+        if self.memcgs.swap_margin(memcg) == 0 {
+            return None;
+        }
+        let slot = self.swap.alloc()?;
+        self.swap.owner[slot as usize] = memcg;
+        self.memcgs.swap_charge(memcg, 1);
+        Some(slot)
+    }
+
+    /// Release a slot no PTE and no swap-cache folio holds, uncharging its memcg.
+    pub fn swap_release(&mut self, slot: u32) {
+        let owner = self.swap.owner[slot as usize];
+        self.memcgs.swap_charge(owner, -1);
+        self.swap.free_slot(slot);
+    }
+
+    /// Drop a swap-cache folio's slot while keeping the folio (`folio_free_swap`): only when no PTE
+    /// still holds the entry. Returns whether it was freed.
+    pub fn folio_free_swap(&mut self, id: FolioId) -> bool {
+        let fo = self.folios[id];
+        if !fo.test(pg::SWAPCACHE) || self.swap.count[fo.private as usize] > 0 {
+            return false;
+        }
+        self.swap_cache_delete(id, None);
+        self.folios[id].set(pg::DIRTY);
+        true
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Page tables and rmap
+    // ---------------------------------------------------------------------------------------------
+
+    /// The PTE of `vpn` in `mm`, or `pte::NONE` when no PTE table covers it.
+    #[inline]
+    pub fn pte(&self, mm: u32, vpn: u32) -> u32 {
+        let m = &self.mms[mm as usize];
+        let pmd = m.pmds[MmStruct::pmd_index(vpn)];
+        if pmd == PMD_NONE {
+            return pte::NONE;
+        }
+        self.ptes.table(pmd & !PMD_YOUNG)[(vpn as usize) % PTRS_PER_PTE]
+    }
+
+    /// Mutable PTE of `vpn`, allocating the PTE table if needed. The simulated MMU also sets the
+    /// PMD entry's accessed bit, as x86 does for non-leaf entries on every walk.
+    #[inline]
+    pub fn pte_mut(&mut self, mm: u32, vpn: u32) -> &mut u32 {
+        let pi = MmStruct::pmd_index(vpn);
+        let mut pmd = self.mms[mm as usize].pmds[pi];
+        if pmd == PMD_NONE {
+            pmd = self.ptes.alloc();
+        }
+        self.mms[mm as usize].pmds[pi] = pmd | PMD_YOUNG;
+        &mut self.ptes.table_mut(pmd & !PMD_YOUNG)[(vpn as usize) % PTRS_PER_PTE]
+    }
+
+    /// Map folio `id` at `vpn` of `mm` young (and dirty if `write`), as the fault handler does.
+    pub fn map_folio(&mut self, mm: u32, vpn: u32, id: FolioId, write: bool) {
+        let v = pte::PRESENT | pte::YOUNG | if write { pte::DIRTY } else { 0 } | id;
+        *self.pte_mut(mm, vpn) = v;
+        let f = &mut self.folios[id];
+        f.mapcount += 1;
+        let anon = f.is_anon();
+        let (m, n) = (f.memcg, f.node());
+        let mmr = &mut self.mms[mm as usize];
+        if anon {
+            mmr.rss_anon += 1;
+        } else {
+            mmr.rss_file += 1;
+        }
+        if self.folios[id].mapcount == 1 {
+            let s = if anon { Stat::NrAnonPages } else { Stat::NrMapped };
+            self.mod_lruvec_state(m, n, s, 1);
+        }
+    }
+
+    /// Visit every (mm, vpn) whose PTE maps folio `id` (the rmap walk). The callback returns false
+    /// to stop the walk.
+    pub fn rmap_walk(&self, id: FolioId, mut f: impl FnMut(u32, u32, &Vma) -> bool) {
+        let fo = self.folios[id];
+        if fo.mapcount == 0 {
+            return;
+        }
+        if fo.is_anon() {
+            let mm = &self.mms[fo.mapping as usize];
+            if let Some(vi) = mm.find_vma(fo.index) {
+                f(fo.mapping, fo.index, &mm.vmas[vi]);
+            }
+            return;
+        }
+        for &(mmid, vi) in &self.files[fo.mapping as usize].mappings {
+            let mm = &self.mms[mmid as usize];
+            if !mm.alive {
+                continue;
+            }
+            let vma = &mm.vmas[vi as usize];
+            let idx = fo.index;
+            if idx < vma.pgoff || idx - vma.pgoff >= vma.pages() {
+                continue;
+            }
+            let vpn = vma.start + (idx - vma.pgoff);
+            let p = self.pte(mmid, vpn);
+            if p & pte::PRESENT != 0 && p & pte::PFN_MASK == id && !f(mmid, vpn, vma) {
+                return;
+            }
+        }
+    }
+
+    /// `folio_referenced`: test and clear the accessed bit of every PTE mapping the folio. With a
+    /// target memcg, mappings of other memcgs' processes are skipped (`invalid_folio_referenced_vma`).
+    /// A `VM_LOCKED` mapping stops the walk and is reported in `vm_flags`.
+    pub fn folio_referenced(&mut self, id: FolioId, target: Option<MemcgId>) -> Referenced {
+        let mut hits: smallvec_like::Few = Default::default();
+        let mut r = Referenced::default();
+        let memcgs = &self.memcgs;
+        let mms = &self.mms;
+        self.rmap_walk(id, |mm, vpn, vma| {
+            if let Some(t) = target {
+                if !memcgs.is_descendant(mms[mm as usize].memcg, t) {
+                    return true;
+                }
+            }
+            if vma.flags & vm::vmf::LOCKED != 0 {
+                r.vm_flags |= vm::vmf::LOCKED;
+                return false;
+            }
+            hits.push((mm, vpn, vma.flags));
+            true
+        });
+        for &(mm, vpn, flags) in hits.iter() {
+            let p = self.pte_mut(mm, vpn);
+            if *p & pte::YOUNG != 0 {
+                *p &= !pte::YOUNG;
+                r.ptes += 1;
+                r.vm_flags |= flags;
+            }
+        }
+        r
+    }
+
+    /// `try_to_unmap`: replace every PTE mapping the folio with a swap entry (anon, which must be in
+    /// the swap cache) or with nothing (file); dirty PTE bits move to the folio.
+    pub fn try_to_unmap(&mut self, id: FolioId) {
+        let mut maps: smallvec_like::Few = Default::default();
+        self.rmap_walk(id, |mm, vpn, vma| {
+            maps.push((mm, vpn, vma.flags));
+            true
+        });
+        for &(mm, vpn, _) in maps.iter() {
+            self.unmap_one(id, mm, vpn);
+        }
+        debug_assert_eq!(self.folios[id].mapcount, 0);
+    }
+
+    /// Remove one mapping of folio `id` at (mm, vpn).
+    pub fn unmap_one(&mut self, id: FolioId, mm: u32, vpn: u32) {
+        let anon = self.folios[id].is_anon();
+        let old = *self.pte_mut(mm, vpn);
+        debug_assert!(old & pte::PRESENT != 0 && old & pte::PFN_MASK == id);
+        if old & pte::DIRTY != 0 {
+            self.folio_mark_dirty(id);
+        }
+        let new = if anon {
+            debug_assert!(self.folios[id].test(pg::SWAPCACHE));
+            let slot = self.folios[id].private;
+            self.swap.count[slot as usize] += 1;
+            self.mms[mm as usize].swap_ents += 1;
+            pte::SWAP | slot
+        } else {
+            pte::NONE
+        };
+        *self.pte_mut(mm, vpn) = new;
+        let m = &mut self.mms[mm as usize];
+        if anon {
+            m.rss_anon -= 1;
+        } else {
+            m.rss_file -= 1;
+        }
+        let f = &mut self.folios[id];
+        f.mapcount -= 1;
+        if f.mapcount == 0 {
+            let (mc, n) = (f.memcg, f.node());
+            let s = if anon { Stat::NrAnonPages } else { Stat::NrMapped };
+            self.mod_lruvec_state(mc, n, s, -1);
+        }
+    }
+
+    /// `folio_mark_dirty`, with `nr_dirty` accounting for file folios.
+    pub fn folio_mark_dirty(&mut self, id: FolioId) {
+        let f = &mut self.folios[id];
+        if f.test(pg::DIRTY) {
+            return;
+        }
+        f.set(pg::DIRTY);
+        if !f.is_anon() {
+            let (m, n) = (f.memcg, f.node());
+            self.mod_lruvec_state(m, n, Stat::NrDirty, 1);
+        }
+    }
+
+    /// `folio_clear_dirty_for_io` for a file folio: the data went to storage.
+    pub fn folio_clear_dirty(&mut self, id: FolioId) {
+        let f = &mut self.folios[id];
+        if !f.test_clear(pg::DIRTY) {
+            return;
+        }
+        if !f.is_anon() {
+            let (m, n) = (f.memcg, f.node());
+            self.mod_lruvec_state(m, n, Stat::NrDirty, -1);
+        }
+    }
+
+    /// Pages on the LRU lists of type `t` in lruvec (memcg, node), hierarchical.
+    pub fn lru_pages(&self, memcg: MemcgId, node: usize, t: usize) -> u64 {
+        let (i, a) = if t == FILE {
+            (Stat::NrInactiveFile, Stat::NrActiveFile)
+        } else {
+            (Stat::NrInactiveAnon, Stat::NrActiveAnon)
+        };
+        (self.lruvec_state(memcg, node, i) + self.lruvec_state(memcg, node, a)).max(0) as u64
+    }
+}
+
+/// A tiny fixed-capacity vector for rmap results, so rmap walks do not allocate for the common
+/// case of one or a few mappings.
+mod smallvec_like {
+    /// Up to 8 inline entries, spilling to the heap beyond.
+    #[derive(Default)]
+    pub struct Few {
+        inline: [(u32, u32, u32); 8],
+        n: usize,
+        spill: Vec<(u32, u32, u32)>,
+    }
+    impl Few {
+        pub fn push(&mut self, v: (u32, u32, u32)) {
+            if self.n < 8 {
+                self.inline[self.n] = v;
+                self.n += 1;
+            } else {
+                self.spill.push(v);
+            }
+        }
+        pub fn iter(&self) -> impl Iterator<Item = &(u32, u32, u32)> {
+            self.inline[..self.n].iter().chain(self.spill.iter())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anon_map_unmap_goes_through_swap_entry() {
+        let mut m = Machine::new(MachineConfig::simple(1024, 64));
+        let mm = m.create_mm(ROOT_MEMCG);
+        let va = m.mmap(mm, 4, 0, None);
+        let id = m.take_frame(0, 0).unwrap();
+        m.memcgs.force_charge(ROOT_MEMCG, 1);
+        {
+            let f = &mut m.folios[id];
+            f.set(pg::ANON | pg::SWAPBACKED);
+            f.mapping = mm;
+            f.index = va + 1;
+        }
+        m.map_folio(mm, va + 1, id, true);
+        assert_eq!(m.lruvec_state(ROOT_MEMCG, 0, Stat::NrAnonPages), 1);
+        let r = m.folio_referenced(id, None);
+        assert_eq!(r.ptes, 1);
+        assert_eq!(m.folio_referenced(id, None).ptes, 0, "young bit was cleared");
+        let slot = m.swap.alloc().unwrap();
+        m.swap_cache_add(id, slot);
+        m.try_to_unmap(id);
+        assert!(m.folios[id].test(pg::DIRTY), "dirty PTE bit moved to the folio");
+        assert_eq!(m.pte(mm, va + 1), pte::SWAP | slot);
+        assert_eq!(m.swap.count[slot as usize], 1);
+        assert_eq!(m.mms[mm as usize].rss_anon, 0);
+        assert_eq!(m.lruvec_state(ROOT_MEMCG, 0, Stat::NrAnonPages), 0);
+    }
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Nodes and zones: managed pages, free lists and the min/low/high watermarks.
+//!
+//! Watermarks are computed as `__setup_per_zone_wmarks` and `calculate_min_free_kbytes` do
+//! (`mm/page_alloc.c`): `min_free_kbytes = clamp(int_sqrt(lowmem_kbytes * 16), 128, 262144)`, each
+//! zone's `min` is its share of that by managed pages, `delta = max(min / 4, managed *
+//! watermark_scale_factor / 10000)`, `low = min + delta`, `high = low + delta`, `promo = high + delta`.
+
+use super::folio::{FolioId, Folios, NIL};
+
+/// Zone types, in `enum zone_type` order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ZoneType {
+    /// ZONE_DMA (first 16 MiB on x86).
+    Dma,
+    /// ZONE_DMA32 (first 4 GiB).
+    Dma32,
+    /// ZONE_NORMAL.
+    Normal,
+    /// ZONE_MOVABLE.
+    Movable,
+}
+
+impl ZoneType {
+    /// The kernel's lower-case zone name (used in `pgskip_<zone>`, `allocstall_<zone>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ZoneType::Dma => "dma",
+            ZoneType::Dma32 => "dma32",
+            ZoneType::Normal => "normal",
+            ZoneType::Movable => "movable",
+        }
+    }
+}
+
+/// Watermark indices (`enum zone_watermarks`).
+pub const WMARK_MIN: usize = 0;
+/// Low watermark: kswapd is woken below it.
+pub const WMARK_LOW: usize = 1;
+/// High watermark: kswapd sleeps above it.
+pub const WMARK_HIGH: usize = 2;
+/// Promo watermark (memory tiering).
+pub const WMARK_PROMO: usize = 3;
+
+/// One zone of a node.
+#[derive(Clone, Debug)]
+pub struct Zone {
+    /// Its type.
+    pub kind: ZoneType,
+    /// Pages the buddy allocator manages (`zone_managed_pages`).
+    pub managed: u64,
+    /// Free pages (`NR_FREE_PAGES`).
+    pub free: u64,
+    /// min, low, high, promo.
+    pub wmark: [u64; 4],
+    /// First folio id of this zone (ids are contiguous per zone).
+    pub first_folio: FolioId,
+    /// Folios of this zone never handed out yet (ids `first_folio + managed - fresh ..`).
+    fresh: u64,
+    /// Free list head (LIFO, like the per-cpu page lists).
+    free_head: FolioId,
+}
+
+impl Zone {
+    /// Watermark `w` (`WMARK_*`).
+    pub fn wmark(&self, w: usize) -> u64 {
+        self.wmark[w]
+    }
+}
+
+/// A NUMA node (`pg_data_t`).
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Node id.
+    pub id: usize,
+    /// Zones from lowest to highest.
+    pub zones: Vec<Zone>,
+    /// `kswapd_failures`: consecutive balance_pgdat runs that reclaimed nothing.
+    pub kswapd_failures: u32,
+    /// Whether kswapd has been woken and not yet run (`kswapd_wait` pending).
+    pub kswapd_woken: bool,
+    /// Highest zone index kswapd was asked to balance.
+    pub kswapd_highest_zoneidx: usize,
+}
+
+impl Node {
+    /// Total free pages.
+    pub fn free(&self) -> u64 {
+        self.zones.iter().map(|z| z.free).sum()
+    }
+    /// Total managed pages.
+    pub fn managed(&self) -> u64 {
+        self.zones.iter().map(|z| z.managed).sum()
+    }
+}
+
+/// Integer square root (`int_sqrt`).
+pub fn int_sqrt(x: u64) -> u64 {
+    if x < 2 {
+        return x;
+    }
+    let mut r = (x as f64).sqrt() as u64;
+    while r * r > x {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) <= x {
+        r += 1;
+    }
+    r
+}
+
+/// `calculate_min_free_kbytes` for `lowmem_pages` of 4 KiB.
+pub fn min_free_kbytes(lowmem_pages: u64) -> u64 {
+    let lowmem_kbytes = lowmem_pages * 4;
+    int_sqrt(lowmem_kbytes * 16).clamp(128, 262_144)
+}
+
+/// Compute watermarks for zones with the given managed sizes (`__setup_per_zone_wmarks`).
+/// `min_free_kbytes` of `None` uses the kernel's default formula.
+pub fn compute_wmarks(
+    managed: &[(ZoneType, u64)],
+    min_free_kbytes_override: Option<u64>,
+    watermark_scale_factor: u64,
+) -> Vec<[u64; 4]> {
+    let lowmem: u64 = managed
+        .iter()
+        .filter(|(t, _)| *t != ZoneType::Movable)
+        .map(|(_, m)| *m)
+        .sum();
+    let mfk = min_free_kbytes_override.unwrap_or_else(|| min_free_kbytes(lowmem));
+    let pages_min = mfk >> 2; // kbytes to 4 KiB pages (PAGE_SHIFT - 10)
+    managed
+        .iter()
+        .map(|&(t, m)| {
+            let min = if t == ZoneType::Movable {
+                (m / 1024).clamp(32, 128)
+            } else {
+                (pages_min * m).checked_div(lowmem).unwrap_or(0)
+            };
+            let delta = (min / 4).max(m * watermark_scale_factor / 10_000);
+            let low = min + delta;
+            let high = low + delta;
+            [min, low, high, high + delta]
+        })
+        .collect()
+}
+
+impl Zone {
+    /// Build a zone of `managed` pages whose folios are appended to `folios`.
+    pub fn new(node: usize, zidx: usize, kind: ZoneType, managed: u64, wmark: [u64; 4], folios: &mut Folios) -> Zone {
+        let first = folios.len() as FolioId;
+        for _ in 0..managed {
+            folios.push_free(node, zidx);
+        }
+        Zone {
+            kind,
+            managed,
+            free: managed,
+            wmark,
+            first_folio: first,
+            fresh: managed,
+            free_head: NIL,
+        }
+    }
+
+    /// Take one free folio (caller has checked watermarks). `None` if the zone is empty.
+    pub fn take(&mut self, folios: &mut Folios) -> Option<FolioId> {
+        if self.free == 0 {
+            return None;
+        }
+        self.free -= 1;
+        if self.free_head != NIL {
+            let id = self.free_head;
+            self.free_head = folios[id].next;
+            folios[id].next = NIL;
+            Some(id)
+        } else {
+            debug_assert!(self.fresh > 0);
+            let id = self.first_folio + (self.managed - self.fresh) as FolioId;
+            self.fresh -= 1;
+            Some(id)
+        }
+    }
+
+    /// Return a folio to the free list.
+    pub fn give(&mut self, folios: &mut Folios, id: FolioId) {
+        folios.reset(id);
+        folios[id].next = self.free_head;
+        self.free_head = id;
+        self.free += 1;
+    }
+
+    /// Whether `id` belongs to this zone.
+    pub fn contains(&self, id: FolioId) -> bool {
+        id >= self.first_folio && (id - self.first_folio) < self.managed as FolioId
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_free_kbytes_matches_kernel_table() {
+        // The kernel's comment table: 16MB: 512k, 32MB: 724k, 64MB: 1024k, 128MB: 1448k,
+        // 256MB: 2048k, 512MB: 2896k, 1024MB: 4096k, 2048MB: 5792k, 4096MB: 8192k, 16GB: 16384k.
+        for (mb, kb) in [
+            (16u64, 512u64),
+            (32, 724),
+            (64, 1024),
+            (128, 1448),
+            (256, 2048),
+            (512, 2896),
+            (1024, 4096),
+            (2048, 5792),
+            (4096, 8192),
+            (16384, 16384),
+        ] {
+            assert_eq!(min_free_kbytes(mb * 256), kb, "{mb} MB");
+        }
+        assert_eq!(min_free_kbytes(1), 128);
+        assert_eq!(min_free_kbytes(1 << 40), 262_144);
+    }
+
+    #[test]
+    fn watermarks_of_a_one_gib_normal_zone() {
+        let w = compute_wmarks(&[(ZoneType::Normal, 262_144)], None, 10);
+        // min_free_kbytes 4096 -> 1024 pages; delta = max(256, 262) = 262
+        assert_eq!(w[0], [1024, 1286, 1548, 1810]);
+    }
+
+    #[test]
+    fn free_list_reuses_lifo() {
+        let mut f = Folios::with_capacity(4);
+        let mut z = Zone::new(0, 0, ZoneType::Normal, 4, [0; 4], &mut f);
+        let a = z.take(&mut f).unwrap();
+        let b = z.take(&mut f).unwrap();
+        assert_eq!((a, b), (0, 1));
+        z.give(&mut f, a);
+        assert_eq!(z.take(&mut f), Some(a));
+        assert_eq!(z.free, 2);
+        assert_eq!(z.take(&mut f), Some(2));
+        assert_eq!(z.take(&mut f), Some(3));
+        assert_eq!(z.take(&mut f), None);
+    }
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Swap: one swap device with slots, reference counts, and the swap cache.
+//!
+//! A slot's `count` is the number of PTEs holding its swap entry (`swap_map`); its cache slot holds
+//! the folio while it is in the swap cache (`SWAP_HAS_CACHE`), or the shadow entry left when that
+//! folio was reclaimed. Slots are handed out lowest-free-first, which keeps runs deterministic (the
+//! kernel's per-cpu clusters would do the same on one CPU for a fresh device). I/O completes
+//! synchronously, as on zram or a ramdisk (`SWP_SYNCHRONOUS_IO`); asynchronous devices with
+//! writeback in flight come with the device model.
+
+use super::pagecache::{PackedSlot, Slot};
+use std::collections::BTreeSet;
+
+/// The swap device.
+#[derive(Clone, Debug, Default)]
+pub struct Swap {
+    /// Total slots (pages).
+    pub nr_slots: u64,
+    /// PTE references per slot.
+    pub count: Vec<u16>,
+    /// Swap cache: folio or shadow per slot.
+    pub cache: Vec<PackedSlot>,
+    /// Memcg charged for each slot (`swap_cgroup`).
+    pub owner: Vec<u16>,
+    free: BTreeSet<u32>,
+    /// Slots never used (`nr_slots - fresh ..` are free and not in `free`).
+    fresh: u32,
+}
+
+impl Swap {
+    /// A device of `nr_slots` pages (0 = no swap).
+    pub fn new(nr_slots: u64) -> Self {
+        Swap {
+            nr_slots,
+            count: vec![0; nr_slots as usize],
+            cache: vec![PackedSlot::default(); nr_slots as usize],
+            owner: vec![0; nr_slots as usize],
+            free: BTreeSet::new(),
+            fresh: 0,
+        }
+    }
+    /// Free slots (`get_nr_swap_pages`).
+    pub fn nr_free(&self) -> u64 {
+        self.free.len() as u64 + (self.nr_slots - self.fresh as u64)
+    }
+    /// Whether more than half the device is used (`vm_swap_full`).
+    pub fn is_full(&self) -> bool {
+        self.nr_free() * 2 < self.nr_slots
+    }
+    /// Allocate a slot (`folio_alloc_swap`).
+    pub fn alloc(&mut self) -> Option<u32> {
+        if let Some(s) = self.free.pop_first() {
+            Some(s)
+        } else if (self.fresh as u64) < self.nr_slots {
+            self.fresh += 1;
+            Some(self.fresh - 1)
+        } else {
+            None
+        }
+    }
+    /// Return a slot to the free pool; its shadow is dropped.
+    pub fn free_slot(&mut self, s: u32) {
+        debug_assert_eq!(self.count[s as usize], 0);
+        self.cache[s as usize] = PackedSlot::default();
+        self.free.insert(s);
+    }
+    /// Swap-cache slot of `s`.
+    #[inline]
+    pub fn cache_slot(&self, s: u32) -> Slot {
+        self.cache[s as usize].get()
+    }
+    /// Set the swap-cache slot of `s`.
+    #[inline]
+    pub fn set_cache_slot(&mut self, s: u32, v: Slot) {
+        self.cache[s as usize] = PackedSlot::pack(v);
+    }
+    /// Whether the slot is allocated (referenced by PTEs or held by the swap cache).
+    pub fn in_use(&self, s: u32) -> bool {
+        self.count[s as usize] > 0 || matches!(self.cache_slot(s), Slot::Folio(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lowest_free_first() {
+        let mut s = Swap::new(3);
+        assert_eq!((s.alloc(), s.alloc()), (Some(0), Some(1)));
+        s.free_slot(0);
+        assert_eq!(s.alloc(), Some(0));
+        assert_eq!(s.alloc(), Some(2));
+        assert_eq!(s.alloc(), None);
+        assert_eq!(s.nr_free(), 0);
+        assert!(s.is_full());
+    }
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Address spaces: VMAs and two-level page tables with hardware accessed and dirty bits.
+//!
+//! Each `MmStruct` (a process's `mm_struct`) holds its VMAs and a dense PMD array covering the
+//! address range it has mapped; a PMD entry points to a PTE table of 512 entries (one 2 MiB
+//! region), and carries its own accessed bit (the non-leaf PMD accessed bit, set by the hardware on
+//! every walk through it on x86). A PTE is a `u32`: present (folio id, accessed, dirty), a swap
+//! entry, or none. The simulated MMU sets the accessed bit on every load and store and the dirty
+//! bit on stores, exactly what MGLRU's page-table walk and rmap look-around later read and clear.
+//!
+//! Addresses are handed out by a bump allocator from `MMAP_BASE`, 2 MiB aligned, so PMD arrays stay
+//! dense. Virtual page numbers fit in 32 bits (16 TiB of address space per mm).
+
+use super::memcg::MemcgId;
+
+/// PTEs per PTE table (`PTRS_PER_PTE`).
+pub const PTRS_PER_PTE: usize = 512;
+/// First mmap address, in pages.
+pub const MMAP_BASE_VPN: u32 = 0x1000_0000 >> 12;
+
+/// PTE bits.
+pub mod pte {
+    /// Present: low bits are a folio id.
+    pub const PRESENT: u32 = 1 << 31;
+    /// Accessed ("young").
+    pub const YOUNG: u32 = 1 << 30;
+    /// Dirty.
+    pub const DIRTY: u32 = 1 << 29;
+    /// Not present, holds a swap slot in the low bits.
+    pub const SWAP: u32 = 1 << 28;
+    /// Maps the shared zero page (a read fault on untouched anon memory).
+    pub const ZERO: u32 = 1 << 27;
+    /// Folio id or swap slot.
+    pub const PFN_MASK: u32 = (1 << 27) - 1;
+    /// No mapping.
+    pub const NONE: u32 = 0;
+}
+
+/// PMD entry bit: the non-leaf accessed bit.
+pub const PMD_YOUNG: u32 = 1 << 31;
+/// PMD entry: no PTE table.
+pub const PMD_NONE: u32 = u32::MAX;
+
+/// VMA flags.
+pub mod vmf {
+    /// Anonymous mapping.
+    pub const ANON: u32 = 1 << 0;
+    /// `VM_SEQ_READ` (MADV_SEQUENTIAL).
+    pub const SEQ_READ: u32 = 1 << 1;
+    /// `VM_RAND_READ` (MADV_RANDOM).
+    pub const RAND_READ: u32 = 1 << 2;
+    /// `VM_LOCKED` (mlock).
+    pub const LOCKED: u32 = 1 << 3;
+    /// `VM_EXEC`.
+    pub const EXEC: u32 = 1 << 4;
+    /// `VM_WRITE`.
+    pub const WRITE: u32 = 1 << 5;
+}
+
+/// A virtual memory area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vma {
+    /// First virtual page.
+    pub start: u32,
+    /// One past the last virtual page.
+    pub end: u32,
+    /// `vmf::*` flags.
+    pub flags: u32,
+    /// Backing file (file mappings).
+    pub file: u32,
+    /// File page offset of `start`.
+    pub pgoff: u32,
+}
+
+impl Vma {
+    /// Whether it is anonymous.
+    pub fn is_anon(&self) -> bool {
+        self.flags & vmf::ANON != 0
+    }
+    /// `vma_has_recency`: false for `VM_SEQ_READ`/`VM_RAND_READ`.
+    pub fn has_recency(&self) -> bool {
+        self.flags & (vmf::SEQ_READ | vmf::RAND_READ) == 0
+    }
+    /// Number of pages.
+    pub fn pages(&self) -> u32 {
+        self.end - self.start
+    }
+}
+
+/// A process address space (`mm_struct`).
+#[derive(Clone, Debug)]
+pub struct MmStruct {
+    /// Its id.
+    pub id: u32,
+    /// Memcg of its owner (new anon pages are charged here).
+    pub memcg: MemcgId,
+    /// VMAs, sorted by start, never overlapping.
+    pub vmas: Vec<Vma>,
+    /// PMD entries from `MMAP_BASE_VPN`, one per 2 MiB: PTE table index | `PMD_YOUNG`, or `PMD_NONE`.
+    pub pmds: Vec<u32>,
+    /// Next free virtual page for mmap.
+    pub next_vpn: u32,
+    /// Resident anon pages (`MM_ANONPAGES`).
+    pub rss_anon: u64,
+    /// Resident file pages (`MM_FILEPAGES`).
+    pub rss_file: u64,
+    /// Swap entries (`MM_SWAPENTS`).
+    pub swap_ents: u64,
+    /// False once the process exited or was OOM-killed.
+    pub alive: bool,
+    /// MGLRU: per-node "used since the last walk" bitmap (`mm->lru_gen.bitmap`).
+    pub lru_gen_bitmap: u64,
+}
+
+impl MmStruct {
+    /// Index of the VMA containing `vpn`.
+    pub fn find_vma(&self, vpn: u32) -> Option<usize> {
+        let i = self.vmas.partition_point(|v| v.end <= vpn);
+        (i < self.vmas.len() && self.vmas[i].start <= vpn).then_some(i)
+    }
+    /// PMD slot of `vpn`.
+    #[inline]
+    pub fn pmd_index(vpn: u32) -> usize {
+        ((vpn - MMAP_BASE_VPN) as usize) / PTRS_PER_PTE
+    }
+    /// PMD slot of `vpn` if this mm's page tables cover it.
+    #[inline]
+    pub fn pmd_index_checked(&self, vpn: u32) -> Option<usize> {
+        if vpn < MMAP_BASE_VPN {
+            return None;
+        }
+        let i = Self::pmd_index(vpn);
+        (i < self.pmds.len()).then_some(i)
+    }
+}
+
+/// All PTE tables of all address spaces.
+#[derive(Clone, Debug, Default)]
+pub struct PteTables {
+    tables: Vec<[u32; PTRS_PER_PTE]>,
+    free: Vec<u32>,
+}
+
+impl PteTables {
+    /// Allocate an empty PTE table.
+    pub fn alloc(&mut self) -> u32 {
+        if let Some(i) = self.free.pop() {
+            self.tables[i as usize] = [pte::NONE; PTRS_PER_PTE];
+            i
+        } else {
+            self.tables.push([pte::NONE; PTRS_PER_PTE]);
+            (self.tables.len() - 1) as u32
+        }
+    }
+    /// Free a PTE table.
+    pub fn free(&mut self, i: u32) {
+        self.free.push(i);
+    }
+    /// The PTE table `i`.
+    #[inline]
+    pub fn table(&self, i: u32) -> &[u32; PTRS_PER_PTE] {
+        &self.tables[i as usize]
+    }
+    /// The PTE table `i`, mutably.
+    #[inline]
+    pub fn table_mut(&mut self, i: u32) -> &mut [u32; PTRS_PER_PTE] {
+        &mut self.tables[i as usize]
+    }
+    /// Number of live PTE tables (`nr_page_table_pages`).
+    pub fn live(&self) -> usize {
+        self.tables.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_vma_by_page() {
+        let mm = MmStruct {
+            id: 0,
+            memcg: 0,
+            vmas: vec![
+                Vma {
+                    start: 10,
+                    end: 20,
+                    flags: vmf::ANON,
+                    file: 0,
+                    pgoff: 0,
+                },
+                Vma {
+                    start: 30,
+                    end: 31,
+                    flags: vmf::ANON,
+                    file: 0,
+                    pgoff: 0,
+                },
+            ],
+            pmds: vec![],
+            next_vpn: 0,
+            rss_anon: 0,
+            rss_file: 0,
+            swap_ents: 0,
+            alive: true,
+            lru_gen_bitmap: 0,
+        };
+        assert_eq!(mm.find_vma(9), None);
+        assert_eq!(mm.find_vma(10), Some(0));
+        assert_eq!(mm.find_vma(19), Some(0));
+        assert_eq!(mm.find_vma(20), None);
+        assert_eq!(mm.find_vma(30), Some(1));
+        assert_eq!(mm.find_vma(31), None);
+    }
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Counters under their kernel names: `/proc/vmstat`, `memory.stat`, `memory.events`.
+//!
+//! One enum, [`Stat`], lists every counter the model maintains, in the order `/proc/vmstat` prints
+//! them (zone items, node items, then vm events; `mm/vmstat.c` `vmstat_text`). Items the model does
+//! not maintain are not printed: a reader diffing against a real kernel sees exactly what is modelled.
+//!
+//! Node items and memcg-visible events are kept per lruvec (memcg × node), both local and
+//! hierarchical (every update walks up the memcg tree, as the kernel's rstat flush would aggregate),
+//! so `memory.stat` and `workingset_test_recent` read hierarchical values in O(1). Global vm events
+//! are kept apart because the kernel counts some events globally only for non-cgroup reclaim.
+
+use std::fmt::Write as _;
+
+macro_rules! stats {
+    ($( $variant:ident = $name:literal : $kind:ident ),* $(,)?) => {
+        /// A counter, named as the kernel names it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[repr(u8)]
+        pub enum Stat { $( #[doc = $name] $variant ),* }
+        impl Stat {
+            /// Every counter, in `/proc/vmstat` order.
+            pub const ALL: &'static [Stat] = &[ $( Stat::$variant ),* ];
+            /// The kernel's name of the counter.
+            pub const fn name(self) -> &'static str {
+                match self { $( Stat::$variant => $name ),* }
+            }
+            /// Whether the item is a zone/node state (a gauge) or a vm event (monotonic).
+            pub const fn kind(self) -> StatKind {
+                match self { $( Stat::$variant => StatKind::$kind ),* }
+            }
+        }
+    };
+}
+
+/// What kind of counter a [`Stat`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatKind {
+    /// Per-zone gauge (`enum zone_stat_item`).
+    Zone,
+    /// Per-node (and per-lruvec) gauge or counter (`enum node_stat_item`).
+    Node,
+    /// Monotonic vm event (`enum vm_event_item`).
+    Event,
+}
+
+stats! {
+    NrFreePages = "nr_free_pages": Zone,
+    NrZoneInactiveAnon = "nr_zone_inactive_anon": Zone,
+    NrZoneActiveAnon = "nr_zone_active_anon": Zone,
+    NrZoneInactiveFile = "nr_zone_inactive_file": Zone,
+    NrZoneActiveFile = "nr_zone_active_file": Zone,
+    NrZoneUnevictable = "nr_zone_unevictable": Zone,
+    NrMlock = "nr_mlock": Zone,
+    NrInactiveAnon = "nr_inactive_anon": Node,
+    NrActiveAnon = "nr_active_anon": Node,
+    NrInactiveFile = "nr_inactive_file": Node,
+    NrActiveFile = "nr_active_file": Node,
+    NrUnevictable = "nr_unevictable": Node,
+    NrIsolatedAnon = "nr_isolated_anon": Node,
+    NrIsolatedFile = "nr_isolated_file": Node,
+    WorkingsetNodes = "workingset_nodes": Node,
+    WorkingsetRefaultAnon = "workingset_refault_anon": Node,
+    WorkingsetRefaultFile = "workingset_refault_file": Node,
+    WorkingsetActivateAnon = "workingset_activate_anon": Node,
+    WorkingsetActivateFile = "workingset_activate_file": Node,
+    WorkingsetRestoreAnon = "workingset_restore_anon": Node,
+    WorkingsetRestoreFile = "workingset_restore_file": Node,
+    NrAnonPages = "nr_anon_pages": Node,
+    NrMapped = "nr_mapped": Node,
+    NrFilePages = "nr_file_pages": Node,
+    NrDirty = "nr_dirty": Node,
+    NrWriteback = "nr_writeback": Node,
+    NrVmscanWrite = "nr_vmscan_write": Node,
+    NrVmscanImmediateReclaim = "nr_vmscan_immediate_reclaim": Node,
+    NrSwapcached = "nr_swapcached": Node,
+    Pgpgin = "pgpgin": Event,
+    Pgpgout = "pgpgout": Event,
+    Pswpin = "pswpin": Event,
+    Pswpout = "pswpout": Event,
+    PgallocDma = "pgalloc_dma": Event,
+    PgallocDma32 = "pgalloc_dma32": Event,
+    PgallocNormal = "pgalloc_normal": Event,
+    PgallocMovable = "pgalloc_movable": Event,
+    AllocstallDma = "allocstall_dma": Event,
+    AllocstallDma32 = "allocstall_dma32": Event,
+    AllocstallNormal = "allocstall_normal": Event,
+    AllocstallMovable = "allocstall_movable": Event,
+    PgskipDma = "pgskip_dma": Event,
+    PgskipDma32 = "pgskip_dma32": Event,
+    PgskipNormal = "pgskip_normal": Event,
+    PgskipMovable = "pgskip_movable": Event,
+    Pgfree = "pgfree": Event,
+    Pgactivate = "pgactivate": Event,
+    Pgdeactivate = "pgdeactivate": Event,
+    Pgfault = "pgfault": Event,
+    Pgmajfault = "pgmajfault": Event,
+    Pgrefill = "pgrefill": Event,
+    PgstealKswapd = "pgsteal_kswapd": Event,
+    PgstealDirect = "pgsteal_direct": Event,
+    PgscanKswapd = "pgscan_kswapd": Event,
+    PgscanDirect = "pgscan_direct": Event,
+    PgscanDirectThrottle = "pgscan_direct_throttle": Event,
+    PgscanAnon = "pgscan_anon": Event,
+    PgscanFile = "pgscan_file": Event,
+    PgstealAnon = "pgsteal_anon": Event,
+    PgstealFile = "pgsteal_file": Event,
+    KswapdLowWmarkHitQuickly = "kswapd_low_wmark_hit_quickly": Event,
+    KswapdHighWmarkHitQuickly = "kswapd_high_wmark_hit_quickly": Event,
+    Pageoutrun = "pageoutrun": Event,
+    Pgrotated = "pgrotated": Event,
+    OomKill = "oom_kill": Event,
+    UnevictablePgsCulled = "unevictable_pgs_culled": Event,
+    UnevictablePgsScanned = "unevictable_pgs_scanned": Event,
+    UnevictablePgsRescued = "unevictable_pgs_rescued": Event,
+    SwapRa = "swap_ra": Event,
+    SwapRaHit = "swap_ra_hit": Event,
+}
+
+/// Number of counters.
+pub const NR_STATS: usize = Stat::ALL.len();
+
+/// A full set of counters (used for lruvec-local, lruvec-hierarchical and global values).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counters(pub [i64; NR_STATS]);
+
+impl Default for Counters {
+    fn default() -> Self {
+        Counters([0; NR_STATS])
+    }
+}
+
+impl Counters {
+    /// Value of `s`.
+    #[inline]
+    pub fn get(&self, s: Stat) -> i64 {
+        self.0[s as usize]
+    }
+    /// Add `d` to `s`.
+    #[inline]
+    pub fn add(&mut self, s: Stat, d: i64) {
+        self.0[s as usize] += d;
+    }
+    /// Element-wise sum.
+    pub fn add_all(&mut self, o: &Counters) {
+        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
+            *a += *b;
+        }
+    }
+    /// `self - earlier`, element-wise (for deltas between two snapshots).
+    pub fn delta(&self, earlier: &Counters) -> Counters {
+        let mut c = self.clone();
+        for (a, b) in c.0.iter_mut().zip(earlier.0.iter()) {
+            *a -= *b;
+        }
+        c
+    }
+}
+
+/// Format counters as `/proc/vmstat` does: `name value` per line, in kernel order.
+pub fn format_proc_vmstat(c: &Counters) -> String {
+    let mut out = String::new();
+    for &s in Stat::ALL {
+        let _ = writeln!(out, "{} {}", s.name(), c.get(s));
+    }
+    out
+}
+
+/// Per-memcg events of `memory.events` (`enum memcg_memory_event`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MemcgEvents {
+    /// Reclaimed while below `memory.low` (protection breached).
+    pub low: u64,
+    /// Over `memory.high`: reclaim forced.
+    pub high: u64,
+    /// Charge hit `memory.max`.
+    pub max: u64,
+    /// OOM condition reached.
+    pub oom: u64,
+    /// Processes killed by the OOM killer.
+    pub oom_kill: u64,
+    /// Group kills.
+    pub oom_group_kill: u64,
+}
+
+impl MemcgEvents {
+    /// `memory.events` text.
+    pub fn format(&self) -> String {
+        format!(
+            "low {}\nhigh {}\nmax {}\noom {}\noom_kill {}\noom_group_kill {}\n",
+            self.low, self.high, self.max, self.oom, self.oom_kill, self.oom_group_kill
+        )
+    }
+    /// Element-wise sum (hierarchical view).
+    pub fn add_all(&mut self, o: &MemcgEvents) {
+        self.low += o.low;
+        self.high += o.high;
+        self.max += o.max;
+        self.oom += o.oom;
+        self.oom_kill += o.oom_kill;
+        self.oom_group_kill += o.oom_group_kill;
+    }
+}
+
+/// Format a memcg's hierarchical counters as cgroup v2 `memory.stat` (the modelled subset, in the
+/// kernel's order; `memory_stat_format`). Sizes are in bytes, events are counts.
+pub fn format_memory_stat(c: &Counters, page_size: u64) -> String {
+    let b = |s: Stat| (c.get(s).max(0) as u64) * page_size;
+    let e = |s: Stat| c.get(s).max(0) as u64;
+    let mut o = String::new();
+    let _ = writeln!(o, "anon {}", b(Stat::NrAnonPages));
+    let _ = writeln!(o, "file {}", b(Stat::NrFilePages));
+    let _ = writeln!(o, "file_mapped {}", b(Stat::NrMapped));
+    let _ = writeln!(o, "file_dirty {}", b(Stat::NrDirty));
+    let _ = writeln!(o, "file_writeback {}", b(Stat::NrWriteback));
+    let _ = writeln!(o, "swapcached {}", b(Stat::NrSwapcached));
+    let _ = writeln!(o, "inactive_anon {}", b(Stat::NrInactiveAnon));
+    let _ = writeln!(o, "active_anon {}", b(Stat::NrActiveAnon));
+    let _ = writeln!(o, "inactive_file {}", b(Stat::NrInactiveFile));
+    let _ = writeln!(o, "active_file {}", b(Stat::NrActiveFile));
+    let _ = writeln!(o, "unevictable {}", b(Stat::NrUnevictable));
+    for s in [
+        Stat::WorkingsetRefaultAnon,
+        Stat::WorkingsetRefaultFile,
+        Stat::WorkingsetActivateAnon,
+        Stat::WorkingsetActivateFile,
+        Stat::WorkingsetRestoreAnon,
+        Stat::WorkingsetRestoreFile,
+    ] {
+        let _ = writeln!(o, "{} {}", s.name(), e(s));
+    }
+    let _ = writeln!(o, "pgscan {}", e(Stat::PgscanKswapd) + e(Stat::PgscanDirect));
+    let _ = writeln!(o, "pgsteal {}", e(Stat::PgstealKswapd) + e(Stat::PgstealDirect));
+    for s in [
+        Stat::PgscanKswapd,
+        Stat::PgscanDirect,
+        Stat::PgstealKswapd,
+        Stat::PgstealDirect,
+        Stat::Pgfault,
+        Stat::Pgmajfault,
+        Stat::Pgrefill,
+        Stat::Pgactivate,
+        Stat::Pgdeactivate,
+    ] {
+        let _ = writeln!(o, "{} {}", s.name(), e(s));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_ordered_by_kind() {
+        let mut names: Vec<_> = Stat::ALL.iter().map(|s| s.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), NR_STATS);
+        // zone items, then node items, then events, as /proc/vmstat prints them
+        let kinds: Vec<_> = Stat::ALL.iter().map(|s| s.kind() as u8).collect();
+        assert!(kinds.windows(2).all(|w| w[0] <= w[1]));
+    }
+
+    #[test]
+    fn proc_vmstat_format() {
+        let mut c = Counters::default();
+        c.add(Stat::PgscanKswapd, 42);
+        let text = format_proc_vmstat(&c);
+        assert!(text.starts_with("nr_free_pages 0\n"));
+        assert!(text.contains("\npgscan_kswapd 42\n"));
+        assert_eq!(text.lines().count(), NR_STATS);
+    }
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Getting a page: the allocator's fast and slow paths, memcg charging with limit reclaim, and the
+//! OOM killer (`mm/page_alloc.c`, `mm/memcontrol.c`, `mm/oom_kill.c`).
+//!
+//! kswapd runs synchronously when woken (it reclaims the node to its high watermark before the
+//! allocation retries), which models a kswapd that keeps up; the virtual-time engine that runs it as
+//! a task of its own comes with the workload engine.
+
+use super::vmscan::{self, balance_pgdat, pgdat_balanced, try_to_free_mem_cgroup_pages, try_to_free_pages};
+use super::{Policy, MAX_RECLAIM_RETRIES};
+use crate::mm::folio::{pg, FolioId};
+use crate::mm::memcg::{MemcgId, OverLimit};
+use crate::mm::node::{WMARK_LOW, WMARK_MIN};
+use crate::mm::pagecache::Slot;
+use crate::mm::vm::{pte, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
+use crate::mm::vmstat::Stat;
+use crate::mm::Machine;
+
+/// Why memory could not be had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AllocError {
+    /// The node is out of memory and the OOM killer found nothing to kill.
+    NoMemory,
+    /// The memcg is at its limit and its OOM killer found nothing to kill.
+    MemcgOom(MemcgId),
+}
+
+impl std::fmt::Display for AllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AllocError::NoMemory => write!(f, "out of memory: no reclaimable page and no process to kill"),
+            AllocError::MemcgOom(m) => write!(f, "memcg {m} out of memory: no reclaimable page and no process to kill"),
+        }
+    }
+}
+
+fn try_zones(m: &mut Machine, nodes: &[usize], mark: usize) -> Option<FolioId> {
+    for &n in nodes {
+        for zi in (0..m.nodes[n].zones.len()).rev() {
+            let w = m.nodes[n].zones[zi].wmark(mark);
+            if m.zone_watermark_ok(n, zi, w) {
+                return m.take_frame(n, zi);
+            }
+        }
+    }
+    None
+}
+
+/// `wakeup_kswapd`: wake (and, in this model, run) kswapd on `node` unless it is balanced or has
+/// failed too often.
+pub fn wakeup_kswapd<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
+    let highest = m.nodes[node].zones.len() - 1;
+    if m.nodes[node].kswapd_failures >= MAX_RECLAIM_RETRIES || pgdat_balanced(m, node, highest) {
+        return;
+    }
+    m.nodes[node].kswapd_woken = true;
+    m.nodes[node].kswapd_highest_zoneidx = highest;
+    if m.cfg.kswapd {
+        balance_pgdat(m, p, node);
+    }
+}
+
+/// `__alloc_pages`: an order-0 frame, preferably on `node`. Runs kswapd, direct reclaim and the
+/// global OOM killer as the kernel does.
+pub fn alloc_frame<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result<FolioId, AllocError> {
+    let nodes = vmscan::node_order(m, node);
+    if let Some(id) = try_zones(m, &nodes, WMARK_LOW) {
+        return Ok(id);
+    }
+    // slow path
+    for &n in &nodes {
+        wakeup_kswapd(m, p, n);
+    }
+    if let Some(id) = try_zones(m, &nodes, WMARK_MIN) {
+        return Ok(id);
+    }
+    let mut no_progress = 0;
+    loop {
+        let progress = try_to_free_pages(m, p, node) > 0;
+        if let Some(id) = try_zones(m, &nodes, WMARK_MIN) {
+            return Ok(id);
+        }
+        if progress {
+            no_progress = 0;
+        } else {
+            no_progress += 1;
+        }
+        if no_progress > MAX_RECLAIM_RETRIES {
+            if out_of_memory(m, p, None) {
+                no_progress = 0;
+                continue;
+            }
+            // No victim: dip into the reserves as a last resort, then fail.
+            return try_zones_any(m, &nodes).ok_or(AllocError::NoMemory);
+        }
+    }
+}
+
+fn try_zones_any(m: &mut Machine, nodes: &[usize]) -> Option<FolioId> {
+    for &n in nodes {
+        for zi in (0..m.nodes[n].zones.len()).rev() {
+            if m.nodes[n].zones[zi].free > 0 {
+                return m.take_frame(n, zi);
+            }
+        }
+    }
+    None
+}
+
+/// `try_charge_memcg`: charge folio `id` to `memcg`, reclaiming from the memcg over its limit and
+/// invoking the memcg OOM killer after `MAX_RECLAIM_RETRIES` fruitless attempts. Pages over
+/// `memory.high` are added to `over_high` for reclaim on return to user space.
+pub fn charge<P: Policy>(
+    m: &mut Machine,
+    p: &mut P,
+    id: FolioId,
+    memcg: MemcgId,
+    over_high: &mut u64,
+) -> Result<(), AllocError> {
+    let mut retries = MAX_RECLAIM_RETRIES;
+    loop {
+        match m.memcgs.try_charge(memcg, 1) {
+            Ok(()) => {
+                m.folios[id].memcg = memcg;
+                m.folios[id].set(pg::CHARGED);
+                if !m.memcgs.over_high(memcg).is_empty() {
+                    *over_high += 1;
+                }
+                return Ok(());
+            }
+            Err(OverLimit(over)) => {
+                m.memcgs[over].events.max += 1;
+                let reclaimed = try_to_free_mem_cgroup_pages(m, p, over, 1, true);
+                if m.memcgs.margin(over) >= 1 || reclaimed > 0 {
+                    continue;
+                }
+                if retries > 0 {
+                    retries -= 1;
+                    continue;
+                }
+                m.memcgs[over].events.oom += 1;
+                if out_of_memory(m, p, Some(over)) {
+                    retries = MAX_RECLAIM_RETRIES;
+                    continue;
+                }
+                return Err(AllocError::MemcgOom(over));
+            }
+        }
+    }
+}
+
+/// `mem_cgroup_handle_over_high` → `reclaim_high`: reclaim from every memcg above `memory.high`
+/// on the way up from `memcg`, `nr` pages each (at least `SWAP_CLUSTER_MAX`).
+pub fn reclaim_high<P: Policy>(m: &mut Machine, p: &mut P, memcg: MemcgId, nr: u64) {
+    for over in m.memcgs.over_high(memcg) {
+        if m.memcgs[over].parent.is_none() {
+            continue;
+        }
+        m.memcgs[over].events.high += 1;
+        try_to_free_mem_cgroup_pages(m, p, over, nr, true);
+    }
+}
+
+/// `out_of_memory`: kill the process with the highest badness (resident pages plus swap entries
+/// plus page tables) in the memcg subtree, or anywhere for global OOM. Returns whether one died.
+pub fn out_of_memory<P: Policy>(m: &mut Machine, p: &mut P, memcg: Option<MemcgId>) -> bool {
+    let mut chosen: Option<(u32, u64)> = None;
+    for mm in &m.mms {
+        if !mm.alive {
+            continue;
+        }
+        if let Some(t) = memcg {
+            if !m.memcgs.is_descendant(mm.memcg, t) {
+                continue;
+            }
+        }
+        let tables = mm.pmds.iter().filter(|&&x| x != PMD_NONE).count() as u64;
+        let points = mm.rss_anon + mm.rss_file + mm.swap_ents + tables;
+        if chosen.is_none_or(|(_, best)| points > best) {
+            chosen = Some((mm.id, points));
+        }
+    }
+    let Some((victim, _)) = chosen else {
+        return false;
+    };
+    let vm = m.mms[victim as usize].memcg;
+    m.count_vm_events(Stat::OomKill, 1);
+    m.memcgs[vm].events.oom_kill += 1;
+    release_mm(m, p, victim);
+    true
+}
+
+/// `exit_mmap`: tear down an address space: unmap every page, free anon folios no longer mapped,
+/// drop swap entries, free the page tables.
+pub fn release_mm<P: Policy>(m: &mut Machine, p: &mut P, mm: u32) {
+    let pmds = m.mms[mm as usize].pmds.clone();
+    let base = crate::mm::vm::MMAP_BASE_VPN;
+    for (pi, &pmd) in pmds.iter().enumerate() {
+        if pmd == PMD_NONE {
+            continue;
+        }
+        let table = pmd & !PMD_YOUNG;
+        for i in 0..PTRS_PER_PTE {
+            let e = m.ptes.table(table)[i];
+            let vpn = base + (pi * PTRS_PER_PTE + i) as u32;
+            if e & pte::PRESENT != 0 {
+                let id = e & pte::PFN_MASK;
+                if m.folios[id].is_anon() {
+                    // zap: anon pages are not moved to the swap entry, just dropped
+                    m.ptes.table_mut(table)[i] = pte::NONE;
+                    let f = &mut m.folios[id];
+                    f.mapcount -= 1;
+                    let (mc, n) = (f.memcg, f.node());
+                    m.mms[mm as usize].rss_anon -= 1;
+                    if m.folios[id].mapcount == 0 {
+                        m.mod_lruvec_state(mc, n, Stat::NrAnonPages, -1);
+                        free_anon_folio(m, p, id);
+                    }
+                } else {
+                    m.unmap_one(id, mm, vpn);
+                }
+            } else if e & pte::SWAP != 0 {
+                let slot = e & pte::PFN_MASK;
+                m.ptes.table_mut(table)[i] = pte::NONE;
+                m.mms[mm as usize].swap_ents -= 1;
+                put_swap_entry(m, p, slot);
+            }
+        }
+        m.ptes.free(table);
+    }
+    let mmr = &mut m.mms[mm as usize];
+    mmr.pmds.iter_mut().for_each(|x| *x = PMD_NONE);
+    mmr.alive = false;
+    for f in m.files.iter_mut() {
+        f.mappings.retain(|&(x, _)| x != mm);
+    }
+}
+
+/// Drop one PTE reference to a swap slot (`free_swap_and_cache`): when the last reference goes,
+/// an unmapped swap-cache folio is freed too, and the slot is released.
+pub fn put_swap_entry<P: Policy>(m: &mut Machine, p: &mut P, slot: u32) {
+    m.swap.count[slot as usize] -= 1;
+    if m.swap.count[slot as usize] > 0 {
+        return;
+    }
+    match m.swap.cache_slot(slot) {
+        Slot::Folio(id) => {
+            if m.folios[id].mapcount == 0 && m.folios[id].test(pg::LRU) {
+                free_anon_folio(m, p, id);
+            }
+        }
+        _ => m.swap_release(slot),
+    }
+}
+
+/// Free an unmapped anon folio that is on an LRU list (process exit, last unmap).
+pub fn free_anon_folio<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
+    if m.folios[id].test(pg::LRU) {
+        p.del_folio(m, id);
+    }
+    if m.folios[id].test(pg::SWAPCACHE) {
+        m.swap_cache_delete(id, None);
+    }
+    m.folio_clear_dirty(id);
+    vmscan::free_folio(m, id);
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The invariant checker: what must hold between reclaim passes, whatever the policy.
+//!
+//! * every allocated folio is on exactly one list of its own lruvec, or isolated; a free folio is
+//!   on none; list links are consistent and list lengths equal the counters (policy check);
+//! * free plus allocated frames equal the total, zone free counts equal the free folios;
+//! * each memcg's usage equals the pages charged to it and its descendants;
+//! * page-cache and swap-cache slots point to folios that point back; mapcounts equal the PTEs
+//!   that map each folio; `NR_ISOLATED_*` equal the isolated folios.
+//!
+//! It is O(memory) and meant for tests and `--check` runs.
+
+use super::Policy;
+use crate::mm::folio::{pg, FolioId};
+use crate::mm::memcg::MemcgId;
+use crate::mm::pagecache::Slot;
+use crate::mm::vm::{pte, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
+use crate::mm::vmstat::Stat;
+use crate::mm::Machine;
+
+/// Check every invariant; the first violation is returned as a message.
+pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
+    let n = m.folios.len();
+    let mut seen = vec![0u8; n];
+    for l in p.lists() {
+        let mut err = None;
+        m.folios
+            .walk_list(l.list, |id| {
+                let f = m.folios[id];
+                seen[id as usize] += 1;
+                if err.is_none() {
+                    if seen[id as usize] > 1 {
+                        err = Some(format!("folio {id} is on more than one list (again on {})", l.name));
+                    } else if !f.test(pg::ALLOCATED) {
+                        err = Some(format!("free folio {id} is on list {}", l.name));
+                    } else if f.memcg != l.memcg || f.node() != l.node {
+                        err = Some(format!(
+                            "folio {id} of memcg {} node {} is on list {} of memcg {} node {}",
+                            f.memcg,
+                            f.node(),
+                            l.name,
+                            l.memcg,
+                            l.node
+                        ));
+                    } else if !f.test(pg::LRU) {
+                        err = Some(format!("folio {id} on list {} lacks PG_lru", l.name));
+                    }
+                }
+                Ok(())
+            })
+            .map_err(|e| format!("list {} of memcg {} node {}: {e}", l.name, l.memcg, l.node))?;
+        if let Some(e) = err {
+            return Err(e);
+        }
+    }
+    let mut allocated = 0u64;
+    let mut charged = vec![0u64; m.memcgs.len()];
+    let mut isolated = [0i64; 2];
+    for id in 0..n as FolioId {
+        let f = m.folios[id];
+        if !f.test(pg::ALLOCATED) {
+            if f.flags & 0xffff != 0 || f.mapcount != 0 {
+                return Err(format!(
+                    "free folio {id} has flags {:#x} mapcount {}",
+                    f.flags, f.mapcount
+                ));
+            }
+            continue;
+        }
+        allocated += 1;
+        if f.test(pg::CHARGED) {
+            charged[f.memcg as usize] += 1;
+        }
+        if id == m.in_flight {
+            continue;
+        }
+        match (f.test(pg::LRU), f.test(pg::ISOLATED)) {
+            (true, false) => {
+                if seen[id as usize] != 1 {
+                    return Err(format!("folio {id} has PG_lru but is on no list"));
+                }
+            }
+            (false, true) => isolated[f.lru_type()] += 1,
+            (true, true) => return Err(format!("folio {id} is both on a list and isolated")),
+            (false, false) => return Err(format!("allocated folio {id} is neither on a list nor isolated")),
+        }
+    }
+    let total = m.cfg.total_pages();
+    let free: u64 = m.nodes.iter().map(|nd| nd.free()).sum();
+    if free + allocated != total {
+        return Err(format!("free {free} + allocated {allocated} != total {total}"));
+    }
+    // memcg usage: local charges summed over each subtree
+    for mc in m.memcgs.iter() {
+        if mc.usage_local != charged[mc.id as usize] {
+            return Err(format!(
+                "memcg {} ({}): {} pages charged locally but {} folios belong to it",
+                mc.id, mc.path, mc.usage_local, charged[mc.id as usize]
+            ));
+        }
+        let sub: u64 = m.memcgs.subtree(mc.id).iter().map(|&c| charged[c as usize]).sum();
+        if mc.usage != sub {
+            return Err(format!(
+                "memcg {} ({}): usage {} != {} pages charged in its subtree",
+                mc.id, mc.path, mc.usage, sub
+            ));
+        }
+    }
+    let iso = |s: Stat| -> i64 { (0..m.nr_nodes()).map(|nd| m.lruvec_state(0 as MemcgId, nd, s)).sum() };
+    if iso(Stat::NrIsolatedAnon) != isolated[0] || iso(Stat::NrIsolatedFile) != isolated[1] {
+        return Err(format!(
+            "nr_isolated_anon/file {}/{} but {}/{} folios isolated",
+            iso(Stat::NrIsolatedAnon),
+            iso(Stat::NrIsolatedFile),
+            isolated[0],
+            isolated[1]
+        ));
+    }
+    // page cache
+    for (fi, file) in m.files.iter().enumerate() {
+        let mut cached = 0;
+        for (idx, s) in file.slots.iter().enumerate() {
+            if let Slot::Folio(id) = s.get() {
+                cached += 1;
+                let f = m.folios[id];
+                if !f.test(pg::ALLOCATED) || f.is_anon() || f.mapping != fi as u32 || f.index as usize != idx {
+                    return Err(format!(
+                        "page cache of file {fi} index {idx} points to folio {id} which does not point back"
+                    ));
+                }
+            }
+        }
+        if cached != file.nr_pages {
+            return Err(format!(
+                "file {fi}: {cached} cached pages but nr_pages {}",
+                file.nr_pages
+            ));
+        }
+    }
+    // swap cache
+    for slot in 0..m.swap.nr_slots as u32 {
+        if let Slot::Folio(id) = m.swap.cache_slot(slot) {
+            let f = m.folios[id];
+            if !f.test(pg::SWAPCACHE) || f.private != slot {
+                return Err(format!("swap slot {slot} caches folio {id} which does not point back"));
+            }
+        }
+    }
+    // mapcounts against the page tables
+    let mut maps = vec![0u32; n];
+    let mut swaprefs = vec![0u32; m.swap.nr_slots as usize];
+    for mm in &m.mms {
+        for &pmd in &mm.pmds {
+            if pmd == PMD_NONE {
+                continue;
+            }
+            for &e in m.ptes.table(pmd & !PMD_YOUNG).iter().take(PTRS_PER_PTE) {
+                if e & pte::PRESENT != 0 {
+                    maps[(e & pte::PFN_MASK) as usize] += 1;
+                } else if e & pte::SWAP != 0 {
+                    swaprefs[(e & pte::PFN_MASK) as usize] += 1;
+                }
+            }
+        }
+    }
+    for (id, &nmaps) in maps.iter().enumerate() {
+        let mc = m.folios[id as FolioId].mapcount as u32;
+        if nmaps != mc {
+            return Err(format!("folio {id}: mapcount {mc} but {nmaps} PTEs map it"));
+        }
+    }
+    for (slot, &r) in swaprefs.iter().enumerate() {
+        if r != m.swap.count[slot] as u32 {
+            return Err(format!(
+                "swap slot {slot}: count {} but {r} PTEs hold it",
+                m.swap.count[slot]
+            ));
+        }
+    }
+    p.check(m)
+}

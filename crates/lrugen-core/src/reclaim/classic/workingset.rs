@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Classic workingset refault detection (`mm/workingset.c`, the non-MGLRU half).
+//!
+//! Each lruvec keeps a `nonresident_age` clock that advances on every eviction and activation
+//! (and propagates to the ancestors' lruvecs). An evicted folio leaves a shadow entry holding the
+//! clock of the lruvec that reclaimed it, that memcg's id, the node and its `PG_workingset` bit.
+//! When the page faults back in, the refault distance — how far the clock moved since — is
+//! compared with the workingset size: if the page would have stayed resident had the active list
+//! given it room, it is activated at once (`workingset_activate_*`), and if it was part of the
+//! workingset before, its refault counts as a restore (`workingset_restore_*`) and as IO cost.
+
+use super::Classic;
+use crate::mm::folio::{pg, FolioId};
+use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
+use crate::mm::vmstat::Stat;
+use crate::mm::Machine;
+
+/// Bits of the shadow entry the kernel spends on node, memcg id and the workingset flag
+/// (`EVICTION_SHIFT` on Debian's x86-64 config: 1 workingset + 10 node bits + 16 memcg bits + the
+/// xarray value tag), leaving `EVICTION_BITS` = 64 − 28 = 36 bits of eviction clock.
+pub const EVICTION_SHIFT: u32 = 28;
+/// Eviction clock bits.
+pub const EVICTION_BITS: u32 = 64 - EVICTION_SHIFT;
+/// Mask of the eviction clock.
+pub const EVICTION_MASK: u64 = (1 << EVICTION_BITS) - 1;
+
+/// A classic shadow entry, unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shadow {
+    /// Eviction clock (`nonresident_age >> bucket_order`), masked.
+    pub eviction: u64,
+    /// Memcg of the lruvec that reclaimed it.
+    pub memcg: MemcgId,
+    /// Node.
+    pub node: usize,
+    /// `PG_workingset` at eviction.
+    pub workingset: bool,
+}
+
+impl Shadow {
+    /// Pack into at most 62 bits (`pack_shadow`).
+    pub fn pack(&self) -> u64 {
+        ((self.eviction & EVICTION_MASK) << 26)
+            | ((self.memcg as u64) << 10)
+            | (((self.node as u64) & 0x1ff) << 1)
+            | self.workingset as u64
+    }
+    /// Unpack (`unpack_shadow`).
+    pub fn unpack(v: u64) -> Self {
+        Shadow {
+            eviction: (v >> 26) & EVICTION_MASK,
+            memcg: ((v >> 10) & 0xffff) as MemcgId,
+            node: ((v >> 1) & 0x1ff) as usize,
+            workingset: v & 1 != 0,
+        }
+    }
+}
+
+/// `bucket_order`: how many low bits of the clock the shadow drops so that the clock of a machine
+/// with `total_pages` fits in `EVICTION_BITS` (`workingset_init`).
+pub fn bucket_order(total_pages: u64) -> u32 {
+    let max_order = 64 - (total_pages.saturating_sub(1)).leading_zeros();
+    max_order.saturating_sub(EVICTION_BITS)
+}
+
+impl Classic {
+    /// `workingset_age_nonresident`: advance the clock of lruvec (memcg, node) and its ancestors.
+    pub fn age_nonresident(&mut self, m: &Machine, memcg: MemcgId, node: usize, nr: u64) {
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let lv = m.lruvec(c, node);
+            self.lruvecs[lv].nonresident_age += nr;
+            cur = m.memcgs[c].parent;
+        }
+    }
+
+    /// `workingset_eviction`: the shadow for a folio reclaimed on behalf of `target`.
+    pub fn workingset_eviction(&mut self, m: &mut Machine, id: FolioId, target: Option<MemcgId>) -> u64 {
+        let f = m.folios[id];
+        let memcg = target.unwrap_or(ROOT_MEMCG);
+        let node = f.node();
+        let lv = m.lruvec(memcg, node);
+        let eviction = self.lruvecs[lv].nonresident_age >> self.bucket_order;
+        self.age_nonresident(m, memcg, node, 1);
+        Shadow {
+            eviction: eviction & EVICTION_MASK,
+            memcg,
+            node,
+            workingset: f.test(pg::WORKINGSET),
+        }
+        .pack()
+    }
+
+    /// `workingset_test_recent`: whether the refault distance of `shadow` is within the workingset
+    /// size of the lruvec that evicted it. Returns (recent, workingset bit).
+    pub fn workingset_test_recent(&self, m: &Machine, shadow: u64, file: bool) -> (bool, bool) {
+        let s = Shadow::unpack(shadow);
+        // The memcg may be gone in the kernel; ids are never reused here.
+        let lv = m.lruvec(s.memcg, s.node);
+        let refault = self.lruvecs[lv].nonresident_age;
+        let distance = refault.wrapping_sub(s.eviction << self.bucket_order) & EVICTION_MASK;
+        let st = |x: Stat| m.lruvec_state(s.memcg, s.node, x).max(0) as u64;
+        let mut workingset_size = st(Stat::NrActiveFile);
+        if !file {
+            workingset_size += st(Stat::NrInactiveFile);
+        }
+        if m.swap.nr_free() > 0 && m.memcgs.swap_margin(s.memcg) > 0 {
+            workingset_size += st(Stat::NrActiveAnon);
+            if file {
+                workingset_size += st(Stat::NrInactiveAnon);
+            }
+        }
+        (distance <= workingset_size, s.workingset)
+    }
+
+    /// `workingset_refault`: account a refault of folio `id` and activate it if recent.
+    pub fn workingset_refault(&mut self, m: &mut Machine, id: FolioId, shadow: u64) {
+        let f = m.folios[id];
+        let file = f.is_file_lru();
+        let (memcg, node) = (f.memcg, f.node());
+        let (refault, activate, restore) = if file {
+            (
+                Stat::WorkingsetRefaultFile,
+                Stat::WorkingsetActivateFile,
+                Stat::WorkingsetRestoreFile,
+            )
+        } else {
+            (
+                Stat::WorkingsetRefaultAnon,
+                Stat::WorkingsetActivateAnon,
+                Stat::WorkingsetRestoreAnon,
+            )
+        };
+        m.mod_lruvec_state(memcg, node, refault, 1);
+        let (recent, workingset) = self.workingset_test_recent(m, shadow, file);
+        if !recent {
+            return;
+        }
+        m.folios[id].set(pg::ACTIVE);
+        self.age_nonresident(m, memcg, node, 1);
+        m.mod_lruvec_state(memcg, node, activate, 1);
+        if workingset {
+            m.folios[id].set(pg::WORKINGSET);
+            self.lru_note_cost_refault(m, memcg, node, file);
+            m.mod_lruvec_state(memcg, node, restore, 1);
+        }
+    }
+
+    /// `lru_note_cost_refault`: a restored workingset page costs one IO of its type.
+    fn lru_note_cost_refault(&mut self, m: &Machine, memcg: MemcgId, node: usize, file: bool) {
+        self.lru_note_cost(m, memcg, node, file, 1, 0);
+    }
+
+    /// `lru_note_cost`: `nr_io * SWAP_CLUSTER_MAX + nr_rotated` added to the type's cost in the
+    /// lruvec and every ancestor; both costs halve when they exceed a quarter of the LRU.
+    pub fn lru_note_cost(&mut self, m: &Machine, memcg: MemcgId, node: usize, file: bool, nr_io: u64, nr_rotated: u64) {
+        let cost = nr_io * crate::reclaim::SWAP_CLUSTER_MAX + nr_rotated;
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let lv = m.lruvec(c, node);
+            let l = &mut self.lruvecs[lv];
+            if file {
+                l.file_cost += cost;
+            } else {
+                l.anon_cost += cost;
+            }
+            let lru_size = m.lru_pages(c, node, 0) + m.lru_pages(c, node, 1);
+            if l.anon_cost + l.file_cost > lru_size / 4 {
+                l.anon_cost /= 2;
+                l.file_cost /= 2;
+            }
+            cur = m.memcgs[c].parent;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn shadow_roundtrip(e in 0u64..(1 << EVICTION_BITS), memcg in any::<u16>(), node in 0usize..512, ws in any::<bool>()) {
+            let s = Shadow { eviction: e, memcg, node, workingset: ws };
+            let v = s.pack();
+            prop_assert!(v <= crate::mm::pagecache::SHADOW_MASK);
+            prop_assert_eq!(Shadow::unpack(v), s);
+        }
+    }
+
+    #[test]
+    fn bucket_order_is_zero_below_2_to_the_36() {
+        assert_eq!(bucket_order(1 << 20), 0);
+        assert_eq!(bucket_order(1 << 36), 0);
+        assert_eq!(bucket_order((1 << 36) + 1), 1);
+    }
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Page reclaim: the engine every policy shares, and the one interface policies implement.
+//!
+//! The engine (`vmscan`, `alloc`, `oom`) holds everything the kernel does the same way whatever
+//! the LRU: the allocation slow path with its watermark checks, kswapd's `balance_pgdat`, direct
+//! reclaim, memcg limit reclaim, `shrink_folio_list` (rmap unmap, swap-out, dirty pages, shadow
+//! entries, freeing) and the OOM killer. A [`Policy`] owns the LRU lists and decides what to scan:
+//! `classic` (active/inactive with workingset refault detection) and, next, MGLRU.
+//!
+//! Policies are plugged in statically (`Kernel<P: Policy>`), so the per-access hooks
+//! (`mark_accessed`, `add_folio`) are direct calls with no dynamic dispatch.
+
+pub mod alloc;
+pub mod check;
+pub mod classic;
+pub mod vmscan;
+
+use crate::mm::folio::{FolioId, ListHead};
+use crate::mm::memcg::MemcgId;
+use crate::mm::Machine;
+
+/// `DEF_PRIORITY`: reclaim scans `size >> priority` per pass, from 12 down to 0.
+pub const DEF_PRIORITY: i32 = 12;
+/// `SWAP_CLUSTER_MAX`.
+pub const SWAP_CLUSTER_MAX: u64 = 32;
+/// `MAX_RECLAIM_RETRIES`.
+pub const MAX_RECLAIM_RETRIES: u32 = 16;
+
+/// Who is reclaiming (`reclaimer_offset`): selects `pgscan_kswapd` versus `pgscan_direct` etc.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reclaimer {
+    /// kswapd.
+    Kswapd,
+    /// Direct reclaim (including memcg limit reclaim).
+    Direct,
+    /// Proactive reclaim (`memory.reclaim`, debugfs): counted as direct before 6.17.
+    Proactive,
+}
+
+/// Per-pass statistics of `shrink_folio_list` (`struct reclaim_stat`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReclaimStat {
+    /// Dirty folios seen.
+    pub nr_dirty: u64,
+    /// Dirty folios not queued for writeback.
+    pub nr_unqueued_dirty: u64,
+    /// Folios under writeback seen.
+    pub nr_writeback: u64,
+    /// Folios marked for immediate reclaim.
+    pub nr_immediate: u64,
+    /// Folios written out (swap-out).
+    pub nr_pageout: u64,
+    /// Folios activated, per type.
+    pub nr_activate: [u64; 2],
+    /// Folios kept because referenced.
+    pub nr_ref_keep: u64,
+    /// Folios kept because unmapping failed.
+    pub nr_unmap_fail: u64,
+}
+
+/// `struct scan_control`: what one reclaim invocation is asked to do, and what it did.
+#[derive(Clone, Debug)]
+pub struct ScanControl {
+    /// Pages to reclaim before stopping.
+    pub nr_to_reclaim: u64,
+    /// Memcg limit reclaim target; `None` for global reclaim.
+    pub target_memcg: Option<MemcgId>,
+    /// Highest zone index that may be reclaimed from.
+    pub reclaim_idx: usize,
+    /// Allocation order.
+    pub order: u32,
+    /// Scan priority: `size >> priority` per list per pass.
+    pub priority: i32,
+    /// Whether dirty pages may be written (swap-out).
+    pub may_writepage: bool,
+    /// Whether mapped pages may be unmapped.
+    pub may_unmap: bool,
+    /// Whether anon pages may be swapped.
+    pub may_swap: bool,
+    /// Who reclaims.
+    pub reclaimer: Reclaimer,
+    /// Swappiness override (proactive reclaim), else the memcg's.
+    pub swappiness: Option<u32>,
+    /// Classic: deactivation allowed per type (bit 0 anon, bit 1 file).
+    pub may_deactivate: u8,
+    /// Classic: deactivate regardless of `inactive_is_low`.
+    pub force_deactivate: bool,
+    /// Classic: an active list was skipped because deactivation was not allowed.
+    pub skipped_deactivate: bool,
+    /// Classic: reclaim file only while the inactive file list is big enough.
+    pub cache_trim_mode: bool,
+    /// Classic: file LRU too small; reclaim anon.
+    pub file_is_tiny: bool,
+    /// Classic: snapshot of the anon IO cost at the start of the node pass.
+    pub anon_cost: u64,
+    /// Classic: snapshot of the file IO cost.
+    pub file_cost: u64,
+    /// Reclaim below `memory.low` allowed (second round).
+    pub memcg_low_reclaim: bool,
+    /// A memcg was skipped for being below `memory.low`.
+    pub memcg_low_skipped: bool,
+    /// Pages scanned so far.
+    pub nr_scanned: u64,
+    /// Pages reclaimed so far.
+    pub nr_reclaimed: u64,
+    /// Accumulated `shrink_folio_list` statistics.
+    pub stat: ReclaimStat,
+}
+
+impl ScanControl {
+    /// A scan control for reclaiming `nr` pages with the given reclaimer and target.
+    pub fn new(nr: u64, reclaimer: Reclaimer, target: Option<MemcgId>, reclaim_idx: usize) -> Self {
+        ScanControl {
+            nr_to_reclaim: nr,
+            target_memcg: target,
+            reclaim_idx,
+            order: 0,
+            priority: DEF_PRIORITY,
+            may_writepage: true,
+            may_unmap: true,
+            may_swap: true,
+            reclaimer,
+            swappiness: None,
+            may_deactivate: 0,
+            force_deactivate: false,
+            skipped_deactivate: false,
+            cache_trim_mode: false,
+            file_is_tiny: false,
+            anon_cost: 0,
+            file_cost: 0,
+            memcg_low_reclaim: false,
+            memcg_low_skipped: false,
+            nr_scanned: 0,
+            nr_reclaimed: 0,
+            stat: ReclaimStat::default(),
+        }
+    }
+    /// Whether this is memcg limit (cgroup) reclaim (`cgroup_reclaim`).
+    pub fn cgroup_reclaim(&self) -> bool {
+        self.target_memcg.is_some()
+    }
+    /// Whether this is global reclaim (`global_reclaim`).
+    pub fn global_reclaim(&self) -> bool {
+        self.target_memcg.is_none()
+    }
+}
+
+/// Result of the reference check in `shrink_folio_list` (`enum folio_references`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FolioRef {
+    /// Reclaim it.
+    Reclaim,
+    /// Reclaim only if clean.
+    ReclaimClean,
+    /// Put it back where it was.
+    Keep,
+    /// Activate it.
+    Activate,
+}
+
+/// Context of a folio being added to the LRU (`folio_add_lru`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AddCtx {
+    /// Added while the task is in a page fault on a VMA with recency (`current->in_lru_fault`).
+    pub in_fault: bool,
+}
+
+/// A list the invariant checker should walk: its owner lruvec and what the policy calls it.
+pub struct ListRef<'a> {
+    /// Owning memcg.
+    pub memcg: MemcgId,
+    /// Owning node.
+    pub node: usize,
+    /// Policy-specific name, for messages.
+    pub name: String,
+    /// The list.
+    pub list: &'a ListHead,
+}
+
+/// A page-reclaim policy: owns the LRU lists of every lruvec and decides what reclaim scans.
+///
+/// The engine guarantees: folios passed to `add_folio` are allocated, charged, not on any list and
+/// not isolated; `PG_active` on entry is a placement request (a refault activation, or a folio
+/// coming back from reclaim). Folios passed to `del_folio` are on one of the policy's lists.
+/// During `shrink_lruvec` the policy isolates folios (clearing `PG_lru`, setting `PG_ISOLATED`),
+/// hands them to [`vmscan::shrink_folio_list`], and puts the survivors back.
+pub trait Policy {
+    /// Short name (`classic`, `mglru`).
+    fn name(&self) -> &'static str;
+
+    /// A memcg was created: make room for its lruvecs.
+    fn memcg_created(&mut self, m: &Machine, memcg: MemcgId);
+
+    /// `folio_add_lru`: put a folio on an LRU list.
+    fn add_folio(&mut self, m: &mut Machine, id: FolioId, ctx: AddCtx);
+
+    /// Remove a folio from its LRU list because it is being freed outside reclaim (truncation,
+    /// unmap of its last user, process exit).
+    fn del_folio(&mut self, m: &mut Machine, id: FolioId);
+
+    /// `folio_mark_accessed`: a file-descriptor access (buffered read or write).
+    fn mark_accessed(&mut self, m: &mut Machine, id: FolioId);
+
+    /// Called once per node pass before the memcgs are shrunk (`prepare_scan_control`).
+    fn prepare_node(&mut self, _m: &mut Machine, _node: usize, _sc: &mut ScanControl) {}
+
+    /// `shrink_lruvec`: reclaim from lruvec (memcg, node).
+    fn shrink_lruvec(&mut self, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl);
+
+    /// `kswapd_age_node`: background aging before kswapd shrinks the node.
+    fn age_node(&mut self, _m: &mut Machine, _node: usize, _sc: &mut ScanControl) {}
+
+    /// `snapshot_refaults` at the end of a reclaim invocation, for lruvec (target, node).
+    fn snapshot_refaults(&mut self, _m: &Machine, _target: MemcgId, _node: usize) {}
+
+    /// `folio_check_references`: decide what `shrink_folio_list` does with an isolated folio.
+    fn check_references(&mut self, m: &mut Machine, id: FolioId, sc: &ScanControl) -> FolioRef;
+
+    /// `workingset_eviction`: the shadow entry to leave for a folio being reclaimed.
+    fn eviction_shadow(&mut self, m: &mut Machine, id: FolioId, target: Option<MemcgId>) -> u64;
+
+    /// `workingset_refault`: a folio is being instantiated where `shadow` was left; may set
+    /// `PG_active`/`PG_workingset` before `add_folio` runs.
+    fn refault(&mut self, m: &mut Machine, id: FolioId, shadow: u64, in_fault: bool);
+
+    /// `folio_rotate_reclaimable`: writeback ended on a `PG_reclaim` folio that is on a list; move
+    /// it to the tail so the next scan reclaims it. Counts `pgrotated`.
+    fn rotate_reclaimable(&mut self, m: &mut Machine, id: FolioId);
+
+    /// Every list, for the invariant checker.
+    fn lists(&self) -> Vec<ListRef<'_>>;
+
+    /// Policy-specific invariants (list sizes against counters, and so on).
+    fn check(&self, m: &Machine) -> Result<(), String>;
+}

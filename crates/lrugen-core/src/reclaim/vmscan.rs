@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The shared half of `mm/vmscan.c`: `shrink_folio_list`, `shrink_node`, the priority loop of
+//! direct and memcg reclaim (`do_try_to_free_pages`), and kswapd's `balance_pgdat`.
+//!
+//! I/O is synchronous in this model (as on zram or a ramdisk): a swap-out completes inside
+//! `pageout`, so the folio is freed in the same pass, and the flusher cleans dirty file folios when
+//! reclaim wakes it. Dirty file folios are never written by reclaim itself, as in mainline.
+
+use super::{FolioRef, Policy, Reclaimer, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
+use crate::mm::folio::{pg, FolioId, ANON, FILE};
+use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
+use crate::mm::node::{WMARK_HIGH, WMARK_MIN};
+use crate::mm::vmstat::Stat;
+use crate::mm::Machine;
+
+/// The `pgscan_*`/`pgsteal_*` event of a reclaimer (`reclaimer_offset`).
+pub fn scan_event(r: Reclaimer) -> (Stat, Stat) {
+    match r {
+        Reclaimer::Kswapd => (Stat::PgscanKswapd, Stat::PgstealKswapd),
+        Reclaimer::Direct | Reclaimer::Proactive => (Stat::PgscanDirect, Stat::PgstealDirect),
+    }
+}
+
+/// Count `n` scanned or stolen pages of `memcg`'s lruvec: the reclaimer's event globally only for
+/// non-cgroup reclaim, always for the memcg; the per-type event always globally.
+pub fn count_scan(m: &mut Machine, memcg: MemcgId, sc: &ScanControl, ev: Stat, typed: Stat, n: u64) {
+    if n == 0 {
+        return;
+    }
+    if !sc.cgroup_reclaim() {
+        m.count_vm_events(ev, n);
+    }
+    m.count_memcg_events(memcg, ev, n);
+    m.count_vm_events(typed, n);
+}
+
+/// Isolate bookkeeping: the folio leaves its list (done by the policy) and is now private to reclaim.
+#[inline]
+pub fn mark_isolated(m: &mut Machine, id: FolioId) {
+    let f = &mut m.folios[id];
+    f.clear(pg::LRU);
+    f.set(pg::ISOLATED);
+    let (mc, n, t) = (f.memcg, f.node(), f.lru_type());
+    let s = if t == FILE {
+        Stat::NrIsolatedFile
+    } else {
+        Stat::NrIsolatedAnon
+    };
+    m.mod_lruvec_state(mc, n, s, 1);
+}
+
+/// Undo [`mark_isolated`] before the folio goes back on a list or is freed.
+#[inline]
+pub fn clear_isolated(m: &mut Machine, id: FolioId) {
+    let f = &mut m.folios[id];
+    debug_assert!(f.test(pg::ISOLATED));
+    f.clear(pg::ISOLATED);
+    let (mc, n, t) = (f.memcg, f.node(), f.lru_type());
+    let s = if t == FILE {
+        Stat::NrIsolatedFile
+    } else {
+        Stat::NrIsolatedAnon
+    };
+    m.mod_lruvec_state(mc, n, s, -1);
+}
+
+/// `add_to_swap`: give an anon folio a swap slot and put it in the swap cache, dirty.
+/// Fails when swap is full or the memcg's swap limit is reached.
+pub fn add_to_swap(m: &mut Machine, id: FolioId) -> bool {
+    let memcg = m.folios[id].memcg;
+    let Some(slot) = m.swap_acquire(memcg) else {
+        return false;
+    };
+    m.swap_cache_add(id, slot);
+    m.folio_mark_dirty(id);
+    true
+}
+
+/// Free a folio that is off every list and unmapped: uncharge and return the frame.
+pub fn free_folio(m: &mut Machine, id: FolioId) {
+    m.uncharge(id);
+    m.free_frame(id);
+}
+
+/// `shrink_folio_list`: try to reclaim every isolated folio of `list` (all from lruvec (memcg,
+/// node)). Freed folios are removed from `list`; survivors stay in it, with `PG_active` set on
+/// those to activate, for the policy to put back. Returns the number of pages reclaimed.
+pub fn shrink_folio_list<P: Policy>(
+    m: &mut Machine,
+    p: &mut P,
+    list: &mut Vec<FolioId>,
+    sc: &mut ScanControl,
+    ignore_references: bool,
+) -> u64 {
+    let mut nr_reclaimed = 0;
+    let mut pgactivate = 0;
+    let mut survivors = 0;
+    for i in 0..list.len() {
+        let id = list[i];
+        sc.nr_scanned += 1;
+        let keep = 'decide: {
+            let f = m.folios[id];
+            if !f.evictable() {
+                break 'decide Outcome::Activate;
+            }
+            if !sc.may_unmap && f.mapped() {
+                break 'decide Outcome::Keep;
+            }
+            // folio_check_dirty_writeback: only file folios are the flushers' business
+            if f.is_file_lru() {
+                if f.test(pg::DIRTY) || f.test(pg::WRITEBACK) {
+                    sc.stat.nr_dirty += 1;
+                }
+                if f.test(pg::DIRTY) && !f.test(pg::WRITEBACK) {
+                    sc.stat.nr_unqueued_dirty += 1;
+                }
+            }
+            let references = if ignore_references {
+                FolioRef::Reclaim
+            } else {
+                p.check_references(m, id, sc)
+            };
+            match references {
+                FolioRef::Activate => break 'decide Outcome::Activate,
+                FolioRef::Keep => {
+                    sc.stat.nr_ref_keep += 1;
+                    break 'decide Outcome::Keep;
+                }
+                FolioRef::Reclaim | FolioRef::ReclaimClean => {}
+            }
+            // Anon: allocate swap and put it in the swap cache.
+            if f.lru_type() == ANON && f.is_anon() && !f.test(pg::SWAPCACHE) && (!sc.may_swap || !add_to_swap(m, id)) {
+                break 'decide Outcome::Activate;
+            }
+            if m.folios[id].mapped() {
+                m.try_to_unmap(id);
+                if m.folios[id].mapped() {
+                    sc.stat.nr_unmap_fail += 1;
+                    break 'decide Outcome::Activate;
+                }
+            }
+            if m.folios[id].test(pg::DIRTY) {
+                if m.folios[id].is_file_lru() {
+                    // Mainline: reclaim never writes file folios; tag for immediate reclaim once
+                    // the flusher has cleaned them, and keep them out of the way.
+                    let (mc, n) = (m.folios[id].memcg, m.folios[id].node());
+                    m.mod_lruvec_state(mc, n, Stat::NrVmscanImmediateReclaim, 1);
+                    m.folios[id].set(pg::RECLAIM);
+                    break 'decide Outcome::Activate;
+                }
+                if references == FolioRef::ReclaimClean || !sc.may_writepage {
+                    break 'decide Outcome::Keep;
+                }
+                // pageout(): synchronous swap write
+                m.folios[id].clear(pg::DIRTY);
+                let (mc, n) = (m.folios[id].memcg, m.folios[id].node());
+                m.mod_lruvec_state(mc, n, Stat::NrVmscanWrite, 1);
+                m.count_vm_events(Stat::Pswpout, 1);
+                m.count_vm_events(Stat::Pgpgout, 4);
+                sc.stat.nr_pageout += 1;
+            }
+            // __remove_mapping
+            let shadow = p.eviction_shadow(m, id, sc.target_memcg);
+            if m.folios[id].test(pg::SWAPCACHE) {
+                m.swap_cache_delete(id, Some(shadow));
+            } else {
+                m.page_cache_delete(id, Some(shadow));
+            }
+            Outcome::Free
+        };
+        match keep {
+            Outcome::Free => {
+                clear_isolated(m, id);
+                free_folio(m, id);
+                nr_reclaimed += 1;
+            }
+            Outcome::Activate => {
+                let f = m.folios[id];
+                if f.test(pg::SWAPCACHE) && (m.swap.is_full() || f.test(pg::MLOCKED)) {
+                    m.folio_free_swap(id);
+                }
+                if f.evictable() {
+                    m.folios[id].set(pg::ACTIVE);
+                    sc.stat.nr_activate[f.lru_type()] += 1;
+                    m.count_memcg_events(f.memcg, Stat::Pgactivate, 1);
+                    pgactivate += 1;
+                }
+                list[survivors] = id;
+                survivors += 1;
+            }
+            Outcome::Keep => {
+                list[survivors] = id;
+                survivors += 1;
+            }
+        }
+    }
+    list.truncate(survivors);
+    m.count_vm_events(Stat::Pgactivate, pgactivate);
+    nr_reclaimed
+}
+
+enum Outcome {
+    Free,
+    Activate,
+    Keep,
+}
+
+/// `wakeup_flusher_threads` in a synchronous model: write back every dirty file folio of the node
+/// now. A folio tagged `PG_reclaim` is rotated to the tail of its list once clean
+/// (`folio_rotate_reclaimable`).
+pub fn flush_dirty_file<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
+    let n = m.folios.len() as FolioId;
+    for id in 0..n {
+        let f = m.folios[id];
+        if f.test(pg::ALLOCATED) && f.node() == node && f.is_file_lru() && !f.is_anon() && f.test(pg::DIRTY) {
+            m.folio_clear_dirty(id);
+            m.count_vm_events(Stat::Pgpgout, 4);
+            if m.folios[id].test_clear(pg::RECLAIM) && m.folios[id].test(pg::LRU) {
+                p.rotate_reclaimable(m, id);
+            }
+        }
+    }
+}
+
+/// `shrink_node_memcgs`: shrink every memcg of the reclaim target's subtree on `node`, honouring
+/// `memory.min` and `memory.low`.
+pub fn shrink_node_memcgs<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc: &mut ScanControl) {
+    let target = sc.target_memcg.unwrap_or(ROOT_MEMCG);
+    m.memcgs.calculate_protection(target);
+    for memcg in m.memcgs.subtree(target) {
+        let mc = &m.memcgs[memcg];
+        if mc.usage <= mc.emin && mc.emin > 0 {
+            continue;
+        }
+        if mc.usage <= mc.elow && mc.elow > 0 {
+            if !sc.memcg_low_reclaim {
+                sc.memcg_low_skipped = true;
+                continue;
+            }
+            m.memcgs[memcg].events.low += 1;
+        }
+        p.shrink_lruvec(m, memcg, node, sc);
+    }
+}
+
+/// `shrink_node`: one pass over a node.
+pub fn shrink_node<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc: &mut ScanControl) {
+    let before = sc.nr_reclaimed;
+    p.prepare_node(m, node, sc);
+    shrink_node_memcgs(m, p, node, sc);
+    if sc.nr_reclaimed > before {
+        m.nodes[node].kswapd_failures = 0;
+    }
+    if m.debug_checks && m.check_failure.is_none() {
+        if let Err(e) = super::check::check_invariants(m, p) {
+            m.check_failure = Some(format!(
+                "after shrink_node (node {node}, priority {}): {e}",
+                sc.priority
+            ));
+        }
+    }
+}
+
+/// `do_try_to_free_pages`: the priority loop shared by direct and memcg reclaim.
+pub fn do_try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, sc: &mut ScanControl, nodes: &[usize]) -> u64 {
+    let initial_priority = sc.priority;
+    loop {
+        loop {
+            sc.nr_scanned = 0;
+            for &n in nodes {
+                shrink_node(m, p, n, sc);
+            }
+            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                break;
+            }
+            if sc.priority < DEF_PRIORITY - 2 {
+                sc.may_writepage = true;
+            }
+            if sc.priority == 0 {
+                break;
+            }
+            sc.priority -= 1;
+        }
+        let target = sc.target_memcg.unwrap_or(ROOT_MEMCG);
+        for &n in nodes {
+            p.snapshot_refaults(m, target, n);
+        }
+        if sc.nr_reclaimed > 0 {
+            return sc.nr_reclaimed;
+        }
+        // Untapped cgroup reserves? Don't OOM, retry.
+        if sc.memcg_low_skipped {
+            sc.priority = initial_priority;
+            sc.force_deactivate = false;
+            sc.memcg_low_reclaim = true;
+            sc.memcg_low_skipped = false;
+            continue;
+        }
+        if sc.skipped_deactivate {
+            sc.priority = initial_priority;
+            sc.force_deactivate = true;
+            sc.skipped_deactivate = false;
+            continue;
+        }
+        return 0;
+    }
+}
+
+/// Nodes in fallback order starting at `node` (the zonelist, by node).
+pub fn node_order(m: &Machine, node: usize) -> Vec<usize> {
+    let n = m.nr_nodes();
+    (0..n).map(|i| (node + i) % n).collect()
+}
+
+/// `try_to_free_pages`: direct reclaim for an allocation on `node`. Counts `allocstall_<zone>`.
+pub fn try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 {
+    let reclaim_idx = m.nodes[node].zones.len() - 1;
+    let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, Reclaimer::Direct, None, reclaim_idx);
+    let stall = match m.nodes[node].zones[reclaim_idx].kind {
+        crate::mm::node::ZoneType::Dma => Stat::AllocstallDma,
+        crate::mm::node::ZoneType::Dma32 => Stat::AllocstallDma32,
+        crate::mm::node::ZoneType::Normal => Stat::AllocstallNormal,
+        crate::mm::node::ZoneType::Movable => Stat::AllocstallMovable,
+    };
+    m.count_vm_events(stall, 1);
+    let nodes = node_order(m, node);
+    do_try_to_free_pages(m, p, &mut sc, &nodes)
+}
+
+/// `try_to_free_mem_cgroup_pages`: memcg limit (or high) reclaim of at least `nr` pages.
+pub fn try_to_free_mem_cgroup_pages<P: Policy>(
+    m: &mut Machine,
+    p: &mut P,
+    memcg: MemcgId,
+    nr: u64,
+    may_swap: bool,
+) -> u64 {
+    let mut sc = ScanControl::new(nr.max(SWAP_CLUSTER_MAX), Reclaimer::Direct, Some(memcg), usize::MAX);
+    sc.may_swap = may_swap;
+    let nodes = node_order(m, 0);
+    do_try_to_free_pages(m, p, &mut sc, &nodes)
+}
+
+/// `pgdat_balanced`: some eligible zone is above its high watermark.
+pub fn pgdat_balanced(m: &Machine, node: usize, highest_zoneidx: usize) -> bool {
+    let mut any = false;
+    for (zi, z) in m.nodes[node].zones.iter().enumerate().take(highest_zoneidx + 1) {
+        if z.managed == 0 {
+            continue;
+        }
+        any = true;
+        if m.zone_watermark_ok(node, zi, z.wmark(WMARK_HIGH)) {
+            return true;
+        }
+    }
+    !any
+}
+
+/// `allow_direct_reclaim` is not modelled; this reports whether free memory is below the min
+/// watermark of every zone (used by the allocator).
+pub fn below_min(m: &Machine, node: usize) -> bool {
+    m.nodes[node]
+        .zones
+        .iter()
+        .enumerate()
+        .all(|(zi, z)| !m.zone_watermark_ok(node, zi, z.wmark(WMARK_MIN)))
+}
+
+/// `balance_pgdat`: kswapd reclaims `node` until a zone is above its high watermark.
+pub fn balance_pgdat<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 {
+    let highest = m.nodes[node].kswapd_highest_zoneidx.min(m.nodes[node].zones.len() - 1);
+    m.count_vm_events(Stat::Pageoutrun, 1);
+    let mut sc = ScanControl::new(0, Reclaimer::Kswapd, None, highest);
+    loop {
+        if pgdat_balanced(m, node, highest) {
+            break;
+        }
+        let before = sc.nr_reclaimed;
+        let mut raise_priority = true;
+        p.age_node(m, node, &mut sc);
+        if sc.priority < DEF_PRIORITY - 2 {
+            sc.may_writepage = true;
+        }
+        sc.nr_scanned = 0;
+        // kswapd_shrink_node
+        sc.nr_to_reclaim = m.nodes[node]
+            .zones
+            .iter()
+            .take(highest + 1)
+            .filter(|z| z.managed > 0)
+            .map(|z| z.wmark(WMARK_HIGH).max(SWAP_CLUSTER_MAX))
+            .sum();
+        shrink_node(m, p, node, &mut sc);
+        if sc.nr_scanned >= sc.nr_to_reclaim {
+            raise_priority = false;
+        }
+        let reclaimed = sc.nr_reclaimed - before;
+        if raise_priority || reclaimed == 0 {
+            sc.priority -= 1;
+        }
+        if sc.priority < 1 {
+            break;
+        }
+    }
+    if sc.nr_reclaimed == 0 {
+        m.nodes[node].kswapd_failures += 1;
+    }
+    p.snapshot_refaults(m, ROOT_MEMCG, node);
+    m.nodes[node].kswapd_woken = false;
+    sc.nr_reclaimed
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Reports: a table a person reads, JSON a script reads, and the kernel's own text formats.
+
+use crate::mm::vmstat::{self, Stat};
+use crate::sim::RunResult;
+use std::fmt::Write as _;
+
+/// Format a count with thousands separators.
+pub fn thousands(v: i64) -> String {
+    let s = v.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// A comparison table: one row per run.
+pub fn table(results: &[RunResult]) -> String {
+    let headers = [
+        "policy",
+        "accesses",
+        "hit ratio",
+        "misses",
+        "refaults",
+        "pgscan",
+        "pgsteal",
+        "pgactivate",
+        "swap out",
+        "oom kill",
+    ];
+    let rows: Vec<[String; 10]> = results
+        .iter()
+        .map(|r| {
+            let k = r.vmstat.is_some();
+            let dash = |v: i64| if k { thousands(v) } else { "-".into() };
+            [
+                r.policy.clone(),
+                thousands(r.accesses as i64),
+                format!("{:.2}%", r.hit_ratio * 100.0),
+                thousands(r.misses as i64),
+                dash(r.refaults()),
+                dash(r.pgscan()),
+                dash(r.pgsteal()),
+                dash(r.vm(Stat::Pgactivate)),
+                dash(r.vm(Stat::Pswpout)),
+                dash(r.vm(Stat::OomKill)),
+            ]
+        })
+        .collect();
+    let mut w = headers.map(|h| h.len());
+    for row in &rows {
+        for (i, c) in row.iter().enumerate() {
+            w[i] = w[i].max(c.len());
+        }
+    }
+    let mut out = String::new();
+    for (i, h) in headers.iter().enumerate() {
+        if i == 0 {
+            let _ = write!(out, "{h:<width$}", width = w[i]);
+        } else {
+            let _ = write!(out, "  {h:>width$}", width = w[i]);
+        }
+    }
+    out.push('\n');
+    for row in &rows {
+        for (i, c) in row.iter().enumerate() {
+            if i == 0 {
+                let _ = write!(out, "{c:<width$}", width = w[i]);
+            } else {
+                let _ = write!(out, "  {c:>width$}", width = w[i]);
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The `/proc/vmstat` text of a run (kernel policies).
+pub fn proc_vmstat(r: &RunResult) -> Option<String> {
+    r.vmstat.as_ref().map(vmstat::format_proc_vmstat)
+}
+
+/// The `memory.stat` text of the run's memcg (kernel policies).
+pub fn memory_stat(r: &RunResult) -> Option<String> {
+    r.memory_stat
+        .as_ref()
+        .map(|c| vmstat::format_memory_stat(c, crate::mm::PAGE_SIZE))
+}
+
+/// JSON of a set of results, with `/proc/vmstat` and `memory.stat` as name → value maps.
+pub fn json(results: &[RunResult]) -> serde_json::Value {
+    let counters = |c: &Option<vmstat::Counters>| {
+        c.as_ref().map(|c| {
+            let mut m = serde_json::Map::new();
+            for &s in Stat::ALL {
+                m.insert(s.name().into(), c.get(s).into());
+            }
+            serde_json::Value::Object(m)
+        })
+    };
+    serde_json::Value::Array(
+        results
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "policy": r.policy,
+                    "workload": r.workload,
+                    "capacity_pages": r.capacity_pages,
+                    "accesses": r.accesses,
+                    "hits": r.hits,
+                    "minor_faults": r.minor_faults,
+                    "misses": r.misses,
+                    "hit_ratio": r.hit_ratio,
+                    "memcg": r.memcg,
+                    "error": r.error,
+                    "vmstat": counters(&r.vmstat),
+                    "memory_stat": counters(&r.memory_stat),
+                    "memory_events": r.memory_events,
+                })
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(-1234567), "-1,234,567");
+    }
+}

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Running a workload under a policy: build the machine, set up the memcg and the workload, replay
+//! the stream, and collect the counters.
+//!
+//! Kernel policies (`classic`) run on the simulated machine; reference policies (`lru`, `opt`) run
+//! the same page stream as a plain cache of `capacity` pages (every miss admitted), so a result can
+//! be compared with other cache simulators and with the optimum.
+
+use crate::kernel::{Access, AccessError, Kernel};
+use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
+use crate::mm::vmstat::{Counters, MemcgEvents, Stat};
+use crate::mm::{Machine, MachineConfig};
+use crate::reclaim::classic::Classic;
+use crate::reclaim::Policy;
+use crate::workload::{LoadedTrace, Op, Stream, WorkloadError, WorkloadSpec};
+use serde::{Deserialize, Serialize};
+
+/// A policy to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyKind {
+    /// Plain LRU cache (reference).
+    Lru,
+    /// Belady's OPT with forced admission (reference).
+    Opt,
+    /// The kernel's classic active/inactive LRU.
+    Classic,
+}
+
+impl PolicyKind {
+    /// Every policy, in the order reports list them.
+    pub const ALL: [PolicyKind; 3] = [PolicyKind::Classic, PolicyKind::Lru, PolicyKind::Opt];
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyKind::Lru => "lru",
+            PolicyKind::Opt => "opt",
+            PolicyKind::Classic => "classic",
+        }
+    }
+    /// Whether it runs on the simulated kernel (as opposed to a plain cache).
+    pub fn is_kernel(self) -> bool {
+        matches!(self, PolicyKind::Classic)
+    }
+}
+
+impl std::str::FromStr for PolicyKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "lru" => Ok(PolicyKind::Lru),
+            "opt" | "belady" => Ok(PolicyKind::Opt),
+            "classic" => Ok(PolicyKind::Classic),
+            _ => Err(format!("unknown policy '{s}': expected one of classic, lru, opt")),
+        }
+    }
+}
+
+/// The memcg the workload runs in, with its limits in pages (`None`: no limit).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MemcgConfig {
+    /// `memory.max`.
+    pub max: Option<u64>,
+    /// `memory.high`.
+    pub high: Option<u64>,
+    /// `memory.low`.
+    pub low: Option<u64>,
+    /// `memory.min`.
+    pub min: Option<u64>,
+    /// Swappiness of the memcg (default: `vm.swappiness`).
+    pub swappiness: Option<u32>,
+}
+
+/// One run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// The machine.
+    pub machine: MachineConfig,
+    /// The workload's memcg (`/t`).
+    pub memcg: MemcgConfig,
+    /// The workload.
+    pub workload: WorkloadSpec,
+    /// The policy.
+    pub policy: PolicyKind,
+    /// Seed of the workload's random streams.
+    pub seed: u64,
+    /// Cache size for reference policies, in pages (default: `memory.max`, else total memory).
+    pub capacity: Option<u64>,
+    /// Run the invariant checker after every reclaim pass.
+    pub check: bool,
+}
+
+/// What a run measured.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// Policy name.
+    pub policy: String,
+    /// Workload description.
+    pub workload: String,
+    /// Measured accesses.
+    pub accesses: u64,
+    /// Accesses that found the page resident.
+    pub hits: u64,
+    /// Accesses served by a minor fault.
+    pub minor_faults: u64,
+    /// Accesses that needed I/O (page-cache misses and major faults).
+    pub misses: u64,
+    /// `hits / accesses`.
+    pub hit_ratio: f64,
+    /// Pages the reference policies hold, or the memcg limit.
+    pub capacity_pages: u64,
+    /// `/proc/vmstat` over the run (kernel policies).
+    pub vmstat: Option<Counters>,
+    /// The workload memcg's `memory.stat` counters (kernel policies).
+    pub memory_stat: Option<Counters>,
+    /// The workload memcg's `memory.events`.
+    pub memory_events: Option<MemcgEvents>,
+    /// Path of the workload memcg.
+    pub memcg: Option<String>,
+    /// How the run ended early, if it did (OOM kill, no memory).
+    pub error: Option<String>,
+    /// Wall-clock seconds of the replay.
+    pub wall_seconds: f64,
+}
+
+impl RunResult {
+    /// A named counter of `/proc/vmstat`, or 0.
+    pub fn vm(&self, s: Stat) -> i64 {
+        self.vmstat.as_ref().map_or(0, |c| c.get(s))
+    }
+    /// Refaults (`workingset_refault_anon + _file`).
+    pub fn refaults(&self) -> i64 {
+        self.vm(Stat::WorkingsetRefaultAnon) + self.vm(Stat::WorkingsetRefaultFile)
+    }
+    /// A counter of the workload memcg's `memory.stat` (hierarchical), or 0.
+    pub fn memcg(&self, s: Stat) -> i64 {
+        self.memory_stat.as_ref().map_or(0, |c| c.get(s))
+    }
+    /// Pages scanned by reclaim in the workload memcg (`memory.stat` `pgscan`: the memcg's copy
+    /// counts limit reclaim too, which `/proc/vmstat`'s `pgscan_direct` leaves out).
+    pub fn pgscan(&self) -> i64 {
+        self.memcg(Stat::PgscanKswapd) + self.memcg(Stat::PgscanDirect)
+    }
+    /// Pages reclaimed from the workload memcg (`memory.stat` `pgsteal`).
+    pub fn pgsteal(&self) -> i64 {
+        self.memcg(Stat::PgstealKswapd) + self.memcg(Stat::PgstealDirect)
+    }
+}
+
+/// Why a run could not start.
+#[derive(Debug)]
+pub enum RunError {
+    /// Bad workload or trace.
+    Workload(WorkloadError),
+    /// Bad configuration.
+    Config(String),
+    /// An invariant broke.
+    Invariant(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Workload(e) => write!(f, "{e}"),
+            RunError::Config(e) => write!(f, "{e}"),
+            RunError::Invariant(e) => write!(f, "invariant violated: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<WorkloadError> for RunError {
+    fn from(e: WorkloadError) -> Self {
+        RunError::Workload(e)
+    }
+}
+
+/// Progress callback: (steps done, steps total).
+pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
+
+/// How often (in steps) progress is reported.
+pub const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// Build the machine and the workload memcg described by `cfg`.
+pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
+    if cfg.machine.total_pages() == 0 {
+        return Err(RunError::Config("the machine has no memory".into()));
+    }
+    if cfg.machine.swappiness > 200 {
+        return Err(RunError::Config(format!(
+            "swappiness {} is out of range 0..=200",
+            cfg.machine.swappiness
+        )));
+    }
+    let mut m = Machine::new(cfg.machine.clone());
+    m.debug_checks = cfg.check;
+    let t = m.create_memcg(ROOT_MEMCG, "t");
+    let mc = &mut m.memcgs[t];
+    if let Some(v) = cfg.memcg.max {
+        if v == 0 {
+            return Err(RunError::Config("memory.max of 0 pages leaves no room to run".into()));
+        }
+        mc.max = v;
+    }
+    if let Some(v) = cfg.memcg.high {
+        mc.high = v;
+    }
+    if let Some(v) = cfg.memcg.low {
+        mc.low = v;
+    }
+    if let Some(v) = cfg.memcg.min {
+        mc.min = v;
+    }
+    if let Some(v) = cfg.memcg.swappiness {
+        if v > 200 {
+            return Err(RunError::Config(format!(
+                "memcg swappiness {v} is out of range 0..=200"
+            )));
+        }
+        mc.swappiness = v;
+    }
+    Ok((m, t))
+}
+
+/// Run `cfg`. `trace` may carry an already loaded trace (shared by the runs of a comparison).
+pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progress<'_>) -> Result<RunResult, RunError> {
+    let (mut m, t) = build_machine(cfg)?;
+    let stream = Stream::new(&cfg.workload, &mut m, t, cfg.seed, trace)?;
+    let start = std::time::Instant::now();
+    let mut r = match cfg.policy {
+        PolicyKind::Classic => {
+            let p = Classic::new(&m);
+            run_kernel(Kernel::new(m, p), t, stream, progress)?
+        }
+        PolicyKind::Lru | PolicyKind::Opt => {
+            let cap = cfg.capacity.or(cfg.memcg.max).unwrap_or(cfg.machine.total_pages());
+            if cap == 0 {
+                return Err(RunError::Config("a cache of 0 pages".into()));
+            }
+            run_reference(cfg.policy, cap, stream, progress)
+        }
+    };
+    r.workload = cfg.workload.describe();
+    r.wall_seconds = start.elapsed().as_secs_f64();
+    if r.capacity_pages == 0 {
+        r.capacity_pages = cfg.memcg.max.unwrap_or(cfg.machine.total_pages());
+    }
+    Ok(r)
+}
+
+fn empty_result(policy: &str) -> RunResult {
+    RunResult {
+        policy: policy.into(),
+        workload: String::new(),
+        accesses: 0,
+        hits: 0,
+        minor_faults: 0,
+        misses: 0,
+        hit_ratio: 0.0,
+        capacity_pages: 0,
+        vmstat: None,
+        memory_stat: None,
+        memory_events: None,
+        memcg: None,
+        error: None,
+        wall_seconds: 0.0,
+    }
+}
+
+/// Replay `stream` on kernel `k`; the workload runs in memcg `t`.
+pub fn run_kernel<P: Policy>(
+    mut k: Kernel<P>,
+    t: MemcgId,
+    mut stream: Stream,
+    progress: Progress<'_>,
+) -> Result<RunResult, RunError> {
+    let mut r = empty_result(k.p.name());
+    let total = stream.len;
+    let before = k.m.vmstat();
+    let mut steps = 0u64;
+    for s in stream.by_ref() {
+        let a = match s.op {
+            Op::Read { task, file, index } => k.read_page(task, file, index),
+            Op::Write { task, file, index } => k.write_page(task, file, index),
+            Op::Load { task, vpn } => k.access(task, vpn, false),
+            Op::Store { task, vpn } => k.access(task, vpn, true),
+        };
+        match a {
+            Ok(a) => {
+                if s.measure {
+                    r.accesses += 1;
+                    match a {
+                        Access::Hit => r.hits += 1,
+                        Access::Minor => r.minor_faults += 1,
+                        Access::Major => r.misses += 1,
+                    }
+                }
+            }
+            Err(e) => {
+                r.error = Some(e.to_string());
+                if matches!(e, AccessError::Fault(_)) {
+                    return Err(RunError::Config(e.to_string()));
+                }
+                break;
+            }
+        }
+        if let Some(e) = k.m.check_failure.take() {
+            return Err(RunError::Invariant(e));
+        }
+        steps += 1;
+        if steps % PROGRESS_EVERY == 0 {
+            progress(steps, total);
+        }
+    }
+    progress(steps, total);
+    if k.m.debug_checks {
+        k.check().map_err(RunError::Invariant)?;
+    }
+    r.hit_ratio = if r.accesses > 0 {
+        r.hits as f64 / r.accesses as f64
+    } else {
+        0.0
+    };
+    r.vmstat = Some(k.m.vmstat().delta(&before));
+    r.memory_stat = Some(k.m.memcg_stat(t));
+    r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
+    r.memcg = Some(k.m.memcgs[t].path.clone());
+    r.capacity_pages = k.m.memcgs[t].max.min(k.m.cfg.total_pages());
+    Ok(r)
+}
+
+/// Replay `stream`'s page keys through a reference cache of `cap` pages.
+pub fn run_reference(kind: PolicyKind, cap: u64, stream: Stream, progress: Progress<'_>) -> RunResult {
+    let mut r = empty_result(kind.name());
+    r.capacity_pages = cap;
+    let total = stream.len;
+    let nr_keys = stream.nr_keys;
+    match kind {
+        PolicyKind::Lru => {
+            let mut lru = lrugen_cache::Lru::with_pages(cap as usize, nr_keys);
+            for (i, s) in stream.enumerate() {
+                let hit = lru.access(s.key);
+                if s.measure {
+                    r.accesses += 1;
+                    r.hits += hit as u64;
+                }
+                if (i as u64 + 1) % PROGRESS_EVERY == 0 {
+                    progress(i as u64 + 1, total);
+                }
+            }
+        }
+        _ => {
+            let steps: Vec<(u32, bool)> = stream.map(|s| (s.key, s.measure)).collect();
+            let keys: Vec<u32> = steps.iter().map(|s| s.0).collect();
+            let next = lrugen_cache::NextUse::compute(&keys, nr_keys);
+            let mut opt = lrugen_cache::Opt::new(&keys, &next, cap as usize);
+            let mut i = 0u64;
+            while let Some(hit) = opt.step() {
+                if steps[i as usize].1 {
+                    r.accesses += 1;
+                    r.hits += hit as u64;
+                }
+                i += 1;
+                if i % PROGRESS_EVERY == 0 {
+                    progress(i, total);
+                }
+            }
+        }
+    }
+    progress(total, total);
+    r.misses = r.accesses - r.hits;
+    r.hit_ratio = if r.accesses > 0 {
+        r.hits as f64 / r.accesses as f64
+    } else {
+        0.0
+    };
+    r
+}
