@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `lrugen`: the command line. A thin layer: parse arguments, build run configurations, call the
+//! library, print.
+
+use clap::{Args, Parser, Subcommand};
+use lrugen::mm::MachineConfig;
+use lrugen::report;
+use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
+use lrugen::workload::dist::Dist;
+use lrugen::workload::{self, WorkloadSpec};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "lrugen",
+    version,
+    about = "Linux page reclaim (classic LRU, MGLRU) on a simulated machine",
+    long_about = "Linux page reclaim on a simulated machine: the classic active/inactive LRU with \
+                  workingset refault detection, reference policies (LRU, OPT), driven by built-in \
+                  workloads or real traces, reporting the kernel's own counters.\n\n\
+                  With no command, runs a built-in comparison that takes a few seconds."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a workload or a trace under one or more policies and compare them.
+    Run(RunArgs),
+    /// Measure simulated accesses per second of each policy on a trace.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Replay a trace (ARC `.lis`, libCacheSim oracleGeneral; zstd-compressed or not). Each request
+    /// is a buffered 4 KiB read of a file page.
+    #[arg(long, value_name = "FILE", conflicts_with = "workload")]
+    trace: Option<PathBuf>,
+    /// Built-in workload: `file-read` (buffered random reads over files) or `anon` (random loads
+    /// and stores to anonymous memory).
+    #[arg(long, value_name = "NAME", default_value = "file-read")]
+    workload: String,
+    /// Policies to run, comma-separated: classic, lru, opt.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "classic,lru,opt")]
+    policy: Vec<String>,
+    /// Cache size in pages: the memcg limit (memory.max) for kernel policies, the cache size for
+    /// lru and opt.
+    #[arg(long, value_name = "PAGES")]
+    capacity: Option<u64>,
+    /// Machine memory (e.g. 512M, 2G, 100000p); default: enough to hold the memcg comfortably.
+    #[arg(long, value_name = "SIZE")]
+    memory: Option<String>,
+    /// The workload memcg's memory.max (e.g. 64M); overrides --capacity for kernel policies.
+    #[arg(long, value_name = "SIZE")]
+    memcg_max: Option<String>,
+    /// Swap device size (e.g. 1G); default none for file workloads, twice the region for anon.
+    #[arg(long, value_name = "SIZE")]
+    swap: Option<String>,
+    /// vm.swappiness (0..=200).
+    #[arg(long, default_value_t = 60)]
+    swappiness: u32,
+    /// Seed of the workload's random streams.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// file-read: number of files.
+    #[arg(long, default_value_t = 4)]
+    files: u32,
+    /// file-read: size of each file; anon: size of the region.
+    #[arg(long, value_name = "SIZE", default_value = "32M")]
+    size: String,
+    /// Access distribution: uniform, or zipf:THETA.
+    #[arg(long, default_value = "zipf:0.9")]
+    dist: String,
+    /// Accesses to issue (after populating, for anon).
+    #[arg(long, default_value_t = 500_000)]
+    accesses: u64,
+    /// anon: fraction of accesses that are stores.
+    #[arg(long, default_value_t = 0.3)]
+    write_ratio: f64,
+    /// Print /proc/vmstat of each kernel-policy run, in the kernel's format.
+    #[arg(long)]
+    vmstat: bool,
+    /// Print the workload memcg's memory.stat and memory.events, in the kernel's format.
+    #[arg(long)]
+    memory_stat: bool,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Run the invariant checker after every reclaim pass (slow).
+    #[arg(long)]
+    check: bool,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Traces to replay.
+    #[arg(value_name = "TRACE", required = true)]
+    traces: Vec<PathBuf>,
+    /// Cache size in pages.
+    #[arg(long, default_value_t = 1000)]
+    capacity: u64,
+    /// Policies, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "lru,classic")]
+    policy: Vec<String>,
+}
+
+/// Parse a size: a number with an optional suffix K, M, G, T (binary) or p (pages). Returns pages.
+fn parse_pages(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        None => (t, 1u64),
+        Some((i, _)) => {
+            let mult = match &t[i..] {
+                "p" | "P" | "pages" => 4096,
+                "k" | "K" | "KiB" | "KB" => 1 << 10,
+                "m" | "M" | "MiB" | "MB" => 1 << 20,
+                "g" | "G" | "GiB" | "GB" => 1 << 30,
+                "t" | "T" | "TiB" | "TB" => 1 << 40,
+                other => {
+                    return Err(format!(
+                        "bad size '{s}': unknown unit '{other}' (expected K, M, G, T or p for pages)"
+                    ))
+                }
+            };
+            (&t[..i], mult)
+        }
+    };
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("bad size '{s}': expected a number with an optional unit, e.g. 64M"))?;
+    let bytes = n.checked_mul(mult).ok_or_else(|| format!("size '{s}' is too large"))?;
+    Ok(if mult == 4096 { n } else { bytes / 4096 })
+}
+
+fn parse_policies(list: &[String]) -> Result<Vec<PolicyKind>, String> {
+    let mut out = Vec::new();
+    for p in list {
+        let k: PolicyKind = p.trim().parse()?;
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    if out.is_empty() {
+        return Err("no policy given".into());
+    }
+    Ok(out)
+}
+
+fn progress_bar(label: &str, total: u64) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} accesses ({per_sec}, eta {eta})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb.set_prefix(label.to_string());
+    pb
+}
+
+/// Run each policy of `cfgs`, sharing a loaded trace.
+fn run_all(cfgs: &[RunConfig], trace: Option<(workload::LoadedTrace, u32)>) -> Result<Vec<RunResult>, String> {
+    let mut out = Vec::new();
+    for cfg in cfgs {
+        let pb = progress_bar(cfg.policy.name(), 0);
+        let mut cb = |done: u64, total: u64| {
+            pb.set_length(total);
+            pb.set_position(done);
+        };
+        let r = sim::run(cfg, trace.clone(), &mut cb).map_err(|e| e.to_string())?;
+        pb.finish_and_clear();
+        out.push(r);
+    }
+    Ok(out)
+}
+
+fn cmd_run(a: RunArgs) -> Result<(), String> {
+    let policies = parse_policies(&a.policy)?;
+    let dist: Dist = a.dist.parse()?;
+    let size = parse_pages(&a.size)?;
+    let (spec, trace) = if let Some(path) = &a.trace {
+        let t = workload::load_trace(path).map_err(|e| e.to_string())?;
+        (WorkloadSpec::Trace { path: path.clone() }, Some(t))
+    } else {
+        let spec = match a.workload.as_str() {
+            "file-read" => WorkloadSpec::FileRead {
+                files: a.files,
+                file_pages: size,
+                dist,
+                accesses: a.accesses,
+            },
+            "anon" => WorkloadSpec::Anon {
+                pages: size,
+                write_ratio: a.write_ratio,
+                dist,
+                accesses: a.accesses,
+            },
+            other => return Err(format!("unknown workload '{other}': expected file-read or anon")),
+        };
+        (spec, None)
+    };
+    let footprint = match &spec {
+        WorkloadSpec::Trace { .. } => trace.as_ref().map_or(0, |t| t.1 as u64),
+        WorkloadSpec::FileRead { files, file_pages, .. } => *files as u64 * file_pages,
+        WorkloadSpec::Anon { pages, .. } => *pages,
+    };
+    let memcg_max = match (&a.memcg_max, a.capacity) {
+        (Some(s), _) => Some(parse_pages(s)?),
+        (None, Some(c)) => Some(c),
+        (None, None) => Some((footprint / 2).max(1)),
+    };
+    let limit = memcg_max.unwrap_or(footprint);
+    let memory = match &a.memory {
+        Some(s) => parse_pages(s)?,
+        None => limit + limit.max(16_384),
+    };
+    let swap = match &a.swap {
+        Some(s) => parse_pages(s)?,
+        None if matches!(spec, WorkloadSpec::Anon { .. }) => 2 * footprint,
+        None => 0,
+    };
+    let mut machine = MachineConfig::simple(memory, swap);
+    machine.swappiness = a.swappiness;
+    let cfgs: Vec<RunConfig> = policies
+        .iter()
+        .map(|&p| RunConfig {
+            machine: machine.clone(),
+            memcg: MemcgConfig {
+                max: memcg_max,
+                ..Default::default()
+            },
+            workload: spec.clone(),
+            policy: p,
+            seed: a.seed,
+            capacity: a.capacity.or(memcg_max),
+            check: a.check,
+        })
+        .collect();
+    let results = run_all(&cfgs, trace)?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report::json(&results)).expect("JSON")
+        );
+        return Ok(());
+    }
+    println!("workload: {}", spec.describe());
+    println!(
+        "machine: {} MiB, memcg /t memory.max {} pages ({} MiB), swap {} MiB, swappiness {}\n",
+        memory * 4 / 1024,
+        limit,
+        limit * 4 / 1024,
+        swap * 4 / 1024,
+        a.swappiness
+    );
+    print!("{}", report::table(&results));
+    for r in &results {
+        if let Some(e) = &r.error {
+            println!("\n{}: stopped early: {e}", r.policy);
+        }
+        if a.vmstat {
+            if let Some(t) = report::proc_vmstat(r) {
+                println!("\n--- {}: /proc/vmstat (delta over the run) ---\n{t}", r.policy);
+            }
+        }
+        if a.memory_stat {
+            if let (Some(t), Some(ev), Some(path)) = (report::memory_stat(r), &r.memory_events, &r.memcg) {
+                println!("\n--- {}: {path}/memory.stat ---\n{t}", r.policy);
+                println!("--- {}: {path}/memory.events ---\n{}", r.policy, ev.format());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn cmd_bench(a: BenchArgs) -> Result<(), String> {
+    let policies = parse_policies(&a.policy)?;
+    println!(
+        "{:<24} {:>8} {:>10} {:>12} {:>14} {:>10}",
+        "trace", "policy", "capacity", "accesses", "accesses/s", "hit ratio"
+    );
+    for path in &a.traces {
+        let t = workload::load_trace(path).map_err(|e| e.to_string())?;
+        let name = path
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for &p in &policies {
+            let cfg = RunConfig {
+                machine: MachineConfig::simple(a.capacity + a.capacity.max(16_384), 0),
+                memcg: MemcgConfig {
+                    max: Some(a.capacity),
+                    ..Default::default()
+                },
+                workload: WorkloadSpec::Trace { path: path.clone() },
+                policy: p,
+                seed: 1,
+                capacity: Some(a.capacity),
+                check: false,
+            };
+            let r = sim::run(&cfg, Some(t.clone()), &mut |_, _| {}).map_err(|e| e.to_string())?;
+            let rate = r.accesses as f64 / r.wall_seconds.max(1e-9);
+            println!(
+                "{:<24} {:>8} {:>10} {:>12} {:>12.2} M {:>9.2}%",
+                name,
+                p.name(),
+                a.capacity,
+                r.accesses,
+                rate / 1e6,
+                r.hit_ratio * 100.0
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The built-in comparison `lrugen` runs with no arguments.
+fn cmd_default() -> Result<(), String> {
+    println!("lrugen: Linux page reclaim on a simulated machine.\n");
+    println!("Built-in comparison: the kernel's classic active/inactive LRU against plain LRU and the");
+    println!("optimum (Belady's OPT), on two workloads in a memcg half the size of the data.\n");
+    let runs = [
+        (
+            "1. fio-like buffered random reads (zipf:0.9), 4 files x 32 MiB, memcg 64 MiB",
+            WorkloadSpec::FileRead {
+                files: 4,
+                file_pages: 8192,
+                dist: Dist::Zipf { theta: 0.9 },
+                accesses: 400_000,
+            },
+            16_384u64,
+            0u64,
+        ),
+        (
+            "2. anon loads/stores (zipf:0.9, 30% stores), 64 MiB region, memcg 32 MiB, 128 MiB swap",
+            WorkloadSpec::Anon {
+                pages: 16_384,
+                write_ratio: 0.3,
+                dist: Dist::Zipf { theta: 0.9 },
+                accesses: 300_000,
+            },
+            8_192,
+            32_768,
+        ),
+    ];
+    for (title, spec, limit, swap) in runs {
+        let cfgs: Vec<RunConfig> = PolicyKind::ALL
+            .iter()
+            .map(|&p| RunConfig {
+                machine: MachineConfig::simple(limit + 16_384, swap),
+                memcg: MemcgConfig {
+                    max: Some(limit),
+                    ..Default::default()
+                },
+                workload: spec.clone(),
+                policy: p,
+                seed: 1,
+                capacity: Some(limit),
+                check: false,
+            })
+            .collect();
+        let results = run_all(&cfgs, None)?;
+        println!("{title}");
+        print!("{}", report::table(&results));
+        println!();
+    }
+    println!("hit ratio: accesses that found the page resident; misses: page-cache misses and major faults;");
+    println!("refaults, pgscan, pgsteal, pgactivate, swap out (pswpout): /proc/vmstat counters of the run.");
+    println!("Next: `lrugen run --help`, e.g. `lrugen run --trace OLTP.lis.zst --capacity 1000 --vmstat`.");
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        None => cmd_default(),
+        Some(Cmd::Run(a)) => cmd_run(a),
+        Some(Cmd::Bench(a)) => cmd_bench(a),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lrugen: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_pages("64M"), Ok(16_384));
+        assert_eq!(parse_pages("1G"), Ok(262_144));
+        assert_eq!(parse_pages("1000p"), Ok(1000));
+        assert_eq!(parse_pages("8192"), Ok(2));
+        assert!(parse_pages("12X").unwrap_err().contains("unknown unit"));
+        assert!(parse_pages("M").unwrap_err().contains("expected a number"));
+    }
+}
