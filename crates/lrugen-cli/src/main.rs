@@ -29,7 +29,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a workload or a trace under one or more policies and compare them.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Measure simulated accesses per second of each policy on a trace.
     Bench(BenchArgs),
 }
@@ -44,9 +44,30 @@ struct RunArgs {
     /// and stores to anonymous memory).
     #[arg(long, value_name = "NAME", default_value = "file-read")]
     workload: String,
-    /// Policies to run, comma-separated: classic, lru, opt.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "classic,lru,opt")]
+    /// Policies to run, comma-separated: mglru, classic, lru, opt.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "mglru,classic,lru,opt"
+    )]
     policy: Vec<String>,
+    /// MGLRU kernel profile: mainline (default) or 6.1.
+    #[arg(long, value_name = "PROFILE", default_value = "mainline")]
+    kernel: String,
+    /// MGLRU /sys/kernel/mm/lru_gen/enabled bits (0x1 core, 0x2 page-table walks, 0x4 non-leaf
+    /// PMD accessed bits).
+    #[arg(long, value_name = "BITS", default_value = "0x7")]
+    lru_gen_enabled: String,
+    /// Model hardware without PTE accessed bits (no page-table walks; rmap and look-around only).
+    #[arg(long)]
+    no_hw_young: bool,
+    /// Model hardware without non-leaf PMD accessed bits.
+    #[arg(long)]
+    no_hw_nonleaf_young: bool,
+    /// /sys/kernel/mm/lru_gen/min_ttl_ms.
+    #[arg(long, default_value_t = 0)]
+    min_ttl_ms: u64,
     /// Cache size in pages: the memcg limit (memory.max) for kernel policies, the cache size for
     /// lru and opt.
     #[arg(long, value_name = "PAGES")]
@@ -87,6 +108,12 @@ struct RunArgs {
     /// Print the workload memcg's memory.stat and memory.events, in the kernel's format.
     #[arg(long)]
     memory_stat: bool,
+    /// Print /sys/kernel/debug/lru_gen and lru_gen_full at the end of each MGLRU run.
+    #[arg(long)]
+    debugfs: bool,
+    /// Also print them every N accesses.
+    #[arg(long, value_name = "N")]
+    debugfs_every: Option<u64>,
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -104,8 +131,13 @@ struct BenchArgs {
     #[arg(long, default_value_t = 1000)]
     capacity: u64,
     /// Policies, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "lru,classic")]
+    #[arg(long, value_delimiter = ',', default_value = "lru,classic,mglru")]
     policy: Vec<String>,
+}
+
+/// Parse the size given to option `opt`, naming the option in the error.
+fn size_arg(opt: &str, s: &str) -> Result<u64, String> {
+    parse_pages(s).map_err(|e| format!("{opt}: {e}"))
 }
 
 /// Parse a size: a number with an optional suffix K, M, G, T (binary) or p (pages). Returns pages.
@@ -177,10 +209,41 @@ fn run_all(cfgs: &[RunConfig], trace: Option<(workload::LoadedTrace, u32)>) -> R
     Ok(out)
 }
 
+/// Parse `enabled` bits as the kernel does: `y`/`n`, or a number (decimal, 0x hex, 0 octal).
+fn parse_enabled(s: &str) -> Result<u32, String> {
+    let t = s.trim();
+    let v = match t.chars().next() {
+        Some('y') | Some('Y') => 0x7,
+        Some('n') | Some('N') => 0,
+        _ => {
+            let r = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                u32::from_str_radix(h, 16)
+            } else if t.len() > 1 && t.starts_with('0') {
+                u32::from_str_radix(&t[1..], 8)
+            } else {
+                t.parse()
+            };
+            r.map_err(|_| format!("bad --lru-gen-enabled '{s}': expected y, n or a number such as 0x7"))?
+        }
+    };
+    Ok(v & 0x7)
+}
+
 fn cmd_run(a: RunArgs) -> Result<(), String> {
     let policies = parse_policies(&a.policy)?;
-    let dist: Dist = a.dist.parse()?;
-    let size = parse_pages(&a.size)?;
+    let mglru = lrugen::reclaim::mglru::MglruConfig {
+        profile: a.kernel.parse()?,
+        caps: parse_enabled(&a.lru_gen_enabled)?,
+        hw_pte_young: !a.no_hw_young,
+        hw_nonleaf_pmd_young: !a.no_hw_nonleaf_young,
+        stats: false,
+        min_ttl_ms: a.min_ttl_ms,
+    };
+    if a.capacity == Some(0) {
+        return Err("--capacity: a cache of 0 pages leaves no room to run (expected at least 1 page)".into());
+    }
+    let dist: Dist = a.dist.parse().map_err(|e| format!("--dist: {e}"))?;
+    let size = size_arg("--size", &a.size)?;
     let (spec, trace) = if let Some(path) = &a.trace {
         let t = workload::load_trace(path).map_err(|e| e.to_string())?;
         (WorkloadSpec::Trace { path: path.clone() }, Some(t))
@@ -202,23 +265,25 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         };
         (spec, None)
     };
+    // Refuse a bad workload before sizing a machine for it.
+    spec.validate().map_err(|e| e.to_string())?;
     let footprint = match &spec {
         WorkloadSpec::Trace { .. } => trace.as_ref().map_or(0, |t| t.1 as u64),
         WorkloadSpec::FileRead { files, file_pages, .. } => *files as u64 * file_pages,
         WorkloadSpec::Anon { pages, .. } => *pages,
     };
     let memcg_max = match (&a.memcg_max, a.capacity) {
-        (Some(s), _) => Some(parse_pages(s)?),
+        (Some(s), _) => Some(size_arg("--memcg-max", s)?),
         (None, Some(c)) => Some(c),
         (None, None) => Some((footprint / 2).max(1)),
     };
     let limit = memcg_max.unwrap_or(footprint);
     let memory = match &a.memory {
-        Some(s) => parse_pages(s)?,
-        None => limit + limit.max(16_384),
+        Some(s) => size_arg("--memory", s)?,
+        None => limit.saturating_add(limit.max(16_384)),
     };
     let swap = match &a.swap {
-        Some(s) => parse_pages(s)?,
+        Some(s) => size_arg("--swap", s)?,
         None if matches!(spec, WorkloadSpec::Anon { .. }) => 2 * footprint,
         None => 0,
     };
@@ -237,6 +302,8 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             seed: a.seed,
             capacity: a.capacity.or(memcg_max),
             check: a.check,
+            mglru: mglru.clone(),
+            debugfs_every: a.debugfs_every,
         })
         .collect();
     let results = run_all(&cfgs, trace)?;
@@ -266,6 +333,22 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 println!("\n--- {}: /proc/vmstat (delta over the run) ---\n{t}", r.policy);
             }
         }
+        if a.debugfs || a.debugfs_every.is_some() {
+            let n = r.debugfs.len();
+            for (i, (step, plain, full)) in r.debugfs.iter().enumerate() {
+                if !a.debugfs && i + 1 == n && a.debugfs_every.is_some_and(|e| step % e != 0) {
+                    continue;
+                }
+                println!(
+                    "\n--- {}: /sys/kernel/debug/lru_gen after {step} accesses ---\n{plain}",
+                    r.policy
+                );
+                println!(
+                    "--- {}: /sys/kernel/debug/lru_gen_full after {step} accesses ---\n{full}",
+                    r.policy
+                );
+            }
+        }
         if a.memory_stat {
             if let (Some(t), Some(ev), Some(path)) = (report::memory_stat(r), &r.memory_events, &r.memcg) {
                 println!("\n--- {}: {path}/memory.stat ---\n{t}", r.policy);
@@ -278,6 +361,9 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
 
 fn cmd_bench(a: BenchArgs) -> Result<(), String> {
     let policies = parse_policies(&a.policy)?;
+    if a.capacity == 0 {
+        return Err("--capacity: a cache of 0 pages leaves no room to run (expected at least 1 page)".into());
+    }
     println!(
         "{:<24} {:>8} {:>10} {:>12} {:>14} {:>10}",
         "trace", "policy", "capacity", "accesses", "accesses/s", "hit ratio"
@@ -290,7 +376,7 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
             .unwrap_or_default();
         for &p in &policies {
             let cfg = RunConfig {
-                machine: MachineConfig::simple(a.capacity + a.capacity.max(16_384), 0),
+                machine: MachineConfig::simple(a.capacity.saturating_add(a.capacity.max(16_384)), 0),
                 memcg: MemcgConfig {
                     max: Some(a.capacity),
                     ..Default::default()
@@ -300,6 +386,8 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
                 seed: 1,
                 capacity: Some(a.capacity),
                 check: false,
+                mglru: Default::default(),
+                debugfs_every: None,
             };
             let r = sim::run(&cfg, Some(t.clone()), &mut |_, _| {}).map_err(|e| e.to_string())?;
             let rate = r.accesses as f64 / r.wall_seconds.max(1e-9);
@@ -320,8 +408,10 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
 /// The built-in comparison `lrugen` runs with no arguments.
 fn cmd_default() -> Result<(), String> {
     println!("lrugen: Linux page reclaim on a simulated machine.\n");
-    println!("Built-in comparison: the kernel's classic active/inactive LRU against plain LRU and the");
-    println!("optimum (Belady's OPT), on two workloads in a memcg half the size of the data.\n");
+    println!("Built-in comparison: the kernel's multi-gen LRU (mainline) and classic active/inactive LRU");
+    println!(
+        "against plain LRU and the optimum (Belady's OPT), on two workloads in a memcg half the\nsize of the data.\n"
+    );
     let runs = [
         (
             "1. fio-like buffered random reads (zipf:0.9), 4 files x 32 MiB, memcg 64 MiB",
@@ -360,6 +450,8 @@ fn cmd_default() -> Result<(), String> {
                 seed: 1,
                 capacity: Some(limit),
                 check: false,
+                mglru: Default::default(),
+                debugfs_every: None,
             })
             .collect();
         let results = run_all(&cfgs, None)?;
@@ -377,7 +469,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.cmd {
         None => cmd_default(),
-        Some(Cmd::Run(a)) => cmd_run(a),
+        Some(Cmd::Run(a)) => cmd_run(*a),
         Some(Cmd::Bench(a)) => cmd_bench(a),
     };
     match r {

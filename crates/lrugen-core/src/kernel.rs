@@ -64,6 +64,14 @@ pub struct Kernel<P: Policy> {
     over_high: (u64, MemcgId),
 }
 
+/// Virtual time a page access takes (the clock only drives generation ages and `min_ttl_ms`
+/// until the virtual-time engine prices each event).
+pub const ACCESS_NS: u64 = 100;
+/// Extra virtual time of a minor fault.
+pub const MINOR_FAULT_NS: u64 = 1_000;
+/// Extra virtual time of a major fault or a page-cache miss (one 4 KiB read from fast storage).
+pub const MAJOR_FAULT_NS: u64 = 100_000;
+
 impl<P: Policy> Kernel<P> {
     /// Pair a machine with a policy built for it.
     pub fn new(m: Machine, p: P) -> Self {
@@ -306,12 +314,39 @@ impl<P: Policy> Kernel<P> {
         Ok(access)
     }
 
-    fn check_alive(&self, task: u32) -> Result<(), AccessError> {
-        if self.m.mms[task as usize].alive {
-            Ok(())
-        } else {
-            Err(AccessError::Killed(task))
+    fn check_alive(&mut self, task: u32) -> Result<(), AccessError> {
+        if !self.m.mms[task as usize].alive {
+            return Err(AccessError::Killed(task));
         }
+        // context switch: the task runs (`lru_gen_use_mm` marks its mm used on every node)
+        if self.m.current_task != Some(task) {
+            self.m.current_task = Some(task);
+            self.m.mms[task as usize].lru_gen_bitmap = !0;
+        }
+        Ok(())
+    }
+
+    /// Advance the virtual clock by what an access of kind `a` costs.
+    fn tick(&mut self, a: &Result<Access, AccessError>) {
+        self.m.now_ns += ACCESS_NS
+            + match a {
+                Ok(Access::Minor) => MINOR_FAULT_NS,
+                Ok(Access::Major) => MAJOR_FAULT_NS,
+                _ => 0,
+            };
+    }
+
+    /// Run one operation of a workload.
+    pub fn step(&mut self, op: crate::workload::Op) -> Result<Access, AccessError> {
+        use crate::workload::Op;
+        let r = match op {
+            Op::Read { task, file, index } => self.read_page(task, file, index),
+            Op::Write { task, file, index } => self.write_page(task, file, index),
+            Op::Load { task, vpn } => self.access(task, vpn, false),
+            Op::Store { task, vpn } => self.access(task, vpn, true),
+        };
+        self.tick(&r);
+        r
     }
 
     // ---------------------------------------------------------------------------------------------

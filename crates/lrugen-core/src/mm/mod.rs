@@ -24,6 +24,8 @@ use vmstat::{Counters, Stat};
 
 /// Page size in bytes.
 pub const PAGE_SIZE: u64 = 4096;
+/// Timer frequency (`CONFIG_HZ`; Debian's x86-64 kernels use 250).
+pub const HZ: u64 = 250;
 
 /// The kernel's `enum lru_list`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -169,6 +171,8 @@ pub struct Machine {
     /// Folio allocated by a fault or read path and not yet on an LRU list (the checker's
     /// "in flight" exception), or `NIL`.
     pub in_flight: FolioId,
+    /// The task running on the (single) CPU, if any (`current`).
+    pub current_task: Option<u32>,
 }
 
 impl Machine {
@@ -212,6 +216,7 @@ impl Machine {
             debug_checks: false,
             check_failure: None,
             in_flight: folio::NIL,
+            current_task: None,
         }
     }
 
@@ -337,6 +342,22 @@ impl Machine {
     pub fn count_events(&mut self, memcg: MemcgId, s: Stat, n: u64) {
         self.count_vm_events(s, n);
         self.count_memcg_events(memcg, s, n);
+    }
+
+    /// `__update_lru_size` for lruvec (memcg, node), zone `zone`, without a folio at hand.
+    #[inline]
+    pub fn update_lru_size_raw(&mut self, memcg: MemcgId, node: usize, zone: usize, lru: Lru, d: i64) {
+        if d == 0 {
+            return;
+        }
+        self.mod_lruvec_state(memcg, node, lru.node_stat(), d);
+        self.zone_stats[node][zone].add(lru.zone_stat(), d);
+    }
+
+    /// Jiffies at the current virtual time (`HZ` = [`HZ`]).
+    #[inline]
+    pub fn jiffies(&self) -> u64 {
+        self.now_ns / (1_000_000_000 / HZ)
     }
 
     /// `update_lru_size`: a folio of `(memcg, node, zone)` joins (`+1`) or leaves (`-1`) list `lru`.

@@ -57,6 +57,10 @@ pub fn wakeup_kswapd<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
     m.nodes[node].kswapd_highest_zoneidx = highest;
     if m.cfg.kswapd {
         balance_pgdat(m, p, node);
+        // kswapd ran on the CPU: switching back marks the current task's mm used again
+        if let Some(t) = m.current_task {
+            m.mms[t as usize].lru_gen_bitmap = !0;
+        }
     }
 }
 
@@ -218,6 +222,14 @@ pub fn release_mm<P: Policy>(m: &mut Machine, p: &mut P, mm: u32) {
                     }
                 } else {
                     m.unmap_one(id, mm, vpn);
+                    // zap_present_folio_ptes: a young PTE of a file folio marks it accessed when the
+                    // VMA has recency (`folio_mark_accessed`), so what the task used stays warm.
+                    let recency = m.mms[mm as usize]
+                        .find_vma(vpn)
+                        .is_some_and(|vi| m.mms[mm as usize].vmas[vi].has_recency());
+                    if e & pte::YOUNG != 0 && recency {
+                        p.mark_accessed(m, id);
+                    }
                 }
             } else if e & pte::SWAP != 0 {
                 let slot = e & pte::PFN_MASK;

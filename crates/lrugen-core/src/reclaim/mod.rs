@@ -13,6 +13,7 @@
 pub mod alloc;
 pub mod check;
 pub mod classic;
+pub mod mglru;
 pub mod vmscan;
 
 use crate::mm::folio::{FolioId, ListHead};
@@ -105,6 +106,12 @@ pub struct ScanControl {
     pub nr_reclaimed: u64,
     /// Accumulated `shrink_folio_list` statistics.
     pub stat: ReclaimStat,
+    /// File pages taken for reclaim (`sc->nr.file_taken`).
+    pub nr_file_taken: u64,
+    /// `sc->last_reclaimed` (6.1 kswapd).
+    pub last_reclaimed: u64,
+    /// `sc->memcgs_need_aging` (6.1 kswapd).
+    pub memcgs_need_aging: bool,
 }
 
 impl ScanControl {
@@ -133,6 +140,9 @@ impl ScanControl {
             nr_scanned: 0,
             nr_reclaimed: 0,
             stat: ReclaimStat::default(),
+            nr_file_taken: 0,
+            last_reclaimed: 0,
+            memcgs_need_aging: true,
         }
     }
     /// Whether this is memcg limit (cgroup) reclaim (`cgroup_reclaim`).
@@ -204,6 +214,16 @@ pub trait Policy {
     /// Called once per node pass before the memcgs are shrunk (`prepare_scan_control`).
     fn prepare_node(&mut self, _m: &mut Machine, _node: usize, _sc: &mut ScanControl) {}
 
+    /// Shrink the lruvecs of `node` that this reclaim targets (the part of `shrink_node` after
+    /// `prepare_scan_control`). The default is the classic `shrink_node_memcgs`; MGLRU's root
+    /// reclaim (`lru_gen_shrink_node`) replaces it.
+    fn shrink_node_lruvecs(&mut self, m: &mut Machine, node: usize, sc: &mut ScanControl)
+    where
+        Self: Sized,
+    {
+        vmscan::shrink_node_memcgs(m, self, node, sc);
+    }
+
     /// `shrink_lruvec`: reclaim from lruvec (memcg, node).
     fn shrink_lruvec(&mut self, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl);
 
@@ -226,6 +246,12 @@ pub trait Policy {
     /// `folio_rotate_reclaimable`: writeback ended on a `PG_reclaim` folio that is on a list; move
     /// it to the tail so the next scan reclaims it. Counts `pgrotated`.
     fn rotate_reclaimable(&mut self, m: &mut Machine, id: FolioId);
+
+    /// The text of `/sys/kernel/debug/lru_gen` (`full` false) or `lru_gen_full` (`full` true), for
+    /// policies that have it.
+    fn debugfs(&self, _m: &Machine, _full: bool) -> Option<String> {
+        None
+    }
 
     /// Every list, for the invariant checker.
     fn lists(&self) -> Vec<ListRef<'_>>;

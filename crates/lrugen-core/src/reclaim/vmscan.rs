@@ -247,7 +247,7 @@ pub fn shrink_node_memcgs<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc
 pub fn shrink_node<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc: &mut ScanControl) {
     let before = sc.nr_reclaimed;
     p.prepare_node(m, node, sc);
-    shrink_node_memcgs(m, p, node, sc);
+    p.shrink_node_lruvecs(m, node, sc);
     if sc.nr_reclaimed > before {
         m.nodes[node].kswapd_failures = 0;
     }
@@ -288,18 +288,20 @@ pub fn do_try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, sc: &mut Scan
         if sc.nr_reclaimed > 0 {
             return sc.nr_reclaimed;
         }
+        // An active list was skipped for want of deactivation: retry deactivating everything
+        // before breaching memory.low (the kernel tries this first).
+        if sc.skipped_deactivate {
+            sc.priority = initial_priority;
+            sc.force_deactivate = true;
+            sc.skipped_deactivate = false;
+            continue;
+        }
         // Untapped cgroup reserves? Don't OOM, retry.
         if sc.memcg_low_skipped {
             sc.priority = initial_priority;
             sc.force_deactivate = false;
             sc.memcg_low_reclaim = true;
             sc.memcg_low_skipped = false;
-            continue;
-        }
-        if sc.skipped_deactivate {
-            sc.priority = initial_priority;
-            sc.force_deactivate = true;
-            sc.skipped_deactivate = false;
             continue;
         }
         return 0;

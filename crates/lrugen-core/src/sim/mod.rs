@@ -11,8 +11,9 @@ use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
 use crate::mm::vmstat::{Counters, MemcgEvents, Stat};
 use crate::mm::{Machine, MachineConfig};
 use crate::reclaim::classic::Classic;
+use crate::reclaim::mglru::{Mglru, MglruConfig};
 use crate::reclaim::Policy;
-use crate::workload::{LoadedTrace, Op, Stream, WorkloadError, WorkloadSpec};
+use crate::workload::{LoadedTrace, Stream, WorkloadError, WorkloadSpec};
 use serde::{Deserialize, Serialize};
 
 /// A policy to run.
@@ -25,22 +26,25 @@ pub enum PolicyKind {
     Opt,
     /// The kernel's classic active/inactive LRU.
     Classic,
+    /// The multi-gen LRU (profile in `RunConfig::mglru`).
+    Mglru,
 }
 
 impl PolicyKind {
     /// Every policy, in the order reports list them.
-    pub const ALL: [PolicyKind; 3] = [PolicyKind::Classic, PolicyKind::Lru, PolicyKind::Opt];
+    pub const ALL: [PolicyKind; 4] = [PolicyKind::Mglru, PolicyKind::Classic, PolicyKind::Lru, PolicyKind::Opt];
     /// Its name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             PolicyKind::Lru => "lru",
             PolicyKind::Opt => "opt",
             PolicyKind::Classic => "classic",
+            PolicyKind::Mglru => "mglru",
         }
     }
     /// Whether it runs on the simulated kernel (as opposed to a plain cache).
     pub fn is_kernel(self) -> bool {
-        matches!(self, PolicyKind::Classic)
+        matches!(self, PolicyKind::Classic | PolicyKind::Mglru)
     }
 }
 
@@ -51,7 +55,10 @@ impl std::str::FromStr for PolicyKind {
             "lru" => Ok(PolicyKind::Lru),
             "opt" | "belady" => Ok(PolicyKind::Opt),
             "classic" => Ok(PolicyKind::Classic),
-            _ => Err(format!("unknown policy '{s}': expected one of classic, lru, opt")),
+            "mglru" | "lru_gen" => Ok(PolicyKind::Mglru),
+            _ => Err(format!(
+                "unknown policy '{s}': expected one of mglru, classic, lru, opt"
+            )),
         }
     }
 }
@@ -88,6 +95,32 @@ pub struct RunConfig {
     pub capacity: Option<u64>,
     /// Run the invariant checker after every reclaim pass.
     pub check: bool,
+    /// MGLRU settings (profile, capabilities, hardware accessed bits, min_ttl_ms).
+    #[serde(default)]
+    pub mglru: MglruConfig,
+    /// Capture `lru_gen`/`lru_gen_full` every this many steps (and at the end).
+    #[serde(default)]
+    pub debugfs_every: Option<u64>,
+}
+
+impl RunConfig {
+    /// A run of `workload` under `policy` on `machine`, in a memcg set up as `memcg`, with the
+    /// defaults for everything else: seed 1, reference caches as large as `memory.max`, no
+    /// invariant checks, default MGLRU settings, no debugfs captures. (Tests and benchmarks build
+    /// their configurations with this, so that a new field with a default does not break them.)
+    pub fn new(machine: MachineConfig, memcg: MemcgConfig, workload: WorkloadSpec, policy: PolicyKind) -> Self {
+        RunConfig {
+            machine,
+            memcg,
+            workload,
+            policy,
+            seed: 1,
+            capacity: None,
+            check: false,
+            mglru: MglruConfig::default(),
+            debugfs_every: None,
+        }
+    }
 }
 
 /// What a run measured.
@@ -121,6 +154,8 @@ pub struct RunResult {
     pub error: Option<String>,
     /// Wall-clock seconds of the replay.
     pub wall_seconds: f64,
+    /// Captured debugfs texts: (step, `lru_gen`, `lru_gen_full`), the last one at the end.
+    pub debugfs: Vec<(u64, String, String)>,
 }
 
 impl RunResult {
@@ -184,8 +219,18 @@ pub const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Build the machine and the workload memcg described by `cfg`.
 pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
-    if cfg.machine.total_pages() == 0 {
+    cfg.workload.validate()?;
+    let total = cfg.machine.total_pages();
+    if total == 0 {
         return Err(RunError::Config("the machine has no memory".into()));
+    }
+    // Folio ids are u32 with u32::MAX as the null link.
+    if total >= crate::mm::folio::NIL as u64 {
+        return Err(RunError::Config(format!(
+            "a machine of {total} pages is too large: the model numbers page frames with 32 bits \
+             (at most {} pages, just under 16 TiB)",
+            crate::mm::folio::NIL - 1
+        )));
     }
     if cfg.machine.swappiness > 200 {
         return Err(RunError::Config(format!(
@@ -231,7 +276,11 @@ pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progres
     let mut r = match cfg.policy {
         PolicyKind::Classic => {
             let p = Classic::new(&m);
-            run_kernel(Kernel::new(m, p), t, stream, progress)?
+            run_kernel(Kernel::new(m, p), t, stream, cfg.debugfs_every, progress)?
+        }
+        PolicyKind::Mglru => {
+            let p = Mglru::new(&m, cfg.mglru.clone());
+            run_kernel(Kernel::new(m, p), t, stream, cfg.debugfs_every, progress)?
         }
         PolicyKind::Lru | PolicyKind::Opt => {
             let cap = cfg.capacity.or(cfg.memcg.max).unwrap_or(cfg.machine.total_pages());
@@ -265,6 +314,7 @@ fn empty_result(policy: &str) -> RunResult {
         memcg: None,
         error: None,
         wall_seconds: 0.0,
+        debugfs: Vec::new(),
     }
 }
 
@@ -273,6 +323,7 @@ pub fn run_kernel<P: Policy>(
     mut k: Kernel<P>,
     t: MemcgId,
     mut stream: Stream,
+    debugfs_every: Option<u64>,
     progress: Progress<'_>,
 ) -> Result<RunResult, RunError> {
     let mut r = empty_result(k.p.name());
@@ -280,12 +331,7 @@ pub fn run_kernel<P: Policy>(
     let before = k.m.vmstat();
     let mut steps = 0u64;
     for s in stream.by_ref() {
-        let a = match s.op {
-            Op::Read { task, file, index } => k.read_page(task, file, index),
-            Op::Write { task, file, index } => k.write_page(task, file, index),
-            Op::Load { task, vpn } => k.access(task, vpn, false),
-            Op::Store { task, vpn } => k.access(task, vpn, true),
-        };
+        let a = k.step(s.op);
         match a {
             Ok(a) => {
                 if s.measure {
@@ -311,6 +357,16 @@ pub fn run_kernel<P: Policy>(
         steps += 1;
         if steps % PROGRESS_EVERY == 0 {
             progress(steps, total);
+        }
+        if debugfs_every.is_some_and(|n| n > 0 && steps % n == 0) {
+            if let (Some(a), Some(b)) = (k.p.debugfs(&k.m, false), k.p.debugfs(&k.m, true)) {
+                r.debugfs.push((steps, a, b));
+            }
+        }
+    }
+    if let (Some(a), Some(b)) = (k.p.debugfs(&k.m, false), k.p.debugfs(&k.m, true)) {
+        if r.debugfs.last().is_none_or(|x| x.0 != steps) {
+            r.debugfs.push((steps, a, b));
         }
     }
     progress(steps, total);

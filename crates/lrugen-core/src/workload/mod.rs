@@ -102,6 +102,40 @@ pub enum WorkloadSpec {
 }
 
 impl WorkloadSpec {
+    /// Check the parameters (sizes, ratios) without building anything, so that a bad workload is
+    /// refused before a machine is built for it.
+    pub fn validate(&self) -> Result<(), WorkloadError> {
+        match self {
+            WorkloadSpec::FileRead { files, file_pages, .. } => {
+                if *files == 0 || *file_pages == 0 {
+                    return Err(WorkloadError(
+                        "file-read workload needs at least one file of at least one page".into(),
+                    ));
+                }
+                match (*files as u64).checked_mul(*file_pages) {
+                    Some(total) if total <= u32::MAX as u64 => Ok(()),
+                    _ => Err(WorkloadError(format!(
+                        "file-read workload of {files} files x {file_pages} pages is too large (max {} pages)",
+                        u32::MAX
+                    ))),
+                }
+            }
+            WorkloadSpec::Anon { pages, write_ratio, .. } => {
+                if *pages == 0 || *pages > (1 << 26) {
+                    return Err(WorkloadError(format!(
+                        "anon workload needs 1..={} pages, got {pages}",
+                        1u64 << 26
+                    )));
+                }
+                if !(0.0..=1.0).contains(write_ratio) {
+                    return Err(WorkloadError(format!("write ratio {write_ratio} is not in [0, 1]")));
+                }
+                Ok(())
+            }
+            WorkloadSpec::Trace { .. } => Ok(()),
+        }
+    }
+
     /// A short human-readable description.
     pub fn describe(&self) -> String {
         match self {
@@ -209,18 +243,8 @@ impl Stream {
                 dist,
                 accesses,
             } => {
-                if *files == 0 || *file_pages == 0 {
-                    return Err(WorkloadError(
-                        "file-read workload needs at least one file of at least one page".into(),
-                    ));
-                }
+                spec.validate()?;
                 let total = *files as u64 * file_pages;
-                if total > u32::MAX as u64 {
-                    return Err(WorkloadError(format!(
-                        "file-read workload of {total} pages is too large (max {} pages)",
-                        u32::MAX
-                    )));
-                }
                 let ids = (0..*files)
                     .map(|i| m.create_file(&format!("file{i}"), *file_pages, Advice::Normal))
                     .collect();
@@ -242,15 +266,7 @@ impl Stream {
                 dist,
                 accesses,
             } => {
-                if *pages == 0 || *pages > (1 << 26) {
-                    return Err(WorkloadError(format!(
-                        "anon workload needs 1..={} pages, got {pages}",
-                        1u64 << 26
-                    )));
-                }
-                if !(0.0..=1.0).contains(write_ratio) {
-                    return Err(WorkloadError(format!("write ratio {write_ratio} is not in [0, 1]")));
-                }
+                spec.validate()?;
                 let base = m.mmap(task, *pages as u32, vmf::WRITE, None);
                 use rand::SeedableRng;
                 Ok(Stream {

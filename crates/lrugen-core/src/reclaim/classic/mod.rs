@@ -411,14 +411,16 @@ impl Classic {
             inactive.push(id);
         }
         let nr_deactivate = inactive.len() as u64;
-        // move_folios_to_lru adds at the head in list order: the kernel walks l_active/l_inactive
-        // built with list_add, i.e. in reverse of isolation order.
-        active.reverse();
-        inactive.reverse();
+        // l_active/l_inactive are built with list_add and move_folios_to_lru takes from their
+        // tails: folios go back in the order they were isolated.
         self.move_folios_to_lru(m, &mut active);
         self.move_folios_to_lru(m, &mut inactive);
         m.count_events(memcg, Stat::Pgdeactivate, nr_deactivate);
-        self.lru_note_cost(m, memcg, node, file, 0, nr_rotated);
+        // Only when something rotated (`if (nr_rotated)`): a zero-cost call would still decay the
+        // costs through lru_note_cost's halving.
+        if nr_rotated > 0 {
+            self.lru_note_cost(m, memcg, node, file, 0, nr_rotated);
+        }
     }
 
     fn shrink_list(
@@ -532,7 +534,9 @@ impl Policy for Classic {
         let targets = nr;
         let nr_to_reclaim = sc.nr_to_reclaim;
         let mut nr_reclaimed = 0;
-        let mut scan_adjusted =
+        // Global direct reclaim at DEF_PRIORITY scans its whole target; the others stop once
+        // nr_to_reclaim is met, after one nudge towards proportionality (below).
+        let proportional_reclaim =
             !sc.cgroup_reclaim() && sc.reclaimer != super::Reclaimer::Kswapd && sc.priority == DEF_PRIORITY;
         const IA: usize = Lru::InactiveAnon as usize;
         const AA: usize = Lru::ActiveAnon as usize;
@@ -547,7 +551,7 @@ impl Policy for Classic {
                     nr_reclaimed += self.shrink_list(m, memcg, node, lru, n, sc);
                 }
             }
-            if nr_reclaimed < nr_to_reclaim || scan_adjusted {
+            if nr_reclaimed < nr_to_reclaim || proportional_reclaim {
                 continue;
             }
             let nr_file = nr[IF] + nr[AF];
@@ -569,7 +573,8 @@ impl Policy for Classic {
                 nr[l] = targets[l] * (100 - percentage) / 100;
                 nr[l] -= nr[l].min(scanned);
             }
-            scan_adjusted = true;
+            // No `scan_adjusted` latch since 6.0 ("fix extreme overreclaim and swap floods"): the
+            // next batch is the last, as the smaller type's zeroed count breaks the loop above.
         }
         sc.nr_reclaimed += nr_reclaimed;
         if m.swap.nr_slots > 0 && Self::inactive_is_low(m, memcg, node, false) {
@@ -597,10 +602,11 @@ impl Policy for Classic {
 
     fn check_references(&mut self, m: &mut Machine, id: FolioId, sc: &ScanControl) -> FolioRef {
         let r = m.folio_referenced(id, sc.target_memcg);
+        // PG_referenced is test-and-cleared before the VM_LOCKED check, so an mlocked folio loses it.
+        let referenced_folio = m.folios[id].test_clear(pg::REFERENCED);
         if r.vm_flags & vmf::LOCKED != 0 {
             return FolioRef::Activate;
         }
-        let referenced_folio = m.folios[id].test_clear(pg::REFERENCED);
         let file = m.folios[id].is_file_lru();
         if r.ptes > 0 {
             m.folios[id].set(pg::REFERENCED);

@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Eviction: consuming generations (`kernel-mglru.md` §5).
+//!
+//! `try_to_shrink_lruvec` asks `get_nr_to_scan` how much to scan (aging first when too few
+//! generations are left), then calls `evict_folios` in batches: `isolate_folios` picks the type
+//! and the tier index with the PID controller, `scan_folios` walks the oldest generation from its
+//! tail and `sort_folio` moves away what should not be evicted (promoted by a walk, protected by
+//! its tier, ineligible, waiting for writeback); the rest is isolated and handed to the shared
+//! `shrink_folio_list`. Survivors are put back, clean ones retried once.
+
+use super::state::{MAX_LRU_BATCH, MAX_NR_ZONES, MIN_LRU_BATCH};
+use super::{evictable_min_seq, gen_from_seq, hist_from_seq, pid, type_range, Mglru, Profile};
+use super::{MAX_NR_GENS, MIN_NR_GENS};
+use crate::mm::folio::{pg, FolioId, ANON, FILE, NIL};
+use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
+use crate::mm::node::WMARK_HIGH;
+use crate::mm::vmstat::Stat;
+use crate::mm::Machine;
+use crate::reclaim::vmscan::{self, count_scan, mark_isolated};
+use crate::reclaim::{Reclaimer, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
+
+/// Free swap slots available to `memcg` (`mem_cgroup_get_nr_swap_pages`).
+fn nr_swap_pages(m: &Machine, memcg: MemcgId) -> u64 {
+    m.swap.nr_free().min(m.memcgs.swap_margin(memcg))
+}
+
+/// `get_swappiness`: 0 when anon cannot be reclaimed (fewer than `MIN_LRU_BATCH` free swap
+/// slots, or `!may_swap` in mainline); otherwise the proactive override or the memcg's.
+pub fn get_swappiness(p: &Mglru, m: &Machine, memcg: MemcgId, sc: &ScanControl) -> u32 {
+    if p.profile() == Profile::Mainline && !sc.may_swap {
+        return 0;
+    }
+    if nr_swap_pages(m, memcg) < MIN_LRU_BATCH {
+        return 0;
+    }
+    sc.swappiness.unwrap_or(m.memcgs[memcg].swappiness)
+}
+
+/// `fls_long`.
+fn fls(x: u64) -> i64 {
+    64 - x.leading_zeros() as i64
+}
+
+/// `set_initial_priority` (mainline root reclaim and kswapd): start at the priority where
+/// `(reclaimable >> priority)` is about `nr_to_reclaim`.
+pub fn set_initial_priority(p: &Mglru, m: &Machine, node: usize, sc: &mut ScanControl) {
+    if p.profile() != Profile::Mainline || sc.priority != DEF_PRIORITY || sc.nr_to_reclaim < MIN_LRU_BATCH {
+        return;
+    }
+    let mut reclaimable = m.lruvec_state(ROOT_MEMCG, node, Stat::NrInactiveFile).max(0) as u64;
+    if sc.may_swap && m.swap.nr_free() > 0 {
+        reclaimable += m.lruvec_state(ROOT_MEMCG, node, Stat::NrInactiveAnon).max(0) as u64;
+    }
+    let prio = fls(reclaimable) - 1 - fls(sc.nr_to_reclaim - 1);
+    sc.priority = prio.clamp(DEF_PRIORITY as i64 / 2, DEF_PRIORITY as i64) as i32;
+}
+
+/// Nothing to prepare: MGLRU does not use the classic `prepare_scan_control` state.
+pub fn prepare_node(_p: &mut Mglru, _m: &mut Machine, _node: usize, _sc: &mut ScanControl) {}
+
+/// Whether this is root reclaim (`root_reclaim`).
+fn root_reclaim(sc: &ScanControl) -> bool {
+    sc.target_memcg.is_none_or(|t| t == ROOT_MEMCG)
+}
+
+/// The lruvecs of a node pass. 6.1: the classic memcg iteration. Mainline root reclaim:
+/// `lru_gen_shrink_node` (`set_initial_priority`, then every memcg as `shrink_many` would
+/// visit them, stopping on `should_abort_scan`); memcg reclaim: the classic iteration.
+pub fn shrink_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanControl) {
+    if p.profile() == Profile::V6_1 || !root_reclaim(sc) {
+        vmscan::shrink_node_memcgs(m, p, node, sc);
+        return;
+    }
+    if !sc.may_writepage || !sc.may_unmap {
+        return;
+    }
+    set_initial_priority(p, m, node, sc);
+    let kswapd = sc.reclaimer == Reclaimer::Kswapd;
+    let saved = sc.nr_reclaimed;
+    if kswapd {
+        sc.nr_reclaimed = 0;
+    }
+    m.memcgs.calculate_protection(ROOT_MEMCG);
+    for memcg in m.memcgs.subtree(ROOT_MEMCG) {
+        // shrink_one
+        let mc = &m.memcgs[memcg];
+        if mc.usage <= mc.emin && mc.emin > 0 {
+            continue;
+        }
+        if mc.usage <= mc.elow && mc.elow > 0 {
+            if !sc.memcg_low_reclaim {
+                sc.memcg_low_skipped = true;
+                continue;
+            }
+            m.memcgs[memcg].events.low += 1;
+        }
+        try_to_shrink_lruvec(p, m, memcg, node, sc);
+        if should_abort_scan(p, m, node, sc) {
+            break;
+        }
+    }
+    if kswapd {
+        sc.nr_reclaimed += saved;
+    }
+}
+
+/// `lru_gen_shrink_lruvec` for lruvec (memcg, node).
+pub fn shrink_lruvec(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) {
+    match p.profile() {
+        Profile::Mainline => {
+            try_to_shrink_lruvec(p, m, memcg, node, sc);
+        }
+        Profile::V6_1 => shrink_lruvec_6_1(p, m, memcg, node, sc),
+    }
+}
+
+/// Proportional memory.min/low protection of the scan budget (`apply_proportional_protection`).
+fn apply_protection(m: &Machine, memcg: MemcgId, sc: &ScanControl, size: u64) -> u64 {
+    if Some(memcg) == sc.target_memcg || memcg == ROOT_MEMCG {
+        return size;
+    }
+    let mc = &m.memcgs[memcg];
+    let (emin, elow) = (mc.emin, mc.elow);
+    if emin == 0 && elow == 0 {
+        return size;
+    }
+    let protection = if sc.memcg_low_reclaim { emin } else { emin.max(elow) };
+    let usage = mc.usage.max(protection);
+    (size - size * protection / (usage + 1)).max(SWAP_CLUSTER_MAX)
+}
+
+/// Mainline `get_nr_to_scan`: the scan budget, or −1 when the lruvec aged (or is below
+/// `memory.min`) and scanning should stop.
+fn get_nr_to_scan(
+    p: &mut Mglru,
+    m: &mut Machine,
+    memcg: MemcgId,
+    node: usize,
+    sc: &ScanControl,
+    swappiness: u32,
+) -> i64 {
+    let mc = &m.memcgs[memcg];
+    if mc.usage <= mc.emin && mc.emin > 0 {
+        return -1;
+    }
+    let lv = p.lv(memcg, node);
+    let (need, total) = p.should_run_aging(lv, swappiness);
+    let total = apply_protection(m, memcg, sc, total);
+    if !need || sc.priority == DEF_PRIORITY {
+        return (total >> sc.priority) as i64;
+    }
+    let seq = p.lruvecs[lv].max_seq;
+    if p.try_to_inc_max_seq(m, lv, seq, swappiness, false) {
+        -1
+    } else {
+        0
+    }
+}
+
+/// Mainline `should_abort_scan`.
+fn should_abort_scan(_p: &Mglru, m: &Machine, node: usize, sc: &ScanControl) -> bool {
+    if !root_reclaim(sc) {
+        return false;
+    }
+    if sc.nr_reclaimed >= sc.nr_to_reclaim.max(2 << sc.order) {
+        return true;
+    }
+    if sc.reclaimer != Reclaimer::Kswapd || sc.order > 0 {
+        return false;
+    }
+    for (zi, z) in m.nodes[node]
+        .zones
+        .iter()
+        .enumerate()
+        .take(sc.reclaim_idx.saturating_add(1))
+    {
+        if z.managed > 0 && !m.zone_watermark_ok(node, zi, z.wmark(WMARK_HIGH) + MIN_LRU_BATCH) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Mainline `try_to_shrink_lruvec`. Returns whether the lruvec should rotate (it aged).
+pub fn try_to_shrink_lruvec(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) -> bool {
+    let swappiness = get_swappiness(p, m, memcg, sc);
+    let dirty0 = sc.stat.nr_unqueued_dirty;
+    let taken0 = sc.nr_file_taken;
+    let mut scanned = 0u64;
+    let nr_to_scan;
+    loop {
+        let n = get_nr_to_scan(p, m, memcg, node, sc, swappiness);
+        if n <= 0 {
+            nr_to_scan = n;
+            break;
+        }
+        let delta = evict_folios(p, m, memcg, node, sc, swappiness, n as u64);
+        if delta == 0 {
+            nr_to_scan = n;
+            break;
+        }
+        scanned += delta;
+        if scanned >= n as u64 || should_abort_scan(p, m, node, sc) {
+            nr_to_scan = n;
+            break;
+        }
+    }
+    let dirty = sc.stat.nr_unqueued_dirty - dirty0;
+    if dirty > 0 && dirty == sc.nr_file_taken - taken0 {
+        vmscan::flush_dirty_file(m, p, node);
+    }
+    nr_to_scan < 0
+}
+
+/// 6.1 `lru_gen_shrink_lruvec` with its `get_nr_to_scan` and `should_abort_scan`.
+fn shrink_lruvec_6_1(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) {
+    let lv = p.lv(memcg, node);
+    let start_max_seq = p.lruvecs[lv].max_seq;
+    let reclaimed0 = sc.nr_reclaimed;
+    let kswapd = sc.reclaimer == Reclaimer::Kswapd;
+    let mut need_aging;
+    let mut need_swapping = false;
+    let mut scanned = 0u64;
+    loop {
+        let base = get_swappiness(p, m, memcg, sc);
+        let swappiness = if sc.may_swap {
+            base
+        } else if !sc.cgroup_reclaim() && base != 0 {
+            1
+        } else {
+            0
+        };
+        // get_nr_to_scan
+        let mc = &m.memcgs[memcg];
+        if (mc.usage <= mc.emin && mc.emin > 0) || (mc.usage <= mc.elow && mc.elow > 0 && !sc.memcg_low_reclaim) {
+            return;
+        }
+        let (need, total) = p.should_run_aging(lv, swappiness);
+        need_aging = need;
+        let mut nr_to_scan = total >> sc.priority;
+        if need {
+            let lg = &p.lruvecs[lv];
+            let min = lg.min_seq[if swappiness == 0 { FILE } else { ANON }];
+            let max_seq = lg.max_seq;
+            if sc.priority == DEF_PRIORITY {
+                if min + MIN_NR_GENS > max_seq {
+                    nr_to_scan = 0;
+                }
+            } else if kswapd {
+                nr_to_scan = 0;
+            } else if !p.try_to_inc_max_seq(m, lv, max_seq, swappiness, false) {
+                let lg = &p.lruvecs[lv];
+                if lg.min_seq[if swappiness == 0 { FILE } else { ANON }] + MIN_NR_GENS > lg.max_seq {
+                    nr_to_scan = 0;
+                }
+            }
+        }
+        if nr_to_scan == 0 {
+            return;
+        }
+        let before_swapped = sc.stat.nr_pageout;
+        let delta = evict_folios(p, m, memcg, node, sc, swappiness, u64::MAX);
+        if sc.stat.nr_pageout > before_swapped {
+            need_swapping = true;
+        }
+        if delta == 0 {
+            return;
+        }
+        scanned += delta;
+        if scanned >= nr_to_scan {
+            break;
+        }
+        if should_abort_scan_6_1(p, m, lv, node, start_max_seq, sc, need_swapping) {
+            break;
+        }
+    }
+    if sc.nr_reclaimed - reclaimed0 >= MIN_LRU_BATCH && !need_aging {
+        sc.memcgs_need_aging = false;
+    }
+}
+
+/// 6.1 `should_abort_scan`.
+fn should_abort_scan_6_1(
+    p: &Mglru,
+    m: &Machine,
+    lv: usize,
+    node: usize,
+    seq: u64,
+    sc: &mut ScanControl,
+    need_swapping: bool,
+) -> bool {
+    let kswapd = sc.reclaimer == Reclaimer::Kswapd;
+    if !kswapd {
+        if p.lruvecs[lv].max_seq - seq > 1 {
+            return true;
+        }
+        if sc.nr_reclaimed >= sc.nr_to_reclaim && need_swapping {
+            return true;
+        }
+        if sc.cgroup_reclaim() {
+            return false;
+        }
+    } else if sc.nr_reclaimed - sc.last_reclaimed < sc.nr_to_reclaim {
+        return false;
+    }
+    if sc.priority > DEF_PRIORITY - 2 {
+        return false;
+    }
+    for (zi, z) in m.nodes[node]
+        .zones
+        .iter()
+        .enumerate()
+        .take(sc.reclaim_idx.saturating_add(1))
+    {
+        let _ = zi;
+        if z.managed == 0 {
+            continue;
+        }
+        let wmark = if kswapd {
+            z.wmark(WMARK_HIGH)
+        } else {
+            z.wmark(crate::mm::node::WMARK_LOW)
+        };
+        if wmark > z.free {
+            return false;
+        }
+    }
+    sc.nr_reclaimed += MIN_LRU_BATCH;
+    true
+}
+
+/// `evict_folios`: one batch. Returns the pages scanned (+1 if min_seq advanced), 0 to stop.
+pub fn evict_folios(
+    p: &mut Mglru,
+    m: &mut Machine,
+    memcg: MemcgId,
+    node: usize,
+    sc: &mut ScanControl,
+    swappiness: u32,
+    nr_to_scan: u64,
+) -> u64 {
+    let lv = p.lv(memcg, node);
+    let profile = p.profile();
+    let mut list = std::mem::take(&mut p.scratch);
+    list.clear();
+    let (mut scanned, ty) = isolate_folios(p, m, memcg, node, sc, swappiness, nr_to_scan, &mut list);
+    scanned += p.try_to_inc_min_seq(lv, swappiness) as u64;
+    let lg = &p.lruvecs[lv];
+    let stop = match profile {
+        Profile::Mainline => evictable_min_seq(profile, lg, swappiness) + MIN_NR_GENS > lg.max_seq,
+        Profile::V6_1 => {
+            let t = if swappiness == 0 { FILE } else { ANON };
+            lg.max_seq + 1 - lg.min_seq[t] == MIN_NR_GENS
+        }
+    };
+    if stop {
+        scanned = 0;
+    }
+    if list.is_empty() {
+        p.scratch = list;
+        return scanned;
+    }
+    let (_, steal_ev) = vmscan::scan_event(sc.reclaimer);
+    let typed = if ty == FILE {
+        Stat::PgstealFile
+    } else {
+        Stat::PgstealAnon
+    };
+    let mut skip_retry = false;
+    loop {
+        let reclaimed = vmscan::shrink_folio_list(m, p, &mut list, sc, false);
+        sc.nr_reclaimed += reclaimed;
+        let mut clean = Vec::new();
+        let mut back = Vec::with_capacity(list.len());
+        // survivors in the order shrink_folio_list saw them (the kernel's reverse walk of its
+        // list, whose tail is the first folio processed)
+        for &id in list.iter() {
+            let f = m.folios[id];
+            if !f.evictable() {
+                back.push(id);
+                continue;
+            }
+            match profile {
+                Profile::V6_1 => {
+                    if f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)) {
+                        if f.test(pg::WORKINGSET) {
+                            m.folios[id].set(pg::REFERENCED);
+                        }
+                        back.push(id);
+                        continue;
+                    }
+                    if skip_retry
+                        || f.test(pg::ACTIVE)
+                        || f.test(pg::REFERENCED)
+                        || f.mapped()
+                        || f.test(pg::DIRTY)
+                        || f.test(pg::WRITEBACK)
+                    {
+                        let fm = &mut m.folios[id];
+                        fm.clear(p.refs_flags());
+                        fm.set(pg::ACTIVE);
+                        back.push(id);
+                        continue;
+                    }
+                    clean.push(id);
+                }
+                Profile::Mainline => {
+                    if !skip_retry && !f.test(pg::ACTIVE) && !f.mapped() && !f.test(pg::DIRTY) && !f.test(pg::WRITEBACK)
+                    {
+                        clean.push(id);
+                        continue;
+                    }
+                    // don't add rejected folios to the oldest generation
+                    let lg = &p.lruvecs[lv];
+                    if p.folio_seq(lg, &f, false) == lg.min_seq[f.lru_type()] {
+                        let fm = &mut m.folios[id];
+                        fm.clear(p.refs_flags());
+                        fm.set(pg::ACTIVE);
+                    }
+                    back.push(id);
+                }
+            }
+        }
+        // move_folios_to_lru takes folios from the list tail: the same order
+        for &id in back.iter() {
+            p.putback(m, id);
+        }
+        count_scan(m, memcg, sc, steal_ev, typed, reclaimed);
+        // on the second pass nothing is retried, so `clean` is empty
+        if clean.is_empty() {
+            break;
+        }
+        skip_retry = true;
+        list.clear();
+        list.extend_from_slice(&clean);
+    }
+    list.clear();
+    p.scratch = list;
+    scanned
+}
+
+/// `isolate_folios`: choose the type and tier, then scan; try the other type if nothing came out.
+/// Returns (scanned, type scanned).
+#[allow(clippy::too_many_arguments)]
+fn isolate_folios(
+    p: &mut Mglru,
+    m: &mut Machine,
+    memcg: MemcgId,
+    node: usize,
+    sc: &mut ScanControl,
+    swappiness: u32,
+    nr_to_scan: u64,
+    list: &mut Vec<FolioId>,
+) -> (u64, usize) {
+    let lv = p.lv(memcg, node);
+    let (mut ty, mut tier) = pid::select_type(&p.lruvecs[lv], p.profile(), p.nr_hist, swappiness);
+    let tries = type_range(p.profile(), swappiness).len();
+    let mut scanned = 0;
+    for _ in 0..tries {
+        let t = tier.unwrap_or_else(|| pid::get_tier_idx(&p.lruvecs[lv], p.profile(), p.nr_hist, ty));
+        scanned = scan_folios(p, m, memcg, node, sc, ty, t, nr_to_scan, list);
+        if scanned > 0 {
+            break;
+        }
+        ty = 1 - ty;
+        tier = None;
+    }
+    (scanned, ty)
+}
+
+/// `scan_folios`: sort or isolate folios from the tail of the oldest generation of `ty`.
+#[allow(clippy::too_many_arguments)]
+fn scan_folios(
+    p: &mut Mglru,
+    m: &mut Machine,
+    memcg: MemcgId,
+    node: usize,
+    sc: &mut ScanControl,
+    ty: usize,
+    tier: usize,
+    nr_to_scan: u64,
+    list: &mut Vec<FolioId>,
+) -> u64 {
+    let lv = p.lv(memcg, node);
+    let lg = &p.lruvecs[lv];
+    if lg.max_seq + 1 - lg.min_seq[ty] == MIN_NR_GENS {
+        return 0;
+    }
+    let gen = gen_from_seq(lg.min_seq[ty]);
+    let mut remaining = match p.profile() {
+        Profile::Mainline => nr_to_scan.min(MAX_LRU_BATCH),
+        Profile::V6_1 => MAX_LRU_BATCH,
+    };
+    let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
+    let reclaim_idx = sc.reclaim_idx.min(MAX_NR_ZONES - 1);
+    for i in (1..=MAX_NR_ZONES).rev() {
+        let zone = (reclaim_idx + i) % MAX_NR_ZONES;
+        let mut moved: Vec<FolioId> = Vec::new();
+        loop {
+            let id = p.lruvecs[lv].folios[gen][ty][zone].tail;
+            if id == NIL {
+                break;
+            }
+            scanned += 1;
+            if sort_folio(p, m, lv, id, sc, tier) {
+                sorted += 1;
+            } else if isolate_folio(p, m, id, sc) {
+                list.push(id);
+                isolated += 1;
+            } else {
+                m.folios.list_del(&mut p.lruvecs[lv].folios[gen][ty][zone], id);
+                moved.push(id);
+            }
+            remaining -= 1;
+            if remaining == 0 || isolated.max(moved.len() as u64) >= MIN_LRU_BATCH {
+                break;
+            }
+        }
+        if !moved.is_empty() {
+            for &id in &moved {
+                m.folios.list_add(&mut p.lruvecs[lv].folios[gen][ty][zone], id);
+            }
+            let s = [
+                Stat::PgskipDma,
+                Stat::PgskipDma32,
+                Stat::PgskipNormal,
+                Stat::PgskipMovable,
+            ][zone];
+            m.count_vm_events(s, moved.len() as u64);
+        }
+        if remaining == 0 || isolated >= MIN_LRU_BATCH {
+            break;
+        }
+    }
+    let (scan_ev, _) = vmscan::scan_event(sc.reclaimer);
+    let typed = if ty == FILE { Stat::PgscanFile } else { Stat::PgscanAnon };
+    count_scan(m, memcg, sc, scan_ev, typed, isolated);
+    if sorted > 0 {
+        if !sc.cgroup_reclaim() {
+            m.count_vm_events(Stat::Pgrefill, sorted);
+        }
+        m.count_memcg_events(memcg, Stat::Pgrefill, sorted);
+    }
+    if p.profile() == Profile::Mainline && ty == FILE {
+        sc.nr_file_taken += isolated;
+    }
+    if isolated > 0 || remaining == 0 {
+        scanned
+    } else {
+        0
+    }
+}
+
+/// Move folio `id` (on a list of lruvec `lv`) to the head or tail of generation `gen`'s list.
+fn relink(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, from_gen: usize, gen: usize, tail: bool) {
+    let f = m.folios[id];
+    let (t, z) = (f.lru_type(), f.zone());
+    let lg = &mut p.lruvecs[lv];
+    m.folios.list_del(&mut lg.folios[from_gen][t][z], id);
+    if tail {
+        m.folios.list_add_tail(&mut lg.folios[gen][t][z], id);
+    } else {
+        m.folios.list_add(&mut lg.folios[gen][t][z], id);
+    }
+    p.on_gen[id as usize] = gen as u8;
+}
+
+/// `sort_folio`: true if the folio was moved instead of being a candidate for isolation.
+fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut ScanControl, tier_idx: usize) -> bool {
+    let f = m.folios[id];
+    let (t, z) = (f.lru_type(), f.zone());
+    let gen = f.gen_counter() as usize - 1;
+    let lg = &p.lruvecs[lv];
+    let min_gen = gen_from_seq(lg.min_seq[t]);
+    let refs = p.folio_lru_refs(&f);
+    let ws = f.test(pg::WORKINGSET);
+    let tier = pid::tier_from_refs(p.profile(), refs, ws);
+    let profile = p.profile();
+    // the list the folio is physically on is the oldest generation's
+    let on_gen = min_gen;
+    // unevictable
+    if !f.evictable() {
+        if profile == Profile::V6_1 {
+            return false; // the generic path culls it
+        }
+        p.del(m, id, true);
+        m.count_vm_events(Stat::UnevictablePgsCulled, 1);
+        let fm = &mut m.folios[id];
+        fm.set(pg::UNEVICTABLE | pg::LRU);
+        fm.clear(pg::ACTIVE);
+        m.folios.list_add(&mut p.unevictable[lv], id);
+        m.update_lru_size(id, crate::mm::Lru::Unevictable, 1);
+        return true;
+    }
+    // promoted by a page-table walk or look-around
+    if gen != min_gen {
+        relink(p, m, lv, id, on_gen, gen, false);
+        return true;
+    }
+    // protected by its tier
+    let saturated = match profile {
+        Profile::V6_1 => refs == 4,
+        Profile::Mainline => refs + ws as u32 == 5,
+    };
+    if tier > tier_idx || saturated {
+        let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
+        let new_gen = p.folio_inc_gen(m, id, false);
+        match profile {
+            Profile::V6_1 => {
+                relink(p, m, lv, id, on_gen, new_gen, true);
+                if tier > 0 {
+                    p.lruvecs[lv].protected[hist][t][tier - 1] += 1;
+                }
+                let s = if t == FILE {
+                    Stat::WorkingsetActivateFile
+                } else {
+                    Stat::WorkingsetActivateAnon
+                };
+                m.mod_lruvec_state(f.memcg, f.node(), s, 1);
+            }
+            Profile::Mainline => {
+                relink(p, m, lv, id, on_gen, new_gen, false);
+                if !saturated {
+                    p.lruvecs[lv].protected[hist][t][tier] += 1;
+                }
+            }
+        }
+        return true;
+    }
+    // ineligible
+    if z > sc.reclaim_idx.min(MAX_NR_ZONES - 1) || (profile == Profile::Mainline && !f.test(pg::LRU)) {
+        let new_gen = p.folio_inc_gen(m, id, false);
+        relink(p, m, lv, id, on_gen, new_gen, true);
+        return true;
+    }
+    if profile == Profile::Mainline && t == FILE && f.test(pg::DIRTY) {
+        sc.nr_file_taken += 1;
+        if !f.test(pg::WRITEBACK) {
+            sc.stat.nr_unqueued_dirty += 1;
+        }
+    }
+    // waiting for writeback
+    if f.test(pg::WRITEBACK) || (t == FILE && f.test(pg::DIRTY)) {
+        let new_gen = p.folio_inc_gen(m, id, true);
+        relink(p, m, lv, id, on_gen, new_gen, false);
+        return true;
+    }
+    let _ = MAX_NR_GENS;
+    false
+}
+
+/// `isolate_folio`: take a candidate off its generation list for `shrink_folio_list`.
+fn isolate_folio(p: &mut Mglru, m: &mut Machine, id: FolioId, sc: &ScanControl) -> bool {
+    let f = m.folios[id];
+    if p.profile() == Profile::V6_1 {
+        if !sc.may_unmap && f.mapped() {
+            return false;
+        }
+        if !sc.may_writepage && (f.test(pg::DIRTY) || (f.is_anon() && !f.test(pg::SWAPCACHE))) {
+            return false;
+        }
+    }
+    {
+        let fm = &mut m.folios[id];
+        if !fm.test(pg::REFERENCED) {
+            match p.profile() {
+                Profile::V6_1 => fm.clear(pg::REFS_MASK | pg::REFERENCED | pg::WORKINGSET),
+                Profile::Mainline => fm.set_refs(0),
+            }
+        }
+        fm.clear(pg::RECLAIM);
+        if p.profile() == Profile::V6_1 {
+            fm.clear(pg::REFERENCED);
+        }
+    }
+    p.del(m, id, true);
+    mark_isolated(m, id);
+    true
+}

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The multi-gen LRU (`lru_gen`): generations instead of two lists, tiers fed by a PID controller
+//! on refaults, page-table walks with Bloom filters, rmap look-around (`mm/vmscan.c`, the lru_gen
+//! half; `Documentation/mm/multigen_lru.rst`).
+//!
+//! The sections follow the kernel's: the folio flags and placement (this file), aging
+//! (`aging`: generations, the mm list, the page-table walk, look-around), eviction (`eviction`),
+//! refaults (`workingset`), the PID controller (`pid`), Bloom filters (`bloom`) and debugfs
+//! (`debugfs`). Two kernel profiles are selectable per run ([`Profile`]): `6.1` (the series as
+//! merged, Debian's 6.1.192) and `mainline` (≈6.17); every difference asks the profile.
+
+pub mod admin;
+pub mod aging;
+pub mod bloom;
+pub mod debugfs;
+pub mod eviction;
+pub mod pid;
+pub mod state;
+pub mod workingset;
+
+use super::{AddCtx, FolioRef, ListRef, Policy, ScanControl};
+use crate::mm::folio::{pg, Folio, FolioId, ListHead, ANON, FILE};
+use crate::mm::memcg::MemcgId;
+use crate::mm::vmstat::Stat;
+use crate::mm::{Lru, Machine};
+pub use state::{gen_from_seq, hist_from_seq, LruGen, Profile, MAX_NR_GENS, MAX_NR_TIERS, MIN_NR_GENS};
+
+/// `/sys/kernel/mm/lru_gen/enabled` capability bits.
+pub mod caps {
+    /// `LRU_GEN_CORE`.
+    pub const CORE: u32 = 0x1;
+    /// `LRU_GEN_MM_WALK`: clear accessed bits in leaf PTEs in batches via page-table walks.
+    pub const MM_WALK: u32 = 0x2;
+    /// `LRU_GEN_NONLEAF_YOUNG`: also clear accessed bits in non-leaf PMDs.
+    pub const NONLEAF_YOUNG: u32 = 0x4;
+}
+
+/// MGLRU configuration of a run.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct MglruConfig {
+    /// Kernel profile.
+    pub profile: Profile,
+    /// `enabled` capability bits (default 0x7).
+    pub caps: u32,
+    /// `arch_has_hw_pte_young()`: the MMU sets accessed bits in PTEs. Without it, accesses are
+    /// seen only through rmap and look-around (the kernel emulates the bit with faults, and never
+    /// walks page tables).
+    pub hw_pte_young: bool,
+    /// `arch_has_hw_nonleaf_pmd_young()`: the MMU sets accessed bits in non-leaf PMD entries.
+    pub hw_nonleaf_pmd_young: bool,
+    /// `CONFIG_LRU_GEN_STATS` (4 history slots instead of 1).
+    pub stats: bool,
+    /// `/sys/kernel/mm/lru_gen/min_ttl_ms`.
+    pub min_ttl_ms: u64,
+}
+
+impl Default for MglruConfig {
+    fn default() -> Self {
+        MglruConfig {
+            profile: Profile::Mainline,
+            caps: caps::CORE | caps::MM_WALK | caps::NONLEAF_YOUNG,
+            hw_pte_young: true,
+            hw_nonleaf_pmd_young: true,
+            stats: false,
+            min_ttl_ms: 0,
+        }
+    }
+}
+
+/// The multi-gen LRU policy.
+#[derive(Clone, Debug)]
+pub struct Mglru {
+    /// Configuration.
+    pub cfg: MglruConfig,
+    /// Per lruvec (memcg × node) generations.
+    pub lruvecs: Vec<LruGen>,
+    /// Per lruvec unevictable list (MGLRU leaves unevictable folios on the classic list).
+    pub unevictable: Vec<ListHead>,
+    /// History slots (`NR_HIST_GENS`).
+    pub nr_hist: usize,
+    pub(crate) nr_nodes: usize,
+    pub(crate) scratch: Vec<FolioId>,
+    /// Per folio, the generation whose list it is physically on. It differs from the gen counter
+    /// while a folio promoted by `folio_update_gen` waits for `sort_folio`/`inc_min_seq` to
+    /// relink it (lazy sorting); the kernel's `list_del(&folio->lru)` needs no list head, ours
+    /// does.
+    pub(crate) on_gen: Vec<u8>,
+}
+
+impl Mglru {
+    /// An MGLRU for machine `m`.
+    pub fn new(m: &Machine, cfg: MglruConfig) -> Self {
+        let n = m.memcgs.len() * m.nr_nodes();
+        let now = m.jiffies();
+        Mglru {
+            nr_hist: if cfg.stats { state::MAX_NR_HIST_GENS } else { 1 },
+            cfg,
+            lruvecs: (0..n).map(|_| LruGen::new(now)).collect(),
+            unevictable: vec![ListHead::default(); n],
+            nr_nodes: m.nr_nodes(),
+            scratch: Vec::new(),
+            on_gen: vec![0; m.folios.len()],
+        }
+    }
+
+    /// The profile.
+    #[inline]
+    pub fn profile(&self) -> Profile {
+        self.cfg.profile
+    }
+
+    /// Lruvec index of a folio.
+    #[inline]
+    pub(crate) fn lv_of(&self, f: &Folio) -> usize {
+        f.memcg as usize * self.nr_nodes + f.node()
+    }
+
+    /// Lruvec index of (memcg, node).
+    #[inline]
+    pub fn lv(&self, memcg: MemcgId, node: usize) -> usize {
+        memcg as usize * self.nr_nodes + node
+    }
+
+    /// The generations of lruvec (memcg, node).
+    pub fn lrugen(&self, memcg: MemcgId, node: usize) -> &LruGen {
+        &self.lruvecs[self.lv(memcg, node)]
+    }
+
+    /// Whether the page-table walk may run (`should_walk_mmu`).
+    pub fn should_walk_mmu(&self) -> bool {
+        self.cfg.hw_pte_young && self.cfg.caps & caps::MM_WALK != 0
+    }
+
+    /// Whether non-leaf PMD accessed bits are used (`should_clear_pmd_young`).
+    pub fn should_clear_pmd_young(&self) -> bool {
+        self.cfg.hw_nonleaf_pmd_young && self.cfg.caps & caps::NONLEAF_YOUNG != 0
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Folio flags: refs and tiers (profile-dependent encoding, kernel-mglru.md §2.1 and §14)
+    // ---------------------------------------------------------------------------------------------
+
+    /// `LRU_REFS_FLAGS` of the profile, with the refs mask.
+    #[inline]
+    pub fn refs_flags(&self) -> u32 {
+        match self.profile() {
+            Profile::V6_1 => pg::REFS_MASK | pg::REFERENCED | pg::WORKINGSET,
+            Profile::Mainline => pg::REFS_MASK | pg::REFERENCED,
+        }
+    }
+
+    /// `folio_lru_refs`: 6.1 counts accesses beyond the first (mask + workingset, 0..=4);
+    /// mainline counts all (mask + 1 while referenced, else 0).
+    #[inline]
+    pub fn folio_lru_refs(&self, f: &Folio) -> u32 {
+        pid::folio_lru_refs(self.profile(), f.flags)
+    }
+
+    /// The tier of a folio.
+    #[inline]
+    pub fn folio_tier(&self, f: &Folio) -> usize {
+        pid::tier_from_refs(self.profile(), self.folio_lru_refs(f), f.test(pg::WORKINGSET))
+    }
+
+    /// `lru_gen_inc_refs` (mainline) / `folio_inc_refs` (6.1): one more file-descriptor access.
+    pub fn inc_refs(&self, f: &mut Folio) {
+        if f.test(pg::UNEVICTABLE) {
+            return;
+        }
+        match self.profile() {
+            Profile::V6_1 => {
+                if !f.test(pg::REFERENCED) {
+                    f.set(pg::REFERENCED);
+                } else if !f.test(pg::WORKINGSET) {
+                    f.set(pg::WORKINGSET);
+                } else if f.refs() < 3 {
+                    f.set_refs(f.refs() + 1);
+                }
+            }
+            Profile::Mainline => {
+                if !f.test(pg::REFERENCED) {
+                    f.set(pg::REFERENCED);
+                    f.set_refs(0);
+                } else if f.refs() < 3 {
+                    f.set_refs(f.refs() + 1);
+                } else {
+                    f.set(pg::WORKINGSET);
+                }
+            }
+        }
+    }
+
+    /// `lru_gen_set_refs` (mainline): a young PTE seen through rmap. The first sighting only sets
+    /// `PG_referenced` (returns false); a later one clears the refs, sets `PG_workingset` and asks
+    /// for activation (returns true).
+    pub fn set_refs(f: &mut Folio) -> bool {
+        if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
+            f.set(pg::REFERENCED);
+            return false;
+        }
+        f.clear(pg::REFS_MASK | pg::REFERENCED);
+        f.set(pg::WORKINGSET);
+        true
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Placement and sizes (`lru_gen_add_folio`, `lru_gen_del_folio`, `lru_gen_update_size`)
+    // ---------------------------------------------------------------------------------------------
+
+    /// Whether generation slot `gen` counts as active (`lru_gen_is_active`).
+    #[inline]
+    pub fn is_active_gen(lg: &LruGen, gen: usize) -> bool {
+        gen == gen_from_seq(lg.max_seq) || gen == gen_from_seq(lg.max_seq - 1)
+    }
+
+    /// `lru_gen_update_size`: move one page of folio `f` from slot `old` to slot `new` (`None` =
+    /// off the lists), keeping the active/inactive compatibility counters.
+    pub fn update_size(&mut self, m: &mut Machine, f: &Folio, old: Option<usize>, new: Option<usize>) {
+        let lv = self.lv_of(f);
+        let (t, z) = (f.lru_type(), f.zone());
+        let lg = &mut self.lruvecs[lv];
+        if let Some(o) = old {
+            lg.nr_pages[o][t][z] -= 1;
+        }
+        if let Some(n) = new {
+            lg.nr_pages[n][t][z] += 1;
+        }
+        let lru = |active: bool| Lru::of(t, active);
+        match (old, new) {
+            (None, Some(n)) => m.update_lru_size_raw(f.memcg, f.node(), z, lru(Self::is_active_gen(lg, n)), 1),
+            (Some(o), None) => m.update_lru_size_raw(f.memcg, f.node(), z, lru(Self::is_active_gen(lg, o)), -1),
+            (Some(o), Some(n)) => {
+                if !Self::is_active_gen(lg, o) && Self::is_active_gen(lg, n) {
+                    m.update_lru_size_raw(f.memcg, f.node(), z, lru(false), -1);
+                    m.update_lru_size_raw(f.memcg, f.node(), z, lru(true), 1);
+                }
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// The seq a folio is (re)added to (`lru_gen_folio_seq`, or 6.1's inline choice).
+    pub fn folio_seq(&self, lg: &LruGen, f: &Folio, reclaiming: bool) -> u64 {
+        let t = f.lru_type();
+        let min_seq = lg.min_seq[t];
+        match self.profile() {
+            Profile::V6_1 => {
+                if f.test(pg::ACTIVE) {
+                    lg.max_seq
+                } else if (t == ANON && !f.test(pg::SWAPCACHE))
+                    || (f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)))
+                {
+                    lg.max_seq - 1
+                } else if reclaiming || min_seq + MIN_NR_GENS >= lg.max_seq {
+                    min_seq
+                } else {
+                    min_seq + 1
+                }
+            }
+            Profile::Mainline => {
+                let ws = f.test(pg::WORKINGSET) as u64;
+                let g = if f.test(pg::ACTIVE) {
+                    MIN_NR_GENS - ws
+                } else if reclaiming {
+                    MAX_NR_GENS as u64
+                } else if (t == ANON && !f.test(pg::SWAPCACHE))
+                    || (f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)))
+                {
+                    MIN_NR_GENS
+                } else {
+                    MAX_NR_GENS as u64 - ws
+                };
+                (lg.max_seq + 1).saturating_sub(g).max(min_seq)
+            }
+        }
+    }
+
+    /// `lru_gen_add_folio`: place an evictable folio on its generation list (tail if
+    /// `reclaiming`, as `folio_rotate_reclaimable` and `inc_min_seq` do).
+    pub fn add(&mut self, m: &mut Machine, id: FolioId, reclaiming: bool) {
+        let f = m.folios[id];
+        let lv = self.lv_of(&f);
+        let seq = self.folio_seq(&self.lruvecs[lv], &f, reclaiming);
+        let gen = gen_from_seq(seq);
+        {
+            let fm = &mut m.folios[id];
+            fm.set_gen_counter(gen as u32 + 1);
+            fm.clear(pg::ACTIVE);
+            fm.set(pg::LRU);
+        }
+        let f = m.folios[id];
+        self.update_size(m, &f, None, Some(gen));
+        self.on_gen[id as usize] = gen as u8;
+        let list = &mut self.lruvecs[lv].folios[gen][f.lru_type()][f.zone()];
+        if reclaiming {
+            m.folios.list_add_tail(list, id);
+        } else {
+            m.folios.list_add(list, id);
+        }
+    }
+
+    /// `lru_gen_del_folio`: take a folio off its generation list. Unless `reclaiming`, a folio in
+    /// an active generation gets `PG_active` so it can be re-added young.
+    pub fn del(&mut self, m: &mut Machine, id: FolioId, reclaiming: bool) {
+        let f = m.folios[id];
+        let gen = f.gen_counter() as usize - 1;
+        let lv = self.lv_of(&f);
+        let active = !reclaiming && Self::is_active_gen(&self.lruvecs[lv], gen);
+        {
+            let fm = &mut m.folios[id];
+            fm.set_gen_counter(0);
+            if active {
+                fm.set(pg::ACTIVE);
+            }
+        }
+        self.update_size(m, &f, Some(gen), None);
+        // sizes follow the gen counter; the links, the list the folio is on (lazy sorting)
+        let on = self.on_gen[id as usize] as usize;
+        m.folios
+            .list_del(&mut self.lruvecs[lv].folios[on][f.lru_type()][f.zone()], id);
+    }
+
+    /// Put a folio on the unevictable list (`lruvec_add_folio` for `LRU_UNEVICTABLE`).
+    fn add_unevictable(&mut self, m: &mut Machine, id: FolioId) {
+        let f = m.folios[id];
+        let lv = self.lv_of(&f);
+        {
+            let fm = &mut m.folios[id];
+            fm.clear(pg::ACTIVE);
+            fm.set(pg::UNEVICTABLE | pg::LRU);
+        }
+        m.folios.list_add(&mut self.unevictable[lv], id);
+        m.update_lru_size(id, Lru::Unevictable, 1);
+    }
+
+    /// `folio_putback_lru` / `move_folios_to_lru` for one folio coming back from reclaim.
+    pub(crate) fn putback(&mut self, m: &mut Machine, id: FolioId) {
+        super::vmscan::clear_isolated(m, id);
+        if !m.folios[id].evictable() {
+            m.count_vm_events(Stat::UnevictablePgsCulled, 1);
+            self.add_unevictable(m, id);
+        } else {
+            self.add(m, id, false);
+        }
+    }
+
+    /// `folio_activate` (`lru_activate`): re-add an LRU folio with `PG_active`; counts `pgactivate`.
+    pub fn activate(&mut self, m: &mut Machine, id: FolioId) {
+        let f = m.folios[id];
+        if !f.test(pg::LRU) || f.test(pg::ACTIVE) || f.test(pg::UNEVICTABLE) || f.gen_counter() == 0 {
+            return;
+        }
+        self.del(m, id, false);
+        m.folios[id].set(pg::ACTIVE);
+        self.add(m, id, false);
+        m.count_events(f.memcg, Stat::Pgactivate, 1);
+    }
+
+    /// Evictable pages of lruvec `lv` over all generations of the types that `swappiness` allows.
+    pub fn evictable_size(&self, lv: usize, swappiness: u32) -> u64 {
+        let lg = &self.lruvecs[lv];
+        let mut total = 0;
+        for t in type_range(self.profile(), swappiness) {
+            for seq in lg.min_seq[t]..=lg.max_seq {
+                total += lg.gen_pages(gen_from_seq(seq), t);
+            }
+        }
+        total
+    }
+}
+
+/// The types reclaim may touch at `swappiness`: 0 → file only; 201 (mainline) → anon only.
+pub fn type_range(profile: Profile, swappiness: u32) -> std::ops::Range<usize> {
+    let min_type = if swappiness == 0 { FILE } else { ANON };
+    let max_type = match profile {
+        Profile::Mainline if swappiness >= state::SWAPPINESS_ANON_ONLY => ANON,
+        _ => FILE,
+    };
+    min_type..max_type + 1
+}
+
+/// `evictable_min_seq`: the oldest generation among the types `swappiness` allows.
+pub fn evictable_min_seq(profile: Profile, lg: &LruGen, swappiness: u32) -> u64 {
+    type_range(profile, swappiness)
+        .map(|t| lg.min_seq[t])
+        .min()
+        .unwrap_or(lg.min_seq[FILE])
+}
+
+impl Policy for Mglru {
+    fn name(&self) -> &'static str {
+        match self.profile() {
+            Profile::V6_1 => "mglru-6.1",
+            Profile::Mainline => "mglru",
+        }
+    }
+
+    fn memcg_created(&mut self, m: &Machine, _memcg: MemcgId) {
+        let now = m.jiffies();
+        let n = m.memcgs.len() * m.nr_nodes();
+        while self.lruvecs.len() < n {
+            self.lruvecs.push(LruGen::new(now));
+            self.unevictable.push(ListHead::default());
+        }
+    }
+
+    fn add_folio(&mut self, m: &mut Machine, id: FolioId, ctx: AddCtx) {
+        if !m.folios[id].evictable() {
+            m.count_vm_events(Stat::UnevictablePgsCulled, 1);
+            self.add_unevictable(m, id);
+            return;
+        }
+        // folio_add_lru: a folio added inside a fault on a VMA with recency is hot
+        if ctx.in_fault {
+            m.folios[id].set(pg::ACTIVE);
+        }
+        self.add(m, id, false);
+    }
+
+    fn del_folio(&mut self, m: &mut Machine, id: FolioId) {
+        let f = m.folios[id];
+        if f.test(pg::UNEVICTABLE) {
+            let lv = self.lv_of(&f);
+            m.folios.list_del(&mut self.unevictable[lv], id);
+            m.update_lru_size(id, Lru::Unevictable, -1);
+        } else {
+            self.del(m, id, true);
+        }
+        m.folios[id].clear(pg::LRU | pg::ACTIVE | pg::UNEVICTABLE);
+    }
+
+    fn mark_accessed(&mut self, m: &mut Machine, id: FolioId) {
+        let mut f = m.folios[id];
+        self.inc_refs(&mut f);
+        m.folios[id] = f;
+    }
+
+    fn prepare_node(&mut self, m: &mut Machine, node: usize, sc: &mut ScanControl) {
+        eviction::prepare_node(self, m, node, sc);
+    }
+
+    fn shrink_node_lruvecs(&mut self, m: &mut Machine, node: usize, sc: &mut ScanControl) {
+        eviction::shrink_node(self, m, node, sc);
+    }
+
+    fn shrink_lruvec(&mut self, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) {
+        eviction::shrink_lruvec(self, m, memcg, node, sc);
+    }
+
+    fn age_node(&mut self, m: &mut Machine, node: usize, sc: &mut ScanControl) {
+        aging::age_node(self, m, node, sc);
+    }
+
+    fn check_references(&mut self, m: &mut Machine, id: FolioId, sc: &ScanControl) -> FolioRef {
+        aging::check_references(self, m, id, sc)
+    }
+
+    fn eviction_shadow(&mut self, m: &mut Machine, id: FolioId, _target: Option<MemcgId>) -> u64 {
+        workingset::lru_gen_eviction(self, m, id)
+    }
+
+    fn refault(&mut self, m: &mut Machine, id: FolioId, shadow: u64, in_fault: bool) {
+        workingset::lru_gen_refault(self, m, id, shadow, in_fault);
+    }
+
+    fn rotate_reclaimable(&mut self, m: &mut Machine, id: FolioId) {
+        let f = m.folios[id];
+        if f.test(pg::UNEVICTABLE) || f.gen_counter() == 0 {
+            return;
+        }
+        // lru_move_tail: delete and re-add at the tail of the oldest possible generation
+        self.del(m, id, true);
+        self.add(m, id, true);
+        m.count_vm_events(Stat::Pgrotated, 1);
+    }
+
+    fn debugfs(&self, m: &Machine, full: bool) -> Option<String> {
+        Some(self.debugfs_read(m, full))
+    }
+
+    fn lists(&self) -> Vec<ListRef<'_>> {
+        let mut out = Vec::new();
+        for (lv, lg) in self.lruvecs.iter().enumerate() {
+            let memcg = (lv / self.nr_nodes) as MemcgId;
+            let node = lv % self.nr_nodes;
+            for (g, by_type) in lg.folios.iter().enumerate() {
+                for (t, by_zone) in by_type.iter().enumerate() {
+                    for (z, list) in by_zone.iter().enumerate() {
+                        out.push(ListRef {
+                            memcg,
+                            node,
+                            name: format!("gen {g} type {t} zone {z}"),
+                            list,
+                        });
+                    }
+                }
+            }
+            out.push(ListRef {
+                memcg,
+                node,
+                name: "unevictable".into(),
+                list: &self.unevictable[lv],
+            });
+        }
+        out
+    }
+
+    fn check(&self, m: &Machine) -> Result<(), String> {
+        aging::check_lruvecs(self, m)
+    }
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Refaults under MGLRU (`mm/workingset.c`, `lru_gen_eviction`, `lru_gen_test_recent`,
+//! `lru_gen_refault`; `kernel-mglru.md` §7).
+//!
+//! The shadow of an evicted folio holds a token: the `min_seq` of its type when it was evicted and
+//! its refs (accesses through file descriptors beyond the first), plus the workingset bit. A
+//! refault is "recent" while the lruvec has not aged far past that generation (mainline: within
+//! `MAX_NR_GENS` of `max_seq`; 6.1: the same `min_seq` still). Recent refaults are counted per tier
+//! in `refaulted[]`, the numerator of the PID controller; `evicted[]` counts the denominator at
+//! shadow time.
+
+use super::{gen_from_seq, hist_from_seq, pid, Mglru, Profile, MAX_NR_GENS};
+use crate::mm::folio::{pg, FolioId, FILE};
+use crate::mm::vmstat::Stat;
+use crate::mm::Machine;
+use crate::reclaim::classic::workingset::{Shadow, EVICTION_MASK};
+
+/// `LRU_REFS_WIDTH`.
+const REFS_WIDTH: u32 = 2;
+
+/// `lru_gen_eviction`: the shadow of a folio being reclaimed; counts `evicted[]`.
+pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
+    let f = m.folios[id];
+    let t = f.lru_type();
+    let refs = p.folio_lru_refs(&f);
+    let ws = f.test(pg::WORKINGSET);
+    let tier = pid::tier_from_refs(p.profile(), refs, ws);
+    let lv = p.lv_of(&f);
+    let min_seq = p.lruvecs[lv].min_seq[t];
+    let token = (min_seq << REFS_WIDTH) | refs.saturating_sub(1) as u64;
+    let hist = hist_from_seq(min_seq, p.nr_hist);
+    p.lruvecs[lv].evicted[hist][t][tier] += 1;
+    let workingset = match p.profile() {
+        Profile::V6_1 => refs != 0,
+        Profile::Mainline => ws,
+    };
+    Shadow {
+        eviction: token & EVICTION_MASK,
+        memcg: f.memcg,
+        node: f.node(),
+        workingset,
+    }
+    .pack()
+}
+
+/// `lru_gen_test_recent`: whether the shadow's generation is still recent in its lruvec.
+/// Returns (recent, lruvec index) or `None` if the lruvec does not exist.
+pub fn lru_gen_test_recent(p: &Mglru, m: &Machine, s: &Shadow, t: usize) -> Option<bool> {
+    if s.memcg as usize >= m.memcgs.len() || s.node >= m.nr_nodes() {
+        return None;
+    }
+    let lg = &p.lruvecs[p.lv(s.memcg, s.node)];
+    let mask = EVICTION_MASK >> REFS_WIDTH;
+    let token_seq = s.eviction >> REFS_WIDTH;
+    Some(match p.profile() {
+        Profile::V6_1 => token_seq == lg.min_seq[t] & mask,
+        Profile::Mainline => (lg.max_seq & mask).abs_diff(token_seq) < MAX_NR_GENS as u64,
+    })
+}
+
+/// `lru_gen_refault`: a folio is instantiated where `shadow` was.
+pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64, in_fault: bool) {
+    let s = Shadow::unpack(shadow);
+    let f = m.folios[id];
+    let t = f.lru_type();
+    // a refault into another lruvec (memcg or node changed) counts nothing
+    if s.node != f.node() || s.memcg != f.memcg {
+        return;
+    }
+    let Some(recent) = lru_gen_test_recent(p, m, &s, t) else {
+        return;
+    };
+    let lv = p.lv_of(&f);
+    let (refault, activate, restore) = if t == FILE {
+        (
+            Stat::WorkingsetRefaultFile,
+            Stat::WorkingsetActivateFile,
+            Stat::WorkingsetRestoreFile,
+        )
+    } else {
+        (
+            Stat::WorkingsetRefaultAnon,
+            Stat::WorkingsetActivateAnon,
+            Stat::WorkingsetRestoreAnon,
+        )
+    };
+    match p.profile() {
+        Profile::V6_1 => {
+            if !recent {
+                return;
+            }
+            let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
+            let refs = (s.eviction & 3) as u32 + s.workingset as u32;
+            let tier = pid::tier_from_refs(Profile::V6_1, refs, false);
+            p.lruvecs[lv].refaulted[hist][t][tier] += 1;
+            m.mod_lruvec_state(f.memcg, f.node(), refault, 1);
+            if in_fault || refs >= (1 << REFS_WIDTH) - 1 {
+                let fm = &mut m.folios[id];
+                fm.set_refs(3);
+                fm.set(pg::WORKINGSET);
+                m.mod_lruvec_state(f.memcg, f.node(), restore, 1);
+            }
+        }
+        Profile::Mainline => {
+            m.mod_lruvec_state(f.memcg, f.node(), refault, 1);
+            if !recent {
+                return;
+            }
+            let refs = (s.eviction & 3) as u32 + 1;
+            let tier = pid::tier_from_refs(Profile::Mainline, refs, s.workingset);
+            let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
+            p.lruvecs[lv].refaulted[hist][t][tier] += 1;
+            if in_fault {
+                m.mod_lruvec_state(f.memcg, f.node(), activate, 1);
+            }
+            if s.workingset {
+                m.folios[id].set(pg::WORKINGSET);
+                m.mod_lruvec_state(f.memcg, f.node(), restore, 1);
+            } else {
+                m.folios[id].set_refs(refs - 1);
+            }
+        }
+    }
+    let _ = gen_from_seq;
+}
