@@ -326,8 +326,13 @@ impl<P: Policy> Kernel<P> {
         Ok(())
     }
 
-    /// Advance the virtual clock by what an access of kind `a` costs.
+    /// Advance the virtual clock by what an access of kind `a` costs. A major fault sleeps on
+    /// I/O: the task is switched out and back in, which marks its mm used (`lru_gen_use_mm` in
+    /// `context_switch`).
     fn tick(&mut self, a: &Result<Access, AccessError>) {
+        if let (Ok(Access::Major), Some(t)) = (a, self.m.current_task) {
+            self.m.mms[t as usize].lru_gen_bitmap = !0;
+        }
         self.m.now_ns += ACCESS_NS
             + match a {
                 Ok(Access::Minor) => MINOR_FAULT_NS,

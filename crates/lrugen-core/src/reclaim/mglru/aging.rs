@@ -728,6 +728,10 @@ impl Mglru {
 pub fn check_references(p: &mut Mglru, m: &mut Machine, id: FolioId, sc: &ScanControl) -> FolioRef {
     let (ptes, flags) = p.folio_referenced(m, id, sc);
     if flags & vmf::LOCKED != 0 {
+        if p.profile() == Profile::V6_1 {
+            // the classic check clears PG_referenced before it looks at VM_LOCKED
+            m.folios[id].clear(pg::REFERENCED);
+        }
         return FolioRef::Activate;
     }
     match p.profile() {

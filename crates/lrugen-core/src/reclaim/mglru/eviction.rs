@@ -258,9 +258,11 @@ fn shrink_lruvec_6_1(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize
         if nr_to_scan == 0 {
             return;
         }
-        let before_swapped = sc.stat.nr_pageout;
+        // 6.1 evict_folios sets need_swapping for every batch that isolated anon
+        // (`type == LRU_GEN_ANON` with a non-empty list), swapped out or not
+        let anon_isolated0 = m.events.get(Stat::PgscanAnon);
         let delta = evict_folios(p, m, memcg, node, sc, swappiness, u64::MAX);
-        if sc.stat.nr_pageout > before_swapped {
+        if m.events.get(Stat::PgscanAnon) > anon_isolated0 {
             need_swapping = true;
         }
         if delta == 0 {
