@@ -1,1 +1,83 @@
-fn main() {}
+// SPDX-License-Identifier: GPL-2.0-only
+//! Simulated accesses per second of plain LRU (`lrugen_cache::Lru`, the reference cache) and of the
+//! kernel's classic active/inactive LRU on the simulated machine (`sim::run` with
+//! `PolicyKind::Classic`, memcg `memory.max` = the capacity), on real traces: OLTP at C = 1000 and
+//! P3 at C = 65536 pages.
+//!
+//! Each trace is loaded (decompressed and renumbered) once, outside the timed loop; the plain LRU's
+//! arrays are allocated outside it too. For the classic LRU only the replay is timed, not building
+//! the simulated machine and the trace's file (`RunResult::wall_seconds`, as `lrugen bench`
+//! reports it). A missing shared trace skips its benchmarks with a note (and fails under `CI=true`,
+//! see `lrugen_trace::testdata`).
+//!
+//! `cargo bench -p lrugen-core --bench engine` takes about a minute.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use lrugen::mm::MachineConfig;
+use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
+use lrugen::workload::WorkloadSpec;
+use lrugen_cache::Lru;
+use lrugen_trace::{load_dense, testdata::shared_trace};
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn bench(c: &mut Criterion) {
+    for (name, file, cap) in [("OLTP", "arc/OLTP.lis.zst", 1000u64), ("P3", "arc/P3.lis.zst", 65536)] {
+        let Some(path) = shared_trace(file) else {
+            eprintln!("note: skipping the {name} benchmarks: trace {file} is missing");
+            continue;
+        };
+        let t = load_dense(&path, None).unwrap_or_else(|e| panic!("{e}"));
+        let nr_unique = t.nr_unique;
+        let loaded = Arc::new(t.pages);
+        let requests = loaded.len() as u64;
+
+        // "engine/…": lrugen-cache's trace_lru bench already owns the ids "OLTP/C=1000/lru" etc. in
+        // target/criterion, and criterion would compare the two.
+        let mut g = c.benchmark_group(format!("engine/{name}/C={cap}"));
+        g.sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            // 10 replays of P3 under the classic LRU take about 6 s (criterion wants a margin).
+            .measurement_time(Duration::from_secs(if requests > 2_000_000 { 7 } else { 3 }))
+            .throughput(Throughput::Elements(requests));
+
+        g.bench_function("lru", |b| {
+            b.iter_batched(
+                || Lru::with_pages(cap as usize, nr_unique),
+                |mut lru| lru.run(black_box(&loaded)),
+                BatchSize::LargeInput,
+            )
+        });
+
+        // As `lrugen bench` sets it up: memory.max = the capacity, room to spare on the machine.
+        let cfg = RunConfig::new(
+            MachineConfig::simple(cap + cap.max(16_384), 0),
+            MemcgConfig {
+                max: Some(cap),
+                ..Default::default()
+            },
+            WorkloadSpec::Trace { path: path.clone() },
+            PolicyKind::Classic,
+        );
+        // Timed: the replay only, as `RunResult::wall_seconds` measures it (after the machine and
+        // the workload are set up), the same span `lrugen bench` reports.
+        g.bench_function("classic", |b| {
+            b.iter_custom(|iters| {
+                let mut replay = Duration::ZERO;
+                for _ in 0..iters {
+                    let r = sim::run(&cfg, Some((Arc::clone(&loaded), nr_unique)), &mut |_, _| {})
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    assert_eq!(r.accesses, requests);
+                    black_box(r.hits);
+                    replay += Duration::from_secs_f64(r.wall_seconds);
+                }
+                replay
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

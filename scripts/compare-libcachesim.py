@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Compare simulation speed with libCacheSim: a developer tool, not used by CI or the tests.
+
+Measures accesses per second of libCacheSim's LRU (through its Python bindings, whose trace loop
+runs in C) and of lrugen's plain LRU and classic kernel LRU (`lrugen bench`) on the same
+oracleGeneral files, and checks that the two plain LRUs agree on the hit ratio.
+
+The ARC traces (`.lis.zst`) are converted to oracleGeneral first, one record per 512-byte block as
+lrugen expands them (obj_size 4096, next_access_vtime filled in), into --workdir (outside the
+repository). Needs the `zstd` command for that.
+
+Setup, outside the repository:
+
+    python3 -m venv /work/venv && /work/venv/bin/pip install libcachesim==0.3.5
+    cargo build --release -p lrugen-cli
+    /work/venv/bin/python scripts/compare-libcachesim.py
+
+What is timed differs a little: libCacheSim's time covers its whole trace loop (reading each
+record from the mapped file, hashing the object id, the LRU); lrugen's covers the replay of a trace
+loaded and renumbered to dense ids beforehand (see `lrugen bench`). libCacheSim is measured twice:
+with its default hash table of 2^24 buckets, and with one sized to the cache (its best case, used
+for the ratios). All are the best of --repeat runs.
+"""
+
+import argparse
+import os
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("LRUGEN_TRACES_DIR", REPO.parent / "shared" / "traces"))
+
+# (name, source file under the shared traces, capacity in objects = pages)
+DEFAULT_TRACES = [
+    ("cloudPhysicsIO", "cloudphysics/cloudPhysicsIO.oracleGeneral.bin", 5000),
+    ("OLTP", "arc/OLTP.lis.zst", 1000),
+    ("P3", "arc/P3.lis.zst", 65536),
+]
+
+RECORD = struct.Struct("<IQIq")  # clock_time, obj_id, obj_size, next_access_vtime
+
+
+def lis_to_oracle(src: Path, dst: Path) -> int:
+    """Convert an ARC .lis(.zst) trace to oracleGeneral; returns the number of records."""
+    if src.suffix == ".zst":
+        text = subprocess.run(["zstd", "-dc", str(src)], check=True, capture_output=True).stdout
+    else:
+        text = src.read_bytes()
+    keys = []
+    times = []
+    for n, line in enumerate(text.splitlines(), 1):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) < 2:
+            sys.exit(f"{src}:{n}: expected 'start_block n_blocks ignored request_number'")
+        start, count = int(f[0]), int(f[1])
+        keys.extend(range(start, start + count))
+        times.extend([n] * count)
+    nxt = [-1] * len(keys)
+    last = {}
+    for i in range(len(keys) - 1, -1, -1):
+        nxt[i] = last.get(keys[i], -1)
+        last[keys[i]] = i + 1  # 1-based index of this request
+    tmp = dst.with_suffix(".tmp")
+    with open(tmp, "wb") as out:
+        pack = RECORD.pack
+        out.write(b"".join(pack(t, k, 4096, x) for t, k, x in zip(times, keys, nxt)))
+    tmp.replace(dst)
+    return len(keys)
+
+
+def oracle_file(name: str, src: Path, workdir: Path) -> Path:
+    if "oracleGeneral" in src.name:
+        return src
+    dst = workdir / f"{name}.oracleGeneral.bin"
+    if not dst.exists() or dst.stat().st_mtime < src.stat().st_mtime:
+        print(f"converting {src} -> {dst} ...", file=sys.stderr)
+        n = lis_to_oracle(src, dst)
+        print(f"  {n} records", file=sys.stderr)
+    return dst
+
+
+def libcachesim_lru(path: Path, capacity: int, repeat: int, hashpower: int):
+    import libcachesim as lcs
+
+    n_req = path.stat().st_size // RECORD.size
+    best = None
+    miss = None
+    for _ in range(repeat):
+        params = lcs.ReaderInitParam(ignore_obj_size=True)
+        reader = lcs.TraceReader(str(path), lcs.TraceType.ORACLE_GENERAL_TRACE, params)
+        cache = lcs.LRU(capacity, hashpower=hashpower)
+        t0 = time.perf_counter()
+        miss, _ = cache.process_trace(reader)
+        dt = time.perf_counter() - t0
+        best = dt if best is None else min(best, dt)
+    return n_req, 1.0 - miss, n_req / best
+
+
+def lrugen_bench(binary: Path, path: Path, capacity: int, repeat: int):
+    """Best rate (accesses/s) and hit ratio of each policy of `lrugen bench`."""
+    out = {}
+    for _ in range(repeat):
+        text = subprocess.run(
+            [str(binary), "bench", str(path), "--capacity", str(capacity), "--policy", "lru,classic"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        for line in text.splitlines()[1:]:
+            f = line.split()
+            # trace policy capacity accesses RATE M HIT%
+            if len(f) != 7 or f[5] != "M":
+                continue
+            policy, rate, hit = f[1], float(f[4]) * 1e6, float(f[6].rstrip("%")) / 100
+            prev = out.get(policy)
+            out[policy] = (max(rate, prev[0]) if prev else rate, hit, int(f[3]))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lrugen", type=Path, default=REPO / "target" / "release" / "lrugen")
+    ap.add_argument("--workdir", type=Path, default=Path("/tmp/lrugen-libcachesim"))
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each measurement (best kept)")
+    ap.add_argument(
+        "--trace",
+        action="append",
+        metavar="NAME=PATH:CAPACITY",
+        help="a trace to compare instead of the defaults (repeatable)",
+    )
+    a = ap.parse_args()
+    if not a.lrugen.exists():
+        sys.exit(f"{a.lrugen} not found: run `cargo build --release -p lrugen-cli` first")
+    traces = []
+    if a.trace:
+        for t in a.trace:
+            name, rest = t.split("=", 1)
+            path, cap = rest.rsplit(":", 1)
+            traces.append((name, Path(path), int(cap)))
+    else:
+        traces = [(n, SHARED / f, c) for n, f, c in DEFAULT_TRACES]
+    a.workdir.mkdir(parents=True, exist_ok=True)
+
+    rows = []
+    for name, src, cap in traces:
+        if not src.exists():
+            print(f"skipping {name}: {src} is missing", file=sys.stderr)
+            continue
+        path = oracle_file(name, src, a.workdir)
+        # libCacheSim's default hash table (2^24 buckets) costs a fixed ~0.2 s per run, most of the
+        # time on these traces: also measure it with a table sized to the cache, its best case.
+        _, _, lcs_default = libcachesim_lru(path, cap, a.repeat, 24)
+        n, lcs_hit, lcs_rate = libcachesim_lru(path, cap, a.repeat, max(12, cap.bit_length() + 1))
+        lg = lrugen_bench(a.lrugen, path, cap, a.repeat)
+        if lg["lru"][2] != n:
+            print(f"warning: {name}: lrugen replayed {lg['lru'][2]} accesses, libCacheSim {n}", file=sys.stderr)
+        if abs(lg["lru"][1] - lcs_hit) > 0.0001:
+            print(
+                f"warning: {name}: LRU hit ratios differ: lrugen {lg['lru'][1]:.4f}, libCacheSim {lcs_hit:.4f}",
+                file=sys.stderr,
+            )
+        rows.append((name, cap, n, lcs_default, lcs_hit, lcs_rate, lg["lru"], lg["classic"]))
+
+    print("accesses/s (best of %d) and hit ratio; ratios are against libCacheSim with a sized table" % a.repeat)
+    print(
+        f"{'trace':<16} {'C':>7} {'accesses':>10} | {'lcs LRU default':>15} | {'lcs LRU sized table':>22} | "
+        f"{'lrugen lru':>22} | {'lrugen classic':>22} | {'lru/lcs':>7} {'classic/lcs':>11}"
+    )
+    for name, cap, n, ld, lh, lr, (gr, gh, _), (cr, ch, _) in rows:
+        cell = lambda rate, hit: f"{rate / 1e6:7.2f} M/s {hit * 100:6.2f}%"  # noqa: E731
+        print(
+            f"{name:<16} {cap:>7} {n:>10} | {ld / 1e6:11.2f} M/s | {cell(lr, lh):>22} | {cell(gr, gh):>22} | "
+            f"{cell(cr, ch):>22} | {gr / lr:6.2f}x {cr / lr:10.2f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()
