@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Simulated accesses per second of plain LRU (`lrugen_cache::Lru`, the reference cache) and of the
-//! kernel's classic active/inactive LRU on the simulated machine (`sim::run` with
-//! `PolicyKind::Classic`, memcg `memory.max` = the capacity), on real traces: OLTP at C = 1000 and
+//! kernel models on the simulated machine — the classic LRU and MGLRU in both profiles (`sim::run`,
+//! memcg `memory.max` = the capacity), on real traces: OLTP at C = 1000 and
 //! P3 at C = 65536 pages.
 //!
 //! Each trace is loaded (decompressed and renumbered) once, outside the timed loop; the plain LRU's
@@ -14,6 +14,7 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use lrugen::mm::MachineConfig;
+use lrugen::reclaim::mglru::Profile;
 use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
 use lrugen::workload::WorkloadSpec;
 use lrugen_cache::Lru;
@@ -50,31 +51,38 @@ fn bench(c: &mut Criterion) {
             )
         });
 
-        // As `lrugen bench` sets it up: memory.max = the capacity, room to spare on the machine.
-        let cfg = RunConfig::new(
-            MachineConfig::simple(cap + cap.max(16_384), 0),
-            MemcgConfig {
-                max: Some(cap),
-                ..Default::default()
-            },
-            WorkloadSpec::Trace { path: path.clone() },
-            PolicyKind::Classic,
-        );
-        // Timed: the replay only, as `RunResult::wall_seconds` measures it (after the machine and
-        // the workload are set up), the same span `lrugen bench` reports.
-        g.bench_function("classic", |b| {
-            b.iter_custom(|iters| {
-                let mut replay = Duration::ZERO;
-                for _ in 0..iters {
-                    let r = sim::run(&cfg, Some((Arc::clone(&loaded), nr_unique)), &mut |_, _| {})
-                        .unwrap_or_else(|e| panic!("{e}"));
-                    assert_eq!(r.accesses, requests);
-                    black_box(r.hits);
-                    replay += Duration::from_secs_f64(r.wall_seconds);
-                }
-                replay
-            })
-        });
+        for (label, policy, profile) in [
+            ("classic", PolicyKind::Classic, Profile::Mainline),
+            ("mglru", PolicyKind::Mglru, Profile::Mainline),
+            ("mglru-6.1", PolicyKind::Mglru, Profile::V6_1),
+        ] {
+            // As `lrugen bench` sets it up: memory.max = the capacity, room to spare on the machine.
+            let mut cfg = RunConfig::new(
+                MachineConfig::simple(cap + cap.max(16_384), 0),
+                MemcgConfig {
+                    max: Some(cap),
+                    ..Default::default()
+                },
+                WorkloadSpec::Trace { path: path.clone() },
+                policy,
+            );
+            cfg.mglru.profile = profile;
+            // Timed: the replay only, as `RunResult::wall_seconds` measures it (after the machine and
+            // the workload are set up), the same span `lrugen bench` reports.
+            g.bench_function(label, |b| {
+                b.iter_custom(|iters| {
+                    let mut replay = Duration::ZERO;
+                    for _ in 0..iters {
+                        let r = sim::run(&cfg, Some((Arc::clone(&loaded), nr_unique)), &mut |_, _| {})
+                            .unwrap_or_else(|e| panic!("{e}"));
+                        assert_eq!(r.accesses, requests);
+                        black_box(r.hits);
+                        replay += Duration::from_secs_f64(r.wall_seconds);
+                    }
+                    replay
+                })
+            });
+        }
         g.finish();
     }
 }
