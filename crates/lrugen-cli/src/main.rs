@@ -114,6 +114,10 @@ struct RunArgs {
     /// Also print them every N accesses.
     #[arg(long, value_name = "N")]
     debugfs_every: Option<u64>,
+    /// Write commands to /sys/kernel/debug/lru_gen at the end of each MGLRU run, e.g.
+    /// "- 2 0 5 200 1024" (proactive reclaim) or "+ 2 0 7" (aging); memcg /t is id 2.
+    #[arg(long, value_name = "CMDS")]
+    debugfs_write: Option<String>,
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -304,6 +308,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             check: a.check,
             mglru: mglru.clone(),
             debugfs_every: a.debugfs_every,
+            debugfs_write: a.debugfs_write.clone(),
         })
         .collect();
     let results = run_all(&cfgs, trace)?;
@@ -388,6 +393,7 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
                 check: false,
                 mglru: Default::default(),
                 debugfs_every: None,
+                debugfs_write: None,
             };
             let r = sim::run(&cfg, Some(t.clone()), &mut |_, _| {}).map_err(|e| e.to_string())?;
             let rate = r.accesses as f64 / r.wall_seconds.max(1e-9);
@@ -452,6 +458,7 @@ fn cmd_default() -> Result<(), String> {
                 check: false,
                 mglru: Default::default(),
                 debugfs_every: None,
+                debugfs_write: None,
             })
             .collect();
         let results = run_all(&cfgs, None)?;

@@ -35,6 +35,7 @@ fn run_checked(machine: MachineConfig, memcg: MemcgConfig, workload: WorkloadSpe
         check: true,
         mglru: Default::default(),
         debugfs_every: None,
+        debugfs_write: None,
     };
     match sim::run(&cfg, None, &mut |_, _| {}) {
         Ok(r) => r,

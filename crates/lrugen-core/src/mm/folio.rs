@@ -70,6 +70,12 @@ pub mod pg {
     /// Mask of the node id.
     pub const NODE_MASK: u32 = 0x3f << NODE_SHIFT;
 
+    /// MGLRU: the generation whose list the folio is physically on (2 bits). It differs from the
+    /// gen counter after a lazy promotion, until `sort_folio` relinks the folio.
+    pub const LIST_GEN_SHIFT: u32 = 30;
+    /// Mask of the list generation.
+    pub const LIST_GEN_MASK: u32 = 0x3 << LIST_GEN_SHIFT;
+
     /// Flags cleared when a folio is freed (everything but node and zone).
     pub const FREE_CLEAR: u32 = !(ZONE_MASK | NODE_MASK);
 }
@@ -184,6 +190,16 @@ impl Folio {
     pub fn set_gen_counter(&mut self, v: u32) {
         self.flags = (self.flags & !pg::GEN_MASK) | ((v << pg::GEN_SHIFT) & pg::GEN_MASK);
     }
+    /// MGLRU: the generation slot of the list the folio is on.
+    #[inline]
+    pub fn list_gen(&self) -> usize {
+        ((self.flags & pg::LIST_GEN_MASK) >> pg::LIST_GEN_SHIFT) as usize
+    }
+    /// Record the generation slot of the list the folio is on.
+    #[inline]
+    pub fn set_list_gen(&mut self, g: usize) {
+        self.flags = (self.flags & !pg::LIST_GEN_MASK) | (((g as u32) << pg::LIST_GEN_SHIFT) & pg::LIST_GEN_MASK);
+    }
     /// MGLRU refs counter value (0..=3).
     #[inline]
     pub fn refs(&self) -> u32 {
@@ -250,7 +266,20 @@ impl Folios {
         id
     }
 
-    /// Number of folio records (free or allocated).
+    /// Create the record of frame `id` (and of any lower id not created yet) as a free folio of
+    /// `node`/`zone`.
+    #[inline]
+    pub fn materialize(&mut self, id: FolioId, node: usize, zone: usize) {
+        if id as usize >= self.table.len() {
+            self.table.resize(id as usize + 1, Folio::FREE);
+        }
+        let f = &mut self.table[id as usize];
+        f.flags = (f.flags & pg::FREE_CLEAR & !(pg::NODE_MASK | pg::ZONE_MASK))
+            | ((node as u32) << pg::NODE_SHIFT)
+            | ((zone as u32) << pg::ZONE_SHIFT);
+    }
+
+    /// Number of folio records created so far (free or allocated).
     pub fn len(&self) -> usize {
         self.table.len()
     }

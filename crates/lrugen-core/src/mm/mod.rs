@@ -179,7 +179,8 @@ impl Machine {
     /// Build a machine from `cfg`.
     pub fn new(cfg: MachineConfig) -> Self {
         let total = cfg.total_pages() as usize;
-        let mut folios = Folios::with_capacity(total);
+        let folios = Folios::with_capacity(total.min(1 << 20));
+        let mut first: FolioId = 0;
         let mut nodes = Vec::new();
         for (nid, zones) in cfg.nodes.iter().enumerate() {
             let wm = node::compute_wmarks(zones, cfg.min_free_kbytes, cfg.watermark_scale_factor);
@@ -187,7 +188,11 @@ impl Machine {
                 .iter()
                 .zip(wm)
                 .enumerate()
-                .map(|(zi, (&(t, m), w))| Zone::new(nid, zi, t, m, w, &mut folios))
+                .map(|(zi, (&(t, m), w))| {
+                    let z = Zone::new(nid, zi, t, m, w, first);
+                    first += m as FolioId;
+                    z
+                })
                 .collect();
             nodes.push(Node {
                 id: nid,

@@ -46,6 +46,10 @@ pub const WMARK_PROMO: usize = 3;
 /// One zone of a node.
 #[derive(Clone, Debug)]
 pub struct Zone {
+    /// Node id.
+    pub node: usize,
+    /// Index of the zone within its node.
+    pub zidx: usize,
     /// Its type.
     pub kind: ZoneType,
     /// Pages the buddy allocator manages (`zone_managed_pages`).
@@ -147,13 +151,13 @@ pub fn compute_wmarks(
 }
 
 impl Zone {
-    /// Build a zone of `managed` pages whose folios are appended to `folios`.
-    pub fn new(node: usize, zidx: usize, kind: ZoneType, managed: u64, wmark: [u64; 4], folios: &mut Folios) -> Zone {
-        let first = folios.len() as FolioId;
-        for _ in 0..managed {
-            folios.push_free(node, zidx);
-        }
+    /// Build a zone of `managed` pages with folio ids `first..first + managed`. The folio records
+    /// are created lazily, when a frame is first handed out, so a machine costs memory in
+    /// proportion to what its workload touches, not to its size.
+    pub fn new(node: usize, zidx: usize, kind: ZoneType, managed: u64, wmark: [u64; 4], first: FolioId) -> Zone {
         Zone {
+            node,
+            zidx,
             kind,
             managed,
             free: managed,
@@ -179,6 +183,7 @@ impl Zone {
             debug_assert!(self.fresh > 0);
             let id = self.first_folio + (self.managed - self.fresh) as FolioId;
             self.fresh -= 1;
+            folios.materialize(id, self.node, self.zidx);
             Some(id)
         }
     }
@@ -233,7 +238,7 @@ mod tests {
     #[test]
     fn free_list_reuses_lifo() {
         let mut f = Folios::with_capacity(4);
-        let mut z = Zone::new(0, 0, ZoneType::Normal, 4, [0; 4], &mut f);
+        let mut z = Zone::new(0, 0, ZoneType::Normal, 4, [0; 4], 0);
         let a = z.take(&mut f).unwrap();
         let b = z.take(&mut f).unwrap();
         assert_eq!((a, b), (0, 1));

@@ -253,6 +253,11 @@ pub trait Policy {
         None
     }
 
+    /// Execute a write to `/sys/kernel/debug/lru_gen`, for policies that have it.
+    fn debugfs_write(&mut self, _m: &mut Machine, _input: &str) -> Result<(), String> {
+        Err(format!("policy {} has no /sys/kernel/debug/lru_gen", self.name()))
+    }
+
     /// Every list, for the invariant checker.
     fn lists(&self) -> Vec<ListRef<'_>>;
 

@@ -101,6 +101,10 @@ pub struct RunConfig {
     /// Capture `lru_gen`/`lru_gen_full` every this many steps (and at the end).
     #[serde(default)]
     pub debugfs_every: Option<u64>,
+    /// Commands written to `/sys/kernel/debug/lru_gen` at the end of the run (MGLRU), before the
+    /// final counters are read: e.g. `- 2 0 5 200 1024` for proactive reclaim.
+    #[serde(default)]
+    pub debugfs_write: Option<String>,
 }
 
 impl RunConfig {
@@ -119,6 +123,7 @@ impl RunConfig {
             check: false,
             mglru: MglruConfig::default(),
             debugfs_every: None,
+            debugfs_write: None,
         }
     }
 }
@@ -276,11 +281,25 @@ pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progres
     let mut r = match cfg.policy {
         PolicyKind::Classic => {
             let p = Classic::new(&m);
-            run_kernel(Kernel::new(m, p), t, stream, cfg.debugfs_every, progress)?
+            run_kernel(
+                Kernel::new(m, p),
+                t,
+                stream,
+                cfg.debugfs_every,
+                cfg.debugfs_write.as_deref(),
+                progress,
+            )?
         }
         PolicyKind::Mglru => {
             let p = Mglru::new(&m, cfg.mglru.clone());
-            run_kernel(Kernel::new(m, p), t, stream, cfg.debugfs_every, progress)?
+            run_kernel(
+                Kernel::new(m, p),
+                t,
+                stream,
+                cfg.debugfs_every,
+                cfg.debugfs_write.as_deref(),
+                progress,
+            )?
         }
         PolicyKind::Lru | PolicyKind::Opt => {
             let cap = cfg.capacity.or(cfg.memcg.max).unwrap_or(cfg.machine.total_pages());
@@ -324,6 +343,7 @@ pub fn run_kernel<P: Policy>(
     t: MemcgId,
     mut stream: Stream,
     debugfs_every: Option<u64>,
+    debugfs_write: Option<&str>,
     progress: Progress<'_>,
 ) -> Result<RunResult, RunError> {
     let mut r = empty_result(k.p.name());
@@ -364,8 +384,12 @@ pub fn run_kernel<P: Policy>(
             }
         }
     }
+    if let Some(cmds) = debugfs_write {
+        k.p.debugfs_write(&mut k.m, cmds)
+            .map_err(|e| RunError::Config(format!("writing '{cmds}' to lru_gen: {e}")))?;
+    }
     if let (Some(a), Some(b)) = (k.p.debugfs(&k.m, false), k.p.debugfs(&k.m, true)) {
-        if r.debugfs.last().is_none_or(|x| x.0 != steps) {
+        if r.debugfs.last().is_none_or(|x| x.0 != steps || debugfs_write.is_some()) {
             r.debugfs.push((steps, a, b));
         }
     }

@@ -167,7 +167,7 @@ impl Mglru {
                     let lg = &mut self.lruvecs[lv];
                     m.folios.list_del(&mut lg.folios[old_gen][ty][zone], id);
                     m.folios.list_add_tail(&mut lg.folios[new_gen][ty][zone], id);
-                    self.on_gen[id as usize] = new_gen as u8;
+                    m.folios[id].set_list_gen(new_gen);
                 }
             }
         }
@@ -863,7 +863,7 @@ pub fn check_lruvecs(p: &Mglru, m: &Machine) -> Result<(), String> {
                                 || f.gen_counter() == 0
                                 || f.test(pg::ACTIVE)
                                 || f.test(pg::UNEVICTABLE)
-                                || p.on_gen[id as usize] as usize != g)
+                                || m.folios[id].list_gen() != g)
                         {
                             bad = Some(id);
                         }
@@ -873,7 +873,7 @@ pub fn check_lruvecs(p: &Mglru, m: &Machine) -> Result<(), String> {
                         let f = &m.folios[id];
                         return Err(format!(
                             "folio {id} on gen {g} type {t} zone {z} of memcg {memcg} node {node} has type {}, zone {}, gen counter {}, flags {:#x}, recorded list {}",
-                            f.lru_type(), f.zone(), f.gen_counter(), f.flags, p.on_gen[id as usize]
+                            f.lru_type(), f.zone(), f.gen_counter(), f.flags, m.folios[id].list_gen()
                         ));
                     }
                     // page counts: folios whose gen counter says g (they may sit on another list

@@ -564,7 +564,7 @@ fn relink(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, from_gen: usiz
     } else {
         m.folios.list_add(&mut lg.folios[gen][t][z], id);
     }
-    p.on_gen[id as usize] = gen as u8;
+    m.folios[id].set_list_gen(gen);
 }
 
 /// `sort_folio`: true if the folio was moved instead of being a candidate for isolation.

@@ -80,11 +80,6 @@ pub struct Mglru {
     pub nr_hist: usize,
     pub(crate) nr_nodes: usize,
     pub(crate) scratch: Vec<FolioId>,
-    /// Per folio, the generation whose list it is physically on. It differs from the gen counter
-    /// while a folio promoted by `folio_update_gen` waits for `sort_folio`/`inc_min_seq` to
-    /// relink it (lazy sorting); the kernel's `list_del(&folio->lru)` needs no list head, ours
-    /// does.
-    pub(crate) on_gen: Vec<u8>,
 }
 
 impl Mglru {
@@ -99,7 +94,6 @@ impl Mglru {
             unevictable: vec![ListHead::default(); n],
             nr_nodes: m.nr_nodes(),
             scratch: Vec::new(),
-            on_gen: vec![0; m.folios.len()],
         }
     }
 
@@ -290,7 +284,7 @@ impl Mglru {
         }
         let f = m.folios[id];
         self.update_size(m, &f, None, Some(gen));
-        self.on_gen[id as usize] = gen as u8;
+        m.folios[id].set_list_gen(gen);
         let list = &mut self.lruvecs[lv].folios[gen][f.lru_type()][f.zone()];
         if reclaiming {
             m.folios.list_add_tail(list, id);
@@ -315,7 +309,7 @@ impl Mglru {
         }
         self.update_size(m, &f, Some(gen), None);
         // sizes follow the gen counter; the links, the list the folio is on (lazy sorting)
-        let on = self.on_gen[id as usize] as usize;
+        let on = m.folios[id].list_gen();
         m.folios
             .list_del(&mut self.lruvecs[lv].folios[on][f.lru_type()][f.zone()], id);
     }
@@ -476,6 +470,10 @@ impl Policy for Mglru {
 
     fn debugfs(&self, m: &Machine, full: bool) -> Option<String> {
         Some(self.debugfs_read(m, full))
+    }
+
+    fn debugfs_write(&mut self, m: &mut Machine, input: &str) -> Result<(), String> {
+        Mglru::debugfs_write(self, m, input).map_err(|e| e.to_string())
     }
 
     fn lists(&self) -> Vec<ListRef<'_>> {
