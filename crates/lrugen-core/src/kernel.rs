@@ -89,6 +89,13 @@ impl<P: Policy> Kernel<P> {
         id
     }
 
+    /// Create a process address space in `memcg` (fork/exec: `lru_gen_add_mm`).
+    pub fn create_mm(&mut self, memcg: MemcgId) -> u32 {
+        let id = self.m.create_mm(memcg);
+        self.p.mm_created(&self.m, id);
+        id
+    }
+
     /// Run the invariant checker now.
     pub fn check(&self) -> Result<(), String> {
         if let Some(e) = &self.m.check_failure {

@@ -1415,3 +1415,51 @@ fn v6_1_abort_after_an_anon_batch() {
     assert_eq!(sc.stat.nr_activate[ANON], 64);
     assert_eq!(sc.stat.nr_pageout, 0, "nothing was swapped out");
 }
+
+/// `lru_gen_add_mm`: an mm created after the last walk is scanned by the next walk even if it has
+/// not run since (its "used" bit is clear), because the walk force-scans from the first mm added
+/// since the last iteration. Without the hook it would be skipped.
+#[test]
+fn mm_added_after_a_walk_is_force_scanned() {
+    use lrugen::mm::vm::vmf;
+    use lrugen::reclaim::mglru::state::mm_stat;
+    for profile in [Profile::V6_1, Profile::Mainline] {
+        for hook in [true, false] {
+            let mut m = Machine::new(MachineConfig::simple(8_192, 2_048));
+            let t = m.create_memcg(lrugen::mm::memcg::ROOT_MEMCG, "t");
+            let mm1 = m.create_mm(t);
+            let a1 = m.mmap(mm1, 256, vmf::WRITE, None);
+            let p = Mglru::new(
+                &m,
+                MglruConfig {
+                    profile,
+                    ..Default::default()
+                },
+            );
+            let mut k = Kernel::new(m, p);
+            for i in 0..256 {
+                k.access(mm1, a1 + i, true).unwrap();
+            }
+            let lv = k.p.lv(t, 0);
+            let seq = k.p.lruvecs[lv].max_seq;
+            assert!(k.p.try_to_inc_max_seq(&mut k.m, lv, seq, 60, false));
+            let mm2 = if hook { k.create_mm(t) } else { k.m.create_mm(t) };
+            let a2 = k.m.mmap(mm2, 256, vmf::WRITE, None);
+            for i in 0..256 {
+                k.access(mm2, a2 + i, true).unwrap();
+            }
+            // neither mm ran since: clear their used bits
+            k.m.mms[mm1 as usize].lru_gen_bitmap = 0;
+            k.m.mms[mm2 as usize].lru_gen_bitmap = 0;
+            let young0 = k.p.lruvecs[lv].mm_state.stats[0][mm_stat::LEAF_YOUNG];
+            let seq = k.p.lruvecs[lv].max_seq;
+            assert!(k.p.try_to_inc_max_seq(&mut k.m, lv, seq, 60, false));
+            let young = k.p.lruvecs[lv].mm_state.stats[0][mm_stat::LEAF_YOUNG] - young0;
+            if hook {
+                assert_eq!(young, 256, "{profile:?}: the new mm was walked");
+            } else {
+                assert_eq!(young, 0, "{profile:?}: without lru_gen_add_mm the new mm is skipped");
+            }
+        }
+    }
+}

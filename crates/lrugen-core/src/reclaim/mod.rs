@@ -201,6 +201,9 @@ pub trait Policy {
     /// A memcg was created: make room for its lruvecs.
     fn memcg_created(&mut self, m: &Machine, memcg: MemcgId);
 
+    /// A process address space was created after the policy (`lru_gen_add_mm` at fork/exec).
+    fn mm_created(&mut self, _m: &Machine, _mm: u32) {}
+
     /// `folio_add_lru`: put a folio on an LRU list.
     fn add_folio(&mut self, m: &mut Machine, id: FolioId, ctx: AddCtx);
 

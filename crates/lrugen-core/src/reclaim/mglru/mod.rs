@@ -398,6 +398,19 @@ impl Policy for Mglru {
         }
     }
 
+    fn mm_created(&mut self, m: &Machine, mm: u32) {
+        // lru_gen_add_mm: the first mm added since the last walk of each of its lruvecs is where
+        // that walk's force-scanned tail starts
+        let memcg = m.mms[mm as usize].memcg;
+        for node in 0..m.nr_nodes() {
+            let lv = self.lv(memcg, node);
+            let st = &mut self.lruvecs[lv].mm_state;
+            if st.tail == state::MmTail::End {
+                st.tail = state::MmTail::Mm(mm);
+            }
+        }
+    }
+
     fn add_folio(&mut self, m: &mut Machine, id: FolioId, ctx: AddCtx) {
         if !m.folios[id].evictable() {
             m.count_vm_events(Stat::UnevictablePgsCulled, 1);
