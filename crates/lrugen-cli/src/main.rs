@@ -309,6 +309,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             mglru: mglru.clone(),
             debugfs_every: a.debugfs_every,
             debugfs_write: a.debugfs_write.clone(),
+            sample_every: None,
         })
         .collect();
     let results = run_all(&cfgs, trace)?;
@@ -394,6 +395,7 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
                 mglru: Default::default(),
                 debugfs_every: None,
                 debugfs_write: None,
+                sample_every: None,
             };
             let r = sim::run(&cfg, Some(t.clone()), &mut |_, _| {}).map_err(|e| e.to_string())?;
             let rate = r.accesses as f64 / r.wall_seconds.max(1e-9);
@@ -459,6 +461,7 @@ fn cmd_default() -> Result<(), String> {
                 mglru: Default::default(),
                 debugfs_every: None,
                 debugfs_write: None,
+                sample_every: None,
             })
             .collect();
         let results = run_all(&cfgs, None)?;

@@ -36,6 +36,7 @@ fn run_checked(machine: MachineConfig, memcg: MemcgConfig, workload: WorkloadSpe
         mglru: Default::default(),
         debugfs_every: None,
         debugfs_write: None,
+        sample_every: None,
     };
     match sim::run(&cfg, None, &mut |_, _| {}) {
         Ok(r) => r,

@@ -256,6 +256,12 @@ pub trait Policy {
         None
     }
 
+    /// The generations of `memcg` summed over nodes, oldest first: (seq, anon pages, file pages),
+    /// for policies that have generations.
+    fn generations(&self, _m: &Machine, _memcg: MemcgId) -> Option<Vec<(u64, u64, u64)>> {
+        None
+    }
+
     /// Execute a write to `/sys/kernel/debug/lru_gen`, for policies that have it.
     fn debugfs_write(&mut self, _m: &mut Machine, _input: &str) -> Result<(), String> {
         Err(format!("policy {} has no /sys/kernel/debug/lru_gen", self.name()))

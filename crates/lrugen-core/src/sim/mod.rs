@@ -101,6 +101,9 @@ pub struct RunConfig {
     /// Capture `lru_gen`/`lru_gen_full` every this many steps (and at the end).
     #[serde(default)]
     pub debugfs_every: Option<u64>,
+    /// Record a [`Sample`] every this many steps (and at the end).
+    #[serde(default)]
+    pub sample_every: Option<u64>,
     /// Commands written to `/sys/kernel/debug/lru_gen` at the end of the run (MGLRU), before the
     /// final counters are read: e.g. `- 2 0 5 200 1024` for proactive reclaim.
     #[serde(default)]
@@ -124,6 +127,7 @@ impl RunConfig {
             mglru: MglruConfig::default(),
             debugfs_every: None,
             debugfs_write: None,
+            sample_every: None,
         }
     }
 }
@@ -161,6 +165,27 @@ pub struct RunResult {
     pub wall_seconds: f64,
     /// Captured debugfs texts: (step, `lru_gen`, `lru_gen_full`), the last one at the end.
     pub debugfs: Vec<(u64, String, String)>,
+    /// Samples over the run (kernel policies, with `sample_every`).
+    pub series: Vec<Sample>,
+}
+
+/// The state of a run at one step, for plots over time.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Sample {
+    /// Steps done.
+    pub step: u64,
+    /// Virtual time (ns).
+    pub time_ns: u64,
+    /// Measured hits so far.
+    pub hits: u64,
+    /// Measured misses (I/O) so far.
+    pub misses: u64,
+    /// Refaults so far (`workingset_refault_anon + _file`).
+    pub refaults: u64,
+    /// Pages charged to the workload memcg.
+    pub usage: u64,
+    /// The workload memcg's generations (MGLRU): (seq, anon pages, file pages), oldest first.
+    pub generations: Vec<(u64, u64, u64)>,
 }
 
 impl RunResult {
@@ -281,25 +306,11 @@ pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progres
     let mut r = match cfg.policy {
         PolicyKind::Classic => {
             let p = Classic::new(&m);
-            run_kernel(
-                Kernel::new(m, p),
-                t,
-                stream,
-                cfg.debugfs_every,
-                cfg.debugfs_write.as_deref(),
-                progress,
-            )?
+            run_kernel(Kernel::new(m, p), t, stream, &KernelRunOptions::of(cfg), progress)?
         }
         PolicyKind::Mglru => {
             let p = Mglru::new(&m, cfg.mglru.clone());
-            run_kernel(
-                Kernel::new(m, p),
-                t,
-                stream,
-                cfg.debugfs_every,
-                cfg.debugfs_write.as_deref(),
-                progress,
-            )?
+            run_kernel(Kernel::new(m, p), t, stream, &KernelRunOptions::of(cfg), progress)?
         }
         PolicyKind::Lru | PolicyKind::Opt => {
             let cap = cfg.capacity.or(cfg.memcg.max).unwrap_or(cfg.machine.total_pages());
@@ -334,6 +345,29 @@ fn empty_result(policy: &str) -> RunResult {
         error: None,
         wall_seconds: 0.0,
         debugfs: Vec::new(),
+        series: Vec::new(),
+    }
+}
+
+/// What to capture during a kernel run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KernelRunOptions<'a> {
+    /// Capture debugfs every this many steps.
+    pub debugfs_every: Option<u64>,
+    /// Write these commands to `lru_gen` at the end.
+    pub debugfs_write: Option<&'a str>,
+    /// Record a [`Sample`] every this many steps.
+    pub sample_every: Option<u64>,
+}
+
+impl<'a> KernelRunOptions<'a> {
+    /// The options of a run configuration.
+    pub fn of(cfg: &'a RunConfig) -> Self {
+        KernelRunOptions {
+            debugfs_every: cfg.debugfs_every,
+            debugfs_write: cfg.debugfs_write.as_deref(),
+            sample_every: cfg.sample_every,
+        }
     }
 }
 
@@ -342,10 +376,26 @@ pub fn run_kernel<P: Policy>(
     mut k: Kernel<P>,
     t: MemcgId,
     mut stream: Stream,
-    debugfs_every: Option<u64>,
-    debugfs_write: Option<&str>,
+    opts: &KernelRunOptions<'_>,
     progress: Progress<'_>,
 ) -> Result<RunResult, RunError> {
+    let (debugfs_every, debugfs_write) = (opts.debugfs_every, opts.debugfs_write);
+    let sample = |k: &Kernel<P>, r: &RunResult, step: u64| Sample {
+        step,
+        time_ns: k.m.now_ns,
+        hits: r.hits,
+        misses: r.misses,
+        refaults: (0..k.m.nr_nodes())
+            .map(|n| {
+                k.m.lruvec_state(crate::mm::memcg::ROOT_MEMCG, n, Stat::WorkingsetRefaultAnon)
+                    + k.m
+                        .lruvec_state(crate::mm::memcg::ROOT_MEMCG, n, Stat::WorkingsetRefaultFile)
+            })
+            .sum::<i64>()
+            .max(0) as u64,
+        usage: k.m.memcgs[t].usage,
+        generations: k.p.generations(&k.m, t).unwrap_or_default(),
+    };
     let mut r = empty_result(k.p.name());
     let total = stream.len;
     let before = k.m.vmstat();
@@ -378,11 +428,19 @@ pub fn run_kernel<P: Policy>(
         if steps % PROGRESS_EVERY == 0 {
             progress(steps, total);
         }
+        if opts.sample_every.is_some_and(|n| n > 0 && steps % n == 0) {
+            let smp = sample(&k, &r, steps);
+            r.series.push(smp);
+        }
         if debugfs_every.is_some_and(|n| n > 0 && steps % n == 0) {
             if let (Some(a), Some(b)) = (k.p.debugfs(&k.m, false), k.p.debugfs(&k.m, true)) {
                 r.debugfs.push((steps, a, b));
             }
         }
+    }
+    if opts.sample_every.is_some() && r.series.last().is_none_or(|x| x.step != steps) {
+        let smp = sample(&k, &r, steps);
+        r.series.push(smp);
     }
     if let Some(cmds) = debugfs_write {
         k.p.debugfs_write(&mut k.m, cmds)

@@ -485,6 +485,35 @@ impl Policy for Mglru {
         Some(self.debugfs_read(m, full))
     }
 
+    fn generations(&self, m: &Machine, memcg: MemcgId) -> Option<Vec<(u64, u64, u64)>> {
+        let mut out: Vec<(u64, u64, u64)> = Vec::new();
+        for node in 0..m.nr_nodes() {
+            let lg = &self.lruvecs[self.lv(memcg, node)];
+            let start = lg.min_seq[ANON].min(lg.min_seq[FILE]);
+            for seq in start..=lg.max_seq {
+                let g = gen_from_seq(seq);
+                let anon = if seq >= lg.min_seq[ANON] {
+                    lg.gen_pages(g, ANON)
+                } else {
+                    0
+                };
+                let file = if seq >= lg.min_seq[FILE] {
+                    lg.gen_pages(g, FILE)
+                } else {
+                    0
+                };
+                match out.iter_mut().find(|x| x.0 == seq) {
+                    Some(x) => {
+                        x.1 += anon;
+                        x.2 += file;
+                    }
+                    None => out.push((seq, anon, file)),
+                }
+            }
+        }
+        Some(out)
+    }
+
     fn debugfs_write(&mut self, m: &mut Machine, input: &str) -> Result<(), String> {
         Mglru::debugfs_write(self, m, input).map_err(|e| e.to_string())
     }
