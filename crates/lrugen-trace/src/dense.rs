@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::error::{TraceError, TraceErrorKind};
 use crate::format::TraceFormat;
-use crate::reader::open;
+use crate::stream::{open_with, ReadOptions};
 
 /// A whole trace with its page keys renumbered densely.
 ///
@@ -44,16 +44,32 @@ impl DenseTrace {
 
 /// Loads a whole trace file and renumbers its keys densely.
 ///
-/// `format` overrides detection from the file name as in [`open`]. Memory is
+/// `format` overrides detection as in [`crate::open`]. Memory is
 /// 4 bytes per reference plus a hash map of the distinct keys while loading.
 ///
 /// # Errors
-/// Any error of [`open`] or of reading (see [`TraceError`]), and
+/// Any error of [`crate::open`] or of reading (see [`TraceError`]), and
 /// [`TraceErrorKind::TooManyPages`] past [`DenseTrace::MAX_UNIQUE`] distinct
 /// pages.
 pub fn load_dense(path: &Path, format: Option<TraceFormat>) -> Result<DenseTrace, TraceError> {
+    load_dense_with(
+        path,
+        &ReadOptions {
+            format,
+            ..Default::default()
+        },
+    )
+}
+
+/// Like [`load_dense`], with csv parameters and the iolog clock: the dense
+/// ids number the page keys of [`crate::open_with`] (for iologs, lackey and
+/// block csv traces, the 4 KiB pages each access touches).
+///
+/// # Errors
+/// As [`load_dense`].
+pub fn load_dense_with(path: &Path, options: &ReadOptions) -> Result<DenseTrace, TraceError> {
     let mut b = Builder::default();
-    for key in open(path, format)? {
+    for key in open_with(path, options)? {
         if !b.push(key?) {
             return Err(TraceError::new(
                 path,

@@ -18,6 +18,8 @@ pub enum Location {
         /// Byte offset of the record's first byte.
         offset: u64,
     },
+    /// A byte offset in a binary trace's header (or past its last record).
+    Byte(u64),
 }
 
 impl fmt::Display for Location {
@@ -27,6 +29,7 @@ impl fmt::Display for Location {
             Location::Record { record, offset } => {
                 write!(f, "record {record} (byte offset {offset})")
             }
+            Location::Byte(offset) => write!(f, "byte offset {offset}"),
         }
     }
 }
@@ -130,10 +133,11 @@ impl fmt::Display for TraceError {
             TraceErrorKind::Open(e) => write!(f, "cannot open trace {path}: {}", io_message(e)),
             TraceErrorKind::UnknownFormat => write!(
                 f,
-                "{path}: cannot tell the trace format from the file name; known formats: \
-                 ARC text (.lis, .lis.zst) and libCacheSim oracleGeneral (.oracleGeneral, \
-                 .oracleGeneral.bin, .oracleGeneral.zst, .oracleGeneral.bin.zst); \
-                 give the format explicitly for other names"
+                "{path}: cannot tell the trace format from the file name or its first bytes; \
+                 known names: ARC text (.lis, .lis.zst), libCacheSim oracleGeneral (.oracleGeneral, \
+                 .oracleGeneral.bin, .oracleGeneral.zst, .oracleGeneral.bin.zst), fio iolog (.iolog), \
+                 valgrind lackey (.lackey), csv (.csv), libCacheSim lcs (.lcs), lrugen (.lrugen), \
+                 each optionally .zst; give the format explicitly for other names"
             ),
             TraceErrorKind::Read { at, source } => {
                 write!(f, "{path}:{at}: read error: {}", io_message(source))

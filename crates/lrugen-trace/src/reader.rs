@@ -1,11 +1,11 @@
-//! The streaming page-key reader.
+//! Compressed-file input, and the fast page-key reader of ARC and
+//! oracleGeneral traces.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Location, TraceError, TraceErrorKind};
-use crate::format::TraceFormat;
 use crate::oracle::{obj_id_of, ORACLE_RECORD_SIZE};
 
 /// The first four bytes of every zstd frame.
@@ -20,7 +20,7 @@ const MAX_FOUND: usize = 120;
 const ARC_EXPECTED: &str = "4 whitespace-separated integers \"start_block n_blocks ignored request_number\"";
 const ARC_RANGE_EXPECTED: &str = "start_block + n_blocks - 1 to fit in 64 bits";
 
-/// A trace file opened by [`open`]: buffered, and decompressed on the fly when
+/// A trace file opened by [`crate::open`]: buffered, and decompressed on the fly when
 /// it starts with the zstd magic bytes.
 pub struct FileInput(Input);
 
@@ -77,7 +77,7 @@ impl BufRead for FileInput {
     }
 }
 
-fn fill_buf_retry<R: BufRead>(r: &mut R) -> io::Result<&[u8]> {
+pub(crate) fn fill_buf_retry<R: BufRead>(r: &mut R) -> io::Result<&[u8]> {
     loop {
         match r.fill_buf() {
             // Re-borrow outside the match to please the borrow checker.
@@ -89,40 +89,12 @@ fn fill_buf_retry<R: BufRead>(r: &mut R) -> io::Result<&[u8]> {
     r.fill_buf()
 }
 
-/// Opens a trace file for streaming.
-///
-/// The format is `format` when given, otherwise derived from the file name
-/// with [`TraceFormat::from_path`]. Compression is detected from the zstd
-/// magic bytes whatever the name says.
-///
-/// # Errors
-/// [`TraceErrorKind::Open`] if the file cannot be opened or its first bytes
-/// read, [`TraceErrorKind::UnknownFormat`] if `format` is `None` and the name
-/// is not a known one.
-pub fn open(path: &Path, format: Option<TraceFormat>) -> Result<TraceReader<FileInput>, TraceError> {
-    let input = FileInput::open(path).map_err(|e| TraceError::new(path, TraceErrorKind::Open(e)))?;
-    let format = match format.or_else(|| TraceFormat::from_path(path)) {
-        Some(f) => f,
-        None => return Err(TraceError::new(path, TraceErrorKind::UnknownFormat)),
-    };
-    Ok(TraceReader::new(input, format, path))
-}
-
-/// Streams the page keys of a trace from any [`BufRead`], in bounded memory.
-///
-/// Yields one `Ok(key)` per page reference, in trace order. ARC lines expand
-/// into `n_blocks` consecutive keys; a line with `n_blocks = 0` is legal and
-/// yields nothing (it is a request of no pages), and blank lines are skipped.
-/// The last two ARC fields are not used but must be integers (an optional
-/// sign is allowed there). oracleGeneral records yield their `obj_id`.
-///
-/// After the first `Err` the iterator is exhausted (it is fused). Reading
-/// never panics and never allocates per line or per record: one line buffer
-/// is reused.
-pub struct TraceReader<R> {
+/// The fast page-key reader of ARC and oracleGeneral traces (see
+/// [`crate::TraceReader`]).
+pub(crate) struct KeyReader<R> {
     input: R,
     path: PathBuf,
-    format: TraceFormat,
+    format: KeyFormat,
     done: bool,
     /// Reused line buffer (ARC).
     line: Vec<u8>,
@@ -136,11 +108,11 @@ pub struct TraceReader<R> {
     record_no: u64,
 }
 
-impl<R: BufRead> TraceReader<R> {
+impl<R: BufRead> KeyReader<R> {
     /// Reads `format` from `input`, which must already be decompressed.
     /// `path` names the stream in error messages.
-    pub fn new(input: R, format: TraceFormat, path: impl Into<PathBuf>) -> Self {
-        TraceReader {
+    pub(crate) fn new(input: R, format: KeyFormat, path: impl Into<PathBuf>) -> Self {
+        KeyReader {
             input,
             path: path.into(),
             format,
@@ -153,22 +125,17 @@ impl<R: BufRead> TraceReader<R> {
         }
     }
 
-    /// The format being read.
-    pub fn format(&self) -> TraceFormat {
-        self.format
-    }
-
     /// The name used in error messages.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// How far the reader got: lines read (ARC) or complete records read
     /// (oracleGeneral, with the byte offset of the next record).
-    pub fn position(&self) -> Location {
+    pub(crate) fn position(&self) -> Location {
         match self.format {
-            TraceFormat::Arc => Location::Line(self.line_no),
-            TraceFormat::OracleGeneral => Location::Record {
+            KeyFormat::Arc => Location::Line(self.line_no),
+            KeyFormat::Oracle => Location::Record {
                 record: self.record_no,
                 offset: self.record_no * ORACLE_RECORD_SIZE as u64,
             },
@@ -176,7 +143,7 @@ impl<R: BufRead> TraceReader<R> {
     }
 
     /// Gives the input back.
-    pub fn into_inner(self) -> R {
+    pub(crate) fn into_inner(self) -> R {
         self.input
     }
 
@@ -279,7 +246,7 @@ impl<R: BufRead> TraceReader<R> {
     }
 }
 
-impl<R: BufRead> Iterator for TraceReader<R> {
+impl<R: BufRead> Iterator for KeyReader<R> {
     type Item = Result<u64, TraceError>;
 
     #[inline]
@@ -294,8 +261,8 @@ impl<R: BufRead> Iterator for TraceReader<R> {
             return None;
         }
         let r = match self.format {
-            TraceFormat::Arc => self.next_arc(),
-            TraceFormat::OracleGeneral => self.next_oracle(),
+            KeyFormat::Arc => self.next_arc(),
+            KeyFormat::Oracle => self.next_oracle(),
         };
         match r {
             Ok(Some(key)) => Some(Ok(key)),
@@ -311,7 +278,14 @@ impl<R: BufRead> Iterator for TraceReader<R> {
     }
 }
 
-impl<R: BufRead> std::iter::FusedIterator for TraceReader<R> {}
+impl<R: BufRead> std::iter::FusedIterator for KeyReader<R> {}
+
+/// The formats [`KeyReader`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyFormat {
+    Arc,
+    Oracle,
+}
 
 /// Parses `start_block n_blocks ignored request_number`. `Ok(None)` for a
 /// blank line; `Err(())` for anything but exactly four integers (the first two
@@ -355,7 +329,7 @@ fn parse_arc_line(line: &[u8]) -> Result<Option<(u64, u64)>, ()> {
 }
 
 /// The line without its end-of-line bytes, lossily decoded and shortened.
-fn excerpt(line: &[u8]) -> String {
+pub(crate) fn excerpt(line: &[u8]) -> String {
     let mut end = line.len();
     while end > 0 && (line[end - 1] == b'\n' || line[end - 1] == b'\r') {
         end -= 1;

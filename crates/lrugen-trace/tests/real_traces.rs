@@ -2,7 +2,10 @@
 //! absent, failing under `CI=true`).
 
 use lrugen_trace::testdata::shared_trace;
-use lrugen_trace::{load_dense, open, TraceFormat};
+use lrugen_trace::{
+    load_dense, load_dense_with, open, open_records, write_trace, CsvParams, KeySpace, ReadOptions, TraceFormat,
+    TraceOp, TraceRecord, WriterOptions,
+};
 
 fn check_counts(name: &str, requests: u64, unique: u32) {
     let Some(path) = shared_trace(name) else {
@@ -57,6 +60,102 @@ fn cloudphysics_oracle_matches_csv() {
         n += 1;
     }
     assert_eq!(n, 113_872);
+}
+
+fn cloudphysics_csv_options() -> ReadOptions {
+    ReadOptions {
+        format: Some(TraceFormat::Csv),
+        csv: Some(CsvParams::cloudphysics()),
+        ..Default::default()
+    }
+}
+
+/// The csv read through the csv reader with the CloudPhysics preset gives the
+/// oracleGeneral stream record for record: same keys, same times.
+#[test]
+fn cloudphysics_csv_reader_matches_oracle_general() {
+    let (Some(bin), Some(csv)) = (
+        shared_trace("cloudphysics/cloudPhysicsIO.oracleGeneral.bin"),
+        shared_trace("cloudphysics/cloudPhysicsIO.csv"),
+    ) else {
+        return;
+    };
+    let oracle = open_records(&bin, &ReadOptions::default()).unwrap();
+    let mut csv_records = open_records(&csv, &cloudphysics_csv_options()).unwrap();
+    let (mut n, mut reads, mut writes) = (0u64, 0u64, 0u64);
+    for (o, c) in oracle.zip(csv_records.by_ref()) {
+        let (o, c) = (o.unwrap(), c.unwrap());
+        n += 1;
+        assert_eq!(c.key, o.key, "record {n}");
+        assert_eq!(c.time, o.time, "record {n}");
+        match c.op {
+            TraceOp::Read => reads += 1,
+            TraceOp::Write => writes += 1,
+            op => panic!("record {n}: {op}"),
+        }
+    }
+    assert!(csv_records.next().is_none());
+    assert_eq!(n, 113_872);
+    assert_eq!((reads, writes), (46_974, 66_898));
+    // Detection without options: the header selects the preset.
+    let d = load_dense(&csv, None).unwrap();
+    let d2 = load_dense_with(&csv, &cloudphysics_csv_options()).unwrap();
+    assert_eq!(d, d2);
+}
+
+/// Each request expanded to the 4 KiB pages it touches (lbn × 512 bytes,
+/// size bytes): the counts of shared/traces/README.md.
+#[test]
+fn cloudphysics_csv_page_expansion() {
+    let Some(csv) = shared_trace("cloudphysics/cloudPhysicsIO.csv") else {
+        return;
+    };
+    let d = load_dense_with(&csv, &cloudphysics_csv_options()).unwrap();
+    assert_eq!(d.nr_requests, 1_141_869);
+    assert_eq!(d.nr_unique, 269_210);
+}
+
+/// Real traces saved in lrugen's format and read back: the same records, and
+/// the same dense trace.
+#[test]
+fn real_traces_round_trip_through_lrugen_format() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    if let Some(csv) = shared_trace("cloudphysics/cloudPhysicsIO.csv") {
+        let recs: Vec<TraceRecord> = open_records(&csv, &cloudphysics_csv_options())
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let out = dir.join("cloudphysics.lrugen");
+        let options = WriterOptions {
+            key_space: KeySpace::Blocks(512),
+            zstd_level: Some(3),
+            record_count: None,
+        };
+        write_trace(&out, options, recs.iter().copied()).unwrap();
+        let mut back = open_records(&out, &ReadOptions::default()).unwrap();
+        let back_recs: Vec<TraceRecord> = back.by_ref().collect::<Result<_, _>>().unwrap();
+        assert_eq!(back_recs, recs);
+        assert_eq!(back.key_space(), KeySpace::Blocks(512));
+        let d = load_dense(&out, None).unwrap();
+        assert_eq!((d.nr_requests, d.nr_unique), (1_141_869, 269_210));
+    }
+    if let Some(oltp) = shared_trace("arc/OLTP.lis.zst") {
+        let out = dir.join("OLTP.lrugen");
+        let recs = open_records(&oltp, &ReadOptions::default())
+            .unwrap()
+            .map(Result::unwrap);
+        let options = WriterOptions {
+            zstd_level: Some(3),
+            ..Default::default()
+        };
+        assert_eq!(write_trace(&out, options, recs).unwrap(), 914_145);
+        assert_eq!(load_dense(&out, None).unwrap(), load_dense(&oltp, None).unwrap());
+        eprintln!(
+            "OLTP: {} bytes as .lis.zst, {} bytes as .lrugen (zstd 3)",
+            std::fs::metadata(&oltp).unwrap().len(),
+            std::fs::metadata(&out).unwrap().len()
+        );
+    }
 }
 
 /// A missing trace skips (returns `None`) on a developer machine and fails

@@ -115,6 +115,8 @@ fn bad_arc_line() {
     assert_eq!(err.path(), Path::new("OLTP.lis"));
     // Fused after the error.
     assert!(r.next().is_none());
+    assert_eq!(r.path(), Path::new("OLTP.lis"));
+    assert_eq!(r.format(), TraceFormat::Arc);
 }
 
 #[test]
