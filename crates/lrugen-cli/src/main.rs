@@ -2,7 +2,10 @@
 //! `lrugen`: the command line. A thin layer: parse arguments, build run configurations, call the
 //! library, print.
 
+mod exp;
+
 use clap::{Args, Parser, Subcommand};
+use lrugen::experiment::size::parse_pages;
 use lrugen::mm::MachineConfig;
 use lrugen::report;
 use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
@@ -32,6 +35,9 @@ enum Cmd {
     Run(Box<RunArgs>),
     /// Measure simulated accesses per second of each policy on a trace.
     Bench(BenchArgs),
+    /// Run an experiment file (TOML): a matrix of policies, sweeps and repetitions, in parallel;
+    /// print a table with 95% confidence intervals and write JSON, CSV and plots.
+    Exp(exp::ExpArgs),
 }
 
 #[derive(Args)]
@@ -99,15 +105,43 @@ struct RunArgs {
     /// Accesses to issue (after populating, for anon).
     #[arg(long, default_value_t = 500_000)]
     accesses: u64,
-    /// anon: fraction of accesses that are stores.
-    #[arg(long, default_value_t = 0.3)]
-    write_ratio: f64,
+    /// anon: fraction of accesses that are stores (default 0.3); fio: fraction of writes (default 0).
+    #[arg(long)]
+    write_ratio: Option<f64>,
     /// Print /proc/vmstat of each kernel-policy run, in the kernel's format.
     #[arg(long)]
     vmstat: bool,
     /// Print the workload memcg's memory.stat and memory.events, in the kernel's format.
     #[arg(long)]
     memory_stat: bool,
+    /// ycsb: core workload a..f.
+    #[arg(long, default_value = "a")]
+    ycsb: String,
+    /// ycsb: records loaded.
+    #[arg(long, default_value_t = 100_000)]
+    records: u64,
+    /// memtier: keys.
+    #[arg(long, default_value_t = 100_000)]
+    keys: u64,
+    /// memtier: value size in bytes.
+    #[arg(long, default_value_t = 1000)]
+    value_bytes: u64,
+    /// memtier: GET key pattern (S, R, G, P).
+    #[arg(long, default_value = "R")]
+    pattern: String,
+    /// Run in virtual time with this many tasks (copies of the workload, each with its own files
+    /// or region and seed), reporting throughput and completion latency as fio does.
+    #[arg(long, value_name = "N")]
+    jobs: Option<u32>,
+    /// Virtual-time engine: CPUs.
+    #[arg(long, value_name = "N")]
+    cpus: Option<u32>,
+    /// Virtual-time engine: storage device preset (nvme, sata-ssd, hdd, mmc, ramdisk).
+    #[arg(long, value_name = "PRESET")]
+    device: Option<String>,
+    /// Virtual-time engine: swap device preset (nvme, sata-ssd, hdd, mmc, ramdisk, zram).
+    #[arg(long, value_name = "PRESET")]
+    swap_device: Option<String>,
     /// Print /sys/kernel/debug/lru_gen and lru_gen_full at the end of each MGLRU run.
     #[arg(long)]
     debugfs: bool,
@@ -142,34 +176,6 @@ struct BenchArgs {
 /// Parse the size given to option `opt`, naming the option in the error.
 fn size_arg(opt: &str, s: &str) -> Result<u64, String> {
     parse_pages(s).map_err(|e| format!("{opt}: {e}"))
-}
-
-/// Parse a size: a number with an optional suffix K, M, G, T (binary) or p (pages). Returns pages.
-fn parse_pages(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (num, mult) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        None => (t, 1u64),
-        Some((i, _)) => {
-            let mult = match &t[i..] {
-                "p" | "P" | "pages" => 4096,
-                "k" | "K" | "KiB" | "KB" => 1 << 10,
-                "m" | "M" | "MiB" | "MB" => 1 << 20,
-                "g" | "G" | "GiB" | "GB" => 1 << 30,
-                "t" | "T" | "TiB" | "TB" => 1 << 40,
-                other => {
-                    return Err(format!(
-                        "bad size '{s}': unknown unit '{other}' (expected K, M, G, T or p for pages)"
-                    ))
-                }
-            };
-            (&t[..i], mult)
-        }
-    };
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("bad size '{s}': expected a number with an optional unit, e.g. 64M"))?;
-    let bytes = n.checked_mul(mult).ok_or_else(|| format!("size '{s}' is too large"))?;
-    Ok(if mult == 4096 { n } else { bytes / 4096 })
 }
 
 fn parse_policies(list: &[String]) -> Result<Vec<PolicyKind>, String> {
@@ -246,7 +252,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     if a.capacity == Some(0) {
         return Err("--capacity: a cache of 0 pages leaves no room to run (expected at least 1 page)".into());
     }
-    let dist: Dist = a.dist.parse().map_err(|e| format!("--dist: {e}"))?;
+    let parse_dist = || -> Result<Dist, String> { a.dist.parse().map_err(|e| format!("--dist: {e}")) };
     let size = size_arg("--size", &a.size)?;
     let (spec, trace) = if let Some(path) = &a.trace {
         let t = workload::load_trace(path).map_err(|e| e.to_string())?;
@@ -256,16 +262,37 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             "file-read" => WorkloadSpec::FileRead {
                 files: a.files,
                 file_pages: size,
-                dist,
+                dist: parse_dist()?,
                 accesses: a.accesses,
             },
             "anon" => WorkloadSpec::Anon {
                 pages: size,
-                write_ratio: a.write_ratio,
-                dist,
+                write_ratio: a.write_ratio.unwrap_or(0.3),
+                dist: parse_dist()?,
                 accesses: a.accesses,
             },
-            other => return Err(format!("unknown workload '{other}': expected file-read or anon")),
+            "fio" => WorkloadSpec::Fio {
+                dist: a.dist.clone(),
+                file_pages: size,
+                accesses: a.accesses,
+                write_ratio: a.write_ratio.unwrap_or(0.0),
+            },
+            "ycsb" => WorkloadSpec::Ycsb {
+                workload: a.ycsb.clone(),
+                records: a.records,
+                operations: a.accesses,
+            },
+            "memtier" => WorkloadSpec::Memtier {
+                keys: a.keys,
+                value_bytes: a.value_bytes,
+                pattern: a.pattern.clone(),
+                requests: a.accesses,
+            },
+            other => {
+                return Err(format!(
+                    "unknown workload '{other}': expected file-read, anon, fio, ycsb or memtier"
+                ))
+            }
         };
         (spec, None)
     };
@@ -273,8 +300,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     spec.validate().map_err(|e| e.to_string())?;
     let footprint = match &spec {
         WorkloadSpec::Trace { .. } => trace.as_ref().map_or(0, |t| t.1 as u64),
-        WorkloadSpec::FileRead { files, file_pages, .. } => *files as u64 * file_pages,
-        WorkloadSpec::Anon { pages, .. } => *pages,
+        w => w.footprint_pages() * a.jobs.unwrap_or(1) as u64,
     };
     let memcg_max = match (&a.memcg_max, a.capacity) {
         (Some(s), _) => Some(size_arg("--memcg-max", s)?),
@@ -288,9 +314,31 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     };
     let swap = match &a.swap {
         Some(s) => size_arg("--swap", s)?,
-        None if matches!(spec, WorkloadSpec::Anon { .. }) => 2 * footprint,
+        None if spec.uses_anon() => 2 * footprint,
         None => 0,
     };
+    let engine = if a.jobs.is_some() || a.cpus.is_some() || a.device.is_some() || a.swap_device.is_some() {
+        let mut e = lrugen::sim::engine::EngineConfig::default();
+        if let Some(c) = a.cpus {
+            if c == 0 {
+                return Err("--cpus: expected at least 1 CPU".into());
+            }
+            e.cpus = c;
+        }
+        if let Some(d) = &a.device {
+            e.storage = lrugen::mm::device::DeviceSpec::preset(d).map_err(|x| format!("--device: {x}"))?;
+        }
+        if let Some(d) = &a.swap_device {
+            e.swap_device = lrugen::mm::device::DeviceSpec::preset(d).map_err(|x| format!("--swap-device: {x}"))?;
+        }
+        Some(e)
+    } else {
+        None
+    };
+    let jobs = a.jobs.unwrap_or(1);
+    if jobs == 0 {
+        return Err("--jobs: expected at least 1 job".into());
+    }
     let mut machine = MachineConfig::simple(memory, swap);
     machine.swappiness = a.swappiness;
     let cfgs: Vec<RunConfig> = policies
@@ -310,6 +358,8 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             debugfs_every: a.debugfs_every,
             debugfs_write: a.debugfs_write.clone(),
             sample_every: None,
+            engine: engine.clone(),
+            jobs,
         })
         .collect();
     let results = run_all(&cfgs, trace)?;
@@ -331,6 +381,9 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     );
     print!("{}", report::table(&results));
     for r in &results {
+        if let Some(e) = &r.engine {
+            println!("\n{}", lrugen::sim::engine::format_fio(&r.policy, e));
+        }
         if let Some(e) = &r.error {
             println!("\n{}: stopped early: {e}", r.policy);
         }
@@ -396,6 +449,8 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
                 debugfs_every: None,
                 debugfs_write: None,
                 sample_every: None,
+                engine: None,
+                jobs: 1,
             };
             let r = sim::run(&cfg, Some(t.clone()), &mut |_, _| {}).map_err(|e| e.to_string())?;
             let rate = r.accesses as f64 / r.wall_seconds.max(1e-9);
@@ -462,6 +517,8 @@ fn cmd_default() -> Result<(), String> {
                 debugfs_every: None,
                 debugfs_write: None,
                 sample_every: None,
+                engine: None,
+                jobs: 1,
             })
             .collect();
         let results = run_all(&cfgs, None)?;
@@ -481,6 +538,7 @@ fn main() -> ExitCode {
         None => cmd_default(),
         Some(Cmd::Run(a)) => cmd_run(*a),
         Some(Cmd::Bench(a)) => cmd_bench(a),
+        Some(Cmd::Exp(a)) => exp::cmd_exp(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -337,9 +337,6 @@ impl<P: Policy> Kernel<P> {
     /// I/O: the task is switched out and back in, which marks its mm used (`lru_gen_use_mm` in
     /// `context_switch`).
     fn tick(&mut self, a: &Result<Access, AccessError>) {
-        if let (Ok(Access::Major), Some(t)) = (a, self.m.current_task) {
-            self.m.mms[t as usize].lru_gen_bitmap = !0;
-        }
         self.m.now_ns += ACCESS_NS
             + match a {
                 Ok(Access::Minor) => MINOR_FAULT_NS,
@@ -350,6 +347,13 @@ impl<P: Policy> Kernel<P> {
 
     /// Run one operation of a workload.
     pub fn step(&mut self, op: crate::workload::Op) -> Result<Access, AccessError> {
+        let r = self.exec(op);
+        self.tick(&r);
+        r
+    }
+
+    /// Run one operation without advancing the clock (the virtual-time engine prices it).
+    pub fn exec(&mut self, op: crate::workload::Op) -> Result<Access, AccessError> {
         use crate::workload::Op;
         let r = match op {
             Op::Read { task, file, index } => self.read_page(task, file, index),
@@ -357,7 +361,9 @@ impl<P: Policy> Kernel<P> {
             Op::Load { task, vpn } => self.access(task, vpn, false),
             Op::Store { task, vpn } => self.access(task, vpn, true),
         };
-        self.tick(&r);
+        if let (Ok(Access::Major), Some(t)) = (&r, self.m.current_task) {
+            self.m.mms[t as usize].lru_gen_bitmap = !0;
+        }
         r
     }
 

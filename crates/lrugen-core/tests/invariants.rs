@@ -37,6 +37,8 @@ fn run_checked(machine: MachineConfig, memcg: MemcgConfig, workload: WorkloadSpe
         debugfs_every: None,
         debugfs_write: None,
         sample_every: None,
+        engine: None,
+        jobs: 1,
     };
     match sim::run(&cfg, None, &mut |_, _| {}) {
         Ok(r) => r,

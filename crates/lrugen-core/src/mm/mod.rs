@@ -6,6 +6,7 @@
 //! page frame, charge it, insert it into the page cache or swap cache, map and unmap it, and walk
 //! the reverse map. It never decides what to evict: that is `reclaim`'s job.
 
+pub mod device;
 pub mod folio;
 pub mod memcg;
 pub mod node;
@@ -135,9 +136,31 @@ pub struct Referenced {
     pub vm_flags: u32,
 }
 
+/// Reclaim work done in one context, for pricing it in virtual time (not kernel counters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Work {
+    /// Folios looked at by reclaim (isolated, sorted, deactivated).
+    pub folios_scanned: u64,
+    /// Mappings visited by rmap walks.
+    pub rmap_walks: u64,
+    /// PTEs looked at by page-table walks and look-around.
+    pub ptes_walked: u64,
+}
+
+/// Who the machine is working for: a task (including its direct reclaim) or kswapd.
+pub const CTX_TASK: usize = 0;
+/// kswapd's context.
+pub const CTX_KSWAPD: usize = 1;
+
 /// The simulated machine.
 #[derive(Clone, Debug)]
 pub struct Machine {
+    /// Reclaim work per context ([`CTX_TASK`], [`CTX_KSWAPD`]).
+    pub work: [Work; 2],
+    /// The context reclaim currently runs in.
+    pub ctx: usize,
+    /// rmap walks counted from `&self` methods.
+    rmap_count: std::cell::Cell<u64>,
     /// How it was built.
     pub cfg: MachineConfig,
     /// Every page frame.
@@ -222,6 +245,9 @@ impl Machine {
             check_failure: None,
             in_flight: folio::NIL,
             current_task: None,
+            work: [Work::default(); 2],
+            ctx: CTX_TASK,
+            rmap_count: std::cell::Cell::new(0),
         }
     }
 
@@ -357,6 +383,25 @@ impl Machine {
         }
         self.mod_lruvec_state(memcg, node, lru.node_stat(), d);
         self.zone_stats[node][zone].add(lru.zone_stat(), d);
+    }
+
+    /// The reclaim work done so far per context, with the rmap walks folded in.
+    pub fn work(&mut self) -> [Work; 2] {
+        let n = self.rmap_count.replace(0);
+        self.work[self.ctx].rmap_walks += n;
+        self.work
+    }
+
+    /// Count folios looked at by reclaim in the current context.
+    #[inline]
+    pub fn count_scanned(&mut self, n: u64) {
+        self.work[self.ctx].folios_scanned += n;
+    }
+
+    /// Count PTEs looked at by a walk in the current context.
+    #[inline]
+    pub fn count_ptes(&mut self, n: u64) {
+        self.work[self.ctx].ptes_walked += n;
     }
 
     /// Jiffies at the current virtual time (`HZ` = [`HZ`]).
@@ -592,6 +637,7 @@ impl Machine {
         if fo.mapcount == 0 {
             return;
         }
+        self.rmap_count.set(self.rmap_count.get() + fo.mapcount as u64);
         if fo.is_anon() {
             let mm = &self.mms[fo.mapping as usize];
             if let Some(vi) = mm.find_vma(fo.index) {

@@ -95,6 +95,7 @@ pub fn shrink_folio_list<P: Policy>(
     let mut nr_reclaimed = 0;
     let mut pgactivate = 0;
     let mut survivors = 0;
+    m.count_scanned(list.len() as u64);
     for i in 0..list.len() {
         let id = list[i];
         sc.nr_scanned += 1;
@@ -372,6 +373,9 @@ pub fn below_min(m: &Machine, node: usize) -> bool {
 pub fn balance_pgdat<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 {
     let highest = m.nodes[node].kswapd_highest_zoneidx.min(m.nodes[node].zones.len() - 1);
     m.count_vm_events(Stat::Pageoutrun, 1);
+    // kswapd's work is its own (priced on its own CPU time by the engine)
+    m.work();
+    let saved_ctx = std::mem::replace(&mut m.ctx, crate::mm::CTX_KSWAPD);
     let mut sc = ScanControl::new(0, Reclaimer::Kswapd, None, highest);
     loop {
         if pgdat_balanced(m, node, highest) {
@@ -409,5 +413,7 @@ pub fn balance_pgdat<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 
     }
     p.snapshot_refaults(m, ROOT_MEMCG, node);
     m.nodes[node].kswapd_woken = false;
+    m.work();
+    m.ctx = saved_ctx;
     sc.nr_reclaimed
 }

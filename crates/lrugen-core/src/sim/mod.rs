@@ -6,6 +6,8 @@
 //! the same page stream as a plain cache of `capacity` pages (every miss admitted), so a result can
 //! be compared with other cache simulators and with the optimum.
 
+pub mod engine;
+
 use crate::kernel::{Access, AccessError, Kernel};
 use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
 use crate::mm::vmstat::{Counters, MemcgEvents, Stat};
@@ -104,6 +106,12 @@ pub struct RunConfig {
     /// Record a [`Sample`] every this many steps (and at the end).
     #[serde(default)]
     pub sample_every: Option<u64>,
+    /// Run in virtual time with tasks on CPUs and devices (kernel policies).
+    #[serde(default)]
+    pub engine: Option<engine::EngineConfig>,
+    /// Tasks: copies of the workload, each with its own files or region and seed (engine runs).
+    #[serde(default = "one")]
+    pub jobs: u32,
     /// Commands written to `/sys/kernel/debug/lru_gen` at the end of the run (MGLRU), before the
     /// final counters are read: e.g. `- 2 0 5 200 1024` for proactive reclaim.
     #[serde(default)]
@@ -128,6 +136,8 @@ impl RunConfig {
             debugfs_every: None,
             debugfs_write: None,
             sample_every: None,
+            engine: None,
+            jobs: 1,
         }
     }
 }
@@ -167,6 +177,12 @@ pub struct RunResult {
     pub debugfs: Vec<(u64, String, String)>,
     /// Samples over the run (kernel policies, with `sample_every`).
     pub series: Vec<Sample>,
+    /// Throughput, latency and reclaim time (engine runs).
+    pub engine: Option<engine::EngineResult>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// The state of a run at one step, for plots over time.
@@ -301,6 +317,47 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
 /// Run `cfg`. `trace` may carry an already loaded trace (shared by the runs of a comparison).
 pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progress<'_>) -> Result<RunResult, RunError> {
     let (mut m, t) = build_machine(cfg)?;
+    let mix = matches!(cfg.workload, WorkloadSpec::Mix { .. });
+    if mix && !cfg.policy.is_kernel() {
+        return Err(RunError::Config(format!(
+            "policy {} replays one page stream; a mix of tasks needs a kernel policy (mglru or classic)",
+            cfg.policy.name()
+        )));
+    }
+    let default_engine = engine::EngineConfig::default();
+    let ecfg = cfg.engine.as_ref().or(if mix { Some(&default_engine) } else { None });
+    if let (Some(ecfg), true) = (ecfg, cfg.policy.is_kernel()) {
+        if cfg.jobs == 0 {
+            return Err(RunError::Config("jobs must be at least 1".into()));
+        }
+        let parts: Vec<(WorkloadSpec, u32)> = match &cfg.workload {
+            WorkloadSpec::Mix { parts } => parts.iter().map(|p| (p.workload.clone(), p.jobs * cfg.jobs)).collect(),
+            w => vec![(w.clone(), cfg.jobs)],
+        };
+        let mut streams = Vec::new();
+        let mut n = 0u64;
+        for (w, jobs) in &parts {
+            for _ in 0..*jobs {
+                let seed = cfg.seed ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                n += 1;
+                streams.push(Stream::new(w, &mut m, t, seed, trace.clone())?);
+            }
+        }
+        let start = std::time::Instant::now();
+        let mut r = match cfg.policy {
+            PolicyKind::Mglru => {
+                let p = Mglru::new(&m, cfg.mglru.clone());
+                run_engine(Kernel::new(m, p), t, streams, ecfg, cfg.sample_every)?
+            }
+            _ => {
+                let p = Classic::new(&m);
+                run_engine(Kernel::new(m, p), t, streams, ecfg, cfg.sample_every)?
+            }
+        };
+        r.workload = format!("{} jobs x {}", cfg.jobs, cfg.workload.describe());
+        r.wall_seconds = start.elapsed().as_secs_f64();
+        return Ok(r);
+    }
     let stream = Stream::new(&cfg.workload, &mut m, t, cfg.seed, trace)?;
     let start = std::time::Instant::now();
     let mut r = match cfg.policy {
@@ -328,6 +385,64 @@ pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progres
     Ok(r)
 }
 
+/// Run `streams` as tasks in virtual time on kernel `k`; the workload runs in memcg `t`.
+pub fn run_engine<P: Policy>(
+    mut k: Kernel<P>,
+    t: MemcgId,
+    streams: Vec<Stream>,
+    ecfg: &engine::EngineConfig,
+    sample_every: Option<u64>,
+) -> Result<RunResult, RunError> {
+    let mut r = empty_result(k.p.name());
+    let before = k.m.vmstat();
+    let mut series = Vec::new();
+    let e = engine::run_sampled(&mut k, streams, ecfg, sample_every, &mut |k, e| {
+        series.push(Sample {
+            step: e.ops,
+            time_ns: k.m.now_ns,
+            hits: e.hits,
+            misses: e.misses,
+            refaults: (0..k.m.nr_nodes())
+                .map(|n| {
+                    k.m.lruvec_state(crate::mm::memcg::ROOT_MEMCG, n, Stat::WorkingsetRefaultAnon)
+                        + k.m
+                            .lruvec_state(crate::mm::memcg::ROOT_MEMCG, n, Stat::WorkingsetRefaultFile)
+                })
+                .sum::<i64>()
+                .max(0) as u64,
+            usage: k.m.memcgs[t].usage,
+            generations: k.p.generations(&k.m, t).unwrap_or_default(),
+        })
+    });
+    r.series = series;
+    if let Some(err) = k.m.check_failure.take() {
+        return Err(RunError::Invariant(err));
+    }
+    if k.m.debug_checks {
+        k.check().map_err(RunError::Invariant)?;
+    }
+    r.accesses = e.ops;
+    r.hits = e.hits;
+    r.minor_faults = e.minor_faults;
+    r.misses = e.misses;
+    r.hit_ratio = if r.accesses > 0 {
+        r.hits as f64 / r.accesses as f64
+    } else {
+        0.0
+    };
+    r.error = e.error.clone();
+    r.vmstat = Some(k.m.vmstat().delta(&before));
+    r.memory_stat = Some(k.m.memcg_stat(t));
+    r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
+    r.memcg = Some(k.m.memcgs[t].path.clone());
+    r.capacity_pages = k.m.memcgs[t].max.min(k.m.cfg.total_pages());
+    if let (Some(a), Some(b)) = (k.p.debugfs(&k.m, false), k.p.debugfs(&k.m, true)) {
+        r.debugfs.push((e.ops, a, b));
+    }
+    r.engine = Some(e);
+    Ok(r)
+}
+
 fn empty_result(policy: &str) -> RunResult {
     RunResult {
         policy: policy.into(),
@@ -346,6 +461,7 @@ fn empty_result(policy: &str) -> RunResult {
         wall_seconds: 0.0,
         debugfs: Vec::new(),
         series: Vec::new(),
+        engine: None,
     }
 }
 

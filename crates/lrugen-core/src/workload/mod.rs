@@ -11,6 +11,7 @@
 //! think time); the operations here are the page-level core it decomposes into.
 
 pub mod dist;
+pub mod gen;
 
 use crate::mm::memcg::MemcgId;
 use crate::mm::pagecache::Advice;
@@ -99,7 +100,65 @@ pub enum WorkloadSpec {
         /// The trace file.
         path: PathBuf,
     },
+    /// An fio job: buffered 4 KiB random I/O on its own file with fio's `random_distribution`
+    /// (`random`, `zipf:θ`, `pareto:h`, `normal:dev`, `zoned:…`), hot blocks scattered as fio does.
+    Fio {
+        /// fio's `random_distribution=` value.
+        dist: String,
+        /// File size in pages.
+        file_pages: u64,
+        /// I/Os to issue.
+        accesses: u64,
+        /// Fraction of writes (`rwmixwrite`/100); 0 for `randread`.
+        #[serde(default)]
+        write_ratio: f64,
+    },
+    /// YCSB core workload (`a`..`f`) on records of 1,000 bytes stored in order in a data file read
+    /// and written through the page cache.
+    Ycsb {
+        /// `a`..`f`.
+        workload: String,
+        /// Records loaded.
+        records: u64,
+        /// Operations in the transaction phase.
+        operations: u64,
+    },
+    /// memtier against a key-value server holding `keys` values of `value_bytes` in anonymous
+    /// memory: populate sequentially (not measured), then GETs with the key pattern.
+    Memtier {
+        /// Keys.
+        keys: u64,
+        /// Value size in bytes.
+        value_bytes: u64,
+        /// memtier's `--key-pattern` for GETs: `S`, `R`, `G` or `P`.
+        pattern: String,
+        /// GET requests.
+        requests: u64,
+    },
+    /// Several workloads running side by side as tasks (virtual-time engine runs), each part
+    /// with its own number of tasks: e.g. hot lookups under a cold stream.
+    Mix {
+        /// The parts.
+        parts: Vec<MixPart>,
+    },
 }
+
+/// One part of a [`WorkloadSpec::Mix`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MixPart {
+    /// What its tasks run.
+    pub workload: WorkloadSpec,
+    /// How many tasks.
+    #[serde(default = "one")]
+    pub jobs: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Bytes of a YCSB record (10 fields of 100 bytes).
+pub const YCSB_RECORD_BYTES: u64 = 1000;
 
 impl WorkloadSpec {
     /// Check the parameters (sizes, ratios) without building anything, so that a bad workload is
@@ -133,6 +192,98 @@ impl WorkloadSpec {
                 Ok(())
             }
             WorkloadSpec::Trace { .. } => Ok(()),
+            WorkloadSpec::Fio {
+                dist,
+                file_pages,
+                write_ratio,
+                ..
+            } => {
+                let d: gen::fio::FioDist = dist
+                    .parse()
+                    .map_err(|e: gen::GenError| WorkloadError(format!("fio dist: {}", e.0)))?;
+                let _ = d;
+                if *file_pages == 0 || *file_pages > u32::MAX as u64 {
+                    return Err(WorkloadError(format!(
+                        "fio file of {file_pages} pages: expected 1..={}",
+                        u32::MAX
+                    )));
+                }
+                if !(0.0..=1.0).contains(write_ratio) {
+                    return Err(WorkloadError(format!("write ratio {write_ratio} is not in [0, 1]")));
+                }
+                Ok(())
+            }
+            WorkloadSpec::Ycsb {
+                workload,
+                records,
+                operations,
+            } => {
+                let w: gen::ycsb::YcsbWorkload = workload
+                    .parse()
+                    .map_err(|e: gen::GenError| WorkloadError(format!("ycsb workload: {}", e.0)))?;
+                let _ = w;
+                let pages = (records.saturating_add(*operations)).saturating_mul(YCSB_RECORD_BYTES) / 4096 + 1;
+                if *records == 0 || pages > u32::MAX as u64 {
+                    return Err(WorkloadError(format!("ycsb: {records} records is out of range")));
+                }
+                Ok(())
+            }
+            WorkloadSpec::Memtier {
+                keys,
+                value_bytes,
+                pattern,
+                ..
+            } => {
+                let _: gen::memtier::KeyPattern = pattern
+                    .parse()
+                    .map_err(|e: gen::GenError| WorkloadError(format!("memtier pattern: {}", e.0)))?;
+                let pages = keys
+                    .saturating_mul(value_bytes.div_ceil(4096).max(1))
+                    .max(keys.saturating_mul(*value_bytes) / 4096);
+                if *keys == 0 || *value_bytes == 0 || pages > (1 << 26) {
+                    return Err(WorkloadError(format!(
+                        "memtier: {keys} keys of {value_bytes} bytes is out of range"
+                    )));
+                }
+                Ok(())
+            }
+            WorkloadSpec::Mix { parts } => {
+                if parts.is_empty() {
+                    return Err(WorkloadError("a mix needs at least one part".into()));
+                }
+                for p in parts {
+                    if matches!(p.workload, WorkloadSpec::Mix { .. }) {
+                        return Err(WorkloadError("a mix cannot contain a mix".into()));
+                    }
+                    if p.jobs == 0 {
+                        return Err(WorkloadError("a mix part needs at least one job".into()));
+                    }
+                    p.workload.validate()?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Pages the workload touches (its footprint); 0 if unknown before loading (traces).
+    pub fn footprint_pages(&self) -> u64 {
+        match self {
+            WorkloadSpec::FileRead { files, file_pages, .. } => *files as u64 * file_pages,
+            WorkloadSpec::Anon { pages, .. } => *pages,
+            WorkloadSpec::Trace { .. } => 0,
+            WorkloadSpec::Fio { file_pages, .. } => *file_pages,
+            WorkloadSpec::Ycsb { records, .. } => records * YCSB_RECORD_BYTES / 4096 + 1,
+            WorkloadSpec::Memtier { keys, value_bytes, .. } => (keys * value_bytes).div_ceil(4096),
+            WorkloadSpec::Mix { parts } => parts.iter().map(|p| p.jobs as u64 * p.workload.footprint_pages()).sum(),
+        }
+    }
+
+    /// Whether the workload uses anonymous memory (and so wants swap).
+    pub fn uses_anon(&self) -> bool {
+        match self {
+            WorkloadSpec::Anon { .. } | WorkloadSpec::Memtier { .. } => true,
+            WorkloadSpec::Mix { parts } => parts.iter().any(|p| p.workload.uses_anon()),
+            _ => false,
         }
     }
 
@@ -158,6 +309,36 @@ impl WorkloadSpec {
                 write_ratio * 100.0,
                 pages * 4 / 1024
             ),
+            WorkloadSpec::Fio {
+                dist,
+                file_pages,
+                accesses,
+                write_ratio,
+            } => format!(
+                "fio randrw {dist} ({:.0}% writes), {} MiB file, {accesses} I/Os",
+                write_ratio * 100.0,
+                file_pages * 4 / 1024
+            ),
+            WorkloadSpec::Ycsb {
+                workload,
+                records,
+                operations,
+            } => {
+                format!("YCSB {workload}, {records} records of 1 KB, {operations} operations")
+            }
+            WorkloadSpec::Memtier {
+                keys,
+                value_bytes,
+                pattern,
+                requests,
+            } => {
+                format!("memtier {pattern}, {keys} keys x {value_bytes} B in anon memory, {requests} GETs")
+            }
+            WorkloadSpec::Mix { parts } => parts
+                .iter()
+                .map(|p| format!("{} x [{}]", p.jobs, p.workload.describe()))
+                .collect::<Vec<_>>()
+                .join(" + "),
             WorkloadSpec::Trace { path } => format!(
                 "trace {}",
                 path.file_name()
@@ -199,6 +380,35 @@ enum StreamKind {
         file: u32,
         pages: std::sync::Arc<Vec<u32>>,
     },
+    Fio {
+        task: u32,
+        file: u32,
+        gen: Box<gen::fio::FioGen>,
+        rng: Box<rand::rngs::StdRng>,
+        write_ratio: f64,
+    },
+    Ycsb {
+        task: u32,
+        file: u32,
+        gen: Box<gen::ycsb::YcsbGen>,
+        remaining: u64,
+        pending: std::collections::VecDeque<(Op, u32)>,
+    },
+    Memtier {
+        task: u32,
+        base: u32,
+        value_bytes: u64,
+        populate_pages: u64,
+        populated: u64,
+        gen: Box<gen::memtier::MemtierGen>,
+        remaining: u64,
+        pending: std::collections::VecDeque<(Op, u32)>,
+    },
+}
+
+/// The pages `[first, last]` holding bytes `[off, off + len)`.
+fn page_span(off: u64, len: u64) -> (u64, u64) {
+    (off / 4096, (off + len.max(1) - 1) / 4096)
 }
 
 /// Errors setting up a workload (bad trace, bad parameters).
@@ -301,6 +511,83 @@ impl Stream {
                     done: 0,
                 })
             }
+            WorkloadSpec::Fio {
+                dist,
+                file_pages,
+                accesses,
+                write_ratio,
+            } => {
+                spec.validate()?;
+                let d: gen::fio::FioDist = dist.parse().map_err(|e: gen::GenError| WorkloadError(e.0))?;
+                let g = gen::fio::FioGen::new(&d, *file_pages, seed).map_err(|e| WorkloadError(e.0))?;
+                let file = m.create_file("fio.0.0", *file_pages, Advice::Normal);
+                use rand::SeedableRng;
+                Ok(Stream {
+                    kind: StreamKind::Fio {
+                        task,
+                        file,
+                        gen: Box::new(g),
+                        rng: Box::new(rand::rngs::StdRng::seed_from_u64(seed ^ 0xf10)),
+                        write_ratio: *write_ratio,
+                    },
+                    nr_keys: *file_pages as u32,
+                    len: *accesses,
+                    done: 0,
+                })
+            }
+            WorkloadSpec::Ycsb {
+                workload,
+                records,
+                operations,
+            } => {
+                spec.validate()?;
+                let w: gen::ycsb::YcsbWorkload = workload.parse().map_err(|e: gen::GenError| WorkloadError(e.0))?;
+                let g = gen::ycsb::YcsbGen::new(&w, *records, seed).map_err(|e| WorkloadError(e.0))?;
+                let pages = (records + operations) * YCSB_RECORD_BYTES / 4096 + 1;
+                let file = m.create_file("usertable", pages, Advice::Normal);
+                Ok(Stream {
+                    kind: StreamKind::Ycsb {
+                        task,
+                        file,
+                        gen: Box::new(g),
+                        remaining: *operations,
+                        pending: Default::default(),
+                    },
+                    nr_keys: pages as u32,
+                    len: *operations,
+                    done: 0,
+                })
+            }
+            WorkloadSpec::Memtier {
+                keys,
+                value_bytes,
+                pattern,
+                requests,
+            } => {
+                spec.validate()?;
+                let pat: gen::memtier::KeyPattern = pattern.parse().map_err(|e: gen::GenError| WorkloadError(e.0))?;
+                let g = gen::memtier::MemtierGen::new(pat, 0, keys - 1, 0, 1, seed).map_err(|e| WorkloadError(e.0))?;
+                let pages = (keys * value_bytes).div_ceil(4096).max(1);
+                let base = m.mmap(task, pages as u32, vmf::WRITE, None);
+                Ok(Stream {
+                    kind: StreamKind::Memtier {
+                        task,
+                        base,
+                        value_bytes: *value_bytes,
+                        populate_pages: pages,
+                        populated: 0,
+                        gen: Box::new(g),
+                        remaining: *requests,
+                        pending: Default::default(),
+                    },
+                    nr_keys: pages as u32,
+                    len: pages + requests,
+                    done: 0,
+                })
+            }
+            WorkloadSpec::Mix { .. } => Err(WorkloadError(
+                "a mix runs its parts as separate tasks: build one stream per part (sim::run does)".into(),
+            )),
         }
     }
 
@@ -315,6 +602,107 @@ impl Iterator for Stream {
 
     #[inline]
     fn next(&mut self) -> Option<Step> {
+        // workloads whose logical operations expand into several page operations
+        match &mut self.kind {
+            StreamKind::Ycsb {
+                task,
+                file,
+                gen,
+                remaining,
+                pending,
+            } => {
+                if pending.is_empty() {
+                    if *remaining == 0 {
+                        return None;
+                    }
+                    *remaining -= 1;
+                    let page = |k: u64| (k * YCSB_RECORD_BYTES) / 4096;
+                    let (t, f) = (*task, *file);
+                    let rd = |p: u64| {
+                        (
+                            Op::Read {
+                                task: t,
+                                file: f,
+                                index: p,
+                            },
+                            p as u32,
+                        )
+                    };
+                    let wr = |p: u64| {
+                        (
+                            Op::Write {
+                                task: t,
+                                file: f,
+                                index: p,
+                            },
+                            p as u32,
+                        )
+                    };
+                    match gen.next() {
+                        gen::ycsb::YcsbOp::Read(k) => pending.push_back(rd(page(k))),
+                        gen::ycsb::YcsbOp::Update(k) | gen::ycsb::YcsbOp::Insert(k) => pending.push_back(wr(page(k))),
+                        gen::ycsb::YcsbOp::ReadModifyWrite(k) => {
+                            pending.push_back(rd(page(k)));
+                            pending.push_back(wr(page(k)));
+                        }
+                        gen::ycsb::YcsbOp::Scan(k, n) => {
+                            let (a, b) = page_span(k * YCSB_RECORD_BYTES, n as u64 * YCSB_RECORD_BYTES);
+                            for p in a..=b {
+                                pending.push_back(rd(p));
+                            }
+                        }
+                    }
+                }
+                self.done += 1;
+                let (op, key) = pending.pop_front()?;
+                return Some(Step { op, key, measure: true });
+            }
+            StreamKind::Memtier {
+                task,
+                base,
+                value_bytes,
+                populate_pages,
+                populated,
+                gen,
+                remaining,
+                pending,
+            } => {
+                if *populated < *populate_pages {
+                    let p = *populated;
+                    *populated += 1;
+                    self.done += 1;
+                    return Some(Step {
+                        op: Op::Store {
+                            task: *task,
+                            vpn: *base + p as u32,
+                        },
+                        key: p as u32,
+                        measure: false,
+                    });
+                }
+                if pending.is_empty() {
+                    if *remaining == 0 {
+                        return None;
+                    }
+                    *remaining -= 1;
+                    let k = gen.next_key();
+                    let (a, b) = page_span(k * *value_bytes, *value_bytes);
+                    for p in a..=b {
+                        pending.push_back((
+                            Op::Load {
+                                task: *task,
+                                vpn: *base + p as u32,
+                            },
+                            p as u32,
+                        ));
+                    }
+                }
+                self.done += 1;
+                let (op, key) = pending.pop_front()?;
+                return Some(Step { op, key, measure: true });
+            }
+            _ => {}
+        }
         if self.done >= self.len {
             return None;
         }
@@ -373,6 +761,35 @@ impl Iterator for Stream {
                     }
                 }
             }
+            StreamKind::Fio {
+                task,
+                file,
+                gen,
+                rng,
+                write_ratio,
+            } => {
+                use rand::RngExt;
+                let index = gen.next_block();
+                let op = if *write_ratio > 0.0 && rng.random::<f64>() < *write_ratio {
+                    Op::Write {
+                        task: *task,
+                        file: *file,
+                        index,
+                    }
+                } else {
+                    Op::Read {
+                        task: *task,
+                        file: *file,
+                        index,
+                    }
+                };
+                Step {
+                    op,
+                    key: index as u32,
+                    measure: true,
+                }
+            }
+            StreamKind::Ycsb { .. } | StreamKind::Memtier { .. } => unreachable!("handled above"),
             StreamKind::Trace { task, file, pages } => {
                 let key = pages[i as usize];
                 Step {
@@ -389,7 +806,12 @@ impl Iterator for Stream {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let r = (self.len - self.done) as usize;
-        (r, Some(r))
+        match self.kind {
+            StreamKind::Ycsb { .. } | StreamKind::Memtier { .. } => (0, None),
+            _ => {
+                let r = self.len.saturating_sub(self.done) as usize;
+                (r, Some(r))
+            }
+        }
     }
 }

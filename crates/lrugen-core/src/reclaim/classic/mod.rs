@@ -390,6 +390,7 @@ impl Classic {
         let mut active = Vec::new();
         let mut inactive = Vec::new();
         let mut nr_rotated = 0;
+        m.count_scanned(hold.len() as u64);
         for id in hold {
             let f = m.folios[id];
             if !f.evictable() {

@@ -469,6 +469,7 @@ impl Mglru {
             }
         }
         let _ = mm;
+        m.count_ptes(total);
         suitable_to_scan(total, young)
     }
 
@@ -595,6 +596,7 @@ impl Mglru {
             return;
         }
         let table = pmd & !PMD_YOUNG;
+        m.count_ptes((end - start) as u64);
         // 6.1: the swappiness filter of get_pfn_folio is `!walk || walk->can_swap`
         let swappiness = 1;
         let mut young: u64 = if self.profile() == Profile::Mainline { 1 } else { 0 };

@@ -534,6 +534,7 @@ fn scan_folios(
             break;
         }
     }
+    m.count_scanned(sorted);
     let (scan_ev, _) = vmscan::scan_event(sc.reclaimer);
     let typed = if ty == FILE { Stat::PgscanFile } else { Stat::PgscanAnon };
     count_scan(m, memcg, sc, scan_ev, typed, isolated);

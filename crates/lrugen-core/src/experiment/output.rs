@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! An experiment's results as files and as a table: `results.json` (every cell and the
+//! summaries), `results.csv` (one row per cell), `summary.csv` (one row per sweep point, policy
+//! and metric), and the terminal table. Nothing in them depends on the time or on the threads,
+//! and floats are written in Rust's shortest round-trip form, so the same experiment gives the
+//! same bytes.
+
+use super::runner::Results;
+use super::spec::METRICS;
+use super::stats::Summary;
+use super::ExpError;
+use crate::report::thousands;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Quote a CSV field if it needs it (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn csv_line(fields: &[String]) -> String {
+    let mut l = fields.iter().map(|f| csv_field(f)).collect::<Vec<_>>().join(",");
+    l.push('\n');
+    l
+}
+
+fn num(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        String::new()
+    }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(num).unwrap_or_default()
+}
+
+/// The metric columns of `results.csv`: the known metrics in their order, then any other in
+/// alphabetical order.
+fn metric_columns(r: &Results) -> Vec<String> {
+    let mut cols: Vec<String> = METRICS.iter().map(|s| s.to_string()).collect();
+    let mut extra: Vec<&String> = r
+        .cells
+        .iter()
+        .flat_map(|c| c.metrics.keys())
+        .filter(|k| !METRICS.contains(&k.as_str()))
+        .collect();
+    extra.sort();
+    extra.dedup();
+    cols.extend(extra.into_iter().cloned());
+    cols
+}
+
+/// `results.json`.
+pub fn json(r: &Results) -> Result<String, ExpError> {
+    let mut s = serde_json::to_string_pretty(r).map_err(|e| ExpError::Run(format!("JSON: {e}")))?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// `results.csv`: one row per cell. Columns: `cell`, `point`, one per swept parameter, `policy`,
+/// `kind`, `profile`, `repetition`, `seed`, `error`, then the metrics (empty where a policy has
+/// none).
+pub fn results_csv(r: &Results) -> String {
+    let e = &r.experiment;
+    let cols = metric_columns(r);
+    let mut head: Vec<String> = vec!["cell".into(), "point".into()];
+    head.extend(e.sweep.iter().map(|s| s.path.clone()));
+    head.extend(["policy", "kind", "profile", "repetition", "seed", "error"].map(String::from));
+    head.extend(cols.iter().cloned());
+    let mut out = csv_line(&head);
+    for c in &r.cells {
+        let v = &e.variants[c.cell.variant];
+        let mut row = vec![c.cell.index.to_string(), c.cell.point.to_string()];
+        row.extend(e.points[c.cell.point].params.iter().map(|p| p.1.clone()));
+        row.push(v.label.clone());
+        row.push(v.policy.name().into());
+        row.push(v.profile.map(|p| p.name().to_string()).unwrap_or_default());
+        row.push(c.cell.repetition.to_string());
+        row.push(c.cell.seed.to_string());
+        row.push(c.error.clone().unwrap_or_default());
+        row.extend(
+            cols.iter()
+                .map(|k| c.metrics.get(k).map(|v| num(*v)).unwrap_or_default()),
+        );
+        out.push_str(&csv_line(&row));
+    }
+    out
+}
+
+/// `summary.csv`: one row per (point, policy, metric): `n`, `mean`, `sd`, `ci95` (half-width),
+/// and against the baseline `diff`, `diff_ci95`, `df`, `p`, `rel_pct`, `rel_ci95_pct`.
+pub fn summary_csv(r: &Results) -> String {
+    let e = &r.experiment;
+    let mut head: Vec<String> = vec!["point".into()];
+    head.extend(e.sweep.iter().map(|s| s.path.clone()));
+    head.extend(
+        [
+            "policy",
+            "metric",
+            "n",
+            "mean",
+            "sd",
+            "ci95",
+            "baseline",
+            "diff",
+            "diff_ci95",
+            "df",
+            "p",
+            "rel_pct",
+            "rel_ci95_pct",
+        ]
+        .map(String::from),
+    );
+    let mut out = csv_line(&head);
+    let base = &r.baseline().label;
+    for s in &r.summaries {
+        let mut row = vec![s.point.to_string()];
+        row.extend(e.points[s.point].params.iter().map(|p| p.1.clone()));
+        row.push(s.policy.clone());
+        row.push(s.metric.clone());
+        row.push(s.summary.n.to_string());
+        row.push(num(s.summary.mean));
+        row.push(opt(s.summary.sd));
+        row.push(opt(s.summary.ci95));
+        row.push(base.clone());
+        match &s.vs_baseline {
+            Some(d) => {
+                row.extend([
+                    num(d.diff),
+                    opt(d.ci95),
+                    opt(d.df),
+                    opt(d.p),
+                    opt(d.rel_pct),
+                    opt(d.rel_ci95_pct),
+                ]);
+            }
+            None => row.extend(std::iter::repeat_n(String::new(), 6)),
+        }
+        out.push_str(&csv_line(&row));
+    }
+    out
+}
+
+/// Write `results.json`, `results.csv` and `summary.csv` into `dir` (created if needed).
+pub fn write_files(r: &Results, dir: &Path) -> Result<(), ExpError> {
+    let io = |path: &Path, e: std::io::Error| ExpError::Io(format!("{}: {e}", path.display()));
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    for (name, text) in [
+        ("results.json", json(r)?),
+        ("results.csv", results_csv(r)),
+        ("summary.csv", summary_csv(r)),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| io(&p, e))?;
+    }
+    Ok(())
+}
+
+/// A metric's mean ± CI as a table cell.
+fn cell_text(metric: &str, s: &Summary) -> String {
+    if metric == "hit_ratio" {
+        match s.ci95 {
+            Some(c) => format!("{:.2}% ± {:.2}", s.mean * 100.0, c * 100.0),
+            None => format!("{:.2}%", s.mean * 100.0),
+        }
+    } else {
+        let m = thousands(s.mean.round() as i64);
+        match s.ci95 {
+            Some(c) => format!("{m} ± {}", thousands(c.round() as i64)),
+            None => m,
+        }
+    }
+}
+
+/// The terminal table: one row per sweep point × policy, with the mean ± 95% CI of the main
+/// metrics and the difference of the experiment's metric from the baseline.
+pub fn table(r: &Results) -> String {
+    let e = &r.experiment;
+    let mut metrics: Vec<&str> = vec![
+        "iops",
+        "clat_p99_us",
+        "hit_ratio",
+        "misses",
+        "refaults",
+        "pgscan",
+        "pswpout",
+    ];
+    if !metrics.contains(&e.metric.as_str()) {
+        metrics.push(&e.metric);
+    }
+    // Drop columns no cell has (e.g. pswpout without swap).
+    metrics.retain(|m| {
+        r.summaries
+            .iter()
+            .any(|s| s.metric == *m && (s.summary.mean != 0.0 || *m == e.metric || *m == "hit_ratio"))
+    });
+    let base = &r.baseline().label;
+    let mut head: Vec<String> = Vec::new();
+    let swept = !e.sweep.is_empty();
+    if swept {
+        head.push("point".into());
+    }
+    head.push("policy".into());
+    head.push("n".into());
+    head.extend(metrics.iter().map(|m| m.replace('_', " ")));
+    head.push(format!("Δ {} vs {base}", e.metric.replace('_', " ")));
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for p in &e.points {
+        for v in &e.variants {
+            let mut row = Vec::new();
+            if swept {
+                row.push(p.label());
+            }
+            row.push(v.label.clone());
+            let n = r.summary(p.index, &v.label, "hit_ratio").map_or(0, |s| s.summary.n);
+            row.push(n.to_string());
+            for m in &metrics {
+                row.push(
+                    r.summary(p.index, &v.label, m)
+                        .map_or_else(|| "-".into(), |s| cell_text(m, &s.summary)),
+                );
+            }
+            let d = r
+                .summary(p.index, &v.label, &e.metric)
+                .and_then(|s| s.vs_baseline.as_ref());
+            row.push(match d {
+                _ if v.label == *base => "(baseline)".into(),
+                Some(d) => d.format_relative(),
+                None => "-".into(),
+            });
+            rows.push(row);
+        }
+    }
+    let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (i, c) in row.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let left = if swept { 2 } else { 1 };
+    let mut out = String::new();
+    let mut line = |cells: &[String]| {
+        for (i, c) in cells.iter().enumerate() {
+            let pad = w[i] - c.chars().count();
+            if i > 0 {
+                out.push_str("  ");
+            }
+            if i < left {
+                let _ = write!(out, "{c}{}", " ".repeat(pad));
+            } else {
+                let _ = write!(out, "{}{c}", " ".repeat(pad));
+            }
+        }
+        out.push('\n');
+    };
+    line(&head);
+    for row in &rows {
+        line(row);
+    }
+    out
+}

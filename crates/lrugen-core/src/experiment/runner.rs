@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The runner: the matrix of cells (sweep point × policy × repetition), run in parallel with
+//! rayon, collected by cell index so that the results do not depend on the number of threads or
+//! on the order in which cells finish; then the statistics over repetitions.
+
+use super::spec::{Experiment, Variant};
+use super::stats::{self, Diff, Summary};
+use super::ExpError;
+use crate::mm::vmstat::Stat;
+use crate::sim::{self, RunConfig, RunResult};
+use crate::workload::{self, LoadedTrace, Stream, WorkloadSpec};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// One run of the matrix.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    /// Its index: cells are ordered by sweep point, then policy, then repetition.
+    pub index: usize,
+    /// Index of its sweep point.
+    pub point: usize,
+    /// Index of its policy in [`Experiment::variants`].
+    pub variant: usize,
+    /// Repetition (0-based).
+    pub repetition: u32,
+    /// Seed of the workload's random streams.
+    pub seed: u64,
+}
+
+/// The seed of repetition `rep`: the splitmix64 mix of the base seed and the repetition, the
+/// same for every policy and every sweep point, so that comparisons are paired (each policy sees
+/// the very same access streams).
+pub fn seed_for(base: u64, rep: u32) -> u64 {
+    let mut z = base ^ (rep as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl Experiment {
+    /// The cells of the matrix, in index order.
+    pub fn cells(&self) -> Vec<Cell> {
+        let mut out = Vec::with_capacity(self.points.len() * self.variants.len() * self.repetitions as usize);
+        for p in 0..self.points.len() {
+            for v in 0..self.variants.len() {
+                for rep in 0..self.repetitions {
+                    out.push(Cell {
+                        index: out.len(),
+                        point: p,
+                        variant: v,
+                        repetition: rep,
+                        seed: seed_for(self.seed, rep),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The run configuration of `cell`, recording a sample every `sample_every` steps.
+    pub fn run_config(&self, cell: &Cell, sample_every: Option<u64>) -> RunConfig {
+        let pc = &self.points[cell.point].config;
+        let v = &self.variants[cell.variant];
+        let mut cfg = RunConfig::new(pc.machine.clone(), pc.memcg.clone(), pc.workload.clone(), v.policy);
+        cfg.seed = cell.seed;
+        cfg.capacity = pc.capacity.or(pc.memcg.max);
+        cfg.mglru = pc.mglru.clone();
+        if let Some(pr) = v.profile {
+            cfg.mglru.profile = pr;
+        }
+        cfg.sample_every = sample_every;
+        cfg.engine = pc.engine.clone();
+        cfg.jobs = pc.jobs;
+        cfg
+    }
+}
+
+/// Named metrics of a run.
+pub type Metrics = BTreeMap<String, f64>;
+
+/// Named series of a run: (accesses done, value).
+pub type Series = BTreeMap<String, Vec<(f64, f64)>>;
+
+/// What one cell measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct CellResult {
+    /// The cell.
+    #[serde(flatten)]
+    pub cell: Cell,
+    /// Its policy's label.
+    pub policy: String,
+    /// Named metrics (see [`metrics_of`]).
+    pub metrics: Metrics,
+    /// Named series over the run: (accesses done, value).
+    pub series: Series,
+    /// How the run stopped early, if it did (e.g. an OOM kill).
+    pub error: Option<String>,
+}
+
+/// The adapter from a run's result to a cell's metrics and series: the one place that knows
+/// [`RunResult`]. Metrics (names in [`super::spec::METRICS`]): `hit_ratio`, `accesses`, `hits`,
+/// `misses`, `minor_faults` for every policy; for the kernel policies also `refaults`
+/// (`workingset_refault_anon + _file`), `pgscan` and `pgsteal` (the workload memcg's), and the
+/// `/proc/vmstat` events `pgactivate`, `pgdeactivate`, `pswpin`, `pswpout`, `allocstall` (all
+/// zones) and `oom_kill`. Series (kernel policies, from [`RunResult::series`]): `hits`, `misses`,
+/// `refaults`, `usage`, and `gen0` … `gen3`, the pages (anon + file) of the youngest generation,
+/// the next one, and so on.
+///
+/// Extension point: when the engine reports throughput and latency percentiles, add them here
+/// (e.g. `throughput_ops`, `lat_p50_us`, `lat_p99_us`) and to `METRICS`; everything downstream
+/// (statistics, tables, CSV, JSON) is driven by the names.
+pub fn metrics_of(r: &RunResult) -> (Metrics, Series) {
+    let mut m = BTreeMap::new();
+    let mut put = |k: &str, v: f64| {
+        m.insert(k.to_string(), v);
+    };
+    put("hit_ratio", r.hit_ratio);
+    put("accesses", r.accesses as f64);
+    put("hits", r.hits as f64);
+    put("misses", r.misses as f64);
+    put("minor_faults", r.minor_faults as f64);
+    if r.vmstat.is_some() {
+        put("refaults", r.refaults() as f64);
+        put("pgscan", r.pgscan() as f64);
+        put("pgsteal", r.pgsteal() as f64);
+        put("pgactivate", r.vm(Stat::Pgactivate) as f64);
+        put("pgdeactivate", r.vm(Stat::Pgdeactivate) as f64);
+        put("pswpin", r.vm(Stat::Pswpin) as f64);
+        put("pswpout", r.vm(Stat::Pswpout) as f64);
+        let stall = r.vm(Stat::AllocstallDma)
+            + r.vm(Stat::AllocstallDma32)
+            + r.vm(Stat::AllocstallNormal)
+            + r.vm(Stat::AllocstallMovable);
+        put("allocstall", stall as f64);
+        put("oom_kill", r.vm(Stat::OomKill) as f64);
+    }
+    if let Some(e) = &r.engine {
+        put("iops", e.iops);
+        put("bw_mib_s", e.bytes_per_sec / (1024.0 * 1024.0));
+        put("clat_mean_us", e.clat.mean_ns / 1000.0);
+        put("clat_p50_us", e.clat.percentile(50.0) as f64 / 1000.0);
+        put("clat_p99_us", e.clat.percentile(99.0) as f64 / 1000.0);
+        put("clat_p99_9_us", e.clat.percentile(99.9) as f64 / 1000.0);
+        put("direct_reclaim_ms", e.direct_reclaim_ns as f64 / 1e6);
+        put("kswapd_ms", e.kswapd_ns as f64 / 1e6);
+    }
+    let mut s = Series::new();
+    if !r.series.is_empty() {
+        let mut add = |k: &str, x: f64, y: f64| s.entry(k.to_string()).or_default().push((x, y));
+        for smp in &r.series {
+            let x = smp.step as f64;
+            add("hits", x, smp.hits as f64);
+            add("misses", x, smp.misses as f64);
+            add("refaults", x, smp.refaults as f64);
+            add("usage", x, smp.usage as f64);
+            for (age, g) in smp.generations.iter().rev().take(4).enumerate() {
+                add(&format!("gen{age}"), x, (g.1 + g.2) as f64);
+            }
+        }
+    }
+    (m, s)
+}
+
+/// A statistic of one metric for one (sweep point, policy).
+#[derive(Clone, Debug, Serialize)]
+pub struct SummaryRow {
+    /// Sweep point.
+    pub point: usize,
+    /// Policy label.
+    pub policy: String,
+    /// Metric name.
+    pub metric: String,
+    /// Over the repetitions.
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// The difference from the baseline policy, if this is not the baseline: by Welch's t-test
+    /// with a 95% CI when both have at least 2 repetitions, else without an interval.
+    pub vs_baseline: Option<Diff>,
+}
+
+/// Everything an experiment produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    /// The experiment, as parsed.
+    pub experiment: Experiment,
+    /// Every cell, in index order.
+    pub cells: Vec<CellResult>,
+    /// Per (point, policy, metric), in that order (metrics by name).
+    pub summaries: Vec<SummaryRow>,
+}
+
+impl Results {
+    /// The baseline's label.
+    pub fn baseline(&self) -> &Variant {
+        &self.experiment.variants[self.experiment.baseline]
+    }
+
+    /// The summary of `metric` for (point, policy label).
+    pub fn summary(&self, point: usize, policy: &str, metric: &str) -> Option<&SummaryRow> {
+        self.summaries
+            .iter()
+            .find(|s| s.point == point && s.policy == policy && s.metric == metric)
+    }
+}
+
+/// Progress callback: (cells done, cells total). Called from worker threads.
+pub type CellProgress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+fn trace_of(spec: &WorkloadSpec) -> Option<PathBuf> {
+    match spec {
+        WorkloadSpec::Trace { path } => Some(path.clone()),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }
+}
+
+/// Run the experiment on `threads` threads (`None`: one per core). The results are the same
+/// whatever the number of threads.
+pub fn run(exp: &Experiment, threads: Option<usize>, progress: CellProgress<'_>) -> Result<Results, ExpError> {
+    if exp.points.is_empty() || exp.variants.is_empty() {
+        return Err(ExpError::Run("the experiment has no cell to run".into()));
+    }
+    // Load each trace once, shared by every cell that replays it.
+    let mut traces: BTreeMap<PathBuf, (LoadedTrace, u32)> = BTreeMap::new();
+    for p in &exp.points {
+        if let Some(path) = trace_of(&p.config.workload) {
+            if let std::collections::btree_map::Entry::Vacant(slot) = traces.entry(path) {
+                let t = workload::load_trace(slot.key()).map_err(|e| ExpError::Run(e.to_string()))?;
+                slot.insert(t);
+            }
+        }
+    }
+    let trace_for = |spec: &WorkloadSpec| trace_of(spec).and_then(|p| traces.get(&p).cloned());
+    // Sample each point's runs about `samples` times: set the workload up once to learn its
+    // length in steps.
+    let mut sample_every = Vec::with_capacity(exp.points.len());
+    for p in &exp.points {
+        let cfg = exp.run_config(
+            &Cell {
+                index: 0,
+                point: p.index,
+                variant: 0,
+                repetition: 0,
+                seed: seed_for(exp.seed, 0),
+            },
+            None,
+        );
+        // a mix (several task kinds) has no single stream; engine runs are not sampled
+        if matches!(cfg.workload, WorkloadSpec::Mix { .. }) || cfg.engine.is_some() {
+            sample_every.push(u64::MAX);
+            continue;
+        }
+        let (mut m, t) = sim::build_machine(&cfg).map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?;
+        let stream = Stream::new(&cfg.workload, &mut m, t, cfg.seed, trace_for(&cfg.workload))
+            .map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?;
+        sample_every.push(stream.len.div_ceil(exp.samples).max(1));
+    }
+
+    let cells = exp.cells();
+    let total = cells.len();
+    let done = AtomicUsize::new(0);
+    progress(0, total);
+    let run_cell = |c: &Cell| -> Result<CellResult, ExpError> {
+        let cfg = exp.run_config(c, Some(sample_every[c.point]));
+        let label = &exp.variants[c.variant].label;
+        let r = sim::run(&cfg, trace_for(&cfg.workload), &mut |_, _| {}).map_err(|e| {
+            ExpError::Run(format!(
+                "cell {} (point {}, policy {label}, repetition {}): {e}",
+                c.index,
+                exp.points[c.point].label(),
+                c.repetition
+            ))
+        })?;
+        let (metrics, series) = metrics_of(&r);
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+        Ok(CellResult {
+            cell: c.clone(),
+            policy: label.clone(),
+            metrics,
+            series,
+            error: r.error,
+        })
+    };
+    let pool = {
+        let mut b = rayon::ThreadPoolBuilder::new();
+        if let Some(n) = threads {
+            b = b.num_threads(n.max(1));
+        }
+        b.build()
+            .map_err(|e| ExpError::Run(format!("cannot start the thread pool: {e}")))?
+    };
+    // `collect` on an indexed parallel iterator keeps the input order.
+    let results: Vec<Result<CellResult, ExpError>> = pool.install(|| cells.par_iter().map(run_cell).collect());
+    let cells: Vec<CellResult> = results.into_iter().collect::<Result<_, _>>()?;
+    let summaries = summarize(exp, &cells);
+    Ok(Results {
+        experiment: exp.clone(),
+        cells,
+        summaries,
+    })
+}
+
+/// The statistics of every (point, policy, metric) over repetitions, and the difference of each
+/// policy from the baseline.
+pub fn summarize(exp: &Experiment, cells: &[CellResult]) -> Vec<SummaryRow> {
+    let values = |point: usize, variant: usize, metric: &str| -> Vec<f64> {
+        cells
+            .iter()
+            .filter(|c| c.cell.point == point && c.cell.variant == variant)
+            .filter_map(|c| c.metrics.get(metric).copied())
+            .collect()
+    };
+    let mut out = Vec::new();
+    for p in 0..exp.points.len() {
+        for (vi, v) in exp.variants.iter().enumerate() {
+            let names: std::collections::BTreeSet<&String> = cells
+                .iter()
+                .filter(|c| c.cell.point == p && c.cell.variant == vi)
+                .flat_map(|c| c.metrics.keys())
+                .collect();
+            for name in names {
+                let xs = values(p, vi, name);
+                let Some(summary) = stats::summarize(&xs) else { continue };
+                let vs_baseline = if vi == exp.baseline {
+                    None
+                } else {
+                    stats::difference(&xs, &values(p, exp.baseline, name))
+                };
+                out.push(SummaryRow {
+                    point: p,
+                    policy: v.label.clone(),
+                    metric: name.clone(),
+                    summary,
+                    vs_baseline,
+                });
+            }
+        }
+    }
+    out
+}

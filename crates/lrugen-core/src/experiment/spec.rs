@@ -1,0 +1,963 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The experiment file: TOML naming the machine, the workload memcg, the workload, the policies
+//! and MGLRU profiles, parameter sweeps, repetitions and a base seed. See `docs/experiments.md`
+//! for the format; [`Experiment::parse`] for what is checked.
+
+use super::size::parse_size_with_unit;
+use super::ExpError;
+use crate::mm::node::ZoneType;
+use crate::mm::MachineConfig;
+use crate::reclaim::mglru::{MglruConfig, Profile};
+use crate::sim::{MemcgConfig, PolicyKind};
+use crate::workload::dist::Dist;
+use crate::workload::WorkloadSpec;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::{Spanned, Table, Value};
+
+/// Metrics a cell reports (the adapter `runner::metrics_of` fills them); the main metric of an
+/// experiment must be one of them.
+pub const METRICS: &[&str] = &[
+    "hit_ratio",
+    "accesses",
+    "hits",
+    "misses",
+    "minor_faults",
+    "refaults",
+    "pgscan",
+    "pgsteal",
+    "pgactivate",
+    "pgdeactivate",
+    "pswpin",
+    "pswpout",
+    "allocstall",
+    "oom_kill",
+    "iops",
+    "bw_mib_s",
+    "clat_mean_us",
+    "clat_p50_us",
+    "clat_p99_us",
+    "clat_p99_9_us",
+    "direct_reclaim_ms",
+    "kswapd_ms",
+];
+
+/// Default number of samples of a run's state over time.
+pub const DEFAULT_SAMPLES: u64 = 100;
+
+/// A size in pages: a TOML integer (pages) or a string with a unit (`"64M"`, `"1000p"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Size(pub u64);
+
+impl<'de> Deserialize<'de> for Size {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Size;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a size: an integer number of pages, or a string with a unit such as \"64M\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Size, E> {
+                Ok(Size(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Size, E> {
+                u64::try_from(v)
+                    .map(Size)
+                    .map_err(|_| E::custom(format!("size {v} is negative")))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Size, E> {
+                parse_size_with_unit(v).map(Size).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One zone of a node in `machine.nodes`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawZone {
+    zone: ZoneType,
+    size: Size,
+}
+
+/// `[machine]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMachine {
+    memory: Option<Size>,
+    swap: Option<Size>,
+    swappiness: Option<u32>,
+    nodes: Option<Vec<Vec<RawZone>>>,
+    min_free_kbytes: Option<u64>,
+    watermark_scale_factor: Option<u64>,
+    ra_pages: Option<u64>,
+    kswapd: Option<bool>,
+}
+
+/// `[memcg]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMemcg {
+    max: Option<Size>,
+    high: Option<Size>,
+    low: Option<Size>,
+    min: Option<Size>,
+    swappiness: Option<u32>,
+}
+
+/// `[mglru]`: the switches (the profile comes from `profiles`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMglru {
+    caps: Option<u32>,
+    hw_pte_young: Option<bool>,
+    hw_nonleaf_pmd_young: Option<bool>,
+    stats: Option<bool>,
+    min_ttl_ms: Option<u64>,
+}
+
+/// `[engine]`: run in virtual time with tasks on CPUs and devices. Devices are preset names
+/// (`nvme`, `sata-ssd`, `hdd`, `mmc`, `ramdisk`, `zram`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEngine {
+    cpus: Option<u32>,
+    jobs: Option<u32>,
+    storage: Option<String>,
+    swap_device: Option<String>,
+    think_ns: Option<u64>,
+    costs: Option<crate::sim::engine::Costs>,
+}
+
+/// The whole file, as written (with spans for the checks made after decoding). The sections are
+/// decoded here only to check them where errors can name a line; the configurations are built
+/// from [`RawSections`], once per sweep point.
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    name: Option<String>,
+    description: Option<String>,
+    repetitions: Option<Spanned<u32>>,
+    seed: Option<u64>,
+    policies: Option<Spanned<Vec<Spanned<String>>>>,
+    profiles: Option<Spanned<Vec<Spanned<String>>>>,
+    baseline: Option<Spanned<String>>,
+    metric: Option<Spanned<String>>,
+    samples: Option<Spanned<u64>>,
+    skip_if_missing: Option<bool>,
+    capacity: Option<Size>,
+    #[serde(default)]
+    machine: RawMachine,
+    #[serde(default)]
+    memcg: RawMemcg,
+    workload: Spanned<Table>,
+    #[serde(default)]
+    mglru: RawMglru,
+    engine: Option<RawEngine>,
+    #[serde(default)]
+    sweep: BTreeMap<Spanned<String>, Spanned<Value>>,
+}
+
+/// The sections a sweep may change, decoded again for every sweep point.
+#[derive(Debug, Deserialize)]
+struct RawSections {
+    capacity: Option<Size>,
+    #[serde(default)]
+    machine: RawMachine,
+    #[serde(default)]
+    memcg: RawMemcg,
+    workload: Table,
+    #[serde(default)]
+    mglru: RawMglru,
+    engine: Option<RawEngine>,
+}
+
+/// Top-level keys a sweep may set (and the sections whose keys it may set).
+const SWEEPABLE: &[&str] = &["machine", "memcg", "workload", "mglru", "capacity", "engine"];
+
+/// A policy as run in an experiment: a policy, and for MGLRU its kernel profile.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Variant {
+    /// Its name in tables, files and plots: the policy (`mglru`, `classic`, `lru`, `opt`), or
+    /// `mglru-6.1`/`mglru-mainline` when several profiles are compared.
+    pub label: String,
+    /// The policy.
+    pub policy: PolicyKind,
+    /// The MGLRU profile (MGLRU only).
+    pub profile: Option<Profile>,
+}
+
+/// One swept parameter: a dotted path and its values.
+#[derive(Clone, Debug, Serialize)]
+pub struct SweepParam {
+    /// Dotted path, e.g. `memcg.max` or `workload.dist.theta`.
+    pub path: String,
+    /// The values, as written in the file.
+    pub values: Vec<Value>,
+}
+
+/// What a run of one sweep point is built from (everything but the policy and the seed).
+#[derive(Clone, Debug, Serialize)]
+pub struct PointConfig {
+    /// The machine.
+    pub machine: MachineConfig,
+    /// The workload memcg's limits.
+    pub memcg: MemcgConfig,
+    /// The workload.
+    pub workload: WorkloadSpec,
+    /// MGLRU switches (the profile is set per variant).
+    pub mglru: MglruConfig,
+    /// Cache size of the reference policies (default: `memory.max`).
+    pub capacity: Option<u64>,
+    /// Virtual-time engine (kernel policies), if the file has an `[engine]` section.
+    pub engine: Option<crate::sim::engine::EngineConfig>,
+    /// Tasks (copies of the workload) under the engine.
+    pub jobs: u32,
+}
+
+/// One point of the sweep matrix.
+#[derive(Clone, Debug, Serialize)]
+pub struct Point {
+    /// Its index (0 when nothing is swept).
+    pub index: usize,
+    /// The swept parameters and their values at this point, as written (`("memcg.max", "32M")`).
+    pub params: Vec<(String, String)>,
+    /// The configuration.
+    pub config: PointConfig,
+}
+
+impl Point {
+    /// "memcg.max=32M, workload.dist.theta=0.9", or "-" when nothing is swept.
+    pub fn label(&self) -> String {
+        if self.params.is_empty() {
+            return "-".into();
+        }
+        self.params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A parsed, checked experiment.
+#[derive(Clone, Debug, Serialize)]
+pub struct Experiment {
+    /// Its name (default: the file's stem).
+    pub name: String,
+    /// A sentence on what it shows.
+    pub description: Option<String>,
+    /// The file it was read from.
+    pub file: PathBuf,
+    /// Repetitions of every (point, variant).
+    pub repetitions: u32,
+    /// Base seed; each repetition's seed derives from it ([`super::runner::seed_for`]).
+    pub seed: u64,
+    /// The policies, in the order listed (MGLRU once per profile).
+    pub variants: Vec<Variant>,
+    /// Index in `variants` of the baseline the others are compared with.
+    pub baseline: usize,
+    /// The main metric (bar charts, the difference column of the table).
+    pub metric: String,
+    /// Samples of each kernel run's state over time.
+    pub samples: u64,
+    /// The swept parameters, in alphabetical order of their paths; the last varies fastest.
+    pub sweep: Vec<SweepParam>,
+    /// The sweep points (the cross product of `sweep`; one point when nothing is swept).
+    pub points: Vec<Point>,
+    /// Why the experiment cannot run here and is to be skipped (an input file missing, with
+    /// `skip_if_missing = true`).
+    pub skip: Option<String>,
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// Byte span of the key at dotted `path` in a TOML document, if it is there.
+pub fn span_of_key(text: &str, path: &[&str]) -> Option<std::ops::Range<usize>> {
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut table = doc.get_ref();
+    for (i, seg) in path.iter().enumerate() {
+        let (k, v) = table.iter().find(|(k, _)| k.get_ref().as_ref() == *seg)?;
+        if i + 1 == path.len() {
+            return Some(k.span());
+        }
+        table = v.get_ref().as_table()?;
+    }
+    None
+}
+
+struct Ctx<'a> {
+    file: &'a Path,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err_at(&self, span: Option<std::ops::Range<usize>>, msg: impl Into<String>) -> ExpError {
+        let (line, column) = match span {
+            Some(s) => {
+                let (l, c) = line_col(self.text, s.start);
+                (Some(l), Some(c))
+            }
+            None => (None, None),
+        };
+        ExpError::Parse {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            message: msg.into(),
+        }
+    }
+    fn err_key(&self, path: &[&str], fallback: Option<std::ops::Range<usize>>, msg: impl Into<String>) -> ExpError {
+        self.err_at(span_of_key(self.text, path).or(fallback), msg)
+    }
+}
+
+/// Render a TOML value as a sweep label: strings bare, others as TOML writes them.
+fn value_label(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Rewrite a workload table so that serde can decode it into a [`WorkloadSpec`]: in every
+/// nested table (arrays of tables included), a string under a key named `pages` or ending in
+/// `_pages` is a size (`"32M"` → 8192), and a relative path under `path` or a key ending in
+/// `_path` is taken relative to the experiment file's folder.
+fn normalize_workload(t: &mut Table, dir: &Path, at: &str) -> Result<(), (String, String)> {
+    for (k, v) in t.iter_mut() {
+        let here = format!("{at}.{k}");
+        normalize_value(k, v, dir, &here)?;
+    }
+    Ok(())
+}
+
+fn normalize_value(k: &str, v: &mut Value, dir: &Path, here: &str) -> Result<(), (String, String)> {
+    match v {
+        Value::String(s) if k == "pages" || k.ends_with("_pages") => {
+            let n = parse_size_with_unit(s).map_err(|e| (here.to_string(), e))?;
+            let n = i64::try_from(n).map_err(|_| (here.to_string(), format!("size '{s}' is too large")))?;
+            *v = Value::Integer(n);
+        }
+        Value::String(s) if k == "path" || k.ends_with("_path") => {
+            let p = Path::new(s.as_str());
+            if p.is_relative() && !dir.as_os_str().is_empty() {
+                *v = Value::String(dir.join(p).to_string_lossy().into_owned());
+            }
+        }
+        Value::Table(sub) => normalize_workload(sub, dir, here)?,
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                normalize_value(k, item, dir, &format!("{here}[{i}]"))?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A step into a TOML value: a key of a table or an index of an array.
+#[derive(Clone, Debug)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// Locations (and dotted names) of the `dist` keys holding strings, in every nested table.
+fn dist_strings(v: &Value, at: &mut Vec<Seg>, name: &str, out: &mut Vec<(Vec<Seg>, String)>) {
+    match v {
+        Value::Table(t) => {
+            for (k, x) in t {
+                at.push(Seg::Key(k.clone()));
+                let here = format!("{name}.{k}");
+                if k == "dist" && x.is_str() {
+                    out.push((at.clone(), here));
+                } else {
+                    dist_strings(x, at, &here, out);
+                }
+                at.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (i, x) in items.iter().enumerate() {
+                at.push(Seg::Index(i));
+                dist_strings(x, at, &format!("{name}[{i}]"), out);
+                at.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn value_at<'a>(v: &'a mut Value, path: &[Seg]) -> Option<&'a mut Value> {
+    let mut v = v;
+    for seg in path {
+        v = match (v, seg) {
+            (Value::Table(t), Seg::Key(k)) => t.get_mut(k)?,
+            (Value::Array(a), Seg::Index(i)) => a.get_mut(*i)?,
+            _ => return None,
+        };
+    }
+    Some(v)
+}
+
+/// Turn the distribution string (`"zipf:0.9"`) at `path` into its table
+/// (`{ kind = "zipf", theta = 0.9 }`); the parse error if it is no distribution.
+fn expand_dist(root: &mut Value, path: &[Seg]) -> Result<(), String> {
+    let Some(v) = value_at(root, path) else { return Ok(()) };
+    let Value::String(s) = v else { return Ok(()) };
+    let d: Dist = s.parse()?;
+    *v = Value::try_from(d).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Before a sweep sets `…dist.FIELD`, turn the distribution string at `…dist` into its table.
+fn expand_dist_for_sweep(doc: &mut Table, path: &[&str]) {
+    let Some(i) = path.iter().rposition(|s| *s == "dist") else {
+        return;
+    };
+    if i + 1 >= path.len() {
+        return;
+    }
+    let mut t = doc;
+    for seg in &path[..i] {
+        match t.get_mut(*seg) {
+            Some(Value::Table(sub)) => t = sub,
+            _ => return,
+        }
+    }
+    if let Some(Value::String(s)) = t.get("dist") {
+        if let Some(d) = s.parse::<Dist>().ok().and_then(|d| Value::try_from(d).ok()) {
+            t.insert("dist".into(), d);
+        }
+    }
+}
+
+/// Keys of `given` that `decoded` (the same table decoded and encoded again) does not have: the
+/// keys the decoder ignored.
+fn unknown_keys(given: &Table, decoded: &Table, at: &str, out: &mut Vec<String>) {
+    for (k, v) in given {
+        let here = format!("{at}.{k}");
+        match (v, decoded.get(k)) {
+            (_, None) => out.push(here),
+            (Value::Table(g), Some(Value::Table(d))) => unknown_keys(g, d, &here, out),
+            (Value::Array(g), Some(Value::Array(d))) => {
+                for (i, (g, d)) in g.iter().zip(d).enumerate() {
+                    if let (Value::Table(g), Value::Table(d)) = (g, d) {
+                        unknown_keys(g, d, &format!("{here}[{i}]"), out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Decode and check a workload table (already normalized). A `dist` written as the command line
+/// writes it (`"zipf:0.9"`) is kept a string where the workload takes one (e.g. fio's
+/// `random_distribution`), else decoded as the distribution it names.
+fn decode_workload(t: &Table) -> Result<WorkloadSpec, (String, String)> {
+    let decode = |t: &Table| -> Result<WorkloadSpec, String> {
+        Value::Table(t.clone())
+            .try_into()
+            .map_err(|e: toml::de::Error| e.message().trim_end().to_string())
+    };
+    // Which `dist` strings are distributions and which are strings the workload takes as such
+    // (fio's `random_distribution`) serde alone can tell: try the choices, fewest expanded first.
+    let mut dists = Vec::new();
+    dist_strings(&Value::Table(t.clone()), &mut Vec::new(), "workload", &mut dists);
+    let n = dists.len().min(8);
+    let mut masks: Vec<u32> = (0..1u32 << n).collect();
+    masks.sort_by_key(|m| (m.count_ones(), *m));
+    let mut first_err = None;
+    let mut found = None;
+    for mask in masks {
+        let mut v = Value::Table(t.clone());
+        let mut bad_dist = None;
+        for (i, (path, name)) in dists.iter().take(n).enumerate() {
+            if mask & (1 << i) != 0 {
+                if let Err(e) = expand_dist(&mut v, path) {
+                    bad_dist = Some((name.clone(), e));
+                }
+            }
+        }
+        let Value::Table(tt) = v else { continue };
+        match decode(&tt) {
+            Ok(spec) if bad_dist.is_none() => {
+                found = Some((spec, tt));
+                break;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                if first_err.is_none() {
+                    first_err = Some(e);
+                }
+                // A distribution string that does not parse, where a distribution is expected:
+                // its own message is the helpful one.
+                if let Some(d) = bad_dist {
+                    if first_err.as_deref().is_some_and(|e| e.contains("Dist")) {
+                        return Err(d);
+                    }
+                }
+            }
+        }
+    }
+    let (spec, given) = match found {
+        Some(x) => x,
+        None => {
+            return Err((
+                "workload".to_string(),
+                first_err.unwrap_or_else(|| "cannot decode the workload".into()),
+            ))
+        }
+    };
+    let back = Value::try_from(&spec).map_err(|e| ("workload".to_string(), e.to_string()))?;
+    if let Value::Table(back) = back {
+        let mut unknown = Vec::new();
+        unknown_keys(&given, &back, "workload", &mut unknown);
+        if let Some(k) = unknown.first() {
+            let kind = given.get("kind").map(value_label).unwrap_or_default();
+            let known: Vec<String> = back.keys().cloned().collect();
+            return Err((
+                k.clone(),
+                format!(
+                    "unknown key `{}` for workload kind `{kind}` (its keys: {})",
+                    k.rsplit('.').next().unwrap_or(k),
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    spec.validate().map_err(|e| ("workload".to_string(), e.to_string()))?;
+    Ok(spec)
+}
+
+/// Build a point's configuration from its decoded sections. Errors name the offending key.
+fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, String)> {
+    let mut wl = s.workload;
+    normalize_workload(&mut wl, dir, "workload")?;
+    let workload = decode_workload(&wl)?;
+    let m = s.machine;
+    let memcg = MemcgConfig {
+        max: s.memcg.max.map(|x| x.0),
+        high: s.memcg.high.map(|x| x.0),
+        low: s.memcg.low.map(|x| x.0),
+        min: s.memcg.min.map(|x| x.0),
+        swappiness: s.memcg.swappiness,
+    };
+    let mut machine = match (&m.nodes, m.memory) {
+        (Some(_), Some(_)) => {
+            return Err((
+                "machine.nodes".into(),
+                "give either machine.memory or machine.nodes, not both".into(),
+            ))
+        }
+        (Some(nodes), None) => {
+            if nodes.is_empty() || nodes.iter().any(|n| n.is_empty()) {
+                return Err(("machine.nodes".into(), "every node needs at least one zone".into()));
+            }
+            let mut c = MachineConfig::simple(0, 0);
+            c.nodes = nodes
+                .iter()
+                .map(|n| n.iter().map(|z| (z.zone, z.size.0)).collect())
+                .collect();
+            c
+        }
+        (None, Some(mem)) => MachineConfig::simple(mem.0, 0),
+        (None, None) => match memcg.max {
+            // As the CLI sizes it: room for the memcg and as much again (at least 64 MiB).
+            Some(l) => MachineConfig::simple(l.saturating_add(l.max(16_384)), 0),
+            None => {
+                return Err((
+                    "machine".into(),
+                    "machine.memory is required when memcg.max is not set".into(),
+                ))
+            }
+        },
+    };
+    machine.swap_pages = m.swap.map_or(0, |x| x.0);
+    if let Some(v) = m.swappiness {
+        if v > 200 {
+            return Err((
+                "machine.swappiness".into(),
+                format!("swappiness {v} is out of range 0..=200"),
+            ));
+        }
+        machine.swappiness = v;
+    }
+    if let Some(v) = memcg.swappiness {
+        if v > 200 {
+            return Err((
+                "memcg.swappiness".into(),
+                format!("swappiness {v} is out of range 0..=200"),
+            ));
+        }
+    }
+    if memcg.max == Some(0) {
+        return Err(("memcg.max".into(), "memory.max of 0 pages leaves no room to run".into()));
+    }
+    machine.min_free_kbytes = m.min_free_kbytes.or(machine.min_free_kbytes);
+    if let Some(v) = m.watermark_scale_factor {
+        machine.watermark_scale_factor = v;
+    }
+    if let Some(v) = m.ra_pages {
+        machine.ra_pages = v;
+    }
+    if let Some(v) = m.kswapd {
+        machine.kswapd = v;
+    }
+    if machine.total_pages() == 0 {
+        return Err(("machine".into(), "the machine has no memory".into()));
+    }
+    let d = MglruConfig::default();
+    let g = s.mglru;
+    let mglru = MglruConfig {
+        profile: d.profile,
+        caps: g.caps.map_or(d.caps, |c| c & 0x7),
+        hw_pte_young: g.hw_pte_young.unwrap_or(d.hw_pte_young),
+        hw_nonleaf_pmd_young: g.hw_nonleaf_pmd_young.unwrap_or(d.hw_nonleaf_pmd_young),
+        stats: g.stats.unwrap_or(d.stats),
+        min_ttl_ms: g.min_ttl_ms.unwrap_or(d.min_ttl_ms),
+    };
+    if s.capacity.is_some_and(|c| c.0 == 0) {
+        return Err(("capacity".into(), "a cache of 0 pages leaves no room to run".into()));
+    }
+    let mut jobs = 1;
+    let engine = match s.engine {
+        None => None,
+        Some(e) => {
+            let mut c = crate::sim::engine::EngineConfig::default();
+            if let Some(v) = e.cpus {
+                if v == 0 {
+                    return Err(("engine.cpus".into(), "expected at least 1 CPU".into()));
+                }
+                c.cpus = v;
+            }
+            if let Some(v) = e.jobs {
+                if v == 0 {
+                    return Err(("engine.jobs".into(), "expected at least 1 job".into()));
+                }
+                jobs = v;
+            }
+            if let Some(d) = &e.storage {
+                c.storage = crate::mm::device::DeviceSpec::preset(d).map_err(|x| ("engine.storage".to_string(), x))?;
+            }
+            if let Some(d) = &e.swap_device {
+                c.swap_device =
+                    crate::mm::device::DeviceSpec::preset(d).map_err(|x| ("engine.swap_device".to_string(), x))?;
+            }
+            if let Some(v) = e.think_ns {
+                c.think_ns = v;
+            }
+            if let Some(v) = e.costs {
+                c.costs = v;
+            }
+            Some(c)
+        }
+    };
+    Ok(PointConfig {
+        machine,
+        memcg,
+        workload,
+        mglru,
+        capacity: s.capacity.map(|c| c.0),
+        engine,
+        jobs,
+    })
+}
+
+/// Set the value at dotted `path` in `doc`, creating missing tables.
+fn set_path(doc: &mut Table, path: &[&str], v: Value) -> Result<(), String> {
+    let (last, parents) = path.split_last().ok_or("empty parameter path")?;
+    let mut t = doc;
+    for (i, seg) in parents.iter().enumerate() {
+        let e = t.entry(seg.to_string()).or_insert_with(|| Value::Table(Table::new()));
+        t = match e {
+            Value::Table(sub) => sub,
+            _ => return Err(format!("`{}` is not a table", path[..=i].join("."))),
+        };
+    }
+    t.insert(last.to_string(), v);
+    Ok(())
+}
+
+/// Workload paths (keys `path`, `*_path`) of a workload table, after normalization.
+fn workload_paths(t: &Table, out: &mut Vec<PathBuf>) {
+    for (k, v) in t {
+        match v {
+            Value::String(s) if k == "path" || k.ends_with("_path") => out.push(PathBuf::from(s)),
+            Value::Table(sub) => workload_paths(sub, out),
+            _ => {}
+        }
+    }
+}
+
+impl Experiment {
+    /// Read and check an experiment file.
+    pub fn from_file(path: &Path) -> Result<Experiment, ExpError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ExpError::Parse {
+            file: path.to_path_buf(),
+            line: None,
+            column: None,
+            message: format!("cannot read the file: {e}"),
+        })?;
+        Experiment::parse(&text, path)
+    }
+
+    /// Parse and check the text of an experiment file read from `file` (relative paths in the
+    /// workload are taken relative to its folder). Every error names the file, the line where it
+    /// can be told, and what was expected: TOML syntax, unknown keys (in every table, the
+    /// workload's included), bad values, sizes and policies, sweep paths and values (each point
+    /// of the matrix is decoded and checked before anything runs).
+    pub fn parse(text: &str, file: &Path) -> Result<Experiment, ExpError> {
+        let cx = Ctx { file, text };
+        let dir = file.parent().unwrap_or(Path::new("")).to_path_buf();
+        let mut doc: Table = toml::from_str(text).map_err(|e| cx.err_at(e.span(), e.message().trim_end()))?;
+        let raw: RawFile = toml::from_str(text).map_err(|e| cx.err_at(e.span(), e.message().trim_end()))?;
+
+        let repetitions = raw.repetitions.as_ref().map_or(1, |r| *r.get_ref());
+        if repetitions == 0 {
+            return Err(cx.err_at(raw.repetitions.map(|r| r.span()), "repetitions must be at least 1"));
+        }
+        let samples = raw.samples.as_ref().map_or(DEFAULT_SAMPLES, |r| *r.get_ref());
+        if samples == 0 {
+            return Err(cx.err_at(raw.samples.map(|r| r.span()), "samples must be at least 1"));
+        }
+
+        // Policies × profiles.
+        let mut policies: Vec<PolicyKind> = Vec::new();
+        match &raw.policies {
+            None => policies.extend(PolicyKind::ALL),
+            Some(list) => {
+                if list.get_ref().is_empty() {
+                    return Err(cx.err_at(
+                        Some(list.span()),
+                        "policies is empty: expected at least one of mglru, classic, lru, opt",
+                    ));
+                }
+                for p in list.get_ref() {
+                    let k: PolicyKind = p.get_ref().parse().map_err(|e: String| cx.err_at(Some(p.span()), e))?;
+                    if policies.contains(&k) {
+                        return Err(cx.err_at(Some(p.span()), format!("policy '{}' is listed twice", p.get_ref())));
+                    }
+                    policies.push(k);
+                }
+            }
+        }
+        let mut profiles: Vec<Profile> = Vec::new();
+        match &raw.profiles {
+            None => profiles.push(Profile::Mainline),
+            Some(list) => {
+                if list.get_ref().is_empty() {
+                    return Err(cx.err_at(
+                        Some(list.span()),
+                        "profiles is empty: expected at least one of 6.1, mainline",
+                    ));
+                }
+                for p in list.get_ref() {
+                    let k: Profile = p.get_ref().parse().map_err(|e: String| cx.err_at(Some(p.span()), e))?;
+                    if profiles.contains(&k) {
+                        return Err(cx.err_at(Some(p.span()), format!("profile '{}' is listed twice", p.get_ref())));
+                    }
+                    profiles.push(k);
+                }
+            }
+        }
+        let mut variants = Vec::new();
+        for &p in &policies {
+            if p == PolicyKind::Mglru {
+                for &pr in &profiles {
+                    variants.push(Variant {
+                        label: if profiles.len() > 1 {
+                            format!("mglru-{}", pr.name())
+                        } else {
+                            "mglru".into()
+                        },
+                        policy: p,
+                        profile: Some(pr),
+                    });
+                }
+            } else {
+                variants.push(Variant {
+                    label: p.name().into(),
+                    policy: p,
+                    profile: None,
+                });
+            }
+        }
+        let labels = || variants.iter().map(|v| v.label.as_str()).collect::<Vec<_>>().join(", ");
+        let baseline = match &raw.baseline {
+            None => 0,
+            Some(b) => variants.iter().position(|v| v.label == *b.get_ref()).ok_or_else(|| {
+                cx.err_at(
+                    Some(b.span()),
+                    format!(
+                        "baseline '{}' is not one of the policies run: expected one of {}",
+                        b.get_ref(),
+                        labels()
+                    ),
+                )
+            })?,
+        };
+        let metric = match &raw.metric {
+            None => "hit_ratio".to_string(),
+            Some(m) => {
+                if !METRICS.contains(&m.get_ref().as_str()) {
+                    return Err(cx.err_at(
+                        Some(m.span()),
+                        format!(
+                            "unknown metric '{}': expected one of {}",
+                            m.get_ref(),
+                            METRICS.join(", ")
+                        ),
+                    ));
+                }
+                m.get_ref().clone()
+            }
+        };
+
+        // The sweep.
+        let mut sweep = Vec::new();
+        let mut sweep_spans = Vec::new();
+        for (k, v) in &raw.sweep {
+            let path: Vec<&str> = k.get_ref().split('.').collect();
+            if path.iter().any(|s| s.is_empty())
+                || !SWEEPABLE.contains(&path[0])
+                || (path.len() == 1 && path[0] != "capacity")
+            {
+                return Err(cx.err_at(
+                    Some(k.span()),
+                    format!(
+                        "cannot sweep '{}': expected a dotted path into machine, memcg, workload or mglru \
+                         (e.g. \"memcg.max\", \"workload.dist.theta\"), or capacity",
+                        k.get_ref()
+                    ),
+                ));
+            }
+            let values = match v.get_ref() {
+                Value::Array(a) if !a.is_empty() => a.clone(),
+                _ => {
+                    return Err(cx.err_at(
+                        Some(v.span()),
+                        format!("sweep '{}': expected a non-empty array of values", k.get_ref()),
+                    ))
+                }
+            };
+            sweep.push(SweepParam {
+                path: k.get_ref().clone(),
+                values,
+            });
+            sweep_spans.push((k.span(), v.span()));
+        }
+
+        // Decode the file as written (errors point at the key), then every sweep point.
+        let sections = |d: &Table| -> Result<RawSections, String> {
+            Value::Table(d.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| e.message().trim_end().to_string())
+        };
+        let base = sections(&doc).map_err(|e| cx.err_at(Some(raw.workload.span()), e))?;
+        point_config(base, &dir).map_err(|(k, e)| {
+            let path: Vec<&str> = k.split('.').collect();
+            cx.err_key(&path, Some(raw.workload.span()), e)
+        })?;
+
+        for sp in &sweep {
+            let path: Vec<&str> = sp.path.split('.').collect();
+            expand_dist_for_sweep(&mut doc, &path);
+        }
+        let nr_points: usize = sweep.iter().map(|s| s.values.len()).product();
+        if nr_points > 100_000 {
+            return Err(cx.err_at(
+                sweep_spans.first().map(|s| s.0.clone()),
+                format!("the sweep has {nr_points} points: at most 100,000"),
+            ));
+        }
+        let mut points = Vec::with_capacity(nr_points);
+        for index in 0..nr_points {
+            // Mixed radix, the last parameter fastest.
+            let mut rest = index;
+            let mut choice = vec![0usize; sweep.len()];
+            for (i, s) in sweep.iter().enumerate().rev() {
+                choice[i] = rest % s.values.len();
+                rest /= s.values.len();
+            }
+            let mut d = doc.clone();
+            let mut params = Vec::new();
+            for (i, s) in sweep.iter().enumerate() {
+                let v = s.values[choice[i]].clone();
+                params.push((s.path.clone(), value_label(&v)));
+                let path: Vec<&str> = s.path.split('.').collect();
+                set_path(&mut d, &path, v)
+                    .map_err(|e| cx.err_at(Some(sweep_spans[i].0.clone()), format!("sweep '{}': {e}", s.path)))?;
+            }
+            let at = |key: &str| -> std::ops::Range<usize> {
+                sweep
+                    .iter()
+                    .position(|s| {
+                        s.path == key
+                            || key.starts_with(&format!("{}.", s.path))
+                            || s.path.starts_with(&format!("{key}."))
+                    })
+                    .map(|i| sweep_spans[i].1.clone())
+                    .or_else(|| sweep_spans.first().map(|s| s.1.clone()))
+                    .unwrap_or(0..0)
+            };
+            let label = params
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let s = sections(&d).map_err(|e| {
+                let span = sweep_spans.first().map(|s| s.1.clone());
+                cx.err_at(span, format!("sweep point {label}: {e}"))
+            })?;
+            let config = point_config(s, &dir)
+                .map_err(|(k, e)| cx.err_at(Some(at(&k)), format!("sweep point {label}: {k}: {e}")))?;
+            points.push(Point { index, params, config });
+        }
+
+        // Inputs that may be absent on a user's machine.
+        let mut skip = None;
+        if raw.skip_if_missing.unwrap_or(false) {
+            let mut paths = Vec::new();
+            for p in &points {
+                if let Ok(Value::Table(t)) = Value::try_from(&p.config.workload) {
+                    workload_paths(&t, &mut paths);
+                }
+            }
+            if let Some(p) = paths.iter().find(|p| !p.exists()) {
+                skip = Some(format!("input {} is not there (skip_if_missing = true)", p.display()));
+            }
+        }
+        let name = raw.name.unwrap_or_else(|| {
+            file.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "experiment".into())
+        });
+        Ok(Experiment {
+            name,
+            description: raw.description,
+            file: file.to_path_buf(),
+            repetitions,
+            seed: raw.seed.unwrap_or(1),
+            variants,
+            baseline,
+            metric,
+            samples,
+            sweep,
+            points,
+            skip,
+        })
+    }
+}

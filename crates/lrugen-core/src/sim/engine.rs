@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The virtual-time engine: tasks on CPUs, devices with queues, kswapd on a CPU of its own.
+//!
+//! Each task issues its operations one after another. An operation runs when its task is ready and
+//! a CPU is free; the kernel executes it (faults, allocation, reclaim), and the engine prices what
+//! it did: CPU time for the access or fault, for the direct reclaim it had to do (folios scanned,
+//! rmap walks, PTEs walked), for compressing or decompressing zram pages; and I/O: the pages read
+//! from storage or swap are one request the task waits for, behind whatever the device is busy
+//! with; swap-out and writeback are submitted without waiting, but occupy the device. kswapd's
+//! work is priced the same way and occupies another CPU. The latency of an operation is from the
+//! moment its task was ready to its completion, as fio's completion latency is.
+//!
+//! Operations execute atomically in the order their tasks become ready; the virtual clock the
+//! kernel sees never goes backwards. All costs are parameters with documented defaults.
+
+use crate::kernel::{Access, AccessError, Kernel};
+use crate::mm::device::{Device, DeviceSpec, DeviceStats};
+use crate::mm::vmstat::Stat;
+use crate::mm::{Work, CTX_KSWAPD, CTX_TASK};
+use crate::reclaim::Policy;
+use crate::workload::{Op, Stream};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Time costs of kernel events (ns). Defaults are orders of magnitude from a current x86 server;
+/// change them to match the machine you compare with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Costs {
+    /// A buffered read or write of a cached page (syscall and copy).
+    pub read_hit_ns: u64,
+    /// A load or store to a mapped, present page.
+    pub access_hit_ns: u64,
+    /// A minor fault (zero-fill, or a page found in the page or swap cache).
+    pub minor_fault_ns: u64,
+    /// CPU time of a page-cache miss or major fault besides the I/O wait.
+    pub major_fault_ns: u64,
+    /// Reclaim: per folio scanned (isolated, sorted or deactivated).
+    pub per_folio_scanned_ns: u64,
+    /// Reclaim: per mapping visited by an rmap walk.
+    pub per_rmap_walk_ns: u64,
+    /// Aging: per PTE looked at by a page-table walk or look-around.
+    pub per_pte_walked_ns: u64,
+    /// Reclaim: CPU time to start the write of one page (swap-out).
+    pub per_page_written_ns: u64,
+}
+
+impl Default for Costs {
+    fn default() -> Self {
+        Costs {
+            read_hit_ns: 1_000,
+            access_hit_ns: 50,
+            minor_fault_ns: 1_000,
+            major_fault_ns: 3_000,
+            per_folio_scanned_ns: 150,
+            per_rmap_walk_ns: 300,
+            per_pte_walked_ns: 10,
+            per_page_written_ns: 1_000,
+        }
+    }
+}
+
+/// The engine's configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EngineConfig {
+    /// CPUs.
+    pub cpus: u32,
+    /// Storage device of the files.
+    pub storage: DeviceSpec,
+    /// Swap device.
+    pub swap_device: DeviceSpec,
+    /// Event costs.
+    pub costs: Costs,
+    /// Think time between two operations of a task (ns).
+    pub think_ns: u64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            cpus: 2,
+            storage: DeviceSpec::preset("nvme").expect("preset"),
+            swap_device: DeviceSpec::preset("nvme").expect("preset"),
+            costs: Costs::default(),
+            think_ns: 0,
+        }
+    }
+}
+
+/// Latency statistics of a set of operations (ns), as fio reports completion latency.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LatencyStats {
+    /// Operations.
+    pub count: u64,
+    /// Minimum.
+    pub min_ns: u64,
+    /// Maximum.
+    pub max_ns: u64,
+    /// Mean.
+    pub mean_ns: f64,
+    /// Standard deviation.
+    pub stdev_ns: f64,
+    /// (percentile, value) for fio's default list.
+    pub percentiles: Vec<(f64, u64)>,
+}
+
+/// fio's default completion-latency percentiles.
+pub const FIO_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
+];
+
+impl LatencyStats {
+    fn of(h: &Histogram<u64>) -> Self {
+        if h.is_empty() {
+            return LatencyStats::default();
+        }
+        LatencyStats {
+            count: h.len(),
+            min_ns: h.min(),
+            max_ns: h.max(),
+            mean_ns: h.mean(),
+            stdev_ns: h.stdev(),
+            percentiles: FIO_PERCENTILES
+                .iter()
+                .map(|&p| (p, h.value_at_quantile(p / 100.0)))
+                .collect(),
+        }
+    }
+    /// The value at percentile `p` (one of [`FIO_PERCENTILES`]), or 0.
+    pub fn percentile(&self, p: f64) -> u64 {
+        self.percentiles.iter().find(|x| x.0 == p).map_or(0, |x| x.1)
+    }
+}
+
+/// What the engine measured.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EngineResult {
+    /// Tasks run.
+    pub tasks: u32,
+    /// Measured operations completed.
+    pub ops: u64,
+    /// Of which hits (page resident).
+    pub hits: u64,
+    /// Of which minor faults.
+    pub minor_faults: u64,
+    /// Of which misses (I/O).
+    pub misses: u64,
+    /// Virtual time from the first operation to the last completion (ns).
+    pub elapsed_ns: u64,
+    /// Operations per second of virtual time.
+    pub iops: f64,
+    /// Bytes per second of virtual time (4 KiB per operation).
+    pub bytes_per_sec: f64,
+    /// Completion latency of measured operations.
+    pub clat: LatencyStats,
+    /// CPU time of direct reclaim (tasks stalled reclaiming), ns.
+    pub direct_reclaim_ns: u64,
+    /// CPU time of kswapd, ns.
+    pub kswapd_ns: u64,
+    /// Reclaim work done by tasks (direct reclaim).
+    pub direct_work: Work,
+    /// Reclaim work done by kswapd.
+    pub kswapd_work: Work,
+    /// Storage device statistics.
+    pub storage: DeviceStats,
+    /// Swap device statistics.
+    pub swap: DeviceStats,
+    /// Why a task stopped early, if one did.
+    pub error: Option<String>,
+}
+
+/// Counters an operation's cost is computed from.
+#[derive(Clone, Copy, Default)]
+struct Snap {
+    pgpgin: i64,
+    pswpin: i64,
+    pswpout: i64,
+    pgpgout: i64,
+    work: [Work; 2],
+}
+
+fn snap<P: Policy>(k: &mut Kernel<P>) -> Snap {
+    Snap {
+        pgpgin: k.m.events.get(Stat::Pgpgin),
+        pswpin: k.m.events.get(Stat::Pswpin),
+        pswpout: k.m.events.get(Stat::Pswpout),
+        pgpgout: k.m.events.get(Stat::Pgpgout),
+        work: k.m.work(),
+    }
+}
+
+fn work_ns(c: &Costs, w: &Work) -> u64 {
+    w.folios_scanned * c.per_folio_scanned_ns + w.rmap_walks * c.per_rmap_walk_ns + w.ptes_walked * c.per_pte_walked_ns
+}
+
+fn work_delta(a: &Work, b: &Work) -> Work {
+    Work {
+        folios_scanned: b.folios_scanned - a.folios_scanned,
+        rmap_walks: b.rmap_walks - a.rmap_walks,
+        ptes_walked: b.ptes_walked - a.ptes_walked,
+    }
+}
+
+fn add_work(a: &mut Work, d: &Work) {
+    a.folios_scanned += d.folios_scanned;
+    a.rmap_walks += d.rmap_walks;
+    a.ptes_walked += d.ptes_walked;
+}
+
+/// Run `tasks` (one stream per task) on kernel `k` in virtual time.
+pub fn run<P: Policy>(k: &mut Kernel<P>, tasks: Vec<Stream>, cfg: &EngineConfig) -> EngineResult {
+    run_sampled(k, tasks, cfg, None, &mut |_, _| {})
+}
+
+/// [`run`], calling `sample(k, result so far)` every `every` operations (and at the end).
+pub fn run_sampled<P: Policy>(
+    k: &mut Kernel<P>,
+    mut tasks: Vec<Stream>,
+    cfg: &EngineConfig,
+    every: Option<u64>,
+    sample: &mut dyn FnMut(&Kernel<P>, &EngineResult),
+) -> EngineResult {
+    let mut steps = 0u64;
+    let c = &cfg.costs;
+    let mut storage = Device::new(cfg.storage.clone());
+    let mut swapdev = Device::new(cfg.swap_device.clone());
+    let zram = cfg.swap_device.compression_ratio.is_some();
+    let mut cpu_free = vec![0u64; cfg.cpus.max(1) as usize];
+    let mut hist = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("histogram bounds");
+    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = (0..tasks.len()).map(|i| Reverse((0, i))).collect();
+    let mut r = EngineResult {
+        tasks: tasks.len() as u32,
+        ..Default::default()
+    };
+    let (mut first, mut last) = (u64::MAX, 0u64);
+    let mut now = k.m.now_ns;
+    let base = now;
+    while let Some(Reverse((ready, i))) = heap.pop() {
+        let Some(step) = tasks[i].next() else { continue };
+        let ready = ready + base;
+        // the earliest free CPU (ties: the lowest index, for determinism)
+        let (cpu, &free) = cpu_free
+            .iter()
+            .enumerate()
+            .min_by_key(|&(j, &t)| (t, j))
+            .expect("a cpu");
+        let start = ready.max(free);
+        now = now.max(start);
+        k.m.now_ns = now;
+        let s0 = snap(k);
+        let res = k.exec(step.op);
+        let s1 = snap(k);
+        let file_reads = ((s1.pgpgin - s0.pgpgin) / 4 - (s1.pswpin - s0.pswpin)).max(0) as u64;
+        let swap_reads = (s1.pswpin - s0.pswpin).max(0) as u64;
+        let swap_writes = (s1.pswpout - s0.pswpout).max(0) as u64;
+        let file_writes = ((s1.pgpgout - s0.pgpgout) / 4 - (s1.pswpout - s0.pswpout)).max(0) as u64;
+        let dw = work_delta(&s0.work[CTX_TASK], &s1.work[CTX_TASK]);
+        let kw = work_delta(&s0.work[CTX_KSWAPD], &s1.work[CTX_KSWAPD]);
+        add_work(&mut r.direct_work, &dw);
+        add_work(&mut r.kswapd_work, &kw);
+        let reclaim_ns = work_ns(c, &dw) + swap_writes * c.per_page_written_ns;
+        r.direct_reclaim_ns += reclaim_ns;
+        let mut cpu_ns = reclaim_ns
+            + match (&res, step.op) {
+                (Ok(Access::Hit), Op::Read { .. } | Op::Write { .. }) => c.read_hit_ns,
+                (Ok(Access::Hit), _) => c.access_hit_ns,
+                (Ok(Access::Minor), _) => c.minor_fault_ns,
+                (Ok(Access::Major), _) => c.major_fault_ns,
+                (Err(_), _) => 0,
+            };
+        if zram {
+            cpu_ns += swap_reads * cfg.swap_device.decompress_ns + swap_writes * cfg.swap_device.compress_ns;
+        }
+        let end_cpu = start + cpu_ns;
+        cpu_free[cpu] = end_cpu;
+        // kswapd ran on another CPU meanwhile
+        let k_ns = work_ns(c, &kw);
+        if k_ns > 0 {
+            r.kswapd_ns += k_ns;
+            let (kc, &kfree) = cpu_free
+                .iter()
+                .enumerate()
+                .min_by_key(|&(j, &t)| (t, j))
+                .expect("a cpu");
+            cpu_free[kc] = kfree.max(start) + k_ns;
+        }
+        // writes go to the devices without waiting
+        for _ in 0..swap_writes {
+            if !zram {
+                swapdev.submit(start, 4096, true);
+            }
+        }
+        if file_writes > 0 {
+            storage.submit(start, file_writes * 4096, true);
+        }
+        // reads: one request per device the task waits for
+        let mut done = end_cpu;
+        if file_reads > 0 {
+            done = done.max(storage.submit(end_cpu, file_reads * 4096, false));
+        }
+        if swap_reads > 0 && !zram {
+            done = done.max(swapdev.submit(end_cpu, swap_reads * 4096, false));
+        }
+        if let Err(e) = res {
+            if !matches!(e, AccessError::Killed(_)) || r.error.is_none() {
+                r.error = Some(e.to_string());
+            }
+            continue; // the task stops
+        }
+        if step.measure {
+            hist.record((done - ready).max(1)).expect("latency within bounds");
+            r.ops += 1;
+            match res {
+                Ok(Access::Hit) => r.hits += 1,
+                Ok(Access::Minor) => r.minor_faults += 1,
+                _ => r.misses += 1,
+            }
+            first = first.min(ready);
+            last = last.max(done);
+        }
+        heap.push(Reverse((done + cfg.think_ns - base, i)));
+        steps += 1;
+        if every.is_some_and(|n| n > 0 && steps % n == 0) {
+            sample(k, &r);
+        }
+    }
+    if every.is_some() {
+        sample(k, &r);
+    }
+    k.m.now_ns = now.max(last);
+    r.elapsed_ns = last.saturating_sub(first.min(last));
+    if r.elapsed_ns > 0 {
+        r.iops = r.ops as f64 * 1e9 / r.elapsed_ns as f64;
+        r.bytes_per_sec = r.iops * 4096.0;
+    }
+    r.clat = LatencyStats::of(&hist);
+    r.storage = storage.stats.clone();
+    r.swap = swapdev.stats.clone();
+    r
+}
+
+/// fio-like text of a result: `read: IOPS=…, BW=…` and the completion-latency percentiles.
+pub fn format_fio(name: &str, r: &EngineResult) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let iops = if r.iops >= 1000.0 {
+        format!("{:.1}k", r.iops / 1000.0)
+    } else {
+        format!("{:.0}", r.iops)
+    };
+    let mib = r.bytes_per_sec / (1024.0 * 1024.0);
+    let mb = r.bytes_per_sec / 1e6;
+    let _ = writeln!(o, "{name}: (groupid=0, jobs={}): err= 0", r.tasks);
+    let _ = writeln!(
+        o,
+        "  read: IOPS={iops}, BW={mib:.1}MiB/s ({mb:.1}MB/s)({}MiB/{}msec)",
+        r.ops * 4096 / (1 << 20),
+        r.elapsed_ns / 1_000_000
+    );
+    let us = |ns: f64| ns / 1000.0;
+    let _ = writeln!(
+        o,
+        "    clat (usec): min={:.0}, max={:.0}, avg={:.2}, stdev={:.2}",
+        us(r.clat.min_ns as f64),
+        us(r.clat.max_ns as f64),
+        us(r.clat.mean_ns),
+        us(r.clat.stdev_ns)
+    );
+    let _ = writeln!(o, "    clat percentiles (usec):");
+    for row in r.clat.percentiles.chunks(4) {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|(p, v)| format!("{:5.2}th=[{:>5}]", p, v / 1000))
+            .collect();
+        let _ = writeln!(o, "     | {}", cells.join(", "));
+    }
+    let _ = writeln!(
+        o,
+        "  reclaim: direct {:.1} ms CPU ({} folios scanned), kswapd {:.1} ms CPU ({} folios scanned)",
+        r.direct_reclaim_ns as f64 / 1e6,
+        r.direct_work.folios_scanned,
+        r.kswapd_ns as f64 / 1e6,
+        r.kswapd_work.folios_scanned
+    );
+    o
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The virtual-time engine on tiny machines where the answer can be computed by hand: an
+//! fio-like run's throughput and completion-latency percentiles respond to memory pressure and
+//! device latency as they must.
+
+use lrugen::mm::device::DeviceSpec;
+use lrugen::mm::MachineConfig;
+use lrugen::sim::engine::{Costs, EngineConfig, EngineResult};
+use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
+use lrugen::workload::dist::Dist;
+use lrugen::workload::WorkloadSpec;
+use std::io::Write;
+
+/// A trace of `n` distinct pages read once each (every read misses), as an ARC `.lis` file.
+fn distinct_trace(n: u64) -> tempfile_path::TempPath {
+    let p = tempfile_path::TempPath::new("distinct.lis");
+    let mut f = std::fs::File::create(&p.0).unwrap();
+    for i in 0..n {
+        writeln!(f, "{} 1 0 {i}", i * 8).unwrap();
+    }
+    p
+}
+
+mod tempfile_path {
+    /// A file path removed on drop.
+    pub struct TempPath(pub std::path::PathBuf);
+    impl TempPath {
+        pub fn new(name: &str) -> Self {
+            static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let k = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            TempPath(std::env::temp_dir().join(format!("lrugen-engine-{}-{k}-{name}", std::process::id())))
+        }
+    }
+    impl Drop for TempPath {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+}
+
+/// Costs with reclaim priced at zero, so latencies are exact sums of the remaining terms.
+fn exact_costs() -> Costs {
+    Costs {
+        per_folio_scanned_ns: 0,
+        per_rmap_walk_ns: 0,
+        per_pte_walked_ns: 0,
+        per_page_written_ns: 0,
+        ..Costs::default()
+    }
+}
+
+fn run(workload: WorkloadSpec, policy: PolicyKind, memcg_max: u64, jobs: u32, cpus: u32, device: &str) -> EngineResult {
+    let mut cfg = RunConfig::new(
+        MachineConfig::simple(memcg_max * 4 + 16_384, 0),
+        MemcgConfig {
+            max: Some(memcg_max),
+            ..Default::default()
+        },
+        workload,
+        policy,
+    );
+    cfg.engine = Some(EngineConfig {
+        cpus,
+        storage: DeviceSpec::preset(device).unwrap(),
+        costs: exact_costs(),
+        ..Default::default()
+    });
+    cfg.jobs = jobs;
+    cfg.check = true;
+    let r = sim::run(&cfg, None, &mut |_, _| {}).expect("run");
+    r.engine.expect("engine result")
+}
+
+fn near(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * b.abs()
+}
+
+#[test]
+fn all_hits_cost_the_read_hit_time() {
+    // 64 pages read 150 times each (a trace: no read-ahead) in a memcg that holds them all: after
+    // 64 first misses, every read is a hit of 1 µs.
+    let t = tempfile_path::TempPath::new("cycle.lis");
+    {
+        let mut f = std::fs::File::create(&t.0).unwrap();
+        for i in 0..150 {
+            writeln!(f, "0 64 0 {i}").unwrap();
+        }
+    }
+    for policy in [PolicyKind::Classic, PolicyKind::Mglru] {
+        let e = run(WorkloadSpec::Trace { path: t.0.clone() }, policy, 1_024, 1, 1, "nvme");
+        assert_eq!(e.ops, 9_600);
+        assert_eq!(e.misses, 64, "{policy:?}: only the first touch of each page misses");
+        assert_eq!(e.clat.percentile(50.0), 1_000, "{policy:?}: a hit costs read_hit_ns");
+        // 64 misses of 3 µs CPU + 80 µs + 4096 B at 3 GB/s (1,365 ns), the rest hits at 1 µs:
+        // one job on one CPU
+        let miss = 3_000 + 80_000 + 1_365;
+        let elapsed = 64 * miss + (9_600 - 64) * 1_000;
+        assert!(
+            near(e.elapsed_ns as f64, elapsed as f64, 0.001),
+            "{} vs {elapsed}",
+            e.elapsed_ns
+        );
+        assert!(near(e.iops, 9_600.0 * 1e9 / elapsed as f64, 0.001));
+    }
+}
+
+#[test]
+fn every_miss_waits_for_the_device() {
+    // Distinct pages, each read once: every read misses. On an HDD (8 ms + 4096 B at 160 MB/s =
+    // 8,025,600 ns) with 3 µs of CPU per miss, an operation takes 8,028,600 ns.
+    let t = distinct_trace(300);
+    let w = WorkloadSpec::Trace { path: t.0.clone() };
+    let one = run(w.clone(), PolicyKind::Classic, 64, 1, 1, "hdd");
+    let op = 3_000 + 8_000_000 + 25_600;
+    assert_eq!(one.misses, 300);
+    for p in [1.0, 50.0, 99.0] {
+        assert!(
+            near(one.clat.percentile(p) as f64, op as f64, 0.002),
+            "p{p}: {}",
+            one.clat.percentile(p)
+        );
+    }
+    assert!(near(one.iops, 1e9 / op as f64, 0.002), "iops {}", one.iops);
+    // Two jobs on one HDD: the head serves one request at a time, so throughput stays the same
+    // and each request waits for the other job's: latency doubles.
+    let two = run(w.clone(), PolicyKind::Classic, 64, 2, 2, "hdd");
+    assert!(
+        near(two.iops, one.iops, 0.01),
+        "two jobs {} vs one {}",
+        two.iops,
+        one.iops
+    );
+    assert!(
+        near(two.clat.percentile(50.0) as f64, 2.0 * op as f64, 0.01),
+        "p50 {}",
+        two.clat.percentile(50.0)
+    );
+    // On NVMe with a deep queue, two jobs double the throughput at the same latency.
+    let n1 = run(w.clone(), PolicyKind::Classic, 64, 1, 2, "nvme");
+    let n2 = run(w, PolicyKind::Classic, 64, 2, 2, "nvme");
+    assert!(
+        near(n2.iops, 2.0 * n1.iops, 0.01),
+        "nvme two jobs {} vs one {}",
+        n2.iops,
+        n1.iops
+    );
+    assert!(near(
+        n2.clat.percentile(50.0) as f64,
+        n1.clat.percentile(50.0) as f64,
+        0.01
+    ));
+    // A slower device: the same misses take longer.
+    assert!(one.clat.percentile(50.0) > 90 * n1.clat.percentile(50.0));
+}
+
+#[test]
+fn more_memory_means_more_throughput_and_lower_latency() {
+    // fio-like zipf reads over 4,096 pages: a memcg holding a quarter of them misses more than
+    // one holding all of them, so throughput falls and the high percentiles rise.
+    for policy in [PolicyKind::Classic, PolicyKind::Mglru] {
+        let w = WorkloadSpec::FileRead {
+            files: 1,
+            file_pages: 4_096,
+            dist: Dist::Zipf { theta: 0.9 },
+            accesses: 40_000,
+        };
+        let small = run(w.clone(), policy, 1_024, 1, 1, "sata-ssd");
+        let large = run(w, policy, 8_192, 1, 1, "sata-ssd");
+        assert!(
+            small.misses > large.misses,
+            "{policy:?}: {} vs {}",
+            small.misses,
+            large.misses
+        );
+        assert!(
+            small.iops < large.iops,
+            "{policy:?}: iops {} vs {}",
+            small.iops,
+            large.iops
+        );
+        assert!(small.clat.percentile(90.0) >= large.clat.percentile(90.0));
+        assert!(small.clat.mean_ns > large.clat.mean_ns);
+        // a miss costs at least the device's read latency
+        assert!(small.clat.percentile(99.0) >= 150_000);
+    }
+}
+
+#[test]
+fn engine_runs_are_deterministic() {
+    let w = WorkloadSpec::Anon {
+        pages: 4_096,
+        write_ratio: 0.3,
+        dist: Dist::Zipf { theta: 0.9 },
+        accesses: 20_000,
+    };
+    let mut cfg = RunConfig::new(
+        MachineConfig::simple(32_768, 16_384),
+        MemcgConfig {
+            max: Some(2_048),
+            ..Default::default()
+        },
+        w,
+        PolicyKind::Mglru,
+    );
+    cfg.engine = Some(EngineConfig {
+        swap_device: DeviceSpec::preset("zram").unwrap(),
+        ..Default::default()
+    });
+    cfg.jobs = 3;
+    let a = sim::run(&cfg, None, &mut |_, _| {}).unwrap();
+    let b = sim::run(&cfg, None, &mut |_, _| {}).unwrap();
+    let (ea, eb) = (a.engine.unwrap(), b.engine.unwrap());
+    assert_eq!(serde_json::to_string(&ea).unwrap(), serde_json::to_string(&eb).unwrap());
+    assert!(
+        ea.swap.reads == 0 && ea.direct_reclaim_ns > 0,
+        "zram: no device reads, CPU reclaim time"
+    );
+}

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Experiment files: parsing and its errors, the matrix and its seeds, the statistics in the
+//! results, and determinism whatever the number of threads.
+
+use lrugen::experiment::{self, output, seed_for, ExpError, Experiment};
+use lrugen::sim::PolicyKind;
+use lrugen::workload::dist::Dist;
+use lrugen::workload::WorkloadSpec;
+use std::path::Path;
+
+fn parse(text: &str) -> Result<Experiment, ExpError> {
+    Experiment::parse(text, Path::new("t.toml"))
+}
+
+/// The error's line and message.
+fn err(text: &str) -> (Option<usize>, String) {
+    match parse(text) {
+        Ok(_) => panic!("parsed:\n{text}"),
+        Err(ExpError::Parse {
+            file, line, message, ..
+        }) => {
+            assert_eq!(file, Path::new("t.toml"));
+            (line, message)
+        }
+        Err(e) => panic!("not a parse error: {e}"),
+    }
+}
+
+const TINY: &str = r#"
+name = "tiny"
+repetitions = 2
+seed = 5
+policies = ["mglru", "classic", "lru"]
+
+[machine]
+memory = "64M"
+
+[memcg]
+max = "1M"
+
+[workload]
+kind = "file-read"
+files = 2
+file_pages = "1M"
+dist = "zipf:0.9"
+accesses = 3000
+
+[sweep]
+"memcg.max" = ["512K", 256]
+"#;
+
+#[test]
+fn parses_a_valid_file() {
+    let e = parse(TINY).unwrap();
+    assert_eq!(e.name, "tiny");
+    assert_eq!((e.repetitions, e.seed, e.baseline), (2, 5, 0));
+    let labels: Vec<&str> = e.variants.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(labels, ["mglru", "classic", "lru"]);
+    assert_eq!(e.metric, "hit_ratio");
+    assert_eq!(e.points.len(), 2);
+    assert_eq!(e.points[0].params, [("memcg.max".to_string(), "512K".to_string())]);
+    assert_eq!(e.points[0].config.memcg.max, Some(128));
+    assert_eq!(e.points[1].config.memcg.max, Some(256));
+    assert_eq!(e.points[0].config.machine.total_pages(), 16_384);
+    match &e.points[0].config.workload {
+        WorkloadSpec::FileRead {
+            files,
+            file_pages,
+            dist,
+            accesses,
+        } => {
+            assert_eq!((*files, *file_pages, *accesses), (2, 256, 3000));
+            assert_eq!(*dist, Dist::Zipf { theta: 0.9 });
+        }
+        w => panic!("{w:?}"),
+    }
+    assert!(e.skip.is_none());
+}
+
+#[test]
+fn defaults_profiles_and_baseline() {
+    let e = parse(
+        r#"
+profiles = ["6.1", "mainline"]
+baseline = "classic"
+metric = "refaults"
+[memcg]
+max = 1000
+[workload]
+kind = "anon"
+pages = 2000
+write_ratio = 0.5
+dist = { kind = "uniform" }
+accesses = 10
+"#,
+    )
+    .unwrap();
+    let labels: Vec<&str> = e.variants.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(labels, ["mglru-6.1", "mglru-mainline", "classic", "lru", "opt"]);
+    assert_eq!(e.baseline, 2);
+    assert_eq!((e.repetitions, e.seed, e.samples), (1, 1, 100));
+    assert_eq!(e.metric, "refaults");
+    // Memory sized as the CLI sizes it: the limit plus max(limit, 64 MiB).
+    assert_eq!(e.points[0].config.machine.total_pages(), 1000 + 16_384);
+    assert_eq!(e.points.len(), 1);
+    assert_eq!(e.points[0].label(), "-");
+    // Nodes and zones instead of memory.
+    let e = parse(
+        r#"
+[machine]
+nodes = [[{ zone = "dma32", size = "4M" }, { zone = "normal", size = 2048 }], [{ zone = "normal", size = "8M" }]]
+[workload]
+kind = "trace"
+path = "x"
+"#,
+    )
+    .unwrap();
+    use lrugen::mm::node::ZoneType;
+    assert_eq!(
+        e.points[0].config.machine.nodes,
+        vec![
+            vec![(ZoneType::Dma32, 1024), (ZoneType::Normal, 2048)],
+            vec![(ZoneType::Normal, 2048)]
+        ]
+    );
+}
+
+#[test]
+fn errors_name_the_file_line_and_expectation() {
+    // TOML syntax.
+    let (line, msg) = err("name = \"x\"\nrepetitions = \n");
+    assert_eq!(line, Some(2), "{msg}");
+    // An unknown top-level key.
+    let (line, msg) = err("name = \"x\"\nrepetitons = 3\n[workload]\nkind = \"trace\"\npath = \"x\"\n");
+    assert_eq!(line, Some(2));
+    assert!(
+        msg.contains("unknown field `repetitons`") && msg.contains("expected"),
+        "{msg}"
+    );
+    // An unknown key in a section.
+    let (line, msg) = err("[machine]\nmemory = \"1G\"\nswapiness = 10\n[workload]\nkind = \"trace\"\npath = \"x\"\n");
+    assert_eq!(line, Some(3));
+    assert!(
+        msg.contains("unknown field `swapiness`") && msg.contains("swappiness"),
+        "{msg}"
+    );
+    // An unknown key in the workload (whose type does not deny them itself).
+    let (line, msg) = err(
+        "[memcg]\nmax = 10\n[workload]\nkind = \"file-read\"\nfiles = 1\nfile_pages = 10\ndist = \"uniform\"\naccesses = 5\nacesses = 6\n",
+    );
+    assert_eq!(line, Some(9), "{msg}");
+    assert!(
+        msg.contains("unknown key `acesses`") && msg.contains("accesses"),
+        "{msg}"
+    );
+    // An unknown workload kind.
+    let (line, msg) = err("[memcg]\nmax = 10\n[workload]\nkind = \"nosuch\"\n");
+    assert_eq!(line, Some(3), "{msg}");
+    assert!(
+        msg.contains("unknown variant `nosuch`") && msg.contains("file-read"),
+        "{msg}"
+    );
+    // A missing workload field.
+    let (_, msg) = err("[memcg]\nmax = 10\n[workload]\nkind = \"anon\"\npages = 10\n");
+    assert!(msg.contains("missing field"), "{msg}");
+    // Bad sizes.
+    let (line, msg) = err("[memcg]\nmax = \"12X\"\n[workload]\nkind = \"trace\"\npath = \"x\"\n");
+    assert_eq!(line, Some(2));
+    assert!(msg.contains("unknown unit 'X'"), "{msg}");
+    let (line, msg) = err("[memcg]\nmax = \"4096\"\n[workload]\nkind = \"trace\"\npath = \"x\"\n");
+    assert_eq!(line, Some(2));
+    assert!(msg.contains("no unit"), "{msg}");
+    let (line, msg) = err("[memcg]\nmax = 10\n[workload]\nkind = \"anon\"\npages = \"1Q\"\nwrite_ratio = 0.1\ndist = \"uniform\"\naccesses = 1\n");
+    assert_eq!(line, Some(5), "{msg}");
+    assert!(msg.contains("unknown unit"), "{msg}");
+    // A bad distribution string.
+    let (line, msg) = err("[memcg]\nmax = 10\n[workload]\nkind = \"anon\"\npages = 10\nwrite_ratio = 0.1\ndist = \"pareto\"\naccesses = 1\n");
+    assert_eq!(line, Some(7), "{msg}");
+    assert!(msg.contains("expected 'uniform' or 'zipf:THETA'"), "{msg}");
+    // A workload that fails its own checks.
+    let (line, msg) = err("[memcg]\nmax = 10\n[workload]\nkind = \"anon\"\npages = 10\nwrite_ratio = 1.5\ndist = \"uniform\"\naccesses = 1\n");
+    assert_eq!(line, Some(3), "{msg}");
+    assert!(msg.contains("write ratio 1.5"), "{msg}");
+    // Policies, profiles, baseline, metric.
+    let w = "[memcg]\nmax = 10\n[workload]\nkind = \"trace\"\npath = \"x\"\n";
+    let (line, msg) = err(&format!("policies = [\"mglru\",\n  \"arc\"]\n{w}"));
+    assert_eq!(line, Some(2));
+    assert!(
+        msg.contains("unknown policy 'arc'") && msg.contains("mglru, classic, lru, opt"),
+        "{msg}"
+    );
+    let (line, msg) = err(&format!("profiles = [\"5.15\"]\n{w}"));
+    assert_eq!(line, Some(1));
+    assert!(msg.contains("expected 6.1 or mainline"), "{msg}");
+    let (line, msg) = err(&format!("policies = [\"lru\"]\nbaseline = \"opt\"\n{w}"));
+    assert_eq!(line, Some(2));
+    assert!(msg.contains("expected one of lru"), "{msg}");
+    let (line, msg) = err(&format!("\nmetric = \"speed\"\n{w}"));
+    assert_eq!(line, Some(2));
+    assert!(
+        msg.contains("unknown metric 'speed'") && msg.contains("hit_ratio"),
+        "{msg}"
+    );
+    let (line, msg) = err(&format!("repetitions = 0\n{w}"));
+    assert_eq!(line, Some(1));
+    assert!(msg.contains("at least 1"), "{msg}");
+    let (line, msg) = err(&format!("policies = [\"lru\", \"lru\"]\n{w}"));
+    assert_eq!(line, Some(1));
+    assert!(msg.contains("twice"), "{msg}");
+    // Sweeps: a path outside the sweepable sections, a value that is not an array, a key that
+    // does not exist, a value of the wrong type.
+    let (line, msg) = err(&format!("{w}[sweep]\n\"seed\" = [1, 2]\n"));
+    assert_eq!(line, Some(7));
+    assert!(msg.contains("cannot sweep 'seed'"), "{msg}");
+    let (line, msg) = err(&format!("{w}[sweep]\n\"memcg.max\" = 5\n"));
+    assert_eq!(line, Some(7));
+    assert!(msg.contains("non-empty array"), "{msg}");
+    let (line, msg) = err(&format!("{w}[sweep]\n\"memcg.maxx\" = [1, 2]\n"));
+    assert_eq!(line, Some(7));
+    assert!(msg.contains("unknown field `maxx`"), "{msg}");
+    let (line, msg) = err(&format!("{w}\n[sweep]\n\"memcg.max\" = [1, \"lots\"]\n"));
+    assert_eq!(line, Some(8));
+    assert!(msg.contains("memcg.max = lots") && msg.contains("bad size"), "{msg}");
+    let (line, msg) = err(&format!("{w}[sweep]\n\"memcg.swappiness\" = [60, 300]\n"));
+    assert_eq!(line, Some(7));
+    assert!(msg.contains("out of range"), "{msg}");
+    // Machine: neither memory nor a memcg limit.
+    let (_, msg) = err("[workload]\nkind = \"trace\"\npath = \"x\"\n");
+    assert!(msg.contains("machine.memory is required"), "{msg}");
+    // A missing file.
+    let e = Experiment::from_file(Path::new("/nonexistent/x.toml")).unwrap_err();
+    assert!(
+        e.to_string().starts_with("/nonexistent/x.toml: cannot read the file"),
+        "{e}"
+    );
+}
+
+#[test]
+fn error_display_has_file_line_column() {
+    let e = parse("[memcg]\nmax = \"12X\"\n").unwrap_err();
+    assert!(e.to_string().starts_with("t.toml:2:7: "), "{e}");
+}
+
+#[test]
+fn matrix_and_paired_seeds() {
+    let e = parse(TINY).unwrap();
+    let cells = e.cells();
+    // 2 points x 3 policies x 2 repetitions, point outermost, repetition fastest.
+    assert_eq!(cells.len(), 12);
+    for (i, c) in cells.iter().enumerate() {
+        assert_eq!(c.index, i);
+        assert_eq!(c.point, i / 6);
+        assert_eq!(c.variant, (i / 2) % 3);
+        assert_eq!(c.repetition as usize, i % 2);
+        assert_eq!(c.seed, seed_for(5, c.repetition));
+    }
+    assert_ne!(seed_for(5, 0), seed_for(5, 1));
+    assert_ne!(seed_for(5, 0), seed_for(6, 0));
+    assert_eq!(seed_for(5, 1), seed_for(5, 1));
+    // Several sweeps: the cross product, the last parameter (alphabetically) fastest.
+    let e = parse(&TINY.replace(
+        "[sweep]\n",
+        "[sweep]\n\"workload.dist.theta\" = [0.5, 1.5, 2.0]\n\"machine.swappiness\" = [0, 200]\n",
+    ))
+    .unwrap();
+    assert_eq!(e.points.len(), 2 * 2 * 3);
+    let paths: Vec<&str> = e.sweep.iter().map(|s| s.path.as_str()).collect();
+    assert_eq!(paths, ["machine.swappiness", "memcg.max", "workload.dist.theta"]);
+    assert_eq!(
+        e.points[1].label(),
+        "machine.swappiness=0, memcg.max=512K, workload.dist.theta=1.5"
+    );
+    assert_eq!(e.points[11].config.machine.swappiness, 200);
+    assert_eq!(e.points[11].config.memcg.max, Some(256));
+    assert!(matches!(
+        e.points[11].config.workload,
+        WorkloadSpec::FileRead { dist: Dist::Zipf { theta }, .. } if theta == 2.0
+    ));
+    // The run configurations: same seed for every policy, the profile per variant.
+    let cells = e.cells();
+    let a = e.run_config(&cells[0], None);
+    let b = e.run_config(&cells[2], None);
+    assert_eq!((a.policy, b.policy), (PolicyKind::Mglru, PolicyKind::Classic));
+    assert_eq!(a.seed, b.seed);
+    assert_eq!(a.capacity, Some(128));
+}
+
+#[test]
+fn runs_and_summarizes() {
+    let e = parse(TINY).unwrap();
+    let r = experiment::run(&e, Some(2), &|_, _| {}).unwrap();
+    assert_eq!(r.cells.len(), 12);
+    for c in &r.cells {
+        let m = &c.metrics;
+        assert_eq!(m["accesses"], 3000.0);
+        assert_eq!(m["hits"] + m["misses"] + m["minor_faults"], 3000.0);
+        // Kernel policies have kernel counters and series of about 100 samples.
+        let kernel = c.policy != "lru";
+        assert_eq!(m.contains_key("pgscan"), kernel, "{}", c.policy);
+        if kernel {
+            let s = &c.series["misses"];
+            assert!((90..=110).contains(&s.len()), "{}", s.len());
+            assert_eq!(s.last().unwrap().1, m["misses"]);
+        }
+        assert_eq!(c.series.contains_key("gen0"), c.policy == "mglru");
+    }
+    // Summaries: per point, policy and metric; the baseline has no difference.
+    let s = r.summary(0, "classic", "hit_ratio").unwrap();
+    assert_eq!(s.summary.n, 2);
+    let xs: Vec<f64> = r
+        .cells
+        .iter()
+        .filter(|c| c.cell.point == 0 && c.policy == "classic")
+        .map(|c| c.metrics["hit_ratio"])
+        .collect();
+    assert_eq!(s.summary.mean, (xs[0] + xs[1]) / 2.0);
+    let d = s.vs_baseline.as_ref().unwrap();
+    let base = r.summary(0, "mglru", "hit_ratio").unwrap();
+    assert!(base.vs_baseline.is_none());
+    assert!((d.diff - (s.summary.mean - base.summary.mean)).abs() < 1e-12);
+    assert!(d.ci95.is_some());
+    // Memory pressure: a larger memcg hits more (point 0 is 512K = 128 pages, point 1 256 pages).
+    let small = r.summary(0, "lru", "hit_ratio").unwrap().summary.mean;
+    let large = r.summary(1, "lru", "hit_ratio").unwrap().summary.mean;
+    assert!(large > small, "{large} {small}");
+    let t = output::table(&r);
+    assert!(
+        t.contains("memcg.max=512K") && t.contains("(baseline)") && t.contains(" ± "),
+        "{t}"
+    );
+}
+
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    ["results.json", "results.csv", "summary.csv"]
+        .iter()
+        .map(|n| (n.to_string(), std::fs::read(dir.join(n)).unwrap()))
+        .collect()
+}
+
+#[test]
+fn deterministic_whatever_the_threads() {
+    let e = parse(TINY).unwrap();
+    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    for (d, threads) in dirs.iter().zip([1, 2, 2]) {
+        let r = experiment::run(&e, Some(threads), &|_, _| {}).unwrap();
+        output::write_files(&r, d.path()).unwrap();
+    }
+    let a = files_of(dirs[0].path());
+    assert_eq!(a, files_of(dirs[1].path()), "1 thread vs 2 threads");
+    assert_eq!(a, files_of(dirs[2].path()), "run twice");
+    // The CSV has one row per cell and a stable header.
+    let csv = String::from_utf8(a[1].1.clone()).unwrap();
+    assert_eq!(csv.lines().count(), 13);
+    assert!(csv.starts_with("cell,point,memcg.max,policy,kind,profile,repetition,seed,error,hit_ratio,accesses,"));
+    // The JSON holds the cells and the summaries.
+    let v: serde_json::Value = serde_json::from_slice(&a[0].1).unwrap();
+    assert_eq!(v["cells"].as_array().unwrap().len(), 12);
+    assert!(!v["summaries"].as_array().unwrap().is_empty());
+    assert_eq!(v["experiment"]["name"], "tiny");
+}
+
+#[test]
+fn plots_are_written() {
+    let e = parse(&TINY.replace("[sweep]\n\"memcg.max\" = [\"512K\", 256]\n", "")).unwrap();
+    let r = experiment::run(&e, Some(1), &|_, _| {}).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    match experiment::plot::write_plots(&r, d.path()) {
+        Ok(files) => {
+            // Bar chart, misses over time, MGLRU generations: SVG and PNG each.
+            assert_eq!(files.len(), 6, "{files:?}");
+            for f in &files {
+                assert!(std::fs::metadata(f).unwrap().len() > 1000, "{}", f.display());
+            }
+            let svg = std::fs::read_to_string(d.path().join("bar-hit_ratio-p0.svg")).unwrap();
+            assert!(svg.starts_with("<svg") && svg.contains("classic"));
+        }
+        // A machine without any TrueType font: said, not a panic.
+        Err(ExpError::NoFont(why)) => eprintln!("plots skipped: {why}"),
+        Err(e) => panic!("{e}"),
+    }
+    // A single policy: one bar.
+    let e = parse(&TINY.replace("[\"mglru\", \"classic\", \"lru\"]", "[\"lru\"]")).unwrap();
+    let r = experiment::run(&e, Some(1), &|_, _| {}).unwrap();
+    let _ = experiment::plot::write_plots(&r, d.path());
+}
+
+#[test]
+fn skip_if_missing() {
+    let text =
+        "skip_if_missing = true\n[memcg]\nmax = 10\n[workload]\nkind = \"trace\"\npath = \"no/such/trace.lis\"\n";
+    let e = parse(text).unwrap();
+    assert!(e.skip.as_deref().unwrap().contains("no/such/trace.lis"), "{:?}", e.skip);
+    // Without the switch, the missing trace is an error when the experiment runs.
+    let e = parse(&text.replace("skip_if_missing = true\n", "")).unwrap();
+    assert!(e.skip.is_none());
+    let err = experiment::run(&e, Some(1), &|_, _| {}).unwrap_err();
+    assert!(err.to_string().contains("no/such/trace.lis"), "{err}");
+    // Relative paths are taken relative to the experiment file's folder.
+    let e = Experiment::parse(text, Path::new("some/dir/exp.toml")).unwrap();
+    match &e.points[0].config.workload {
+        WorkloadSpec::Trace { path } => assert_eq!(path, Path::new("some/dir/no/such/trace.lis")),
+        w => panic!("{w:?}"),
+    }
+}
+
+#[test]
+fn examples_parse() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let e = Experiment::from_file(&p).unwrap_or_else(|e| panic!("{e}"));
+            assert!(e.description.is_some(), "{}", p.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 4, "{n} examples");
+}
