@@ -287,6 +287,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 value_bytes: a.value_bytes,
                 pattern: a.pattern.clone(),
                 requests: a.accesses,
+                compressed_pct: 0,
             },
             other => {
                 return Err(format!(

@@ -52,6 +52,8 @@ pub mod pg {
     pub const ISOLATED: u32 = 1 << 14;
     /// Charged to `Folio::memcg` (`folio_memcg` is set).
     pub const CHARGED: u32 = 1 << 15;
+    /// A page of the zram pool (zsmalloc): holds compressed swap data, on no LRU list.
+    pub const ZSPAGE: u32 = 1 << 21;
 
     /// MGLRU gen counter (`LRU_GEN_MASK`): gen+1 while on an MGLRU list, 0 otherwise.
     pub const GEN_SHIFT: u32 = 16;

@@ -102,6 +102,10 @@ pub struct MachineConfig {
     /// only.
     #[serde(default = "yes")]
     pub kswapd: bool,
+    /// The swap device is zram with this default compression ratio (uncompressed : compressed):
+    /// compressed pages take memory from the node (the zram pool), as on a real machine.
+    #[serde(default)]
+    pub zram_ratio: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -119,6 +123,7 @@ impl MachineConfig {
             watermark_scale_factor: 10,
             ra_pages: 32,
             kswapd: true,
+            zram_ratio: None,
         }
     }
     /// Total managed pages.
@@ -196,6 +201,10 @@ pub struct Machine {
     pub in_flight: FolioId,
     /// The task running on the (single) CPU, if any (`current`).
     pub current_task: Option<u32>,
+    /// zram: the pool's page frames and the compressed bytes they hold.
+    pub zram_pool: Vec<FolioId>,
+    /// zram: compressed bytes stored.
+    pub zram_bytes: u64,
 }
 
 impl Machine {
@@ -245,6 +254,8 @@ impl Machine {
             check_failure: None,
             in_flight: folio::NIL,
             current_task: None,
+            zram_pool: Vec::new(),
+            zram_bytes: 0,
             work: [Work::default(); 2],
             ctx: CTX_TASK,
             rmap_count: std::cell::Cell::new(0),
@@ -310,6 +321,7 @@ impl Machine {
             None => (0, 0, flags | vm::vmf::ANON),
         };
         let vma = Vma {
+            compressed_pct: 0,
             start,
             end,
             flags,
@@ -563,8 +575,62 @@ impl Machine {
         Some(slot)
     }
 
+    /// zram: store the compressed copy of anon folio `id` in `slot`, growing the pool (its pages
+    /// are taken from the node regardless of watermarks, as zsmalloc's allocations may dip into
+    /// reserves). Returns false if no page could be had.
+    pub fn zram_store(&mut self, id: FolioId, slot: u32) -> bool {
+        let Some(ratio) = self.cfg.zram_ratio else {
+            return true;
+        };
+        self.zram_free(slot);
+        let f = self.folios[id];
+        let mut pct = (100.0 / ratio.max(1.0)).round() as u64;
+        if f.is_anon() {
+            if let Some(vi) = self.mms[f.mapping as usize].find_vma(f.index) {
+                let p = self.mms[f.mapping as usize].vmas[vi].compressed_pct;
+                if p > 0 {
+                    pct = p as u64;
+                }
+            }
+        }
+        let bytes = (PAGE_SIZE * pct.clamp(1, 100) / 100) as u16;
+        self.zram_bytes += bytes as u64;
+        self.swap.zbytes[slot as usize] = bytes;
+        while (self.zram_pool.len() as u64) < self.zram_bytes.div_ceil(PAGE_SIZE) {
+            let node = f.node();
+            let zone = (0..self.nodes[node].zones.len())
+                .rev()
+                .find(|&z| self.nodes[node].zones[z].free > 0);
+            let Some(z) = zone else {
+                self.zram_free(slot);
+                return false;
+            };
+            let frame = self.take_frame(node, z).expect("a free frame");
+            self.folios[frame].set(pg::ZSPAGE);
+            self.zone_stats[node][z].add(Stat::NrZspages, 1);
+            self.zram_pool.push(frame);
+        }
+        true
+    }
+
+    /// zram: drop the compressed copy held for `slot`, shrinking the pool.
+    pub fn zram_free(&mut self, slot: u32) {
+        let b = std::mem::take(&mut self.swap.zbytes[slot as usize]) as u64;
+        if b == 0 {
+            return;
+        }
+        self.zram_bytes -= b;
+        while self.zram_pool.len() as u64 > self.zram_bytes.div_ceil(PAGE_SIZE) {
+            let frame = self.zram_pool.pop().expect("a pool page");
+            let (n, z) = (self.folios[frame].node(), self.folios[frame].zone());
+            self.zone_stats[n][z].add(Stat::NrZspages, -1);
+            self.free_frame(frame);
+        }
+    }
+
     /// Release a slot no PTE and no swap-cache folio holds, uncharging its memcg.
     pub fn swap_release(&mut self, slot: u32) {
+        self.zram_free(slot);
         let owner = self.swap.owner[slot as usize];
         self.memcgs.swap_charge(owner, -1);
         self.swap.free_slot(slot);

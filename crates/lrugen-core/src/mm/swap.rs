@@ -22,6 +22,8 @@ pub struct Swap {
     pub cache: Vec<PackedSlot>,
     /// Memcg charged for each slot (`swap_cgroup`).
     pub owner: Vec<u16>,
+    /// zram: compressed bytes stored for each slot (0: nothing stored).
+    pub zbytes: Vec<u16>,
     free: BTreeSet<u32>,
     /// Slots never used (`nr_slots - fresh ..` are free and not in `free`).
     fresh: u32,
@@ -35,6 +37,7 @@ impl Swap {
             count: vec![0; nr_slots as usize],
             cache: vec![PackedSlot::default(); nr_slots as usize],
             owner: vec![0; nr_slots as usize],
+            zbytes: vec![0; nr_slots as usize],
             free: BTreeSet::new(),
             fresh: 0,
         }

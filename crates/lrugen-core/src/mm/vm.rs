@@ -70,6 +70,9 @@ pub struct Vma {
     pub file: u32,
     /// File page offset of `start`.
     pub pgoff: u32,
+    /// Size of its pages once compressed by zram, in percent of a page (e.g. 33 for data that
+    /// compresses 3:1, 100 for incompressible data); 0 = the machine's default.
+    pub compressed_pct: u8,
 }
 
 impl Vma {
@@ -188,6 +191,7 @@ mod tests {
                     flags: vmf::ANON,
                     file: 0,
                     pgoff: 0,
+                    compressed_pct: 0,
                 },
                 Vma {
                     start: 30,
@@ -195,6 +199,7 @@ mod tests {
                     flags: vmf::ANON,
                     file: 0,
                     pgoff: 0,
+                    compressed_pct: 0,
                 },
             ],
             pmds: vec![],

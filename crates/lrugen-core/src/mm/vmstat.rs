@@ -52,6 +52,7 @@ stats! {
     NrZoneActiveFile = "nr_zone_active_file": Zone,
     NrZoneUnevictable = "nr_zone_unevictable": Zone,
     NrMlock = "nr_mlock": Zone,
+    NrZspages = "nr_zspages": Zone,
     NrInactiveAnon = "nr_inactive_anon": Node,
     NrActiveAnon = "nr_active_anon": Node,
     NrInactiveFile = "nr_inactive_file": Node,

@@ -71,7 +71,7 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
         if f.test(pg::CHARGED) {
             charged[f.memcg as usize] += 1;
         }
-        if id == m.in_flight {
+        if id == m.in_flight || f.test(pg::ZSPAGE) {
             continue;
         }
         match (f.test(pg::LRU), f.test(pg::ISOLATED)) {
@@ -84,6 +84,21 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
             (true, true) => return Err(format!("folio {id} is both on a list and isolated")),
             (false, false) => return Err(format!("allocated folio {id} is neither on a list nor isolated")),
         }
+    }
+    let pool_want = m.zram_bytes.div_ceil(crate::mm::PAGE_SIZE);
+    if m.zram_pool.len() as u64 != pool_want {
+        return Err(format!(
+            "zram pool holds {} pages for {} compressed bytes",
+            m.zram_pool.len(),
+            m.zram_bytes
+        ));
+    }
+    let stored: u64 = m.swap.zbytes.iter().map(|&b| b as u64).sum();
+    if stored != m.zram_bytes {
+        return Err(format!(
+            "zram slots hold {stored} bytes but the pool counts {}",
+            m.zram_bytes
+        ));
     }
     let total = m.cfg.total_pages();
     let free: u64 = m.nodes.iter().map(|nd| nd.free()).sum();

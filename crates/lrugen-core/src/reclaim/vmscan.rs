@@ -152,7 +152,11 @@ pub fn shrink_folio_list<P: Policy>(
                 if references == FolioRef::ReclaimClean || !sc.may_writepage {
                     break 'decide Outcome::Keep;
                 }
-                // pageout(): synchronous swap write
+                // pageout(): synchronous swap write (zram: compress into the pool)
+                let slot = m.folios[id].private;
+                if !m.zram_store(id, slot) {
+                    break 'decide Outcome::Activate;
+                }
                 m.folios[id].clear(pg::DIRTY);
                 let (mc, n) = (m.folios[id].memcg, m.folios[id].node());
                 m.mod_lruvec_state(mc, n, Stat::NrVmscanWrite, 1);

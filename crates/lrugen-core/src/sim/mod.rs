@@ -284,7 +284,12 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
             cfg.machine.swappiness
         )));
     }
-    let mut m = Machine::new(cfg.machine.clone());
+    let mut mc = cfg.machine.clone();
+    if mc.zram_ratio.is_none() {
+        // swapping to zram: its compressed pages take memory
+        mc.zram_ratio = cfg.engine.as_ref().and_then(|e| e.swap_device.compression_ratio);
+    }
+    let mut m = Machine::new(mc);
     m.debug_checks = cfg.check;
     let t = m.create_memcg(ROOT_MEMCG, "t");
     let mc = &mut m.memcgs[t];

@@ -134,6 +134,10 @@ pub enum WorkloadSpec {
         pattern: String,
         /// GET requests.
         requests: u64,
+        /// Size of its pages once compressed by zram, in percent of a page (0: the machine's
+        /// default ratio), e.g. 100 for incompressible values.
+        #[serde(default)]
+        compressed_pct: u8,
     },
     /// Several workloads running side by side as tasks (virtual-time engine runs), each part
     /// with its own number of tasks: e.g. hot lookups under a cold stream.
@@ -331,6 +335,7 @@ impl WorkloadSpec {
                 value_bytes,
                 pattern,
                 requests,
+                ..
             } => {
                 format!("memtier {pattern}, {keys} keys x {value_bytes} B in anon memory, {requests} GETs")
             }
@@ -563,12 +568,18 @@ impl Stream {
                 value_bytes,
                 pattern,
                 requests,
+                compressed_pct,
             } => {
                 spec.validate()?;
                 let pat: gen::memtier::KeyPattern = pattern.parse().map_err(|e: gen::GenError| WorkloadError(e.0))?;
                 let g = gen::memtier::MemtierGen::new(pat, 0, keys - 1, 0, 1, seed).map_err(|e| WorkloadError(e.0))?;
                 let pages = (keys * value_bytes).div_ceil(4096).max(1);
                 let base = m.mmap(task, pages as u32, vmf::WRITE, None);
+                if *compressed_pct > 0 {
+                    if let Some(v) = m.mms[task as usize].vmas.last_mut() {
+                        v.compressed_pct = (*compressed_pct).min(100);
+                    }
+                }
                 Ok(Stream {
                     kind: StreamKind::Memtier {
                         task,
