@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Run an lrugen workload on a real Linux kernel under qemu (software emulation) and collect the
+//! kernel's counters: the code behind `lrugen kernel`.
+//!
+//! [`run`] resolves a Debian kernel package (or takes a bzImage/vmlinux and its modules), builds a
+//! busybox initramfs holding the static replayer (`lrugen-replay`) and the op file, builds an ext4
+//! data disk, boots qemu, and parses the serial console into a [`KernelRun`]. See
+//! `../shared/design/kernel-oracle.md` for what is known to work and README.md for the commands.
+
+pub mod bzimage;
+pub mod debian;
+pub mod initramfs;
+pub mod serial;
+
+use lrugen::reclaim::mglru::debugfs::{self, ParseError, ParsedLruvec};
+use lrugen_replay::{OpFile, ReplayFile, ReplayOp};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What went wrong.
+#[derive(Debug)]
+pub enum Error {
+    /// A host tool is missing or failed (names the package to install).
+    Tool(String),
+    /// Files.
+    Io(String),
+    /// Resolving or unpacking the kernel.
+    Kernel(String),
+    /// The guest did not produce what was expected.
+    Guest(String),
+    /// Bad options.
+    Config(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Tool(m) => write!(f, "host tool: {m}"),
+            Error::Io(m) => write!(f, "{m}"),
+            Error::Kernel(m) => write!(f, "kernel: {m}"),
+            Error::Guest(m) => write!(f, "guest: {m}"),
+            Error::Config(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Which LRU the guest runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LruMode {
+    /// MGLRU, with the value written to `/sys/kernel/mm/lru_gen/enabled` (`y` or e.g. `0x0007`).
+    Mglru {
+        /// The value written.
+        enabled: String,
+    },
+    /// The classic active/inactive LRU (`enabled` = `n`).
+    Classic,
+}
+
+/// The kernel to boot.
+#[derive(Clone, Debug)]
+pub enum KernelSource {
+    /// The newest Debian `linux-image-…-amd64-unsigned` of a series: `6.1` or `6.12`.
+    Debian {
+        /// `6.1` or `6.12`.
+        series: String,
+    },
+    /// An exact Debian package name.
+    Package(String),
+    /// A kernel image (bzImage or ELF vmlinux) and its `lib/modules/KVER` directory (with a
+    /// `modules.dep`, or run `depmod -b` first).
+    Image {
+        /// bzImage or vmlinux.
+        image: PathBuf,
+        /// `…/lib/modules/KVER`.
+        modules: PathBuf,
+    },
+}
+
+/// Options of one kernel run.
+#[derive(Clone, Debug)]
+pub struct KernelOpts {
+    /// The kernel.
+    pub source: KernelSource,
+    /// Where kernels are downloaded and unpacked (default `~/.cache/lrugen/kernels`).
+    pub cache_dir: PathBuf,
+    /// Scratch directory for the initramfs, disk image and serial log.
+    pub work_dir: PathBuf,
+    /// The static replayer binary (see README: build with `+crt-static`).
+    pub replayer: PathBuf,
+    /// `busybox` (static) for the initramfs (default `/bin/busybox` of `busybox-static`).
+    pub busybox: PathBuf,
+    /// The operations; its files are created on the data disk with their declared sizes.
+    pub ops: OpFile,
+    /// `memory.max` of the workload memcg, bytes.
+    pub memcg_max_bytes: u64,
+    /// MGLRU or classic.
+    pub lru: LruMode,
+    /// `vm.swappiness`.
+    pub swappiness: Option<u32>,
+    /// `vm.page-cluster` (0: no swap read-ahead).
+    pub page_cluster: u32,
+    /// `min_ttl_ms`.
+    pub min_ttl_ms: Option<u32>,
+    /// Guest memory, MiB.
+    pub guest_mem_mib: u32,
+    /// Give up after this long.
+    pub timeout: Duration,
+    /// `-icount shift=0,sleep=off` (reproducible, slower).
+    pub icount: bool,
+}
+
+impl KernelOpts {
+    /// Defaults for everything but the kernel and the ops: a cache under `$HOME/.cache`, a work dir
+    /// under the system temp dir, the replayer from `target/x86_64-unknown-linux-gnu/release`,
+    /// MGLRU on (`y`), page-cluster 0, 512 MiB guest, 15 min timeout, icount on.
+    pub fn new(source: KernelSource, ops: OpFile, memcg_max_bytes: u64) -> Self {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/tmp"));
+        KernelOpts {
+            source,
+            cache_dir: home.join(".cache/lrugen/kernels"),
+            work_dir: std::env::temp_dir().join(format!("lrugen-kernel-{}", std::process::id())),
+            replayer: PathBuf::from("target/x86_64-unknown-linux-gnu/release/lrugen-replay"),
+            busybox: PathBuf::from("/bin/busybox"),
+            ops,
+            memcg_max_bytes,
+            lru: LruMode::Mglru { enabled: "y".into() },
+            swappiness: None,
+            page_cluster: 0,
+            min_ttl_ms: None,
+            guest_mem_mib: 512,
+            timeout: Duration::from_secs(900),
+            icount: true,
+        }
+    }
+}
+
+/// One window of the replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Window {
+    /// Measured accesses.
+    pub accesses: u64,
+    /// Accesses whose page was not resident (I/O).
+    pub misses: u64,
+    /// First touches of anon pages (minor faults).
+    pub minor: u64,
+}
+
+/// What the kernel did.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct KernelRun {
+    /// `uname -r` of the guest.
+    pub kernel_release: String,
+    /// The Debian package booted, if any.
+    #[serde(default)]
+    pub package: Option<String>,
+    /// `/sys/kernel/mm/lru_gen/enabled` as read back.
+    pub lru_gen_enabled: String,
+    /// `memory.max` of `/t`, bytes.
+    #[serde(default)]
+    pub memcg_max_bytes: u64,
+    /// `/proc/vmstat` after minus before.
+    pub vmstat_delta: BTreeMap<String, i64>,
+    /// `memory.stat` of `/t` at the end.
+    pub memory_stat: BTreeMap<String, i64>,
+    /// `memory.events` of `/t`.
+    pub memory_events: BTreeMap<String, i64>,
+    /// `memory.current` of `/t` at the end, bytes.
+    pub memory_current: u64,
+    /// `/sys/kernel/debug/lru_gen` at the end, verbatim.
+    pub lru_gen: String,
+    /// `/sys/kernel/debug/lru_gen_full` at the end, verbatim.
+    pub lru_gen_full: String,
+    /// Misses per window.
+    pub windows: Vec<Window>,
+    /// Measured accesses.
+    pub accesses: u64,
+    /// Misses.
+    pub misses: u64,
+    /// Minor faults (first anon touches).
+    pub minor: u64,
+    /// Wall-clock seconds of the boot.
+    #[serde(default)]
+    pub wall_seconds: f64,
+}
+
+impl KernelRun {
+    /// `lru_gen` parsed (empty with the classic LRU).
+    pub fn lru_gen_parsed(&self) -> Result<Vec<ParsedLruvec>, ParseError> {
+        debugfs::parse(&self.lru_gen)
+    }
+    /// `lru_gen_full` parsed.
+    pub fn lru_gen_full_parsed(&self) -> Result<Vec<ParsedLruvec>, ParseError> {
+        debugfs::parse(&self.lru_gen_full)
+    }
+    /// The lruvec of the workload memcg `/t` in `lru_gen`, if MGLRU was on.
+    pub fn workload_lruvec(&self) -> Option<ParsedLruvec> {
+        self.lru_gen_parsed().ok()?.into_iter().find(|l| l.path == "/t")
+    }
+    /// Pages the memcg held at the end (`memory.stat` anon + file): the capacity to give the model.
+    pub fn resident_pages(&self) -> u64 {
+        let b = |k: &str| self.memory_stat.get(k).copied().unwrap_or(0).max(0) as u64;
+        (b("anon") + b("file")) / 4096
+    }
+}
+
+/// A file-read workload as an op file: `accesses` buffered reads of 4 KiB pages of one file of
+/// `file_pages` pages at `data/file0`, pages drawn from `dist` with `seed` (lrugen's samplers:
+/// fio's Zipf with scattered ranks).
+pub fn file_read_ops(
+    file_pages: u64,
+    accesses: u64,
+    dist: lrugen::workload::dist::Dist,
+    seed: u64,
+    window: u64,
+) -> OpFile {
+    let mut s = lrugen::workload::dist::Sampler::new(dist, file_pages, seed);
+    OpFile {
+        window,
+        files: vec![ReplayFile {
+            id: 0,
+            path: "file0".into(),
+            pages: file_pages,
+        }],
+        anon_pages: 0,
+        ops: (0..accesses)
+            .map(|_| ReplayOp::Read {
+                file: 0,
+                index: s.next_key(),
+            })
+            .collect(),
+    }
+}
+
+/// The reads of `ops` (file 0) as a dense trace for lrugen's `Trace` workload (buffered reads of
+/// one file opened `POSIX_FADV_RANDOM`, as the replayer opens it): page ids in order of first use,
+/// and the number of distinct pages. Without read-ahead the placement of pages in the file does not
+/// matter.
+pub fn dense_trace(ops: &OpFile) -> (Vec<u32>, u32) {
+    let mut ids: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut out = Vec::with_capacity(ops.ops.len());
+    for op in &ops.ops {
+        if let ReplayOp::Read { index, .. } = op {
+            let n = ids.len() as u32;
+            out.push(*ids.entry(*index).or_insert(n));
+        }
+    }
+    (out, ids.len() as u32)
+}
+
+fn io(what: &str, p: &Path, e: std::io::Error) -> Error {
+    Error::Io(format!("{what} {}: {e}", p.display()))
+}
+
+/// Build the ext4 data image holding the op file's files (each page filled with a pattern naming
+/// it, so no block is a hole).
+pub fn build_data_image(ops: &OpFile, dir: &Path, image: &Path) -> Result<(), Error> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| io("remove", dir, e))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| io("mkdir", dir, e))?;
+    let mut total = 0u64;
+    for f in &ops.files {
+        let p = dir.join(&f.path);
+        let mut data = vec![0u8; f.pages as usize * 4096];
+        for (i, page) in data.chunks_mut(4096).enumerate() {
+            for (j, b) in page.iter_mut().enumerate() {
+                *b = (i as u64 * 31 + j as u64 * 7 + 1) as u8 | 1;
+            }
+        }
+        std::fs::write(&p, data).map_err(|e| io("write", &p, e))?;
+        total += f.pages;
+    }
+    let mib = total * 4096 / (1 << 20) * 11 / 10 + 16;
+    let out = Command::new("mkfs.ext4")
+        .args(["-q", "-F", "-b", "4096", "-d"])
+        .arg(dir)
+        .arg(image)
+        .arg(format!("{mib}M"))
+        .output()
+        .map_err(|e| Error::Tool(format!("mkfs.ext4: {e} (install e2fsprogs)")))?;
+    if !out.status.success() {
+        return Err(Error::Tool(format!(
+            "mkfs.ext4 failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    Ok(())
+}
+
+/// The qemu command line.
+pub fn qemu_args(vmlinux: &Path, initrd: &Path, disk: &Path, serial: &Path, mem_mib: u32, icount: bool) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "-accel",
+        "tcg",
+        "-smp",
+        "1",
+        "-nographic",
+        "-no-reboot",
+        "-nodefaults",
+        "-monitor",
+        "none",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.extend(["-m".into(), mem_mib.to_string()]);
+    a.extend(["-kernel".into(), vmlinux.display().to_string()]);
+    a.extend(["-initrd".into(), initrd.display().to_string()]);
+    a.extend([
+        "-drive".into(),
+        format!("file={},format=raw,if=virtio,readonly=on", disk.display()),
+    ]);
+    a.extend(["-serial".into(), format!("file:{}", serial.display())]);
+    a.extend([
+        "-append".into(),
+        "console=ttyS0 panic=-1 loglevel=3 mitigations=off transparent_hugepage=never".into(),
+    ]);
+    if icount {
+        a.extend(["-icount".into(), "shift=0,sleep=off".into()]);
+    }
+    a
+}
+
+/// Boot qemu and wait (killing it after `timeout`); return the serial log.
+pub fn boot(args: &[String], serial: &Path, timeout: Duration) -> Result<String, Error> {
+    let mut child = Command::new("qemu-system-x86_64")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Error::Tool(format!("qemu-system-x86_64: {e} (install qemu-system-x86)")))?;
+    let start = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().map_err(|e| Error::Tool(format!("qemu: {e}")))? {
+            let log = std::fs::read_to_string(serial).unwrap_or_default();
+            if !st.success() && !log.contains("=== lrugen done") {
+                let mut err = String::new();
+                if let Some(mut e) = child.stderr.take() {
+                    use std::io::Read as _;
+                    let _ = e.read_to_string(&mut err);
+                }
+                return Err(Error::Tool(format!("qemu exited with {st}: {}", err.trim())));
+            }
+            return Ok(log);
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            let log = std::fs::read_to_string(serial).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(20).collect();
+            return Err(Error::Guest(format!(
+                "no power-off within {:?}; last serial lines:\n{}",
+                timeout,
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Run the op file on a real kernel under qemu.
+pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
+    if opts.ops.files.is_empty() {
+        return Err(Error::Config(
+            "the op file declares no file; anon-only runs need no data disk but are not wired yet".into(),
+        ));
+    }
+    if !opts.replayer.is_file() {
+        return Err(Error::Config(format!(
+            "no replayer at {}: build it with RUSTFLAGS=\"-C target-feature=+crt-static\" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu",
+            opts.replayer.display()
+        )));
+    }
+    let start = Instant::now();
+    let k = debian::prepare(&opts.source, &opts.cache_dir)?;
+    let w = &opts.work_dir;
+    std::fs::create_dir_all(w).map_err(|e| io("mkdir", w, e))?;
+    let disk = w.join("data.img");
+    build_data_image(&opts.ops, &w.join("data"), &disk)?;
+    let initrd = w.join("initrd.cpio");
+    let spec = initramfs::InitSpec {
+        modules: Vec::new(),
+        memcg_max_bytes: opts.memcg_max_bytes,
+        lru: opts.lru.clone(),
+        swappiness: opts.swappiness,
+        page_cluster: opts.page_cluster,
+        min_ttl_ms: opts.min_ttl_ms,
+    };
+    initramfs::build(
+        &w.join("initramfs"),
+        &initrd,
+        &opts.busybox,
+        &opts.replayer,
+        &opts.ops.to_text(),
+        &k.modules,
+        &spec,
+    )?;
+    let serial = w.join("serial.log");
+    let _ = std::fs::remove_file(&serial);
+    let args = qemu_args(&k.vmlinux, &initrd, &disk, &serial, opts.guest_mem_mib, opts.icount);
+    let log = boot(&args, &serial, opts.timeout)?;
+    let mut r = serial::parse_serial(&log)?;
+    r.package = k.package;
+    r.memcg_max_bytes = opts.memcg_max_bytes;
+    r.wall_seconds = start.elapsed().as_secs_f64();
+    Ok(r)
+}
+
+/// A checked-in real-kernel result with the workload that produced it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Fixture {
+    /// The command that regenerates it.
+    pub command: String,
+    /// Pages of the one data file.
+    pub file_pages: u64,
+    /// Buffered reads.
+    pub accesses: u64,
+    /// The distribution (`uniform`, `zipf:0.9`).
+    pub dist: String,
+    /// Seed of the sampler.
+    pub seed: u64,
+    /// Window of the miss counts.
+    pub window: u64,
+    /// What the kernel did.
+    pub run: KernelRun,
+}
+
+impl Fixture {
+    /// The op file it ran.
+    pub fn ops(&self) -> Result<OpFile, Error> {
+        let d: lrugen::workload::dist::Dist = self.dist.parse().map_err(Error::Config)?;
+        Ok(file_read_ops(self.file_pages, self.accesses, d, self.seed, self.window))
+    }
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The guest's serial console output, split into the captured files.
+
+use crate::initramfs::{BEGIN, END};
+use crate::{Error, KernelRun, Window};
+use lrugen_replay::{TOTAL_PREFIX, WINDOW_PREFIX};
+use std::collections::BTreeMap;
+
+/// The sections between `=== lrugen begin NAME` and `=== lrugen end NAME`. Carriage returns are
+/// dropped; lines keep their trailing spaces (the `lru_gen` texts end lines with one).
+pub fn sections(serial: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut cur: Option<(String, String)> = None;
+    for raw in serial.split('\n') {
+        let line = raw.trim_end_matches('\r');
+        // A marker may follow firmware text on the same line ("Booting from ROM..=== lrugen …").
+        if let Some(i) = line.find(BEGIN) {
+            cur = Some((line[i + BEGIN.len()..].trim().to_string(), String::new()));
+        } else if let Some(name) = line.find(END).map(|i| &line[i + END.len()..]) {
+            if let Some((n, text)) = cur.take() {
+                if n == name.trim() {
+                    out.insert(n, text);
+                }
+            }
+        } else if let Some((_, text)) = cur.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    out
+}
+
+/// `name value` lines (`/proc/vmstat`, `memory.stat`, `memory.events`).
+pub fn counters(text: &str) -> BTreeMap<String, i64> {
+    text.lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let k = it.next()?;
+            let v = it.next()?.parse().ok()?;
+            Some((k.to_string(), v))
+        })
+        .collect()
+}
+
+/// Parse a whole serial log into a [`KernelRun`] (settings left at their defaults: the caller
+/// fills them in).
+pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
+    let s = sections(serial);
+    let need = |n: &str| {
+        s.get(n).cloned().ok_or_else(|| {
+            let tail: String = serial
+                .lines()
+                .rev()
+                .take(15)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("\n");
+            Error::Guest(format!(
+                "section '{n}' missing from the serial output; its last lines:\n{tail}"
+            ))
+        })
+    };
+    let before = counters(&need("vmstat-before")?);
+    let after = counters(&need("vmstat-after")?);
+    let vmstat_delta = after
+        .iter()
+        .map(|(k, v)| (k.clone(), v - before.get(k).copied().unwrap_or(0)))
+        .collect();
+    let replay = need("replay")?;
+    let mut windows = Vec::new();
+    let mut total = None;
+    let mut rc = None;
+    for l in replay.lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let num = |k: &str| {
+            f.iter()
+                .position(|x| *x == k)
+                .and_then(|i| f.get(i + 1))
+                .and_then(|v| v.parse::<u64>().ok())
+        };
+        if l.starts_with(WINDOW_PREFIX) {
+            windows.push(Window {
+                accesses: num("accesses").unwrap_or(0),
+                misses: num("misses").unwrap_or(0),
+                minor: num("minor").unwrap_or(0),
+            });
+        } else if l.starts_with(TOTAL_PREFIX) {
+            total = Some((
+                num("accesses").unwrap_or(0),
+                num("misses").unwrap_or(0),
+                num("minor").unwrap_or(0),
+            ));
+        } else if let Some(r) = l.strip_prefix("lrugen-replay rc ") {
+            rc = r.trim().parse::<i32>().ok();
+        }
+    }
+    let (accesses, misses, minor) =
+        total.ok_or_else(|| Error::Guest(format!("the replayer printed no total (exit status {rc:?}):\n{replay}")))?;
+    if rc != Some(0) {
+        return Err(Error::Guest(format!(
+            "the replayer failed (exit status {rc:?}):\n{replay}"
+        )));
+    }
+    Ok(KernelRun {
+        kernel_release: need("uname")?.trim().to_string(),
+        lru_gen_enabled: s.get("enabled").map(|t| t.trim().to_string()).unwrap_or_default(),
+        vmstat_delta,
+        memory_stat: counters(&need("memory.stat")?),
+        memory_events: counters(&need("memory.events")?),
+        memory_current: need("memory.current")?.trim().parse().unwrap_or(0),
+        lru_gen: s.get("lru_gen").cloned().unwrap_or_default(),
+        lru_gen_full: s.get("lru_gen_full").cloned().unwrap_or_default(),
+        windows,
+        accesses,
+        misses,
+        minor,
+        ..KernelRun::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Abridged from a real 6.1 boot (captured with `scripts/regen-kernel-fixtures.sh`), with a
+    /// kernel message interleaved and CRLF line ends as a serial console gives them.
+    const SAMPLE: &str = "[    1.234] random: crng init done\r\n\
+Booting from ROM..=== lrugen begin uname\r\n6.1.0-57-amd64\r\n=== lrugen end uname\r\n\
+=== lrugen begin enabled\r\n0x0007\r\n=== lrugen end enabled\r\n\
+=== lrugen begin vmstat-before\r\nnr_free_pages 100000\r\npgpgin 10\r\nworkingset_refault_file 0\r\n=== lrugen end vmstat-before\r\n\
+=== lrugen begin replay\r\n\
+lrugen-replay window 0 accesses 1000 misses 900 minor 0\r\n\
+lrugen-replay window 1 accesses 500 misses 100 minor 0\r\n\
+lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n\
+lrugen-replay rc 0\r\n=== lrugen end replay\r\n\
+=== lrugen begin vmstat-after\r\nnr_free_pages 90000\r\npgpgin 4010\r\nworkingset_refault_file 120\r\n=== lrugen end vmstat-after\r\n\
+=== lrugen begin memory.stat\r\nanon 4096\r\nfile 31457280\r\n=== lrugen end memory.stat\r\n\
+=== lrugen begin memory.events\r\nlow 0\r\nhigh 0\r\nmax 42\r\noom 0\r\noom_kill 0\r\n=== lrugen end memory.events\r\n\
+=== lrugen begin memory.current\r\n33550336\r\n=== lrugen end memory.current\r\n\
+=== lrugen begin lru_gen\r\nmemcg     2 /t\r\n node     0\r\n          1       1652          0       12097 \r\n          2       1652          0        4096 \r\n          3       1652          0           2 \r\n=== lrugen end lru_gen\r\n\
+=== lrugen begin lru_gen_full\r\n=== lrugen end lru_gen_full\r\n=== lrugen done\r\n";
+
+    #[test]
+    fn parses_a_serial_log() {
+        let r = parse_serial(SAMPLE).unwrap();
+        assert_eq!(r.kernel_release, "6.1.0-57-amd64");
+        assert_eq!(r.lru_gen_enabled, "0x0007");
+        assert_eq!(r.vmstat_delta["nr_free_pages"], -10000);
+        assert_eq!(r.vmstat_delta["pgpgin"], 4000);
+        assert_eq!(r.vmstat_delta["workingset_refault_file"], 120);
+        assert_eq!(r.memory_stat["file"], 31457280);
+        assert_eq!(r.memory_events["max"], 42);
+        assert_eq!(r.memory_current, 33550336);
+        assert_eq!((r.accesses, r.misses, r.minor), (1500, 1000, 0));
+        assert_eq!(r.windows.len(), 2);
+        assert_eq!(
+            r.windows[1],
+            Window {
+                accesses: 500,
+                misses: 100,
+                minor: 0
+            }
+        );
+        assert!(r.lru_gen.ends_with("2 \n"), "trailing spaces kept: {:?}", r.lru_gen);
+        let lv = r.lru_gen_parsed().unwrap();
+        assert_eq!(lv[0].path, "/t");
+        assert_eq!(lv[0].gens.iter().map(|g| g.pages[1]).sum::<u64>(), 12097 + 4096 + 2);
+    }
+
+    #[test]
+    fn a_truncated_log_names_what_is_missing() {
+        let cut = &SAMPLE[..SAMPLE.find("=== lrugen begin vmstat-after").unwrap()];
+        let e = parse_serial(cut).unwrap_err().to_string();
+        assert!(e.contains("vmstat-after"), "{e}");
+        let failed = SAMPLE.replace("lrugen-replay rc 0", "lrugen-replay rc 1");
+        assert!(parse_serial(&failed).unwrap_err().to_string().contains("failed"));
+    }
+}

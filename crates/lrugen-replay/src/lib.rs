@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The op file: lrugen's operation stream in a compact text form that the guest replayer reads.
+//!
+//! ```text
+//! lrugen-ops 1
+//! window 1000              # print miss counts every 1000 measured accesses
+//! file 0 data/file0 16384  # file id, path relative to the data mount, pages
+//! anon 4096                # an anonymous region of 4096 pages (optional)
+//! r 0 123                  # buffered pread of page 123 of file 0
+//! m 0 123                  # a load from page 123 of file 0 through a shared mmap
+//! l 17                     # a load from anon page 17
+//! s 17                     # a store to anon page 17
+//! w 0                      # measure from here on (lines before are warm-up, e.g. populating)
+//! ```
+//!
+//! Blank lines and `#` comments are ignored. Without a `w` line every access is measured.
+//! This module has no dependencies so the host side (`lrugen-kernel`) writes what the guest reads.
+
+use std::fmt;
+
+/// One operation of the replay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplayOp {
+    /// Buffered `pread` of one 4 KiB page.
+    Read { file: u32, index: u64 },
+    /// A load from one page of a file mapped shared and read-only.
+    MmapLoad { file: u32, index: u64 },
+    /// A load from an anon page.
+    Load { vpn: u64 },
+    /// A store to an anon page.
+    Store { vpn: u64 },
+    /// Measurement starts here.
+    MeasureStart,
+}
+
+/// A file the ops name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayFile {
+    /// Id used by ops.
+    pub id: u32,
+    /// Path relative to the data directory given to the replayer.
+    pub path: String,
+    /// Size in pages.
+    pub pages: u64,
+}
+
+/// A parsed op file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpFile {
+    /// Measured accesses per reported window (0: one window).
+    pub window: u64,
+    /// Files.
+    pub files: Vec<ReplayFile>,
+    /// Anon region size in pages (0: none).
+    pub anon_pages: u64,
+    /// The ops.
+    pub ops: Vec<ReplayOp>,
+}
+
+/// A malformed op file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpFileError {
+    /// 1-based line.
+    pub line: usize,
+    /// What was wrong.
+    pub msg: String,
+}
+
+impl fmt::Display for OpFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "op file line {}: {}", self.line, self.msg)
+    }
+}
+
+impl std::error::Error for OpFileError {}
+
+impl OpFile {
+    /// Serialize.
+    pub fn to_text(&self) -> String {
+        use fmt::Write as _;
+        let mut s = String::with_capacity(16 * self.ops.len() + 64);
+        s.push_str("lrugen-ops 1\n");
+        let _ = writeln!(s, "window {}", self.window);
+        for f in &self.files {
+            let _ = writeln!(s, "file {} {} {}", f.id, f.path, f.pages);
+        }
+        if self.anon_pages > 0 {
+            let _ = writeln!(s, "anon {}", self.anon_pages);
+        }
+        for op in &self.ops {
+            let _ = match op {
+                ReplayOp::Read { file, index } => writeln!(s, "r {file} {index}"),
+                ReplayOp::MmapLoad { file, index } => writeln!(s, "m {file} {index}"),
+                ReplayOp::Load { vpn } => writeln!(s, "l {vpn}"),
+                ReplayOp::Store { vpn } => writeln!(s, "s {vpn}"),
+                ReplayOp::MeasureStart => writeln!(s, "w 0"),
+            };
+        }
+        s
+    }
+
+    /// Parse, checking that every op names a declared file and stays within its size.
+    pub fn parse(text: &str) -> Result<OpFile, OpFileError> {
+        let mut out = OpFile::default();
+        let mut seen_header = false;
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            let err = |msg: String| OpFileError { line, msg };
+            let l = raw.split('#').next().unwrap_or("").trim();
+            if l.is_empty() {
+                continue;
+            }
+            let mut it = l.split_ascii_whitespace();
+            let kw = it.next().unwrap_or("");
+            let mut num = |what: &str| -> Result<u64, OpFileError> {
+                let t = it.next().ok_or_else(|| err(format!("missing {what} after '{kw}'")))?;
+                t.parse::<u64>()
+                    .map_err(|_| err(format!("expected {what} (a number), found '{t}'")))
+            };
+            if !seen_header {
+                if l != "lrugen-ops 1" {
+                    return Err(err(format!("expected header 'lrugen-ops 1', found '{l}'")));
+                }
+                seen_header = true;
+                continue;
+            }
+            let file_ok = |out: &OpFile, file: u64, index: u64| -> Result<u32, OpFileError> {
+                let f = out
+                    .files
+                    .iter()
+                    .find(|f| f.id as u64 == file)
+                    .ok_or_else(|| err(format!("file {file} is not declared")))?;
+                if index >= f.pages {
+                    return Err(err(format!("page {index} is beyond file {file} ({} pages)", f.pages)));
+                }
+                Ok(file as u32)
+            };
+            match kw {
+                "window" => out.window = num("window size")?,
+                "anon" => out.anon_pages = num("anon pages")?,
+                "file" => {
+                    let id = num("file id")?;
+                    let path = it.next().ok_or_else(|| err("missing file path".into()))?.to_string();
+                    let pages = it
+                        .next()
+                        .and_then(|t| t.parse::<u64>().ok())
+                        .ok_or_else(|| err("expected the file's size in pages".into()))?;
+                    if id > u32::MAX as u64 {
+                        return Err(err(format!("file id {id} too large")));
+                    }
+                    out.files.push(ReplayFile {
+                        id: id as u32,
+                        path,
+                        pages,
+                    });
+                }
+                "r" | "m" => {
+                    let file = num("file id")?;
+                    let index = num("page index")?;
+                    let file = file_ok(&out, file, index)?;
+                    out.ops.push(if kw == "r" {
+                        ReplayOp::Read { file, index }
+                    } else {
+                        ReplayOp::MmapLoad { file, index }
+                    });
+                }
+                "l" | "s" => {
+                    let vpn = num("anon page")?;
+                    if vpn >= out.anon_pages {
+                        return Err(err(format!(
+                            "anon page {vpn} is beyond the region ({} pages)",
+                            out.anon_pages
+                        )));
+                    }
+                    out.ops.push(if kw == "l" {
+                        ReplayOp::Load { vpn }
+                    } else {
+                        ReplayOp::Store { vpn }
+                    });
+                }
+                "w" => out.ops.push(ReplayOp::MeasureStart),
+                _ => {
+                    return Err(err(format!(
+                        "unknown op '{kw}': expected r, m, l, s, w, file, anon or window"
+                    )))
+                }
+            }
+        }
+        if !seen_header {
+            return Err(OpFileError {
+                line: 1,
+                msg: "empty op file".into(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Marker lines the replayer prints (parsed by `lrugen-kernel`).
+pub const WINDOW_PREFIX: &str = "lrugen-replay window";
+/// The final line.
+pub const TOTAL_PREFIX: &str = "lrugen-replay total";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let f = OpFile {
+            window: 2,
+            files: vec![ReplayFile {
+                id: 0,
+                path: "file0".into(),
+                pages: 8,
+            }],
+            anon_pages: 4,
+            ops: vec![
+                ReplayOp::Store { vpn: 3 },
+                ReplayOp::MeasureStart,
+                ReplayOp::Read { file: 0, index: 7 },
+                ReplayOp::MmapLoad { file: 0, index: 1 },
+                ReplayOp::Load { vpn: 0 },
+            ],
+        };
+        assert_eq!(OpFile::parse(&f.to_text()).unwrap(), f);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = OpFile::parse("lrugen-ops 1\nfile 0 f 4\nr 0 4\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.msg.contains("beyond"), "{e}");
+        let e = OpFile::parse("lrugen-ops 1\nr 1 0\n").unwrap_err();
+        assert!(e.msg.contains("not declared"), "{e}");
+        assert!(OpFile::parse("hello\n").is_err());
+        assert!(OpFile::parse("lrugen-ops 1\nx 1\n")
+            .unwrap_err()
+            .msg
+            .contains("unknown op"));
+    }
+}

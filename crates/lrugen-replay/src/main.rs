@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! `lrugen-replay OPFILE DATADIR`: replay an op file (see the library docs) with real system calls
+//! and print the misses per window. Before each access, `mincore()` on the page tells whether it is
+//! resident; `mincore` sets no accessed bit and does not touch the LRU, so the count does not
+//! disturb what it measures. A buffered read's page is looked up through a shared read-only
+//! mapping of the same file that is never accessed (so it adds no PTE references).
+//!
+//! Built for a guest as a static executable:
+//! `RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu`
+
+use lrugen_replay::{OpFile, ReplayOp, TOTAL_PREFIX, WINDOW_PREFIX};
+use std::io::Write as _;
+use std::os::unix::io::AsRawFd;
+
+const PAGE: usize = 4096;
+
+fn die(msg: String) -> ! {
+    eprintln!("lrugen-replay: {msg}");
+    std::process::exit(1);
+}
+
+struct Mapping {
+    base: *mut u8,
+    pages: u64,
+}
+
+fn map(fd: libc::c_int, pages: u64, anon: bool) -> Mapping {
+    let len = (pages as usize) * PAGE;
+    // SAFETY: a fresh mapping of `len` bytes; the kernel picks the address.
+    let p = unsafe {
+        if anon {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        } else {
+            libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_SHARED, fd, 0)
+        }
+    };
+    if p == libc::MAP_FAILED {
+        die(format!("mmap of {pages} pages: {}", std::io::Error::last_os_error()));
+    }
+    Mapping {
+        base: p as *mut u8,
+        pages,
+    }
+}
+
+impl Mapping {
+    fn resident(&self, index: u64) -> bool {
+        assert!(index < self.pages);
+        let mut v = 0u8;
+        // SAFETY: the page lies inside the mapping; `v` holds the one status byte.
+        let r = unsafe { libc::mincore(self.base.add(index as usize * PAGE) as *mut libc::c_void, PAGE, &mut v) };
+        if r != 0 {
+            die(format!("mincore: {}", std::io::Error::last_os_error()));
+        }
+        v & 1 != 0
+    }
+    fn ptr(&self, index: u64) -> *mut u8 {
+        assert!(index < self.pages);
+        // SAFETY: in bounds (checked above).
+        unsafe { self.base.add(index as usize * PAGE) }
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Count {
+    accesses: u64,
+    misses: u64,
+    minor: u64,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 3 {
+        die("usage: lrugen-replay OPFILE DATADIR".into());
+    }
+    let text = std::fs::read_to_string(&args[1]).unwrap_or_else(|e| die(format!("{}: {e}", args[1])));
+    let opf = OpFile::parse(&text).unwrap_or_else(|e| die(format!("{}: {e}", args[1])));
+    let dir = std::path::Path::new(&args[2]);
+
+    let mut files = Vec::new(); // (id, File, Mapping)
+    for f in &opf.files {
+        let path = dir.join(&f.path);
+        let file = std::fs::File::open(&path).unwrap_or_else(|e| die(format!("{}: {e}", path.display())));
+        let fd = file.as_raw_fd();
+        // SAFETY: plain syscall on an open fd.
+        unsafe {
+            libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_RANDOM);
+        }
+        let m = map(fd, f.pages, false);
+        files.push((f.id, file, m));
+    }
+    let find = |id: u32| files.iter().position(|f| f.0 == id).expect("declared");
+    let anon = (opf.anon_pages > 0).then(|| map(-1, opf.anon_pages, true));
+    let mut touched = vec![false; opf.anon_pages as usize];
+
+    let mut measuring = !opf.ops.contains(&ReplayOp::MeasureStart);
+    let mut win = Count::default();
+    let mut total = Count::default();
+    let mut nwin = 0u64;
+    let mut buf = vec![0u8; PAGE];
+    let mut sink = 0u8;
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    for op in &opf.ops {
+        let (miss, minor) = match *op {
+            ReplayOp::MeasureStart => {
+                measuring = true;
+                continue;
+            }
+            ReplayOp::Read { file, index } => {
+                let (_, f, m) = &files[find(file)];
+                let miss = !m.resident(index);
+                // SAFETY: buf holds PAGE bytes.
+                let r = unsafe {
+                    libc::pread(
+                        f.as_raw_fd(),
+                        buf.as_mut_ptr() as *mut libc::c_void,
+                        PAGE,
+                        (index as usize * PAGE) as libc::off_t,
+                    )
+                };
+                if r < 0 {
+                    die(format!("pread page {index}: {}", std::io::Error::last_os_error()));
+                }
+                sink ^= buf[0];
+                (miss, false)
+            }
+            ReplayOp::MmapLoad { file, index } => {
+                let (_, _, m) = &files[find(file)];
+                let miss = !m.resident(index);
+                // SAFETY: in-bounds read of a readable mapping.
+                sink ^= unsafe { std::ptr::read_volatile(m.ptr(index)) };
+                (miss, false)
+            }
+            ReplayOp::Load { vpn } | ReplayOp::Store { vpn } => {
+                let m = anon.as_ref().expect("anon region");
+                let resident = m.resident(vpn);
+                let first = !touched[vpn as usize];
+                touched[vpn as usize] = true;
+                let p = m.ptr(vpn);
+                // SAFETY: in-bounds access of a private read-write mapping.
+                unsafe {
+                    if matches!(op, ReplayOp::Store { .. }) {
+                        std::ptr::write_volatile(p, std::ptr::read_volatile(p).wrapping_add(1));
+                    } else {
+                        sink ^= std::ptr::read_volatile(p);
+                    }
+                }
+                // A first touch is a minor fault; a non-resident page touched before was swapped.
+                (!resident && !first, !resident && first)
+            }
+        };
+        if !measuring {
+            continue;
+        }
+        win.accesses += 1;
+        win.misses += miss as u64;
+        win.minor += minor as u64;
+        if opf.window > 0 && win.accesses == opf.window {
+            let _ = writeln!(
+                out,
+                "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {}",
+                win.accesses, win.misses, win.minor
+            );
+            nwin += 1;
+            total.accesses += win.accesses;
+            total.misses += win.misses;
+            total.minor += win.minor;
+            win = Count::default();
+        }
+    }
+    if win.accesses > 0 {
+        let _ = writeln!(
+            out,
+            "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {}",
+            win.accesses, win.misses, win.minor
+        );
+        total.accesses += win.accesses;
+        total.misses += win.misses;
+        total.minor += win.minor;
+    }
+    let _ = writeln!(
+        out,
+        "{TOTAL_PREFIX} accesses {} misses {} minor {} sink {sink}",
+        total.accesses, total.misses, total.minor
+    );
+}

@@ -1,0 +1,9 @@
+#!/bin/sh
+# Regenerate the real-kernel fixtures of crates/lrugen-kernel/tests/fixtures/ (boots qemu; minutes).
+# Needs: apt-get install qemu-system-x86 busybox-static e2fsprogs cpio zstd xz-utils kmod
+set -eu
+cd "$(dirname "$0")/.."
+RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu
+export LRUGEN_REPLAYER="$PWD/target/x86_64-unknown-linux-gnu/release/lrugen-replay"
+F=crates/lrugen-kernel/tests/fixtures
+cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-file-zipf.json" mglru
