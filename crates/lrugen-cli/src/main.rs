@@ -3,6 +3,7 @@
 //! library, print.
 
 mod exp;
+mod kernel;
 
 use clap::{Args, Parser, Subcommand};
 use lrugen::experiment::size::parse_pages;
@@ -19,9 +20,10 @@ use std::process::ExitCode;
     name = "lrugen",
     version,
     about = "Linux page reclaim (classic LRU, MGLRU) on a simulated machine",
-    long_about = "Linux page reclaim on a simulated machine: the classic active/inactive LRU with \
-                  workingset refault detection, reference policies (LRU, OPT), driven by built-in \
-                  workloads or real traces, reporting the kernel's own counters.\n\n\
+    long_about = "Linux page reclaim on a simulated machine: the multi-gen LRU (6.1 and mainline) and \
+                  the classic active/inactive LRU with workingset refault detection, reference \
+                  policies (LRU, OPT), driven by built-in workloads or real traces, reporting the \
+                  kernel's own counters.\n\n\
                   With no command, runs a built-in comparison that takes a few seconds."
 )]
 struct Cli {
@@ -35,6 +37,10 @@ enum Cmd {
     Run(Box<RunArgs>),
     /// Measure simulated accesses per second of each policy on a trace.
     Bench(BenchArgs),
+    /// Run a workload on a real Linux kernel under qemu and compare it with the model (needs
+    /// qemu-system-x86, busybox-static, e2fsprogs, cpio, zstd, xz-utils, kmod and the static
+    /// replayer: see scripts/kernel-compare.sh).
+    Kernel(kernel::KernelArgs),
     /// Run an experiment file (TOML): a matrix of policies, sweeps and repetitions, in parallel;
     /// print a table with 95% confidence intervals and write JSON, CSV and plots.
     Exp(exp::ExpArgs),
@@ -540,6 +546,7 @@ fn main() -> ExitCode {
         Some(Cmd::Run(a)) => cmd_run(*a),
         Some(Cmd::Bench(a)) => cmd_bench(a),
         Some(Cmd::Exp(a)) => exp::cmd_exp(a),
+        Some(Cmd::Kernel(a)) => kernel::cmd_kernel(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
