@@ -556,18 +556,3 @@ fn main() -> ExitCode {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_pages("64M"), Ok(16_384));
-        assert_eq!(parse_pages("1G"), Ok(262_144));
-        assert_eq!(parse_pages("1000p"), Ok(1000));
-        assert_eq!(parse_pages("8192"), Ok(2));
-        assert!(parse_pages("12X").unwrap_err().contains("unknown unit"));
-        assert!(parse_pages("M").unwrap_err().contains("expected a number"));
-    }
-}

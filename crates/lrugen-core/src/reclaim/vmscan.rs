@@ -227,22 +227,31 @@ pub fn flush_dirty_file<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
     }
 }
 
+/// Whether reclaim must leave `memcg` alone (`mem_cgroup_below_min`, or `mem_cgroup_below_low`
+/// on the first round); a memcg reclaimed below `memory.low` counts a `low` event.
+pub fn memcg_protected(m: &mut Machine, memcg: MemcgId, sc: &mut ScanControl) -> bool {
+    let mc = &m.memcgs[memcg];
+    if mc.usage <= mc.emin && mc.emin > 0 {
+        return true;
+    }
+    if mc.usage <= mc.elow && mc.elow > 0 {
+        if !sc.memcg_low_reclaim {
+            sc.memcg_low_skipped = true;
+            return true;
+        }
+        m.memcgs[memcg].events.low += 1;
+    }
+    false
+}
+
 /// `shrink_node_memcgs`: shrink every memcg of the reclaim target's subtree on `node`, honouring
 /// `memory.min` and `memory.low`.
 pub fn shrink_node_memcgs<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc: &mut ScanControl) {
     let target = sc.target_memcg.unwrap_or(ROOT_MEMCG);
     m.memcgs.calculate_protection(target);
     for memcg in m.memcgs.subtree(target) {
-        let mc = &m.memcgs[memcg];
-        if mc.usage <= mc.emin && mc.emin > 0 {
+        if memcg_protected(m, memcg, sc) {
             continue;
-        }
-        if mc.usage <= mc.elow && mc.elow > 0 {
-            if !sc.memcg_low_reclaim {
-                sc.memcg_low_skipped = true;
-                continue;
-            }
-            m.memcgs[memcg].events.low += 1;
         }
         p.shrink_lruvec(m, memcg, node, sc);
     }

@@ -185,6 +185,28 @@ fn one() -> u32 {
     1
 }
 
+impl Sample {
+    /// The state of kernel `k` (workload memcg `t`) after `step` steps.
+    pub fn of<P: Policy>(k: &Kernel<P>, t: MemcgId, step: u64, hits: u64, misses: u64) -> Sample {
+        let root = crate::mm::memcg::ROOT_MEMCG;
+        let refaults: i64 = (0..k.m.nr_nodes())
+            .map(|n| {
+                k.m.lruvec_state(root, n, Stat::WorkingsetRefaultAnon)
+                    + k.m.lruvec_state(root, n, Stat::WorkingsetRefaultFile)
+            })
+            .sum();
+        Sample {
+            step,
+            time_ns: k.m.now_ns,
+            hits,
+            misses,
+            refaults: refaults.max(0) as u64,
+            usage: k.m.memcgs[t].usage,
+            generations: k.p.generations(&k.m, t).unwrap_or_default(),
+        }
+    }
+}
+
 /// The state of a run at one step, for plots over time.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Sample {
@@ -402,22 +424,7 @@ pub fn run_engine<P: Policy>(
     let before = k.m.vmstat();
     let mut series = Vec::new();
     let e = engine::run_sampled(&mut k, streams, ecfg, sample_every, &mut |k, e| {
-        series.push(Sample {
-            step: e.ops,
-            time_ns: k.m.now_ns,
-            hits: e.hits,
-            misses: e.misses,
-            refaults: (0..k.m.nr_nodes())
-                .map(|n| {
-                    k.m.lruvec_state(crate::mm::memcg::ROOT_MEMCG, n, Stat::WorkingsetRefaultAnon)
-                        + k.m
-                            .lruvec_state(crate::mm::memcg::ROOT_MEMCG, n, Stat::WorkingsetRefaultFile)
-                })
-                .sum::<i64>()
-                .max(0) as u64,
-            usage: k.m.memcgs[t].usage,
-            generations: k.p.generations(&k.m, t).unwrap_or_default(),
-        })
+        series.push(Sample::of(k, t, e.ops, e.hits, e.misses));
     });
     r.series = series;
     if let Some(err) = k.m.check_failure.take() {
@@ -501,22 +508,7 @@ pub fn run_kernel<P: Policy>(
     progress: Progress<'_>,
 ) -> Result<RunResult, RunError> {
     let (debugfs_every, debugfs_write) = (opts.debugfs_every, opts.debugfs_write);
-    let sample = |k: &Kernel<P>, r: &RunResult, step: u64| Sample {
-        step,
-        time_ns: k.m.now_ns,
-        hits: r.hits,
-        misses: r.misses,
-        refaults: (0..k.m.nr_nodes())
-            .map(|n| {
-                k.m.lruvec_state(crate::mm::memcg::ROOT_MEMCG, n, Stat::WorkingsetRefaultAnon)
-                    + k.m
-                        .lruvec_state(crate::mm::memcg::ROOT_MEMCG, n, Stat::WorkingsetRefaultFile)
-            })
-            .sum::<i64>()
-            .max(0) as u64,
-        usage: k.m.memcgs[t].usage,
-        generations: k.p.generations(&k.m, t).unwrap_or_default(),
-    };
+    let sample = |k: &Kernel<P>, r: &RunResult, step: u64| Sample::of(k, t, step, r.hits, r.misses);
     let mut r = empty_result(k.p.name());
     let total = stream.len;
     let before = k.m.vmstat();

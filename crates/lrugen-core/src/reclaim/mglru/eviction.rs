@@ -83,16 +83,8 @@ pub fn shrink_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanCon
     m.memcgs.calculate_protection(ROOT_MEMCG);
     for memcg in m.memcgs.subtree(ROOT_MEMCG) {
         // shrink_one
-        let mc = &m.memcgs[memcg];
-        if mc.usage <= mc.emin && mc.emin > 0 {
+        if vmscan::memcg_protected(m, memcg, sc) {
             continue;
-        }
-        if mc.usage <= mc.elow && mc.elow > 0 {
-            if !sc.memcg_low_reclaim {
-                sc.memcg_low_skipped = true;
-                continue;
-            }
-            m.memcgs[memcg].events.low += 1;
         }
         try_to_shrink_lruvec(p, m, memcg, node, sc);
         if should_abort_scan(p, m, node, sc) {
