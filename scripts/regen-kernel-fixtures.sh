@@ -7,3 +7,5 @@ RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -p lrugen-replay
 export LRUGEN_REPLAYER="$PWD/target/x86_64-unknown-linux-gnu/release/lrugen-replay"
 F=crates/lrugen-kernel/tests/fixtures
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-file-zipf.json" mglru
+cargo run --release -p lrugen-kernel --example regen -- 6.12 "$F/debian-6.12-mglru-file-zipf.json" mglru
+cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-classic-file-zipf.json" classic
