@@ -360,6 +360,12 @@ impl<P: Policy> Kernel<P> {
             Op::Write { task, file, index } => self.write_page(task, file, index),
             Op::Load { task, vpn } => self.access(task, vpn, false),
             Op::Store { task, vpn } => self.access(task, vpn, true),
+            Op::Exit { task } => {
+                self.exit(task);
+                Ok(Access::Hit)
+            }
+            // no kernel work: the engine delays the task, a replay ignores it
+            Op::Think { .. } => Ok(Access::Hit),
         };
         if let (Ok(Access::Major), Some(t)) = (&r, self.m.current_task) {
             self.m.mms[t as usize].lru_gen_bitmap = !0;

@@ -240,6 +240,11 @@ pub fn run_sampled<P: Policy>(
     let base = now;
     while let Some(Reverse((ready, i))) = heap.pop() {
         let Some(step) = tasks[i].next() else { continue };
+        if let Op::Think { ns, .. } = step.op {
+            // pure delay: no CPU, no kernel work
+            heap.push(Reverse((ready + ns, i)));
+            continue;
+        }
         let ready = ready + base;
         // the earliest free CPU (ties: the lowest index, for determinism)
         let (cpu, &free) = cpu_free
@@ -265,6 +270,7 @@ pub fn run_sampled<P: Policy>(
         r.direct_reclaim_ns += reclaim_ns;
         let mut cpu_ns = reclaim_ns
             + match (&res, step.op) {
+                (Ok(_), Op::Exit { .. }) => c.minor_fault_ns,
                 (Ok(Access::Hit), Op::Read { .. } | Op::Write { .. }) => c.read_hit_ns,
                 (Ok(Access::Hit), _) => c.access_hit_ns,
                 (Ok(Access::Minor), _) => c.minor_fault_ns,

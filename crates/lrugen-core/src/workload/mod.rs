@@ -56,6 +56,20 @@ pub enum Op {
         /// Virtual page number.
         vpn: u32,
     },
+    /// Process exit (`exit_mmap`): the task's anon memory is freed and its mappings torn down.
+    /// Later operations of the task fail as those of a killed task.
+    Exit {
+        /// Task.
+        task: u32,
+    },
+    /// Think time: no kernel work. The virtual-time engine delays the task by `ns` without
+    /// occupying a CPU; a replay without the engine ignores it.
+    Think {
+        /// Task.
+        task: u32,
+        /// Delay (ns).
+        ns: u64,
+    },
 }
 
 /// One operation with its dense page key and whether it is measured.
@@ -139,6 +153,53 @@ pub enum WorkloadSpec {
         #[serde(default)]
         compressed_pct: u8,
     },
+    /// A kernel build (`make -jN`, workloads.md §5): per job, processes run one after another;
+    /// each reads the shared hot headers (one file shared by all jobs, Zipf), reads its own
+    /// source file once, stores to and loads from its anon region, writes its object file
+    /// (buffered writes), and exits. Every process's address space, anon VMA and files are
+    /// created at setup; run `jobs = N` under the engine for `-jN`.
+    Build {
+        /// Processes (compiler invocations) each job runs in turn.
+        processes_per_job: u32,
+        /// Pages of the shared header file.
+        header_pages: u64,
+        /// Pages of each process's source file.
+        source_pages_per_process: u64,
+        /// Pages of each process's anon region.
+        anon_pages_per_process: u64,
+        /// Pages of each process's object file.
+        object_pages_per_process: u64,
+    },
+    /// OLTP (workloads.md §7): a buffer pool in anon memory (populated first, not measured)
+    /// split into `warehouses` equal ranges; each transaction picks a warehouse uniformly, touches
+    /// [`OLTP_PAGES_PER_TXN`] pool pages Zipf-skewed within it (the first half loads, the rest
+    /// stores), appends the next page of a circular WAL file (a buffered write), then thinks for
+    /// [`OLTP_THINK_NS`].
+    Oltp {
+        /// Pages of the buffer pool.
+        buffer_pool_pages: u64,
+        /// Warehouses (hot ranges of the pool).
+        warehouses: u32,
+        /// Pages of the WAL file (written circularly).
+        wal_pages: u64,
+        /// Transactions.
+        transactions: u64,
+    },
+    /// Many applications (workloads.md §10): `apps` processes each with an anon working set of
+    /// `pages_per_app` (all populated first, not measured); one app at a time is in the
+    /// foreground and touches its set (Zipf, 20% stores) `foreground_accesses` times, then the
+    /// next app in round-robin order comes to the foreground, `switches` times. One stream: the
+    /// engine runs it as one task issuing every app's accesses in turn.
+    Apps {
+        /// Applications (processes).
+        apps: u32,
+        /// Pages of each app's working set.
+        pages_per_app: u64,
+        /// Accesses of each foreground period.
+        foreground_accesses: u64,
+        /// Foreground switches (periods = switches + 1).
+        switches: u32,
+    },
     /// Several workloads running side by side as tasks (virtual-time engine runs), each part
     /// with its own number of tasks: e.g. hot lookups under a cold stream.
     Mix {
@@ -160,6 +221,15 @@ pub struct MixPart {
 fn one() -> u32 {
     1
 }
+
+/// Pool pages an OLTP transaction touches.
+pub const OLTP_PAGES_PER_TXN: u64 = 4;
+/// Think time after each OLTP transaction (ns).
+pub const OLTP_THINK_NS: u64 = 20_000;
+/// Header reads per source page of a build process.
+pub const BUILD_HEADER_READS_PER_SOURCE_PAGE: u64 = 2;
+/// Name of the build's shared header file.
+pub const BUILD_HEADER_FILE: &str = "build/include";
 
 /// Bytes of a YCSB record (10 fields of 100 bytes).
 pub const YCSB_RECORD_BYTES: u64 = 1000;
@@ -251,6 +321,61 @@ impl WorkloadSpec {
                 }
                 Ok(())
             }
+            WorkloadSpec::Build {
+                processes_per_job,
+                header_pages,
+                source_pages_per_process,
+                anon_pages_per_process,
+                object_pages_per_process,
+            } => {
+                if *processes_per_job == 0 || *header_pages == 0 || *source_pages_per_process == 0 {
+                    return Err(WorkloadError(
+                        "build workload needs at least one process, one header page and one source page".into(),
+                    ));
+                }
+                let per = source_pages_per_process
+                    .saturating_add(*anon_pages_per_process)
+                    .saturating_add(*object_pages_per_process);
+                let total = per
+                    .saturating_mul(*processes_per_job as u64)
+                    .saturating_add(*header_pages);
+                if *anon_pages_per_process > (1 << 26) || total > u32::MAX as u64 {
+                    return Err(WorkloadError(format!("build workload of {total} pages is too large")));
+                }
+                Ok(())
+            }
+            WorkloadSpec::Oltp {
+                buffer_pool_pages,
+                warehouses,
+                wal_pages,
+                ..
+            } => {
+                if *warehouses == 0 || *wal_pages == 0 || *buffer_pool_pages < *warehouses as u64 {
+                    return Err(WorkloadError(
+                        "oltp workload needs at least one warehouse, a WAL page and a pool page per warehouse".into(),
+                    ));
+                }
+                if *buffer_pool_pages > (1 << 26) || buffer_pool_pages.saturating_add(*wal_pages) > u32::MAX as u64 {
+                    return Err(WorkloadError(format!(
+                        "oltp buffer pool of {buffer_pool_pages} pages is out of range (max {})",
+                        1u64 << 26
+                    )));
+                }
+                Ok(())
+            }
+            WorkloadSpec::Apps {
+                apps, pages_per_app, ..
+            } => {
+                if *apps == 0 || *pages_per_app == 0 {
+                    return Err(WorkloadError("apps workload needs at least one app of one page".into()));
+                }
+                if *pages_per_app > (1 << 26) || (*apps as u64).saturating_mul(*pages_per_app) > (1 << 28) {
+                    return Err(WorkloadError(format!(
+                        "apps workload of {apps} apps x {pages_per_app} pages is too large"
+                    )));
+                }
+                Ok(())
+            }
             WorkloadSpec::Mix { parts } => {
                 if parts.is_empty() {
                     return Err(WorkloadError("a mix needs at least one part".into()));
@@ -278,6 +403,25 @@ impl WorkloadSpec {
             WorkloadSpec::Fio { file_pages, .. } => *file_pages,
             WorkloadSpec::Ycsb { records, .. } => records * YCSB_RECORD_BYTES / 4096 + 1,
             WorkloadSpec::Memtier { keys, value_bytes, .. } => (keys * value_bytes).div_ceil(4096),
+            WorkloadSpec::Build {
+                processes_per_job,
+                header_pages,
+                source_pages_per_process,
+                anon_pages_per_process,
+                object_pages_per_process,
+            } => {
+                header_pages
+                    + *processes_per_job as u64
+                        * (source_pages_per_process + anon_pages_per_process + object_pages_per_process)
+            }
+            WorkloadSpec::Oltp {
+                buffer_pool_pages,
+                wal_pages,
+                ..
+            } => buffer_pool_pages + wal_pages,
+            WorkloadSpec::Apps {
+                apps, pages_per_app, ..
+            } => *apps as u64 * pages_per_app,
             WorkloadSpec::Mix { parts } => parts.iter().map(|p| p.jobs as u64 * p.workload.footprint_pages()).sum(),
         }
     }
@@ -285,7 +429,11 @@ impl WorkloadSpec {
     /// Whether the workload uses anonymous memory (and so wants swap).
     pub fn uses_anon(&self) -> bool {
         match self {
-            WorkloadSpec::Anon { .. } | WorkloadSpec::Memtier { .. } => true,
+            WorkloadSpec::Anon { .. }
+            | WorkloadSpec::Memtier { .. }
+            | WorkloadSpec::Build { .. }
+            | WorkloadSpec::Oltp { .. }
+            | WorkloadSpec::Apps { .. } => true,
             WorkloadSpec::Mix { parts } => parts.iter().any(|p| p.workload.uses_anon()),
             _ => false,
         }
@@ -339,6 +487,35 @@ impl WorkloadSpec {
             } => {
                 format!("memtier {pattern}, {keys} keys x {value_bytes} B in anon memory, {requests} GETs")
             }
+            WorkloadSpec::Build {
+                processes_per_job,
+                header_pages,
+                source_pages_per_process,
+                anon_pages_per_process,
+                object_pages_per_process,
+            } => format!(
+                "kernel build, {processes_per_job} processes per job (headers {header_pages} p shared; per process: \
+                 source {source_pages_per_process} p, anon {anon_pages_per_process} p, object {object_pages_per_process} p)"
+            ),
+            WorkloadSpec::Oltp {
+                buffer_pool_pages,
+                warehouses,
+                wal_pages,
+                transactions,
+            } => format!(
+                "OLTP, {} MiB buffer pool over {warehouses} warehouses, {} MiB WAL, {transactions} transactions",
+                buffer_pool_pages * 4 / 1024,
+                wal_pages * 4 / 1024
+            ),
+            WorkloadSpec::Apps {
+                apps,
+                pages_per_app,
+                foreground_accesses,
+                switches,
+            } => format!(
+                "{apps} apps x {} MiB anon, {foreground_accesses} foreground accesses, {switches} switches",
+                pages_per_app * 4 / 1024
+            ),
             WorkloadSpec::Mix { parts } => parts
                 .iter()
                 .map(|p| format!("{} x [{}]", p.jobs, p.workload.describe()))
@@ -409,6 +586,28 @@ enum StreamKind {
         remaining: u64,
         pending: std::collections::VecDeque<(Op, u32)>,
     },
+    /// Steps generated a batch at a time (one build process, one transaction, one foreground
+    /// period) by `refill`, which leaves `pending` empty when the workload is over.
+    Script {
+        pending: std::collections::VecDeque<Step>,
+        refill: Box<Refill>,
+    },
+}
+
+type Refill = dyn FnMut(&mut std::collections::VecDeque<Step>) + Send;
+
+/// A measured step.
+fn st(op: Op, key: u32) -> Step {
+    Step { op, key, measure: true }
+}
+
+/// A step that is not measured (warm-up, exit, think time).
+fn unmeasured(op: Op, key: u32) -> Step {
+    Step {
+        op,
+        key,
+        measure: false,
+    }
 }
 
 /// The pages `[first, last]` holding bytes `[off, off + len)`.
@@ -596,6 +795,19 @@ impl Stream {
                     done: 0,
                 })
             }
+            WorkloadSpec::Build { .. } | WorkloadSpec::Oltp { .. } | WorkloadSpec::Apps { .. } => {
+                spec.validate()?;
+                let (len, nr_keys, refill) = script(spec, m, memcg, task, seed);
+                Ok(Stream {
+                    kind: StreamKind::Script {
+                        pending: Default::default(),
+                        refill,
+                    },
+                    nr_keys,
+                    len,
+                    done: 0,
+                })
+            }
             WorkloadSpec::Mix { .. } => Err(WorkloadError(
                 "a mix runs its parts as separate tasks: build one stream per part (sim::run does)".into(),
             )),
@@ -712,6 +924,14 @@ impl Iterator for Stream {
                 let (op, key) = pending.pop_front()?;
                 return Some(Step { op, key, measure: true });
             }
+            StreamKind::Script { pending, refill } => {
+                if pending.is_empty() {
+                    refill(pending);
+                }
+                let s = pending.pop_front()?;
+                self.done += 1;
+                return Some(s);
+            }
             _ => {}
         }
         if self.done >= self.len {
@@ -800,7 +1020,9 @@ impl Iterator for Stream {
                     measure: true,
                 }
             }
-            StreamKind::Ycsb { .. } | StreamKind::Memtier { .. } => unreachable!("handled above"),
+            StreamKind::Ycsb { .. } | StreamKind::Memtier { .. } | StreamKind::Script { .. } => {
+                unreachable!("handled above")
+            }
             StreamKind::Trace { task, file, pages } => {
                 let key = pages[i as usize];
                 Step {
@@ -824,5 +1046,230 @@ impl Iterator for Stream {
                 (r, Some(r))
             }
         }
+    }
+}
+
+/// Set up a scripted workload (build, OLTP, apps) on `m`: its length in steps, its number of
+/// page keys and its generator. `task` is the address space already created for the stream.
+fn script(spec: &WorkloadSpec, m: &mut Machine, memcg: MemcgId, task: u32, seed: u64) -> (u64, u32, Box<Refill>) {
+    use rand::{RngExt, SeedableRng};
+    match *spec {
+        WorkloadSpec::Build {
+            processes_per_job,
+            header_pages,
+            source_pages_per_process: src,
+            anon_pages_per_process: anon,
+            object_pages_per_process: obj,
+        } => {
+            // the headers are one file shared by every job of the build
+            let headers = match m
+                .files
+                .iter()
+                .position(|f| f.name == BUILD_HEADER_FILE && f.size == header_pages)
+            {
+                Some(i) => i as u32,
+                None => m.create_file(BUILD_HEADER_FILE, header_pages, Advice::Normal),
+            };
+            // (mm, anon base, source file, object file) of each process, all set up now
+            let procs: Vec<(u32, u32, u32, u32)> = (0..processes_per_job)
+                .map(|p| {
+                    let mm = if p == 0 { task } else { m.create_mm(memcg) };
+                    let base = if anon > 0 {
+                        m.mmap(mm, anon as u32, vmf::WRITE, None)
+                    } else {
+                        0
+                    };
+                    let s = m.create_file(&format!("build/src.{mm}.c"), src, Advice::Normal);
+                    let o = if obj > 0 {
+                        m.create_file(&format!("build/obj.{mm}.o"), obj, Advice::Normal)
+                    } else {
+                        u32::MAX
+                    };
+                    (mm, base, s, o)
+                })
+                .collect();
+            let per = src + anon + obj;
+            let per_steps = src * (1 + BUILD_HEADER_READS_PER_SOURCE_PAGE) + 2 * anon + obj + 1;
+            let len = processes_per_job as u64 * per_steps;
+            let nr_keys = (header_pages + processes_per_job as u64 * per) as u32;
+            let mut hdr = Sampler::new(Dist::Zipf { theta: 0.9 }, header_pages, seed);
+            let mut next = 0usize;
+            let refill = move |q: &mut std::collections::VecDeque<Step>| {
+                let Some(&(mm, base, s, o)) = procs.get(next) else {
+                    return;
+                };
+                let k0 = header_pages + next as u64 * per;
+                next += 1;
+                for i in 0..src {
+                    q.push_back(st(
+                        Op::Read {
+                            task: mm,
+                            file: s,
+                            index: i,
+                        },
+                        (k0 + i) as u32,
+                    ));
+                    for _ in 0..BUILD_HEADER_READS_PER_SOURCE_PAGE {
+                        let h = hdr.next_key() % header_pages;
+                        q.push_back(st(
+                            Op::Read {
+                                task: mm,
+                                file: headers,
+                                index: h,
+                            },
+                            h as u32,
+                        ));
+                    }
+                }
+                let ka = k0 + src;
+                for j in 0..anon {
+                    q.push_back(st(
+                        Op::Store {
+                            task: mm,
+                            vpn: base + j as u32,
+                        },
+                        (ka + j) as u32,
+                    ));
+                }
+                for j in 0..anon {
+                    q.push_back(st(
+                        Op::Load {
+                            task: mm,
+                            vpn: base + j as u32,
+                        },
+                        (ka + j) as u32,
+                    ));
+                }
+                let ko = ka + anon;
+                for j in 0..obj {
+                    q.push_back(st(
+                        Op::Write {
+                            task: mm,
+                            file: o,
+                            index: j,
+                        },
+                        (ko + j) as u32,
+                    ));
+                }
+                let last = q.back().map_or(0, |x| x.key);
+                q.push_back(unmeasured(Op::Exit { task: mm }, last));
+            };
+            (len, nr_keys, Box::new(refill))
+        }
+        WorkloadSpec::Oltp {
+            buffer_pool_pages: pool,
+            warehouses,
+            wal_pages,
+            transactions,
+        } => {
+            let base = m.mmap(task, pool as u32, vmf::WRITE, None);
+            let wal = m.create_file("oltp/wal", wal_pages, Advice::Normal);
+            let per_wh = pool / warehouses as u64;
+            let mut sampler = Sampler::new(Dist::Zipf { theta: 0.99 }, per_wh, seed);
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x0171);
+            let len = pool + transactions * (OLTP_PAGES_PER_TXN + 2);
+            let nr_keys = (pool + wal_pages) as u32;
+            let (mut populated, mut txns, mut wal_next) = (false, 0u64, 0u64);
+            let refill = move |q: &mut std::collections::VecDeque<Step>| {
+                if !populated {
+                    populated = true;
+                    for p in 0..pool {
+                        q.push_back(unmeasured(
+                            Op::Store {
+                                task,
+                                vpn: base + p as u32,
+                            },
+                            p as u32,
+                        ));
+                    }
+                    return;
+                }
+                if txns == transactions {
+                    return;
+                }
+                txns += 1;
+                let wh = rng.random_range(0..warehouses as u64);
+                for i in 0..OLTP_PAGES_PER_TXN {
+                    let p = wh * per_wh + sampler.next_key() % per_wh;
+                    let vpn = base + p as u32;
+                    let op = if i < OLTP_PAGES_PER_TXN / 2 {
+                        Op::Load { task, vpn }
+                    } else {
+                        Op::Store { task, vpn }
+                    };
+                    q.push_back(st(op, p as u32));
+                }
+                let w = wal_next % wal_pages;
+                wal_next += 1;
+                q.push_back(st(
+                    Op::Write {
+                        task,
+                        file: wal,
+                        index: w,
+                    },
+                    (pool + w) as u32,
+                ));
+                q.push_back(unmeasured(
+                    Op::Think {
+                        task,
+                        ns: OLTP_THINK_NS,
+                    },
+                    (pool + w) as u32,
+                ));
+            };
+            (len, nr_keys, Box::new(refill))
+        }
+        WorkloadSpec::Apps {
+            apps,
+            pages_per_app,
+            foreground_accesses,
+            switches,
+        } => {
+            let procs: Vec<(u32, u32)> = (0..apps)
+                .map(|a| {
+                    let mm = if a == 0 { task } else { m.create_mm(memcg) };
+                    (mm, m.mmap(mm, pages_per_app as u32, vmf::WRITE, None))
+                })
+                .collect();
+            let mut sampler = Sampler::new(Dist::Zipf { theta: 0.9 }, pages_per_app, seed);
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0xa995);
+            let len = apps as u64 * pages_per_app + (switches as u64 + 1) * foreground_accesses;
+            let nr_keys = (apps as u64 * pages_per_app) as u32;
+            let (mut populated, mut period) = (false, 0u64);
+            let refill = move |q: &mut std::collections::VecDeque<Step>| {
+                if !populated {
+                    populated = true;
+                    for (a, &(mm, base)) in procs.iter().enumerate() {
+                        for p in 0..pages_per_app {
+                            q.push_back(unmeasured(
+                                Op::Store {
+                                    task: mm,
+                                    vpn: base + p as u32,
+                                },
+                                (a as u64 * pages_per_app + p) as u32,
+                            ));
+                        }
+                    }
+                    return;
+                }
+                while period <= switches as u64 && q.is_empty() {
+                    let a = (period % apps as u64) as usize;
+                    period += 1;
+                    let (mm, base) = procs[a];
+                    for _ in 0..foreground_accesses {
+                        let p = sampler.next_key() % pages_per_app;
+                        let vpn = base + p as u32;
+                        let op = if rng.random::<f64>() < 0.2 {
+                            Op::Store { task: mm, vpn }
+                        } else {
+                            Op::Load { task: mm, vpn }
+                        };
+                        q.push_back(st(op, (a as u64 * pages_per_app + p) as u32));
+                    }
+                }
+            };
+            (len, nr_keys, Box::new(refill))
+        }
+        _ => unreachable!("not a scripted workload"),
     }
 }
