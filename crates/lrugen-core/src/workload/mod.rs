@@ -200,6 +200,19 @@ pub enum WorkloadSpec {
         /// Foreground switches (periods = switches + 1).
         switches: u32,
     },
+    /// Sort and shuffle (Spark, Hadoop TeraSort; workloads.md §6): an anonymous heap close to
+    /// the memory size, an input file read once sequentially, random heap accesses while
+    /// sorting, a shuffle file written sequentially and read back once.
+    Sort {
+        /// Heap pages (populated first, not measured).
+        heap_pages: u64,
+        /// Input file pages, read once.
+        input_pages: u64,
+        /// Shuffle file pages, written then read back.
+        shuffle_pages: u64,
+        /// Random heap accesses (half loads, half stores) of the sort phase.
+        sort_accesses: u64,
+    },
     /// Several workloads running side by side as tasks (virtual-time engine runs), each part
     /// with its own number of tasks: e.g. hot lookups under a cold stream.
     Mix {
@@ -376,6 +389,23 @@ impl WorkloadSpec {
                 }
                 Ok(())
             }
+            WorkloadSpec::Sort {
+                heap_pages,
+                input_pages,
+                shuffle_pages,
+                ..
+            } => {
+                if *heap_pages == 0 || *input_pages == 0 || *shuffle_pages == 0 {
+                    return Err(WorkloadError(
+                        "sort workload needs a heap, an input and a shuffle file".into(),
+                    ));
+                }
+                if *heap_pages > (1 << 26) || *input_pages > u32::MAX as u64 / 4 || *shuffle_pages > u32::MAX as u64 / 4
+                {
+                    return Err(WorkloadError("sort workload is too large".into()));
+                }
+                Ok(())
+            }
             WorkloadSpec::Mix { parts } => {
                 if parts.is_empty() {
                     return Err(WorkloadError("a mix needs at least one part".into()));
@@ -422,6 +452,12 @@ impl WorkloadSpec {
             WorkloadSpec::Apps {
                 apps, pages_per_app, ..
             } => *apps as u64 * pages_per_app,
+            WorkloadSpec::Sort {
+                heap_pages,
+                input_pages,
+                shuffle_pages,
+                ..
+            } => heap_pages + input_pages + shuffle_pages,
             WorkloadSpec::Mix { parts } => parts.iter().map(|p| p.jobs as u64 * p.workload.footprint_pages()).sum(),
         }
     }
@@ -433,7 +469,8 @@ impl WorkloadSpec {
             | WorkloadSpec::Memtier { .. }
             | WorkloadSpec::Build { .. }
             | WorkloadSpec::Oltp { .. }
-            | WorkloadSpec::Apps { .. } => true,
+            | WorkloadSpec::Apps { .. }
+            | WorkloadSpec::Sort { .. } => true,
             WorkloadSpec::Mix { parts } => parts.iter().any(|p| p.workload.uses_anon()),
             _ => false,
         }
@@ -515,6 +552,17 @@ impl WorkloadSpec {
             } => format!(
                 "{apps} apps x {} MiB anon, {foreground_accesses} foreground accesses, {switches} switches",
                 pages_per_app * 4 / 1024
+            ),
+            WorkloadSpec::Sort {
+                heap_pages,
+                input_pages,
+                shuffle_pages,
+                sort_accesses,
+            } => format!(
+                "sort: {} MiB heap, {} MiB input read once, {} MiB shuffle written and read back, {sort_accesses} heap accesses",
+                heap_pages * 4 / 1024,
+                input_pages * 4 / 1024,
+                shuffle_pages * 4 / 1024
             ),
             WorkloadSpec::Mix { parts } => parts
                 .iter()
@@ -795,7 +843,10 @@ impl Stream {
                     done: 0,
                 })
             }
-            WorkloadSpec::Build { .. } | WorkloadSpec::Oltp { .. } | WorkloadSpec::Apps { .. } => {
+            WorkloadSpec::Build { .. }
+            | WorkloadSpec::Oltp { .. }
+            | WorkloadSpec::Apps { .. }
+            | WorkloadSpec::Sort { .. } => {
                 spec.validate()?;
                 let (len, nr_keys, refill) = script(spec, m, memcg, task, seed);
                 Ok(Stream {
@@ -1267,6 +1318,85 @@ fn script(spec: &WorkloadSpec, m: &mut Machine, memcg: MemcgId, task: u32, seed:
                         q.push_back(st(op, (a as u64 * pages_per_app + p) as u32));
                     }
                 }
+            };
+            (len, nr_keys, Box::new(refill))
+        }
+        WorkloadSpec::Sort {
+            heap_pages: heap,
+            input_pages: input,
+            shuffle_pages: shuffle,
+            sort_accesses,
+        } => {
+            let base = m.mmap(task, heap as u32, vmf::WRITE, None);
+            let fin = m.create_file("sort/input", input, Advice::Normal);
+            let fsh = m.create_file("sort/shuffle", shuffle, Advice::Normal);
+            let len = heap + input + sort_accesses + 2 * shuffle;
+            let nr_keys = (heap + input + shuffle) as u32;
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x5027);
+            // phases: 0 populate, 1 read input, 2 sort, 3 write shuffle, 4 read shuffle
+            let (mut phase, mut i) = (0u32, 0u64);
+            const BATCH: u64 = 256;
+            let refill = move |q: &mut std::collections::VecDeque<Step>| loop {
+                let n = match phase {
+                    0 => heap,
+                    1 => input,
+                    2 => sort_accesses,
+                    3 | 4 => shuffle,
+                    _ => return,
+                };
+                if i >= n {
+                    phase += 1;
+                    i = 0;
+                    continue;
+                }
+                let end = (i + BATCH).min(n);
+                for j in i..end {
+                    q.push_back(match phase {
+                        0 => unmeasured(
+                            Op::Store {
+                                task,
+                                vpn: base + j as u32,
+                            },
+                            j as u32,
+                        ),
+                        1 => st(
+                            Op::Read {
+                                task,
+                                file: fin,
+                                index: j,
+                            },
+                            (heap + j) as u32,
+                        ),
+                        2 => {
+                            let p = rng.random_range(0..heap);
+                            let vpn = base + p as u32;
+                            let op = if j % 2 == 0 {
+                                Op::Load { task, vpn }
+                            } else {
+                                Op::Store { task, vpn }
+                            };
+                            st(op, p as u32)
+                        }
+                        3 => st(
+                            Op::Write {
+                                task,
+                                file: fsh,
+                                index: j,
+                            },
+                            (heap + input + j) as u32,
+                        ),
+                        _ => st(
+                            Op::Read {
+                                task,
+                                file: fsh,
+                                index: j,
+                            },
+                            (heap + input + j) as u32,
+                        ),
+                    });
+                }
+                i = end;
+                return;
             };
             (len, nr_keys, Box::new(refill))
         }
