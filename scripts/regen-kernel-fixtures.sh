@@ -9,3 +9,5 @@ F=crates/lrugen-kernel/tests/fixtures
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-file-zipf.json" mglru
 cargo run --release -p lrugen-kernel --example regen -- 6.12 "$F/debian-6.12-mglru-file-zipf.json" mglru
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-classic-file-zipf.json" classic
+# anon: 4,096-page region, 50,000 zipf:0.9 accesses (30 % stores), memcg 8 MiB, 32 MiB swap on /dev/vdb
+cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-anon-zipf.json" anon

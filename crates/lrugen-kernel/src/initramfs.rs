@@ -27,6 +27,10 @@ pub struct InitSpec {
     pub page_cluster: u32,
     /// `/sys/kernel/mm/lru_gen/min_ttl_ms`, if set.
     pub min_ttl_ms: Option<u32>,
+    /// `swapon /dev/vdb` (a second virtio disk made with `mkswap` on the host).
+    pub swap: bool,
+    /// Have the replayer dump `/sys/kernel/debug/lru_gen` after each full window.
+    pub lru_gen_every_window: bool,
 }
 
 /// The `/init` script (busybox `sh`).
@@ -51,6 +55,9 @@ pub fn init_script(s: &InitSpec) -> String {
         let _ = writeln!(o, "echo {v} > /proc/sys/vm/swappiness");
     }
     let _ = writeln!(o, "echo {} > /proc/sys/vm/page-cluster", s.page_cluster);
+    if s.swap {
+        o.push_str("swapon /dev/vdb || echo 'lrugen: swapon failed'\n");
+    }
     o.push_str("echo +memory > /sys/fs/cgroup/cgroup.subtree_control\nmkdir /sys/fs/cgroup/t\n");
     let _ = writeln!(o, "echo {} > /sys/fs/cgroup/t/memory.max", s.memcg_max_bytes);
     o.push_str("sync\necho 3 > /proc/sys/vm/drop_caches\n");
@@ -61,13 +68,29 @@ pub fn init_script(s: &InitSpec) -> String {
     cap(&mut o, "enabled", "/sys/kernel/mm/lru_gen/enabled");
     cap(&mut o, "vmstat-before", "/proc/vmstat");
     let _ = writeln!(o, "echo '{BEGIN}replay'");
-    o.push_str("sh -c 'echo $$ > /sys/fs/cgroup/t/cgroup.procs && exec /bin/lrugen-replay /ops /data'\n");
+    // The replayer dumps the memcg's state before it exits (its anon memory is freed at exit).
+    let mut dumps = String::from(
+        " --end memory.stat=/sys/fs/cgroup/t/memory.stat --end memory.current=/sys/fs/cgroup/t/memory.current",
+    );
+    if s.swap {
+        dumps.push_str(" --end memory.swap.current=/sys/fs/cgroup/t/memory.swap.current");
+    }
+    if s.lru_gen_every_window {
+        dumps.push_str(" --every lru_gen=/sys/kernel/debug/lru_gen");
+    }
+    let _ = writeln!(
+        o,
+        "sh -c 'echo $$ > /sys/fs/cgroup/t/cgroup.procs && exec /bin/lrugen-replay /ops /data{dumps}'"
+    );
     o.push_str("echo \"lrugen-replay rc $?\"\n");
     let _ = writeln!(o, "echo '{END}replay'");
     cap(&mut o, "vmstat-after", "/proc/vmstat");
     cap(&mut o, "memory.stat", "/sys/fs/cgroup/t/memory.stat");
     cap(&mut o, "memory.events", "/sys/fs/cgroup/t/memory.events");
     cap(&mut o, "memory.current", "/sys/fs/cgroup/t/memory.current");
+    if s.swap {
+        cap(&mut o, "memory.swap.current", "/sys/fs/cgroup/t/memory.swap.current");
+    }
     cap(&mut o, "lru_gen", "/sys/kernel/debug/lru_gen");
     cap(&mut o, "lru_gen_full", "/sys/kernel/debug/lru_gen_full");
     o.push_str("echo '=== lrugen done'\npoweroff -f\n");
@@ -137,7 +160,9 @@ pub fn build(
     let copy = |from: &Path, to: PathBuf| std::fs::copy(from, &to).map(|_| ()).map_err(|e| io("copy", from, e));
     copy(busybox, root.join("bin/busybox"))?;
     copy(replayer, root.join("bin/lrugen-replay"))?;
-    for applet in ["sh", "mount", "insmod", "cat", "echo", "mkdir", "sync", "poweroff"] {
+    for applet in [
+        "sh", "mount", "insmod", "cat", "echo", "mkdir", "sync", "poweroff", "swapon",
+    ] {
         let link = root.join("bin").join(applet);
         std::os::unix::fs::symlink("busybox", &link).map_err(|e| io("symlink", &link, e))?;
     }
@@ -195,6 +220,8 @@ mod tests {
             swappiness: Some(60),
             page_cluster: 0,
             min_ttl_ms: None,
+            swap: false,
+            lru_gen_every_window: false,
         }
     }
 
@@ -228,6 +255,20 @@ mod tests {
         }
         let c = init_script(&spec(LruMode::Classic));
         assert!(c.contains("echo n > /sys/kernel/mm/lru_gen/enabled"));
+        assert!(!c.contains("swapon"));
+        let mut sw = spec(LruMode::Mglru { enabled: "y".into() });
+        sw.swap = true;
+        let s = init_script(&sw);
+        let (a, b) = (
+            s.find("swapon /dev/vdb").unwrap(),
+            s.find("exec /bin/lrugen-replay").unwrap(),
+        );
+        assert!(a < b);
+        assert!(s.contains("cat /sys/fs/cgroup/t/memory.swap.current"));
+        assert!(s.contains("--end memory.swap.current=/sys/fs/cgroup/t/memory.swap.current"));
+        assert!(!s.contains("--every"));
+        sw.lru_gen_every_window = true;
+        assert!(init_script(&sw).contains("--every lru_gen=/sys/kernel/debug/lru_gen'"));
     }
 
     #[test]

@@ -107,6 +107,12 @@ pub struct KernelOpts {
     pub page_cluster: u32,
     /// `min_ttl_ms`.
     pub min_ttl_ms: Option<u32>,
+    /// Swap, MiB: a second virtio disk (`/dev/vdb`) made with `mkswap` on the host and enabled
+    /// with `swapon` before the replay (0: no swap).
+    pub swap_mib: u64,
+    /// Capture `/sys/kernel/debug/lru_gen` after each full window of the replay
+    /// ([`KernelRun::lru_gen_samples`]).
+    pub lru_gen_every_window: bool,
     /// Guest memory, MiB.
     pub guest_mem_mib: u32,
     /// Give up after this long.
@@ -135,6 +141,8 @@ impl KernelOpts {
             swappiness: None,
             page_cluster: 0,
             min_ttl_ms: None,
+            swap_mib: 0,
+            lru_gen_every_window: false,
             guest_mem_mib: 512,
             timeout: Duration::from_secs(900),
             icount: true,
@@ -174,6 +182,26 @@ pub struct KernelRun {
     pub memory_events: BTreeMap<String, i64>,
     /// `memory.current` of `/t` at the end, bytes.
     pub memory_current: u64,
+    /// `memory.swap.current` of `/t` at the end, bytes (0 without swap).
+    #[serde(default)]
+    pub memory_swap_current: u64,
+    /// Swap size, MiB (0: none).
+    #[serde(default)]
+    pub swap_mib: u64,
+    /// `memory.stat` of `/t` read by the replayer after its last access, before it exits (the
+    /// exit frees its anon memory, so the end-of-run `memory_stat` holds no anon pages).
+    #[serde(default)]
+    pub memory_stat_at_end_of_replay: BTreeMap<String, i64>,
+    /// `memory.current` of `/t` read the same way, bytes.
+    #[serde(default)]
+    pub memory_current_at_end_of_replay: u64,
+    /// `memory.swap.current` of `/t` read the same way, bytes.
+    #[serde(default)]
+    pub memory_swap_current_at_end_of_replay: u64,
+    /// `/sys/kernel/debug/lru_gen` after each full window, with the measured accesses done so far
+    /// (empty unless `KernelOpts::lru_gen_every_window`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lru_gen_samples: Vec<(u64, String)>,
     /// `/sys/kernel/debug/lru_gen` at the end, verbatim.
     pub lru_gen: String,
     /// `/sys/kernel/debug/lru_gen_full` at the end, verbatim.
@@ -204,9 +232,15 @@ impl KernelRun {
     pub fn workload_lruvec(&self) -> Option<ParsedLruvec> {
         self.lru_gen_parsed().ok()?.into_iter().find(|l| l.path == "/t")
     }
-    /// Pages the memcg held at the end (`memory.stat` anon + file): the capacity to give the model.
+    /// Pages the memcg held at the end (`memory.stat` anon + file, as the replayer read it before
+    /// exiting if it did, else after): the capacity to give the model.
     pub fn resident_pages(&self) -> u64 {
-        let b = |k: &str| self.memory_stat.get(k).copied().unwrap_or(0).max(0) as u64;
+        let st = if self.memory_stat_at_end_of_replay.is_empty() {
+            &self.memory_stat
+        } else {
+            &self.memory_stat_at_end_of_replay
+        };
+        let b = |k: &str| st.get(k).copied().unwrap_or(0).max(0) as u64;
         (b("anon") + b("file")) / 4096
     }
 }
@@ -255,8 +289,71 @@ pub fn dense_trace(ops: &OpFile) -> (Vec<u32>, u32) {
     (out, ids.len() as u32)
 }
 
+/// The model's `Anon` workload (`lrugen::workload::WorkloadSpec::Anon`) as an op file, generated
+/// by the model's own [`lrugen::workload::Stream`] so the two see the same stream exactly: `pages`
+/// stores populating the region in order, a `w` marker, then `accesses` loads or stores of pages
+/// drawn from `dist` (stores with probability `write_ratio`), all with `seed` as `sim::run` uses it
+/// (`RunConfig::seed`).
+pub fn anon_ops(
+    pages: u64,
+    accesses: u64,
+    dist: lrugen::workload::dist::Dist,
+    write_ratio: f64,
+    seed: u64,
+    window: u64,
+) -> Result<OpFile, Error> {
+    use lrugen::mm::{memcg::ROOT_MEMCG, Machine, MachineConfig};
+    use lrugen::workload::{Op, Stream, WorkloadSpec};
+    let spec = WorkloadSpec::Anon {
+        pages,
+        write_ratio,
+        dist,
+        accesses,
+    };
+    let mut m = Machine::new(MachineConfig::simple(pages.max(1024), 0));
+    let stream = Stream::new(&spec, &mut m, ROOT_MEMCG, seed, None).map_err(|e| Error::Config(e.0))?;
+    let mut ops = Vec::with_capacity((pages + accesses + 1) as usize);
+    let mut measuring = false;
+    for step in stream {
+        if step.measure && !measuring {
+            ops.push(ReplayOp::MeasureStart);
+            measuring = true;
+        }
+        let vpn = step.key as u64;
+        ops.push(match step.op {
+            Op::Store { .. } => ReplayOp::Store { vpn },
+            Op::Load { .. } => ReplayOp::Load { vpn },
+            o => return Err(Error::Config(format!("unexpected op {o:?} in an anon stream"))),
+        });
+    }
+    Ok(OpFile {
+        window,
+        files: Vec::new(),
+        anon_pages: pages,
+        ops,
+    })
+}
+
 fn io(what: &str, p: &Path, e: std::io::Error) -> Error {
     Error::Io(format!("{what} {}: {e}", p.display()))
+}
+
+/// A swap image of `mib` MiB (`mkswap` of util-linux).
+pub fn build_swap_image(image: &Path, mib: u64) -> Result<(), Error> {
+    let f = std::fs::File::create(image).map_err(|e| io("create", image, e))?;
+    f.set_len(mib << 20).map_err(|e| io("truncate", image, e))?;
+    drop(f);
+    let out = Command::new("mkswap")
+        .arg(image)
+        .output()
+        .map_err(|e| Error::Tool(format!("mkswap: {e} (install util-linux)")))?;
+    if !out.status.success() {
+        return Err(Error::Tool(format!(
+            "mkswap failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    Ok(())
 }
 
 /// Build the ext4 data image holding the op file's files (each page filled with a pattern naming
@@ -296,8 +393,16 @@ pub fn build_data_image(ops: &OpFile, dir: &Path, image: &Path) -> Result<(), Er
     Ok(())
 }
 
-/// The qemu command line.
-pub fn qemu_args(vmlinux: &Path, initrd: &Path, disk: &Path, serial: &Path, mem_mib: u32, icount: bool) -> Vec<String> {
+/// The qemu command line (`swap`: a second, writable virtio disk, `/dev/vdb` in the guest).
+pub fn qemu_args(
+    vmlinux: &Path,
+    initrd: &Path,
+    disk: &Path,
+    swap: Option<&Path>,
+    serial: &Path,
+    mem_mib: u32,
+    icount: bool,
+) -> Vec<String> {
     let mut a: Vec<String> = [
         "-accel",
         "tcg",
@@ -319,6 +424,9 @@ pub fn qemu_args(vmlinux: &Path, initrd: &Path, disk: &Path, serial: &Path, mem_
         "-drive".into(),
         format!("file={},format=raw,if=virtio,readonly=on", disk.display()),
     ]);
+    if let Some(sw) = swap {
+        a.extend(["-drive".into(), format!("file={},format=raw,if=virtio", sw.display())]);
+    }
     a.extend(["-serial".into(), format!("file:{}", serial.display())]);
     a.extend([
         "-append".into(),
@@ -370,11 +478,7 @@ pub fn boot(args: &[String], serial: &Path, timeout: Duration) -> Result<String,
 
 /// Run the op file on a real kernel under qemu.
 pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
-    if opts.ops.files.is_empty() {
-        return Err(Error::Config(
-            "the op file declares no file; anon-only runs need no data disk but are not wired yet".into(),
-        ));
-    }
+    // An anon-only op file still gets an (empty) data disk, so swap is always `/dev/vdb`.
     if !opts.replayer.is_file() {
         return Err(Error::Config(format!(
             "no replayer at {}: build it with RUSTFLAGS=\"-C target-feature=+crt-static\" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu",
@@ -395,6 +499,8 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         swappiness: opts.swappiness,
         page_cluster: opts.page_cluster,
         min_ttl_ms: opts.min_ttl_ms,
+        swap: opts.swap_mib > 0,
+        lru_gen_every_window: opts.lru_gen_every_window,
     };
     initramfs::build(
         &w.join("initramfs"),
@@ -407,11 +513,24 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
     )?;
     let serial = w.join("serial.log");
     let _ = std::fs::remove_file(&serial);
-    let args = qemu_args(&k.vmlinux, &initrd, &disk, &serial, opts.guest_mem_mib, opts.icount);
+    let swap = w.join("swap.img");
+    if opts.swap_mib > 0 {
+        build_swap_image(&swap, opts.swap_mib)?;
+    }
+    let args = qemu_args(
+        &k.vmlinux,
+        &initrd,
+        &disk,
+        (opts.swap_mib > 0).then_some(swap.as_path()),
+        &serial,
+        opts.guest_mem_mib,
+        opts.icount,
+    );
     let log = boot(&args, &serial, opts.timeout)?;
     let mut r = serial::parse_serial(&log)?;
     r.package = k.package;
     r.memcg_max_bytes = opts.memcg_max_bytes;
+    r.swap_mib = opts.swap_mib;
     r.wall_seconds = start.elapsed().as_secs_f64();
     Ok(r)
 }
@@ -431,14 +550,53 @@ pub struct Fixture {
     pub seed: u64,
     /// Window of the miss counts.
     pub window: u64,
+    /// An anon workload ([`anon_ops`]) instead of file reads (`file_pages` is then 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anon: Option<AnonFixture>,
     /// What the kernel did.
     pub run: KernelRun,
+}
+
+/// The anon part of a [`Fixture`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AnonFixture {
+    /// Pages of the anon region.
+    pub pages: u64,
+    /// Fraction of measured accesses that are stores.
+    pub write_ratio: f64,
 }
 
 impl Fixture {
     /// The op file it ran.
     pub fn ops(&self) -> Result<OpFile, Error> {
         let d: lrugen::workload::dist::Dist = self.dist.parse().map_err(Error::Config)?;
+        if let Some(a) = &self.anon {
+            return anon_ops(a.pages, self.accesses, d, a.write_ratio, self.seed, self.window);
+        }
         Ok(file_read_ops(self.file_pages, self.accesses, d, self.seed, self.window))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anon_ops_populate_then_measure_the_models_stream() {
+        let o = anon_ops(64, 1000, "zipf:0.9".parse().unwrap(), 0.3, 1, 100).unwrap();
+        assert_eq!(o.anon_pages, 64);
+        assert_eq!(o.ops.len(), 64 + 1 + 1000);
+        for (i, op) in o.ops[..64].iter().enumerate() {
+            assert_eq!(*op, ReplayOp::Store { vpn: i as u64 });
+        }
+        assert_eq!(o.ops[64], ReplayOp::MeasureStart);
+        let stores = o.ops[65..]
+            .iter()
+            .filter(|op| matches!(op, ReplayOp::Store { .. }))
+            .count();
+        assert!((200..400).contains(&stores), "{stores}");
+        assert_eq!(OpFile::parse(&o.to_text()).unwrap(), o);
+        // Deterministic in the seed.
+        assert_eq!(anon_ops(64, 1000, "zipf:0.9".parse().unwrap(), 0.3, 1, 100).unwrap(), o);
     }
 }

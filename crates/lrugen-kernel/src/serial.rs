@@ -3,7 +3,7 @@
 
 use crate::initramfs::{BEGIN, END};
 use crate::{Error, KernelRun, Window};
-use lrugen_replay::{TOTAL_PREFIX, WINDOW_PREFIX};
+use lrugen_replay::{DUMP_END, DUMP_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
 use std::collections::BTreeMap;
 
 /// The sections between `=== lrugen begin NAME` and `=== lrugen end NAME`. Carriage returns are
@@ -72,7 +72,27 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
     let mut windows = Vec::new();
     let mut total = None;
     let mut rc = None;
+    // Files the replayer dumped: (name, accesses so far, text).
+    let mut dumps: Vec<(String, u64, String)> = Vec::new();
+    let mut in_dump = false;
     for l in replay.lines() {
+        if in_dump {
+            if l.starts_with(DUMP_END) {
+                in_dump = false;
+            } else if let Some(d) = dumps.last_mut() {
+                d.2.push_str(l);
+                d.2.push('\n');
+            }
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix(DUMP_PREFIX) {
+            let mut it = rest.split_whitespace();
+            let name = it.next().unwrap_or("").to_string();
+            let n = it.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+            dumps.push((name, n, String::new()));
+            in_dump = true;
+            continue;
+        }
         let f: Vec<&str> = l.split_whitespace().collect();
         let num = |k: &str| {
             f.iter()
@@ -103,13 +123,28 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
             "the replayer failed (exit status {rc:?}):\n{replay}"
         )));
     }
+    let last = |n: &str| dumps.iter().rev().find(|d| d.0 == n).map(|d| d.2.clone());
     Ok(KernelRun {
+        memory_stat_at_end_of_replay: last("memory.stat").map(|t| counters(&t)).unwrap_or_default(),
+        memory_current_at_end_of_replay: last("memory.current").and_then(|t| t.trim().parse().ok()).unwrap_or(0),
+        memory_swap_current_at_end_of_replay: last("memory.swap.current")
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0),
+        lru_gen_samples: dumps
+            .iter()
+            .filter(|d| d.0 == "lru_gen")
+            .map(|d| (d.1, d.2.clone()))
+            .collect(),
         kernel_release: need("uname")?.trim().to_string(),
         lru_gen_enabled: s.get("enabled").map(|t| t.trim().to_string()).unwrap_or_default(),
         vmstat_delta,
         memory_stat: counters(&need("memory.stat")?),
         memory_events: counters(&need("memory.events")?),
         memory_current: need("memory.current")?.trim().parse().unwrap_or(0),
+        memory_swap_current: s
+            .get("memory.swap.current")
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0),
         lru_gen: s.get("lru_gen").cloned().unwrap_or_default(),
         lru_gen_full: s.get("lru_gen_full").cloned().unwrap_or_default(),
         windows,
@@ -176,5 +211,39 @@ lrugen-replay rc 0\r\n=== lrugen end replay\r\n\
         assert!(e.contains("vmstat-after"), "{e}");
         let failed = SAMPLE.replace("lrugen-replay rc 0", "lrugen-replay rc 1");
         assert!(parse_serial(&failed).unwrap_err().to_string().contains("failed"));
+    }
+
+    /// Dumps the replayer prints inside the replay section: `lru_gen` after a window (abridged from
+    /// the anon fixture's 6.1 boot) and `memory.stat` before it exits.
+    #[test]
+    fn parses_the_replayers_dumps() {
+        let dumps = "lrugen-replay window 0 accesses 1000 misses 900 minor 0\r\n\
+lrugen-replay dump lru_gen 1000\r\nmemcg     1 /\r\n node     0\r\n          0      63928          0           4 \r\n\
+memcg     2 /t\r\n node     0\r\n          8       7216        224           0 \r\n          9       5756        597           0 \r\n\
+lrugen-replay dump-end\r\n\
+lrugen-replay window 1 accesses 500 misses 100 minor 0\r\n\
+lrugen-replay dump memory.stat 1500\r\nanon 8130560\r\nfile 0\r\nlrugen-replay dump-end\r\n\
+lrugen-replay dump memory.swap.current 1500\r\n16683008\r\nlrugen-replay dump-end\r\n\
+lrugen-replay total";
+        let log = SAMPLE.replace(
+            "lrugen-replay window 0 accesses 1000 misses 900 minor 0\r\nlrugen-replay window 1 accesses 500 misses 100 minor 0\r\nlrugen-replay total",
+            dumps,
+        );
+        assert_ne!(log, SAMPLE);
+        let r = parse_serial(&log).unwrap();
+        assert_eq!(r.windows.len(), 2);
+        assert_eq!(r.lru_gen_samples.len(), 1);
+        let (n, text) = &r.lru_gen_samples[0];
+        assert_eq!(*n, 1000);
+        assert!(text.ends_with("597           0 \n"), "{text:?}");
+        let t = lrugen::reclaim::mglru::debugfs::parse(text)
+            .unwrap()
+            .into_iter()
+            .find(|l| l.path == "/t")
+            .unwrap();
+        assert_eq!(t.gens.len(), 2);
+        assert_eq!(r.memory_stat_at_end_of_replay["anon"], 8130560);
+        assert_eq!(r.memory_swap_current_at_end_of_replay, 16683008);
+        assert_eq!(r.resident_pages(), 8130560 / 4096);
     }
 }

@@ -200,6 +200,12 @@ impl OpFile {
 pub const WINDOW_PREFIX: &str = "lrugen-replay window";
 /// The final line.
 pub const TOTAL_PREFIX: &str = "lrugen-replay total";
+/// A file dumped by the replayer (options `--end NAME=PATH`, after the last access, and
+/// `--every NAME=PATH`, after each full window): `lrugen-replay dump NAME ACCESSES`, the file's
+/// text, then [`DUMP_END`]. `ACCESSES` counts the measured accesses done so far.
+pub const DUMP_PREFIX: &str = "lrugen-replay dump";
+/// See [`DUMP_PREFIX`].
+pub const DUMP_END: &str = "lrugen-replay dump-end";
 
 #[cfg(test)]
 mod tests {

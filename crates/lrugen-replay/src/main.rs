@@ -8,7 +8,7 @@
 //! Built for a guest as a static executable:
 //! `RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu`
 
-use lrugen_replay::{OpFile, ReplayOp, TOTAL_PREFIX, WINDOW_PREFIX};
+use lrugen_replay::{OpFile, ReplayOp, DUMP_END, DUMP_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
 use std::io::Write as _;
 use std::os::unix::io::AsRawFd;
 
@@ -77,11 +77,27 @@ struct Count {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.len() != 3 {
-        die("usage: lrugen-replay OPFILE DATADIR".into());
+    let usage =
+        || -> ! { die("usage: lrugen-replay OPFILE DATADIR [--end NAME=PATH]... [--every NAME=PATH]...".into()) };
+    if args.len() < 3 {
+        usage();
+    }
+    // Files to dump after the last access (`--end`) and after each full window (`--every`).
+    let (mut at_end, mut every) = (Vec::new(), Vec::new());
+    let mut it = args[3..].iter();
+    while let Some(opt) = it.next() {
+        let v = it.next().unwrap_or_else(|| usage());
+        let (n, p) = v.split_once('=').unwrap_or_else(|| usage());
+        match opt.as_str() {
+            "--end" => at_end.push((n.to_string(), p.to_string())),
+            "--every" => every.push((n.to_string(), p.to_string())),
+            _ => usage(),
+        }
     }
     let text = std::fs::read_to_string(&args[1]).unwrap_or_else(|e| die(format!("{}: {e}", args[1])));
     let opf = OpFile::parse(&text).unwrap_or_else(|e| die(format!("{}: {e}", args[1])));
+    // The text is charged to the memcg like the workload: free it before the replay.
+    drop(text);
     let dir = std::path::Path::new(&args[2]);
 
     let mut files = Vec::new(); // (id, File, Mapping)
@@ -174,6 +190,7 @@ fn main() {
             total.misses += win.misses;
             total.minor += win.minor;
             win = Count::default();
+            dump(&mut out, &every, total.accesses);
         }
     }
     if win.accesses > 0 {
@@ -186,9 +203,22 @@ fn main() {
         total.misses += win.misses;
         total.minor += win.minor;
     }
+    dump(&mut out, &at_end, total.accesses);
     let _ = writeln!(
         out,
         "{TOTAL_PREFIX} accesses {} misses {} minor {} sink {sink}",
         total.accesses, total.misses, total.minor
     );
+}
+
+fn dump(out: &mut impl std::io::Write, files: &[(String, String)], accesses: u64) {
+    for (name, path) in files {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| format!("lrugen-replay: {path}: {e}\n"));
+        let _ = write!(out, "{DUMP_PREFIX} {name} {accesses}\n{text}");
+        if !text.ends_with('\n') {
+            let _ = writeln!(out);
+        }
+        let _ = writeln!(out, "{DUMP_END}");
+    }
+    let _ = out.flush();
 }
