@@ -53,6 +53,30 @@ pub struct Memcg {
     pub elow: u64,
 }
 
+impl Memcg {
+    /// A memcg with no limits, no protection and nothing charged.
+    fn unlimited(id: MemcgId, path: String, parent: Option<MemcgId>, swappiness: u32) -> Memcg {
+        Memcg {
+            id,
+            path,
+            parent,
+            children: vec![],
+            max: PAGE_COUNTER_MAX,
+            high: PAGE_COUNTER_MAX,
+            low: 0,
+            min: 0,
+            swap_max: PAGE_COUNTER_MAX,
+            swappiness,
+            usage: 0,
+            usage_local: 0,
+            swap_usage: 0,
+            events: MemcgEvents::default(),
+            emin: 0,
+            elow: 0,
+        }
+    }
+}
+
 /// The memcg tree.
 #[derive(Clone, Debug)]
 pub struct Memcgs {
@@ -67,24 +91,7 @@ impl Memcgs {
     /// A tree with only the root.
     pub fn new(swappiness: u32) -> Self {
         Memcgs {
-            list: vec![Memcg {
-                id: ROOT_MEMCG,
-                path: "/".into(),
-                parent: None,
-                children: vec![],
-                max: PAGE_COUNTER_MAX,
-                high: PAGE_COUNTER_MAX,
-                low: 0,
-                min: 0,
-                swap_max: PAGE_COUNTER_MAX,
-                swappiness,
-                usage: 0,
-                usage_local: 0,
-                swap_usage: 0,
-                events: MemcgEvents::default(),
-                emin: 0,
-                elow: 0,
-            }],
+            list: vec![Memcg::unlimited(ROOT_MEMCG, "/".into(), None, swappiness)],
         }
     }
 
@@ -98,24 +105,7 @@ impl Memcgs {
             format!("{}/{name}", p.path)
         };
         let swappiness = p.swappiness;
-        self.list.push(Memcg {
-            id,
-            path,
-            parent: Some(parent),
-            children: vec![],
-            max: PAGE_COUNTER_MAX,
-            high: PAGE_COUNTER_MAX,
-            low: 0,
-            min: 0,
-            swap_max: PAGE_COUNTER_MAX,
-            swappiness,
-            usage: 0,
-            usage_local: 0,
-            swap_usage: 0,
-            events: MemcgEvents::default(),
-            emin: 0,
-            elow: 0,
-        });
+        self.list.push(Memcg::unlimited(id, path, Some(parent), swappiness));
         self.list[parent as usize].children.push(id);
         id
     }
