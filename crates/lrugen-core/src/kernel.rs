@@ -149,6 +149,21 @@ impl<P: Policy> Kernel<P> {
         in_fault: bool,
         readahead_mark: bool,
     ) -> Result<FolioId, AllocError> {
+        let id = self.page_cache_add(task, file, index, in_fault, readahead_mark)?;
+        self.m.count_vm_events(Stat::Pgpgin, 4);
+        Ok(id)
+    }
+
+    /// Instantiate page `index` of `file` in the page cache without reading it (a write that
+    /// covers the whole page, or the first half of [`Self::page_cache_read`]).
+    fn page_cache_add(
+        &mut self,
+        task: u32,
+        file: u32,
+        index: u64,
+        in_fault: bool,
+        readahead_mark: bool,
+    ) -> Result<FolioId, AllocError> {
         let memcg = self.m.mms[task as usize].memcg;
         let id = self.new_folio(0, memcg)?;
         if readahead_mark {
@@ -158,7 +173,6 @@ impl<P: Policy> Kernel<P> {
             self.p.refault(&mut self.m, id, shadow, in_fault);
         }
         self.add_lru(id, AddCtx { in_fault });
-        self.m.count_vm_events(Stat::Pgpgin, 4);
         Ok(id)
     }
 
@@ -297,8 +311,9 @@ impl<P: Policy> Kernel<P> {
         Ok(access)
     }
 
-    /// Buffered write of one page: read it if missing (a partial-page write), mark it accessed
-    /// and dirty.
+    /// Buffered write of one whole page (`generic_perform_write`): an uncached page is
+    /// instantiated without being read (the write covers it; a refault if a shadow was there) —
+    /// a minor event, no I/O — then marked accessed (`FGP_ACCESSED`) and dirty.
     pub fn write_page(&mut self, task: u32, file: u32, index: u64) -> Result<Access, AccessError> {
         self.check_alive(task)?;
         let size = self.m.files[file as usize].size;
@@ -311,8 +326,8 @@ impl<P: Policy> Kernel<P> {
         let id = match self.m.files[file as usize].slot(index) {
             Slot::Folio(id) => id,
             _ => {
-                access = Access::Major;
-                self.page_cache_read(task, file, index, false, false)?
+                access = Access::Minor;
+                self.page_cache_add(task, file, index, false, false)?
             }
         };
         self.p.mark_accessed(&mut self.m, id);

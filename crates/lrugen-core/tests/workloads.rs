@@ -349,3 +349,32 @@ fn sort_shuffle_phases_in_order() {
         assert_eq!(r.accesses, 2_048 + 4_000 + 2 * 1_024);
     }
 }
+
+/// A buffered write of a whole uncached page does not read it (`generic_perform_write`): no
+/// `pgpgin`, a minor event; the page is dirty and, having been accessed once, referenced.
+#[test]
+fn full_page_write_of_an_uncached_page_does_no_read() {
+    use lrugen::kernel::{Access, Kernel};
+    use lrugen::mm::folio::pg;
+    use lrugen::mm::pagecache::{Advice, Slot};
+    use lrugen::mm::vmstat::Stat;
+    use lrugen::mm::{Machine, MachineConfig};
+    use lrugen::reclaim::classic::Classic;
+    let mut m = Machine::new(MachineConfig::simple(4_096, 0));
+    let task = m.create_mm(0);
+    let f = m.create_file("out", 16, Advice::Normal);
+    let p = Classic::new(&m);
+    let mut k = Kernel::new(m, p);
+    assert_eq!(k.write_page(task, f, 3), Ok(Access::Minor));
+    assert_eq!(k.m.vmstat().get(Stat::Pgpgin), 0, "no read I/O");
+    let Slot::Folio(id) = k.m.files[f as usize].slot(3) else {
+        panic!("page cached")
+    };
+    assert!(k.m.folios[id].test(pg::DIRTY) && k.m.folios[id].test(pg::REFERENCED));
+    assert_eq!(k.m.lruvec_state(0, 0, Stat::NrDirty), 1);
+    assert_eq!(k.write_page(task, f, 3), Ok(Access::Hit));
+    // a read of an uncached page does read
+    assert_eq!(k.read_page(task, f, 9), Ok(Access::Major));
+    assert!(k.m.vmstat().get(Stat::Pgpgin) > 0);
+    k.check().unwrap();
+}
