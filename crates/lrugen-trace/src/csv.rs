@@ -369,22 +369,7 @@ impl<R: BufRead> CsvReader<R> {
     }
 }
 
-impl<R: BufRead> Iterator for CsvReader<R> {
-    type Item = Result<TraceRecord, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let r = self.next_record().transpose();
-        if !matches!(r, Some(Ok(_))) {
-            self.done = true;
-        }
-        r
-    }
-}
-
-impl<R: BufRead> std::iter::FusedIterator for CsvReader<R> {}
+crate::record::record_iterator!(CsvReader);
 
 fn lossy(s: &[u8]) -> String {
     crate::reader::excerpt(s)

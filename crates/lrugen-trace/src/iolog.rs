@@ -229,19 +229,4 @@ fn file_action<R: BufRead>(
     Ok(())
 }
 
-impl<R: BufRead> Iterator for IologReader<R> {
-    type Item = Result<TraceRecord, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let r = self.next_record().transpose();
-        if !matches!(r, Some(Ok(_))) {
-            self.done = true;
-        }
-        r
-    }
-}
-
-impl<R: BufRead> std::iter::FusedIterator for IologReader<R> {}
+crate::record::record_iterator!(IologReader);

@@ -337,22 +337,7 @@ impl<R: BufRead> LcsReader<R> {
     }
 }
 
-impl<R: BufRead> Iterator for LcsReader<R> {
-    type Item = Result<TraceRecord, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let r = self.next_record().transpose();
-        if !matches!(r, Some(Ok(_))) {
-            self.done = true;
-        }
-        r
-    }
-}
-
-impl<R: BufRead> std::iter::FusedIterator for LcsReader<R> {}
+crate::record::record_iterator!(LcsReader);
 
 /// Encodes an lcs header of `size` (8192 or 1024) bytes for `version` with
 /// `n_req` in the stat (8192-byte form), for tests and conversions.

@@ -592,22 +592,7 @@ impl<R: BufRead> LrugenReader<R> {
     }
 }
 
-impl<R: BufRead> Iterator for LrugenReader<R> {
-    type Item = Result<TraceRecord, TraceError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let r = self.next_record().transpose();
-        if !matches!(r, Some(Ok(_))) {
-            self.done = true;
-        }
-        r
-    }
-}
-
-impl<R: BufRead> std::iter::FusedIterator for LrugenReader<R> {}
+crate::record::record_iterator!(LrugenReader);
 
 #[cfg(test)]
 mod tests {

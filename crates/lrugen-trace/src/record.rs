@@ -245,6 +245,31 @@ pub fn page_key(file: u32, page: u64) -> Option<u64> {
     Some(u64::from(file) << PAGE_KEY_PAGE_BITS | page)
 }
 
+/// `Iterator` + `FusedIterator` for a reader with a `done: bool` field and a
+/// `next_record(&mut self) -> Result<Option<TraceRecord>, TraceError>` method: it yields records
+/// until the end or the first error (included), then nothing.
+macro_rules! record_iterator {
+    ($reader:ident) => {
+        impl<R: std::io::BufRead> Iterator for $reader<R> {
+            type Item = Result<$crate::TraceRecord, $crate::TraceError>;
+
+            fn next(&mut self) -> Option<Self::Item> {
+                if self.done {
+                    return None;
+                }
+                let r = self.next_record().transpose();
+                if !matches!(r, Some(Ok(_))) {
+                    self.done = true;
+                }
+                r
+            }
+        }
+
+        impl<R: std::io::BufRead> std::iter::FusedIterator for $reader<R> {}
+    };
+}
+pub(crate) use record_iterator;
+
 #[cfg(test)]
 mod tests {
     use super::*;

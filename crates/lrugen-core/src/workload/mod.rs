@@ -244,6 +244,21 @@ pub const BUILD_HEADER_READS_PER_SOURCE_PAGE: u64 = 2;
 /// Name of the build's shared header file.
 pub const BUILD_HEADER_FILE: &str = "build/include";
 
+/// Parse a generator parameter (`what` names it in the error).
+fn parse_gen<T: std::str::FromStr<Err = gen::GenError>>(s: &str, what: &str) -> Result<T, WorkloadError> {
+    s.parse()
+        .map_err(|e: gen::GenError| WorkloadError(format!("{what}: {}", e.0)))
+}
+
+/// A write ratio must be a fraction.
+fn check_ratio(r: f64) -> Result<(), WorkloadError> {
+    if (0.0..=1.0).contains(&r) {
+        Ok(())
+    } else {
+        Err(WorkloadError(format!("write ratio {r} is not in [0, 1]")))
+    }
+}
+
 /// Bytes of a YCSB record (10 fields of 100 bytes).
 pub const YCSB_RECORD_BYTES: u64 = 1000;
 
@@ -273,9 +288,7 @@ impl WorkloadSpec {
                         1u64 << 26
                     )));
                 }
-                if !(0.0..=1.0).contains(write_ratio) {
-                    return Err(WorkloadError(format!("write ratio {write_ratio} is not in [0, 1]")));
-                }
+                check_ratio(*write_ratio)?;
                 Ok(())
             }
             WorkloadSpec::Trace { .. } => Ok(()),
@@ -285,19 +298,14 @@ impl WorkloadSpec {
                 write_ratio,
                 ..
             } => {
-                let d: gen::fio::FioDist = dist
-                    .parse()
-                    .map_err(|e: gen::GenError| WorkloadError(format!("fio dist: {}", e.0)))?;
-                let _ = d;
+                parse_gen::<gen::fio::FioDist>(dist, "fio dist")?;
                 if *file_pages == 0 || *file_pages > u32::MAX as u64 {
                     return Err(WorkloadError(format!(
                         "fio file of {file_pages} pages: expected 1..={}",
                         u32::MAX
                     )));
                 }
-                if !(0.0..=1.0).contains(write_ratio) {
-                    return Err(WorkloadError(format!("write ratio {write_ratio} is not in [0, 1]")));
-                }
+                check_ratio(*write_ratio)?;
                 Ok(())
             }
             WorkloadSpec::Ycsb {
@@ -305,10 +313,7 @@ impl WorkloadSpec {
                 records,
                 operations,
             } => {
-                let w: gen::ycsb::YcsbWorkload = workload
-                    .parse()
-                    .map_err(|e: gen::GenError| WorkloadError(format!("ycsb workload: {}", e.0)))?;
-                let _ = w;
+                parse_gen::<gen::ycsb::YcsbWorkload>(workload, "ycsb workload")?;
                 let pages = (records.saturating_add(*operations)).saturating_mul(YCSB_RECORD_BYTES) / 4096 + 1;
                 if *records == 0 || pages > u32::MAX as u64 {
                     return Err(WorkloadError(format!("ycsb: {records} records is out of range")));
@@ -321,9 +326,7 @@ impl WorkloadSpec {
                 pattern,
                 ..
             } => {
-                let _: gen::memtier::KeyPattern = pattern
-                    .parse()
-                    .map_err(|e: gen::GenError| WorkloadError(format!("memtier pattern: {}", e.0)))?;
+                parse_gen::<gen::memtier::KeyPattern>(pattern, "memtier pattern")?;
                 let pages = keys
                     .saturating_mul(value_bytes.div_ceil(4096).max(1))
                     .max(keys.saturating_mul(*value_bytes) / 4096);
@@ -770,7 +773,7 @@ impl Stream {
                 write_ratio,
             } => {
                 spec.validate()?;
-                let d: gen::fio::FioDist = dist.parse().map_err(|e: gen::GenError| WorkloadError(e.0))?;
+                let d: gen::fio::FioDist = parse_gen(dist, "fio dist")?;
                 let g = gen::fio::FioGen::new(&d, *file_pages, seed).map_err(|e| WorkloadError(e.0))?;
                 let file = m.create_file("fio.0.0", *file_pages, Advice::Normal);
                 use rand::SeedableRng;
@@ -793,7 +796,7 @@ impl Stream {
                 operations,
             } => {
                 spec.validate()?;
-                let w: gen::ycsb::YcsbWorkload = workload.parse().map_err(|e: gen::GenError| WorkloadError(e.0))?;
+                let w: gen::ycsb::YcsbWorkload = parse_gen(workload, "ycsb workload")?;
                 let g = gen::ycsb::YcsbGen::new(&w, *records, seed).map_err(|e| WorkloadError(e.0))?;
                 let pages = (records + operations) * YCSB_RECORD_BYTES / 4096 + 1;
                 let file = m.create_file("usertable", pages, Advice::Normal);
@@ -818,7 +821,7 @@ impl Stream {
                 compressed_pct,
             } => {
                 spec.validate()?;
-                let pat: gen::memtier::KeyPattern = pattern.parse().map_err(|e: gen::GenError| WorkloadError(e.0))?;
+                let pat: gen::memtier::KeyPattern = parse_gen(pattern, "memtier pattern")?;
                 let g = gen::memtier::MemtierGen::new(pat, 0, keys - 1, 0, 1, seed).map_err(|e| WorkloadError(e.0))?;
                 let pages = (keys * value_bytes).div_ceil(4096).max(1);
                 let base = m.mmap(task, pages as u32, vmf::WRITE, None);
