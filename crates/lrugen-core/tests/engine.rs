@@ -4,8 +4,9 @@
 //! device latency as they must.
 
 use lrugen::mm::device::DeviceSpec;
+use lrugen::mm::vmstat::Stat;
 use lrugen::mm::MachineConfig;
-use lrugen::sim::engine::{Costs, EngineConfig, EngineResult};
+use lrugen::sim::engine::{Costs, EngineConfig, EngineResult, KswapdMode};
 use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
 use lrugen::workload::dist::Dist;
 use lrugen::workload::WorkloadSpec;
@@ -215,4 +216,82 @@ fn engine_runs_are_deterministic() {
         ea.swap.reads == 0 && ea.direct_reclaim_ns > 0,
         "zram: no device reads, CPU reclaim time"
     );
+}
+
+/// A node-level squeeze (no memcg limit): 3,000 distinct pages read once each on a machine of
+/// 2,048 pages, so kswapd is woken again and again.
+fn kswapd_run(mode: KswapdMode, per_folio_scanned_ns: u64, cpus: u32, policy: PolicyKind) -> sim::RunResult {
+    let t = distinct_trace(3_000);
+    let mut cfg = RunConfig::new(
+        MachineConfig::simple(2_048, 0),
+        MemcgConfig::default(),
+        WorkloadSpec::Trace { path: t.0.clone() },
+        policy,
+    );
+    cfg.engine = Some(EngineConfig {
+        cpus,
+        costs: Costs {
+            per_folio_scanned_ns,
+            ..exact_costs()
+        },
+        kswapd: mode,
+        ..Default::default()
+    });
+    cfg.check = true;
+    sim::run(&cfg, None, &mut |_, _| {}).expect("run")
+}
+
+#[test]
+fn kswapd_is_a_task_that_can_fall_behind() {
+    for policy in [PolicyKind::Classic, PolicyKind::Mglru] {
+        // Free kswapd work: each pass takes no time, so kswapd keeps the node above its min
+        // watermark and the task never reclaims directly.
+        let fast = kswapd_run(KswapdMode::Task, 0, 2, policy);
+        assert!(fast.vm(Stat::Pageoutrun) > 0, "{policy:?}: kswapd ran");
+        assert!(fast.vm(Stat::PgstealKswapd) > 0);
+        assert_eq!(fast.vm(Stat::AllocstallNormal), 0, "{policy:?}: no direct reclaim");
+        assert_eq!(fast.vm(Stat::PgstealDirect), 0);
+        // Slow kswapd (1 ms per folio scanned, against 84 µs per miss): the task allocates down
+        // to the min watermark while kswapd is busy and then has to reclaim itself.
+        let slow = kswapd_run(KswapdMode::Task, 1_000_000, 2, policy);
+        let e = slow.engine.as_ref().unwrap();
+        eprintln!(
+            "{policy:?}: slow kswapd: allocstall {} pgsteal_direct {} pgsteal_kswapd {}, fast: pgsteal_kswapd {}",
+            slow.vm(Stat::AllocstallNormal),
+            slow.vm(Stat::PgstealDirect),
+            slow.vm(Stat::PgstealKswapd),
+            fast.vm(Stat::PgstealKswapd)
+        );
+        assert!(slow.vm(Stat::AllocstallNormal) > 0, "{policy:?}: the task stalled");
+        assert!(slow.vm(Stat::PgstealDirect) > 0);
+        assert!(e.direct_work.folios_scanned > 0);
+        // kswapd's CPU time is exactly its priced work
+        assert_eq!(e.kswapd_ns, e.kswapd_work.folios_scanned * 1_000_000);
+        assert!(e.kswapd_ns > 0);
+        // The same slow kswapd run inline always keeps up: it reclaims to the high watermark
+        // inside the allocation that woke it.
+        let inline = kswapd_run(KswapdMode::Inline, 1_000_000, 2, policy);
+        assert_eq!(
+            inline.vm(Stat::AllocstallNormal),
+            0,
+            "{policy:?}: inline kswapd never lags"
+        );
+        assert!(inline.vm(Stat::PgstealKswapd) > 0);
+        // Either way the same pages are read: every access misses once.
+        for r in [&fast, &slow, &inline] {
+            assert_eq!(r.misses, 3_000);
+        }
+    }
+}
+
+#[test]
+fn kswapd_competes_for_the_cpu() {
+    // One CPU: kswapd's passes run on the task's CPU and delay it, so the run takes longer than
+    // with a second CPU for kswapd, by at most kswapd's CPU time.
+    let one = kswapd_run(KswapdMode::Task, 20_000, 1, PolicyKind::Classic);
+    let two = kswapd_run(KswapdMode::Task, 20_000, 2, PolicyKind::Classic);
+    let (e1, e2) = (one.engine.unwrap(), two.engine.unwrap());
+    assert!(e1.kswapd_ns > 0 && e2.kswapd_ns > 0);
+    assert!(e1.elapsed_ns > e2.elapsed_ns, "{} vs {}", e1.elapsed_ns, e2.elapsed_ns);
+    assert!(e1.elapsed_ns <= e2.elapsed_ns + e1.kswapd_ns + e1.direct_reclaim_ns);
 }

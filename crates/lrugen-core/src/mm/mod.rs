@@ -201,6 +201,10 @@ pub struct Machine {
     pub in_flight: FolioId,
     /// The task running on the (single) CPU, if any (`current`).
     pub current_task: Option<u32>,
+    /// kswapd runs as a task of the virtual-time engine: waking it only sets
+    /// [`node::Node::kswapd_woken`], and the engine advances `balance_pgdat` in virtual time.
+    /// False (the default): kswapd runs synchronously when woken.
+    pub kswapd_async: bool,
     /// zram: the pool's page frames and the compressed bytes they hold.
     pub zram_pool: Vec<FolioId>,
     /// zram: compressed bytes stored.
@@ -254,6 +258,7 @@ impl Machine {
             check_failure: None,
             in_flight: folio::NIL,
             current_task: None,
+            kswapd_async: false,
             zram_pool: Vec::new(),
             zram_bytes: 0,
             work: [Work::default(); 2],

@@ -2,9 +2,11 @@
 //! Getting a page: the allocator's fast and slow paths, memcg charging with limit reclaim, and the
 //! OOM killer (`mm/page_alloc.c`, `mm/memcontrol.c`, `mm/oom_kill.c`).
 //!
-//! kswapd runs synchronously when woken (it reclaims the node to its high watermark before the
-//! allocation retries), which models a kswapd that keeps up; the virtual-time engine that runs it as
-//! a task of its own comes with the workload engine.
+//! Without the virtual-time engine, kswapd runs synchronously when woken (it reclaims the node to
+//! its high watermark before the allocation retries), which models a kswapd that keeps up. Under the
+//! engine ([`Machine::kswapd_async`]), waking kswapd only marks the node, and the engine runs
+//! `balance_pgdat` as a task of its own on a CPU, concurrently with the tasks, which meanwhile
+//! allocate down to the min watermark and then reclaim directly, as on a real machine.
 
 use super::vmscan::{self, balance_pgdat, pgdat_balanced, try_to_free_mem_cgroup_pages, try_to_free_pages};
 use super::{Policy, MAX_RECLAIM_RETRIES};
@@ -46,8 +48,8 @@ fn try_zones(m: &mut Machine, nodes: &[usize], mark: usize) -> Option<FolioId> {
     None
 }
 
-/// `wakeup_kswapd`: wake (and, in this model, run) kswapd on `node` unless it is balanced or has
-/// failed too often.
+/// `wakeup_kswapd`: wake kswapd on `node` unless it is balanced or has failed too often; it runs
+/// here and now unless the engine runs it as a task ([`Machine::kswapd_async`]).
 pub fn wakeup_kswapd<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
     let highest = m.nodes[node].zones.len() - 1;
     if m.nodes[node].kswapd_failures >= MAX_RECLAIM_RETRIES || pgdat_balanced(m, node, highest) {
@@ -55,7 +57,7 @@ pub fn wakeup_kswapd<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
     }
     m.nodes[node].kswapd_woken = true;
     m.nodes[node].kswapd_highest_zoneidx = highest;
-    if m.cfg.kswapd {
+    if m.cfg.kswapd && !m.kswapd_async {
         balance_pgdat(m, p, node);
         // kswapd ran on the CPU: switching back marks the current task's mm used again
         if let Some(t) = m.current_task {

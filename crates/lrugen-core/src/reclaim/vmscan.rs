@@ -382,21 +382,49 @@ pub fn below_min(m: &Machine, node: usize) -> bool {
         .all(|(zi, z)| !m.zone_watermark_ok(node, zi, z.wmark(WMARK_MIN)))
 }
 
-/// `balance_pgdat`: kswapd reclaims `node` until a zone is above its high watermark.
-pub fn balance_pgdat<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 {
+/// One run of kswapd's `balance_pgdat` on a node, in progress: the engine that runs kswapd as a
+/// task of its own advances it one priority pass at a time ([`balance_pgdat_step`]).
+#[derive(Clone, Debug)]
+pub struct KswapdRun {
+    /// Its node.
+    pub node: usize,
+    highest: usize,
+    sc: ScanControl,
+}
+
+/// Run `f` in kswapd's context: its reclaim work is counted as kswapd's, not the task's.
+fn in_kswapd_ctx<R>(m: &mut Machine, f: impl FnOnce(&mut Machine) -> R) -> R {
+    m.work();
+    let saved = std::mem::replace(&mut m.ctx, crate::mm::CTX_KSWAPD);
+    let r = f(m);
+    m.work();
+    m.ctx = saved;
+    r
+}
+
+/// Start `balance_pgdat` on `node` (counts `pageoutrun`).
+pub fn balance_pgdat_begin(m: &mut Machine, node: usize) -> KswapdRun {
     let highest = m.nodes[node].kswapd_highest_zoneidx.min(m.nodes[node].zones.len() - 1);
     m.count_vm_events(Stat::Pageoutrun, 1);
-    // kswapd's work is its own (priced on its own CPU time by the engine)
-    m.work();
-    let saved_ctx = std::mem::replace(&mut m.ctx, crate::mm::CTX_KSWAPD);
-    let mut sc = ScanControl::new(0, Reclaimer::Kswapd, None, highest);
-    loop {
+    KswapdRun {
+        node,
+        highest,
+        sc: ScanControl::new(0, Reclaimer::Kswapd, None, highest),
+    }
+}
+
+/// One pass of `balance_pgdat`'s loop at the current priority: age, then `kswapd_shrink_node`.
+/// Returns false when the run is over (the node is balanced, or priority ran out).
+pub fn balance_pgdat_step<P: Policy>(m: &mut Machine, p: &mut P, run: &mut KswapdRun) -> bool {
+    let (node, highest) = (run.node, run.highest);
+    in_kswapd_ctx(m, |m| {
+        let sc = &mut run.sc;
         if pgdat_balanced(m, node, highest) {
-            break;
+            return false;
         }
         let before = sc.nr_reclaimed;
         let mut raise_priority = true;
-        p.age_node(m, node, &mut sc);
+        p.age_node(m, node, sc);
         if sc.priority < DEF_PRIORITY - 2 {
             sc.may_writepage = true;
         }
@@ -409,7 +437,7 @@ pub fn balance_pgdat<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 
             .filter(|z| z.managed > 0)
             .map(|z| z.wmark(WMARK_HIGH).max(SWAP_CLUSTER_MAX))
             .sum();
-        shrink_node(m, p, node, &mut sc);
+        shrink_node(m, p, node, sc);
         if sc.nr_scanned >= sc.nr_to_reclaim {
             raise_priority = false;
         }
@@ -417,16 +445,27 @@ pub fn balance_pgdat<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 
         if raise_priority || reclaimed == 0 {
             sc.priority -= 1;
         }
-        if sc.priority < 1 {
-            break;
+        sc.priority >= 1
+    })
+}
+
+/// Finish a `balance_pgdat` run: count a failure if it reclaimed nothing, and let kswapd sleep.
+/// Returns the pages reclaimed.
+pub fn balance_pgdat_end<P: Policy>(m: &mut Machine, p: &mut P, run: KswapdRun) -> u64 {
+    let node = run.node;
+    in_kswapd_ctx(m, |m| {
+        if run.sc.nr_reclaimed == 0 {
+            m.nodes[node].kswapd_failures += 1;
         }
-    }
-    if sc.nr_reclaimed == 0 {
-        m.nodes[node].kswapd_failures += 1;
-    }
-    p.snapshot_refaults(m, ROOT_MEMCG, node);
-    m.nodes[node].kswapd_woken = false;
-    m.work();
-    m.ctx = saved_ctx;
-    sc.nr_reclaimed
+        p.snapshot_refaults(m, ROOT_MEMCG, node);
+        m.nodes[node].kswapd_woken = false;
+    });
+    run.sc.nr_reclaimed
+}
+
+/// `balance_pgdat`: kswapd reclaims `node` until a zone is above its high watermark.
+pub fn balance_pgdat<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 {
+    let mut run = balance_pgdat_begin(m, node);
+    while balance_pgdat_step(m, p, &mut run) {}
+    balance_pgdat_end(m, p, run)
 }

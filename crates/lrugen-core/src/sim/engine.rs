@@ -6,17 +6,26 @@
 //! it did: CPU time for the access or fault, for the direct reclaim it had to do (folios scanned,
 //! rmap walks, PTEs walked), for compressing or decompressing zram pages; and I/O: the pages read
 //! from storage or swap are one request the task waits for, behind whatever the device is busy
-//! with; swap-out and writeback are submitted without waiting, but occupy the device. kswapd's
-//! work is priced the same way and occupies another CPU. The latency of an operation is from the
-//! moment its task was ready to its completion, as fio's completion latency is.
+//! with; swap-out and writeback are submitted without waiting, but occupy the device. The latency
+//! of an operation is from the moment its task was ready to its completion, as fio's completion
+//! latency is.
 //!
-//! Operations execute atomically in the order their tasks become ready; the virtual clock the
-//! kernel sees never goes backwards. All costs are parameters with documented defaults.
+//! kswapd is a task of its own ([`KswapdMode::Task`], the default): an allocation that wakes it
+//! only marks the node, and kswapd then runs `balance_pgdat` one priority pass at a time on
+//! whichever CPU is free, each pass priced like a task's reclaim and occupying that CPU. Meanwhile
+//! the tasks keep allocating down to the min watermark and then reclaim directly, so a kswapd that
+//! falls behind shows up as direct reclaim and allocation stalls, as on a real machine.
+//! [`KswapdMode::Inline`] runs it synchronously inside the waking allocation (the model without
+//! the engine), pricing its work on another CPU.
+//!
+//! Operations and kswapd passes execute atomically in the order they become ready; the virtual
+//! clock the kernel sees never goes backwards. All costs are parameters with documented defaults.
 
 use crate::kernel::{Access, AccessError, Kernel};
 use crate::mm::device::{Device, DeviceSpec, DeviceStats};
 use crate::mm::vmstat::Stat;
 use crate::mm::{Work, CTX_KSWAPD, CTX_TASK};
+use crate::reclaim::vmscan::{self, KswapdRun};
 use crate::reclaim::Policy;
 use crate::workload::{Op, Stream};
 use hdrhistogram::Histogram;
@@ -62,6 +71,17 @@ impl Default for Costs {
     }
 }
 
+/// How kswapd runs under the engine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KswapdMode {
+    /// A task of its own, one `balance_pgdat` priority pass per event, concurrent with the tasks.
+    #[default]
+    Task,
+    /// Synchronously inside the allocation that wakes it (its CPU time is charged to another CPU).
+    Inline,
+}
+
 /// The engine's configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -76,6 +96,8 @@ pub struct EngineConfig {
     pub costs: Costs,
     /// Think time between two operations of a task (ns).
     pub think_ns: u64,
+    /// How kswapd runs.
+    pub kswapd: KswapdMode,
 }
 
 impl Default for EngineConfig {
@@ -86,6 +108,7 @@ impl Default for EngineConfig {
             swap_device: DeviceSpec::preset("nvme").expect("preset"),
             costs: Costs::default(),
             think_ns: 0,
+            kswapd: KswapdMode::Task,
         }
     }
 }
@@ -192,6 +215,37 @@ fn snap<P: Policy>(k: &mut Kernel<P>) -> Snap {
     }
 }
 
+/// Pages read and written between two snapshots, per device.
+struct Io {
+    file_reads: u64,
+    swap_reads: u64,
+    file_writes: u64,
+    swap_writes: u64,
+}
+
+impl Io {
+    fn between(s0: &Snap, s1: &Snap) -> Io {
+        let swap_reads = (s1.pswpin - s0.pswpin).max(0) as u64;
+        let swap_writes = (s1.pswpout - s0.pswpout).max(0) as u64;
+        Io {
+            file_reads: ((s1.pgpgin - s0.pgpgin) / 4 - (s1.pswpin - s0.pswpin)).max(0) as u64,
+            swap_reads,
+            file_writes: ((s1.pgpgout - s0.pgpgout) / 4 - (s1.pswpout - s0.pswpout)).max(0) as u64,
+            swap_writes,
+        }
+    }
+}
+
+/// The earliest free CPU (ties: the lowest index, for determinism).
+fn earliest_cpu(cpu_free: &[u64]) -> (usize, u64) {
+    let (cpu, &free) = cpu_free
+        .iter()
+        .enumerate()
+        .min_by_key(|&(j, &t)| (t, j))
+        .expect("a cpu");
+    (cpu, free)
+}
+
 fn work_ns(c: &Costs, w: &Work) -> u64 {
     w.folios_scanned * c.per_folio_scanned_ns + w.rmap_walks * c.per_rmap_walk_ns + w.ptes_walked * c.per_pte_walked_ns
 }
@@ -238,7 +292,49 @@ pub fn run_sampled<P: Policy>(
     let (mut first, mut last) = (u64::MAX, 0u64);
     let mut now = k.m.now_ns;
     let base = now;
+    // kswapd of node `n` is heap entry `ntasks + n`
+    let ntasks = tasks.len();
+    let kswapd_task = cfg.kswapd == KswapdMode::Task && k.m.cfg.kswapd;
+    let saved_async = std::mem::replace(&mut k.m.kswapd_async, kswapd_task);
+    let mut kswapd: Vec<Option<KswapdRun>> = vec![None; k.m.nodes.len()];
     while let Some(Reverse((ready, i))) = heap.pop() {
+        if i >= ntasks {
+            // one balance_pgdat pass of kswapd on node i - ntasks
+            let node = i - ntasks;
+            let (cpu, free) = earliest_cpu(&cpu_free);
+            let start = (ready + base).max(free);
+            now = now.max(start);
+            k.m.now_ns = now;
+            let s0 = snap(k);
+            let mut run = kswapd[node].take().expect("a scheduled kswapd run");
+            let more = vmscan::balance_pgdat_step(&mut k.m, &mut k.p, &mut run);
+            if more {
+                kswapd[node] = Some(run);
+            } else {
+                vmscan::balance_pgdat_end(&mut k.m, &mut k.p, run);
+            }
+            let s1 = snap(k);
+            let io = Io::between(&s0, &s1);
+            let kw = work_delta(&s0.work[CTX_KSWAPD], &s1.work[CTX_KSWAPD]);
+            add_work(&mut r.kswapd_work, &kw);
+            let mut k_ns = work_ns(c, &kw) + io.swap_writes * c.per_page_written_ns;
+            if zram {
+                k_ns += io.swap_writes * cfg.swap_device.compress_ns;
+            } else {
+                for _ in 0..io.swap_writes {
+                    swapdev.submit(start, 4096, true);
+                }
+            }
+            if io.file_writes > 0 {
+                storage.submit(start, io.file_writes * 4096, true);
+            }
+            r.kswapd_ns += k_ns;
+            cpu_free[cpu] = start + k_ns;
+            if more {
+                heap.push(Reverse((start + k_ns.max(1) - base, i)));
+            }
+            continue;
+        }
         let Some(step) = tasks[i].next() else { continue };
         if let Op::Think { ns, .. } = step.op {
             // pure delay: no CPU, no kernel work
@@ -246,27 +342,19 @@ pub fn run_sampled<P: Policy>(
             continue;
         }
         let ready = ready + base;
-        // the earliest free CPU (ties: the lowest index, for determinism)
-        let (cpu, &free) = cpu_free
-            .iter()
-            .enumerate()
-            .min_by_key(|&(j, &t)| (t, j))
-            .expect("a cpu");
+        let (cpu, free) = earliest_cpu(&cpu_free);
         let start = ready.max(free);
         now = now.max(start);
         k.m.now_ns = now;
         let s0 = snap(k);
         let res = k.exec(step.op);
         let s1 = snap(k);
-        let file_reads = ((s1.pgpgin - s0.pgpgin) / 4 - (s1.pswpin - s0.pswpin)).max(0) as u64;
-        let swap_reads = (s1.pswpin - s0.pswpin).max(0) as u64;
-        let swap_writes = (s1.pswpout - s0.pswpout).max(0) as u64;
-        let file_writes = ((s1.pgpgout - s0.pgpgout) / 4 - (s1.pswpout - s0.pswpout)).max(0) as u64;
+        let io = Io::between(&s0, &s1);
         let dw = work_delta(&s0.work[CTX_TASK], &s1.work[CTX_TASK]);
         let kw = work_delta(&s0.work[CTX_KSWAPD], &s1.work[CTX_KSWAPD]);
         add_work(&mut r.direct_work, &dw);
         add_work(&mut r.kswapd_work, &kw);
-        let reclaim_ns = work_ns(c, &dw) + swap_writes * c.per_page_written_ns;
+        let reclaim_ns = work_ns(c, &dw) + io.swap_writes * c.per_page_written_ns;
         r.direct_reclaim_ns += reclaim_ns;
         let mut cpu_ns = reclaim_ns
             + match (&res, step.op) {
@@ -278,37 +366,42 @@ pub fn run_sampled<P: Policy>(
                 (Err(_), _) => 0,
             };
         if zram {
-            cpu_ns += swap_reads * cfg.swap_device.decompress_ns + swap_writes * cfg.swap_device.compress_ns;
+            cpu_ns += io.swap_reads * cfg.swap_device.decompress_ns + io.swap_writes * cfg.swap_device.compress_ns;
         }
         let end_cpu = start + cpu_ns;
         cpu_free[cpu] = end_cpu;
-        // kswapd ran on another CPU meanwhile
+        // inline kswapd ran on another CPU meanwhile
         let k_ns = work_ns(c, &kw);
         if k_ns > 0 {
             r.kswapd_ns += k_ns;
-            let (kc, &kfree) = cpu_free
-                .iter()
-                .enumerate()
-                .min_by_key(|&(j, &t)| (t, j))
-                .expect("a cpu");
+            let (kc, kfree) = earliest_cpu(&cpu_free);
             cpu_free[kc] = kfree.max(start) + k_ns;
         }
+        // a kswapd woken by this operation starts running
+        if kswapd_task {
+            for (node, run) in kswapd.iter_mut().enumerate() {
+                if run.is_none() && k.m.nodes[node].kswapd_woken {
+                    *run = Some(vmscan::balance_pgdat_begin(&mut k.m, node));
+                    heap.push(Reverse((start - base, ntasks + node)));
+                }
+            }
+        }
         // writes go to the devices without waiting
-        for _ in 0..swap_writes {
-            if !zram {
+        if !zram {
+            for _ in 0..io.swap_writes {
                 swapdev.submit(start, 4096, true);
             }
         }
-        if file_writes > 0 {
-            storage.submit(start, file_writes * 4096, true);
+        if io.file_writes > 0 {
+            storage.submit(start, io.file_writes * 4096, true);
         }
         // reads: one request per device the task waits for
         let mut done = end_cpu;
-        if file_reads > 0 {
-            done = done.max(storage.submit(end_cpu, file_reads * 4096, false));
+        if io.file_reads > 0 {
+            done = done.max(storage.submit(end_cpu, io.file_reads * 4096, false));
         }
-        if swap_reads > 0 && !zram {
-            done = done.max(swapdev.submit(end_cpu, swap_reads * 4096, false));
+        if io.swap_reads > 0 && !zram {
+            done = done.max(swapdev.submit(end_cpu, io.swap_reads * 4096, false));
         }
         if let Err(e) = res {
             if !matches!(e, AccessError::Killed(_)) || r.error.is_none() {
@@ -333,6 +426,7 @@ pub fn run_sampled<P: Policy>(
             sample(k, &r);
         }
     }
+    k.m.kswapd_async = saved_async;
     if every.is_some() {
         sample(k, &r);
     }
