@@ -52,8 +52,12 @@ struct RunArgs {
     /// is a buffered 4 KiB read of a file page.
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     trace: Option<PathBuf>,
-    /// Built-in workload: `file-read` (buffered random reads over files) or `anon` (random loads
-    /// and stores to anonymous memory).
+    /// Built-in workload: `file-read` (buffered random reads over files), `anon` (random loads
+    /// and stores to anonymous memory), `fio`, `ycsb`, `memtier` (shaped by the options below), or
+    /// one of the presets `kernel-build`, `oltp`, `many-apps`, `sort-shuffle`, taken with their
+    /// machine, memcg and engine from the examples/ experiment of that name (change their
+    /// parameters there, and run it with `lrugen exp`; --memory, --memcg-max, --swap, --jobs,
+    /// --cpus and the devices still apply).
     #[arg(long, value_name = "NAME", default_value = "file-read")]
     workload: String,
     /// Policies to run, comma-separated: mglru, classic, lru, opt.
@@ -135,6 +139,10 @@ struct RunArgs {
     /// memtier: GET key pattern (S, R, G, P).
     #[arg(long, default_value = "R")]
     pattern: String,
+    /// anon, memtier: size of the data once compressed by zram, in percent of a page (default:
+    /// the zram device's ratio), e.g. 100 for incompressible data; use with --swap-device zram.
+    #[arg(long, value_name = "PCT", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=100))]
+    compressed_pct: u8,
     /// Run in virtual time with this many tasks (copies of the workload, each with its own files
     /// or region and seed), reporting throughput and completion latency as fio does.
     #[arg(long, value_name = "N")]
@@ -177,6 +185,24 @@ struct BenchArgs {
     /// Policies, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "lru,classic,mglru")]
     policy: Vec<String>,
+}
+
+/// Workload presets of `lrugen run --workload NAME`: the examples/ experiment of that name.
+const PRESETS: [(&str, &str); 4] = [
+    ("kernel-build", include_str!("../../../examples/kernel-build.toml")),
+    ("oltp", include_str!("../../../examples/oltp.toml")),
+    ("many-apps", include_str!("../../../examples/many-apps.toml")),
+    ("sort-shuffle", include_str!("../../../examples/sort-shuffle.toml")),
+];
+
+/// The configuration of preset `name` (its experiment's first point), if it is one.
+fn preset(name: &str) -> Result<Option<lrugen::experiment::spec::PointConfig>, String> {
+    let Some((n, text)) = PRESETS.iter().find(|(n, _)| *n == name) else {
+        return Ok(None);
+    };
+    let file = PathBuf::from(format!("examples/{n}.toml"));
+    let exp = lrugen::experiment::spec::Experiment::parse(text, &file).map_err(|e| e.to_string())?;
+    Ok(exp.points.into_iter().next().map(|p| p.config))
 }
 
 /// Parse the size given to option `opt`, naming the option in the error.
@@ -260,9 +286,15 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     }
     let parse_dist = || -> Result<Dist, String> { a.dist.parse().map_err(|e| format!("--dist: {e}")) };
     let size = size_arg("--size", &a.size)?;
+    let preset = match &a.trace {
+        Some(_) => None,
+        None => preset(&a.workload)?,
+    };
     let (spec, trace) = if let Some(path) = &a.trace {
         let t = workload::load_trace(path).map_err(|e| e.to_string())?;
         (WorkloadSpec::Trace { path: path.clone() }, Some(t))
+    } else if let Some(p) = &preset {
+        (p.workload.clone(), None)
     } else {
         let spec = match a.workload.as_str() {
             "file-read" => WorkloadSpec::FileRead {
@@ -272,6 +304,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 accesses: a.accesses,
             },
             "anon" => WorkloadSpec::Anon {
+                compressed_pct: a.compressed_pct,
                 pages: size,
                 write_ratio: a.write_ratio.unwrap_or(0.3),
                 dist: parse_dist()?,
@@ -293,11 +326,12 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 value_bytes: a.value_bytes,
                 pattern: a.pattern.clone(),
                 requests: a.accesses,
-                compressed_pct: 0,
+                compressed_pct: a.compressed_pct,
             },
             other => {
                 return Err(format!(
-                    "unknown workload '{other}': expected file-read, anon, fio, ycsb or memtier"
+                    "unknown workload '{other}': expected file-read, anon, fio, ycsb, memtier, kernel-build, \
+                     oltp, many-apps or sort-shuffle"
                 ))
             }
         };
@@ -312,20 +346,31 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let memcg_max = match (&a.memcg_max, a.capacity) {
         (Some(s), _) => Some(size_arg("--memcg-max", s)?),
         (None, Some(c)) => Some(c),
-        (None, None) => Some((footprint / 2).max(1)),
+        (None, None) => match &preset {
+            Some(p) => p.memcg.max,
+            None => Some((footprint / 2).max(1)),
+        },
     };
     let limit = memcg_max.unwrap_or(footprint);
-    let memory = match &a.memory {
-        Some(s) => size_arg("--memory", s)?,
-        None => limit.saturating_add(limit.max(16_384)),
+    let memory = match (&a.memory, &preset) {
+        (Some(s), _) => size_arg("--memory", s)?,
+        (None, Some(p)) => p.machine.total_pages(),
+        (None, None) => limit.saturating_add(limit.max(16_384)),
     };
-    let swap = match &a.swap {
-        Some(s) => size_arg("--swap", s)?,
-        None if spec.uses_anon() => 2 * footprint,
-        None => 0,
+    let swap = match (&a.swap, &preset) {
+        (Some(s), _) => size_arg("--swap", s)?,
+        (None, Some(p)) => p.machine.swap_pages,
+        (None, None) if spec.uses_anon() => 2 * footprint,
+        (None, None) => 0,
     };
-    let engine = if a.jobs.is_some() || a.cpus.is_some() || a.device.is_some() || a.swap_device.is_some() {
-        let mut e = lrugen::sim::engine::EngineConfig::default();
+    let preset_engine = preset.as_ref().and_then(|p| p.engine.clone());
+    let engine = if preset_engine.is_some()
+        || a.jobs.is_some()
+        || a.cpus.is_some()
+        || a.device.is_some()
+        || a.swap_device.is_some()
+    {
+        let mut e = preset_engine.unwrap_or_default();
         if let Some(c) = a.cpus {
             if c == 0 {
                 return Err("--cpus: expected at least 1 CPU".into());
@@ -342,11 +387,14 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     } else {
         None
     };
-    let jobs = a.jobs.unwrap_or(1);
+    let jobs = a.jobs.or(preset.as_ref().map(|p| p.jobs)).unwrap_or(1);
     if jobs == 0 {
         return Err("--jobs: expected at least 1 job".into());
     }
-    let mut machine = MachineConfig::simple(memory, swap);
+    let mut machine = match &preset {
+        Some(p) if a.memory.is_none() && a.swap.is_none() => p.machine.clone(),
+        _ => MachineConfig::simple(memory, swap),
+    };
     machine.swappiness = a.swappiness;
     let cfgs: Vec<RunConfig> = policies
         .iter()
@@ -497,6 +545,7 @@ fn cmd_default() -> Result<(), String> {
         (
             "2. anon loads/stores (zipf:0.9, 30% stores), 64 MiB region, memcg 32 MiB, 128 MiB swap",
             WorkloadSpec::Anon {
+                compressed_pct: 0,
                 pages: 16_384,
                 write_ratio: 0.3,
                 dist: Dist::Zipf { theta: 0.9 },

@@ -498,3 +498,40 @@ fn same_trace_same_output() {
     let a = json_run(&["--trace", p, "--capacity", "500"]);
     assert_eq!(a, json_run(&["--trace", p, "--capacity", "500"]));
 }
+
+#[test]
+fn preset_workloads_run_with_their_experiment_setup() {
+    // `--workload kernel-build` is examples/kernel-build.toml: 4 jobs of 24 compiler processes in a
+    // 6 MiB memcg under the engine.
+    let out = ok(&["run", "--workload", "kernel-build", "--policy", "classic", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}:\n{out}"));
+    let run = &v.as_array().expect("runs")[0];
+    assert_eq!(run["capacity_pages"], 1_536, "the example's memcg.max = 6M");
+    assert!(
+        run["workload"].as_str().unwrap().contains("build"),
+        "{}",
+        run["workload"]
+    );
+    assert!(run["misses"].as_u64().unwrap() > 0);
+    // its memcg limit can still be changed from the command line
+    let out = ok(&[
+        "run",
+        "--workload",
+        "kernel-build",
+        "--policy",
+        "classic",
+        "--memcg-max",
+        "8M",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["capacity_pages"], 2_048);
+    for w in ["oltp", "many-apps", "sort-shuffle"] {
+        let out = ok(&["run", "--workload", w, "--policy", "mglru"]);
+        assert!(out.contains("mglru"), "{w}:\n{out}");
+    }
+    fails(
+        &["run", "--workload", "kernel"],
+        &["unknown workload 'kernel'", "kernel-build", "sort-shuffle"],
+    );
+}

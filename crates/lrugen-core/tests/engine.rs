@@ -189,6 +189,7 @@ fn more_memory_means_more_throughput_and_lower_latency() {
 #[test]
 fn engine_runs_are_deterministic() {
     let w = WorkloadSpec::Anon {
+        compressed_pct: 0,
         pages: 4_096,
         write_ratio: 0.3,
         dist: Dist::Zipf { theta: 0.9 },

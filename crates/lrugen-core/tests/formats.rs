@@ -291,6 +291,7 @@ fn config(name: &str) -> RunConfig {
         // A 16 MiB anon region in an 8 MiB memcg with 32 MiB of swap: swap-out and swap-in.
         "anon" => (
             WorkloadSpec::Anon {
+                compressed_pct: 0,
                 pages: 4096,
                 write_ratio: 0.3,
                 dist: Dist::Zipf { theta: 0.9 },

@@ -102,6 +102,7 @@ fn file_read(files: u32, file_pages: u64, dist: Dist, accesses: u64) -> Workload
 
 fn anon(pages: u64, dist: Dist, accesses: u64) -> WorkloadSpec {
     WorkloadSpec::Anon {
+        compressed_pct: 0,
         pages,
         write_ratio: 0.3,
         dist,

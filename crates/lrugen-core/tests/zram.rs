@@ -68,3 +68,43 @@ fn pool_pages_follow_the_stored_bytes() {
     assert_eq!(e.swap.reads, 0, "zram is not a block device: no device reads");
     assert!(e.direct_reclaim_ns + e.kswapd_ns > 0);
 }
+
+#[test]
+fn an_anon_region_has_its_own_compressibility() {
+    // The same anon workload with its data compressing to a quarter and to half a page.
+    let anon = |compressed_pct: u8| {
+        let w = WorkloadSpec::Anon {
+            pages: 12_000,
+            write_ratio: 0.3,
+            dist: lrugen::workload::dist::Dist::Zipf { theta: 0.9 },
+            accesses: 30_000,
+            compressed_pct,
+        };
+        let mut cfg = RunConfig::new(
+            MachineConfig::simple(10_000, 16_384),
+            MemcgConfig::default(),
+            w,
+            PolicyKind::Mglru,
+        );
+        cfg.engine = Some(EngineConfig {
+            swap_device: DeviceSpec::preset("zram").unwrap(),
+            ..Default::default()
+        });
+        cfg.check = true;
+        sim::run(&cfg, None, &mut |_, _| {}).expect("run")
+    };
+    let (easy, hard) = (anon(25), anon(50));
+    assert!(easy.vm(Stat::Pswpout) > 0);
+    assert!(hard.vm(Stat::Pswpout) > easy.vm(Stat::Pswpout));
+    assert!(hard.vm(Stat::NrZspages) > easy.vm(Stat::NrZspages));
+    // a percentage above 100 is refused before anything runs
+    let bad = WorkloadSpec::Anon {
+        pages: 16,
+        write_ratio: 0.0,
+        dist: lrugen::workload::dist::Dist::Uniform,
+        accesses: 1,
+        compressed_pct: 101,
+    };
+    let e = bad.validate().unwrap_err().to_string();
+    assert!(e.contains("compressed_pct 101"), "{e}");
+}

@@ -305,6 +305,7 @@ pub fn anon_ops(
     use lrugen::mm::{memcg::ROOT_MEMCG, Machine, MachineConfig};
     use lrugen::workload::{Op, Stream, WorkloadSpec};
     let spec = WorkloadSpec::Anon {
+        compressed_pct: 0,
         pages,
         write_ratio,
         dist,

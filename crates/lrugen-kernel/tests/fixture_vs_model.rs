@@ -121,6 +121,7 @@ fn compare_anon(name: &str) -> (u64, u64, f64) {
             ..Default::default()
         },
         WorkloadSpec::Anon {
+            compressed_pct: 0,
             pages: a.pages,
             write_ratio: a.write_ratio,
             dist: f.dist.parse().unwrap(),

@@ -108,6 +108,10 @@ pub enum WorkloadSpec {
         dist: Dist,
         /// Accesses to issue after the populate phase.
         accesses: u64,
+        /// Size of its pages once compressed by zram, in percent of a page (0: the machine's
+        /// default ratio), e.g. 100 for incompressible data.
+        #[serde(default)]
+        compressed_pct: u8,
     },
     /// A trace replayed as buffered 4 KiB reads of one file opened with `POSIX_FADV_RANDOM`.
     Trace {
@@ -259,6 +263,34 @@ fn check_ratio(r: f64) -> Result<(), WorkloadError> {
     }
 }
 
+fn check_compressed_pct(p: u8) -> Result<(), WorkloadError> {
+    if p <= 100 {
+        Ok(())
+    } else {
+        Err(WorkloadError(format!(
+            "compressed_pct {p} is not a percentage of a page (expected 0..=100; 0 = the machine's default ratio)"
+        )))
+    }
+}
+
+/// ", zram-compressed to N%" for a region with its own compressibility.
+fn compressed_suffix(p: u8) -> String {
+    if p > 0 {
+        format!(", compressing to {p}% of a page")
+    } else {
+        String::new()
+    }
+}
+
+/// Give the anon region just mapped by `task` its own compressibility (0: the machine's default).
+fn set_compressed_pct(m: &mut Machine, task: u32, p: u8) {
+    if p > 0 {
+        if let Some(v) = m.mms[task as usize].vmas.last_mut() {
+            v.compressed_pct = p.min(100);
+        }
+    }
+}
+
 /// Bytes of a YCSB record (10 fields of 100 bytes).
 pub const YCSB_RECORD_BYTES: u64 = 1000;
 
@@ -281,7 +313,12 @@ impl WorkloadSpec {
                     ))),
                 }
             }
-            WorkloadSpec::Anon { pages, write_ratio, .. } => {
+            WorkloadSpec::Anon {
+                pages,
+                write_ratio,
+                compressed_pct,
+                ..
+            } => {
                 if *pages == 0 || *pages > (1 << 26) {
                     return Err(WorkloadError(format!(
                         "anon workload needs 1..={} pages, got {pages}",
@@ -289,6 +326,7 @@ impl WorkloadSpec {
                     )));
                 }
                 check_ratio(*write_ratio)?;
+                check_compressed_pct(*compressed_pct)?;
                 Ok(())
             }
             WorkloadSpec::Trace { .. } => Ok(()),
@@ -324,9 +362,11 @@ impl WorkloadSpec {
                 keys,
                 value_bytes,
                 pattern,
+                compressed_pct,
                 ..
             } => {
                 parse_gen::<gen::memtier::KeyPattern>(pattern, "memtier pattern")?;
+                check_compressed_pct(*compressed_pct)?;
                 let pages = keys
                     .saturating_mul(value_bytes.div_ceil(4096).max(1))
                     .max(keys.saturating_mul(*value_bytes) / 4096);
@@ -496,10 +536,12 @@ impl WorkloadSpec {
                 write_ratio,
                 dist,
                 accesses,
+                compressed_pct,
             } => format!(
-                "anon {dist} loads/stores ({:.0}% stores), {} MiB, {accesses} accesses",
+                "anon {dist} loads/stores ({:.0}% stores), {} MiB, {accesses} accesses{}",
                 write_ratio * 100.0,
-                pages * 4 / 1024
+                pages * 4 / 1024,
+                compressed_suffix(*compressed_pct)
             ),
             WorkloadSpec::Fio {
                 dist,
@@ -730,9 +772,11 @@ impl Stream {
                 write_ratio,
                 dist,
                 accesses,
+                compressed_pct,
             } => {
                 spec.validate()?;
                 let base = m.mmap(task, *pages as u32, vmf::WRITE, None);
+                set_compressed_pct(m, task, *compressed_pct);
                 use rand::SeedableRng;
                 Ok(Stream {
                     kind: StreamKind::Anon {
@@ -825,11 +869,7 @@ impl Stream {
                 let g = gen::memtier::MemtierGen::new(pat, 0, keys - 1, 0, 1, seed).map_err(|e| WorkloadError(e.0))?;
                 let pages = (keys * value_bytes).div_ceil(4096).max(1);
                 let base = m.mmap(task, pages as u32, vmf::WRITE, None);
-                if *compressed_pct > 0 {
-                    if let Some(v) = m.mms[task as usize].vmas.last_mut() {
-                        v.compressed_pct = (*compressed_pct).min(100);
-                    }
-                }
+                set_compressed_pct(m, task, *compressed_pct);
                 Ok(Stream {
                     kind: StreamKind::Memtier {
                         task,
