@@ -417,3 +417,32 @@ fn examples_parse() {
     }
     assert!(n >= 4, "{n} examples");
 }
+
+#[test]
+fn engine_runs_are_sampled_over_time() {
+    // Two jobs under the engine: the series cover every task's operations, about `samples`
+    // points, cumulative misses never fall, and MGLRU reports its generations.
+    let text = TINY.replace("[sweep]\n\"memcg.max\" = [\"512K\", 256]\n", "")
+        + "samples = 10\n"
+        + "[engine]\ncpus = 2\njobs = 2\n";
+    let text = text.replace("repetitions = 2\n", "repetitions = 1\nsamples = 10\n");
+    let text = text.replace("samples = 10\n[engine]", "[engine]");
+    let e = parse(&text).unwrap();
+    let r = experiment::run(&e, Some(1), &|_, _| {}).unwrap();
+    for c in r.cells.iter().filter(|c| c.policy != "lru") {
+        let misses = &c.series["misses"];
+        assert!(
+            (9..=12).contains(&misses.len()),
+            "{}: {} samples",
+            c.policy,
+            misses.len()
+        );
+        assert!(misses.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+        let last = misses.last().unwrap();
+        assert_eq!(last.0 as u64, 2 * 3_000, "{}: both tasks' accesses", c.policy);
+        assert_eq!(last.1, c.metrics["misses"]);
+        if c.policy == "mglru" {
+            assert!(c.series.contains_key("gen0"), "{:?}", c.series.keys());
+        }
+    }
+}

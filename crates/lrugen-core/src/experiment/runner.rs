@@ -248,15 +248,20 @@ pub fn run(exp: &Experiment, threads: Option<usize>, progress: CellProgress<'_>)
             },
             None,
         );
-        // a mix (several task kinds) has no single stream; engine runs are not sampled
-        if matches!(cfg.workload, WorkloadSpec::Mix { .. }) || cfg.engine.is_some() {
-            sample_every.push(u64::MAX);
-            continue;
-        }
+        // under the engine (a mix always runs there), every task's operations count
         let (mut m, t) = sim::build_machine(&cfg).map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?;
-        let stream = Stream::new(&cfg.workload, &mut m, t, cfg.seed, trace_for(&cfg.workload))
-            .map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?;
-        sample_every.push(stream.len.div_ceil(exp.samples).max(1));
+        let len: u64 = if cfg.engine.is_some() || matches!(cfg.workload, WorkloadSpec::Mix { .. }) {
+            sim::task_streams(&cfg, &mut m, t, trace_for(&cfg.workload))
+                .map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?
+                .iter()
+                .map(|s| s.len)
+                .sum()
+        } else {
+            Stream::new(&cfg.workload, &mut m, t, cfg.seed, trace_for(&cfg.workload))
+                .map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?
+                .len
+        };
+        sample_every.push(len.div_ceil(exp.samples).max(1));
     }
 
     let cells = exp.cells();

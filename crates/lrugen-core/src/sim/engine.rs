@@ -427,8 +427,11 @@ pub fn run_sampled<P: Policy>(
         }
     }
     k.m.kswapd_async = saved_async;
-    if every.is_some() {
-        sample(k, &r);
+    // the final state, unless the last operation was just sampled
+    if let Some(n) = every {
+        if n == 0 || steps == 0 || steps % n != 0 {
+            sample(k, &r);
+        }
     }
     k.m.now_ns = now.max(last);
     r.elapsed_ns = last.saturating_sub(first.min(last));

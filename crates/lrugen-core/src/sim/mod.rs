@@ -357,19 +357,7 @@ pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progres
         if cfg.jobs == 0 {
             return Err(RunError::Config("jobs must be at least 1".into()));
         }
-        let parts: Vec<(WorkloadSpec, u32)> = match &cfg.workload {
-            WorkloadSpec::Mix { parts } => parts.iter().map(|p| (p.workload.clone(), p.jobs * cfg.jobs)).collect(),
-            w => vec![(w.clone(), cfg.jobs)],
-        };
-        let mut streams = Vec::new();
-        let mut n = 0u64;
-        for (w, jobs) in &parts {
-            for _ in 0..*jobs {
-                let seed = cfg.seed ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                n += 1;
-                streams.push(Stream::new(w, &mut m, t, seed, trace.clone())?);
-            }
-        }
+        let streams = task_streams(cfg, &mut m, t, trace)?;
         let start = std::time::Instant::now();
         let mut r = match cfg.policy {
             PolicyKind::Mglru => {
@@ -410,6 +398,30 @@ pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progres
         r.capacity_pages = cfg.memcg.max.unwrap_or(cfg.machine.total_pages());
     }
     Ok(r)
+}
+
+/// The streams of the engine's tasks: `jobs` copies of the workload (each part of a mix `jobs`
+/// times its own count), each with its own seed, set up on machine `m` in memcg `t`.
+pub fn task_streams(
+    cfg: &RunConfig,
+    m: &mut Machine,
+    t: MemcgId,
+    trace: Option<(LoadedTrace, u32)>,
+) -> Result<Vec<Stream>, RunError> {
+    let parts: Vec<(WorkloadSpec, u32)> = match &cfg.workload {
+        WorkloadSpec::Mix { parts } => parts.iter().map(|p| (p.workload.clone(), p.jobs * cfg.jobs)).collect(),
+        w => vec![(w.clone(), cfg.jobs)],
+    };
+    let mut streams = Vec::new();
+    let mut n = 0u64;
+    for (w, jobs) in &parts {
+        for _ in 0..*jobs {
+            let seed = cfg.seed ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            n += 1;
+            streams.push(Stream::new(w, m, t, seed, trace.clone())?);
+        }
+    }
+    Ok(streams)
 }
 
 /// Run `streams` as tasks in virtual time on kernel `k`; the workload runs in memcg `t`.
