@@ -71,6 +71,10 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
         .into_iter()
         .map(String::from)
         .collect::<Vec<_>>();
+    let benches = results.cells.iter().filter(|c| c.bench.is_some()).count();
+    if benches > 0 {
+        written.push(format!("bench/ ({benches} reports as the benchmark prints them)"));
+    }
     if !a.no_plots {
         match plot::write_plots(&results, &a.out) {
             Ok(files) => written.push(format!("{} plots (SVG and PNG)", files.len())),

@@ -437,7 +437,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     print!("{}", report::table(&results));
     for r in &results {
         if let Some(e) = &r.engine {
-            println!("\n{}", lrugen::sim::engine::format_fio(&r.policy, e));
+            println!("\n{}", lrugen::sim::engine::format_bench(&r.policy, &spec, e));
         }
         if let Some(e) = &r.error {
             println!("\n{}: stopped early: {e}", r.policy);

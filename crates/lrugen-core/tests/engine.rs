@@ -296,3 +296,70 @@ fn kswapd_competes_for_the_cpu() {
     assert!(e1.elapsed_ns > e2.elapsed_ns, "{} vs {}", e1.elapsed_ns, e2.elapsed_ns);
     assert!(e1.elapsed_ns <= e2.elapsed_ns + e1.kswapd_ns + e1.direct_reclaim_ns);
 }
+
+#[test]
+fn requests_span_their_page_operations() {
+    // memtier GETs of 8 KiB values at 4 KiB alignment: each GET is two or three page loads, and
+    // a request's latency covers all of them.
+    let w = WorkloadSpec::Memtier {
+        keys: 1_000,
+        value_bytes: 8_192,
+        pattern: "R".into(),
+        requests: 5_000,
+        compressed_pct: 0,
+    };
+    let e = run(w, PolicyKind::Mglru, 8_192, 1, 1, "nvme");
+    assert_eq!(e.requests.len(), 1);
+    let gets = &e.requests[0];
+    assert_eq!(gets.kind, "GET");
+    assert_eq!(gets.count, 5_000);
+    assert_eq!(e.ops, 2 * 5_000, "8 KiB values at 8 KiB offsets: two pages each");
+    // all hits of 50 ns each: a GET takes two of them
+    assert_eq!(gets.latency.percentile(50.0), 100);
+    assert_eq!(e.clat.percentile(50.0), 50);
+    let text = lrugen::sim::engine::format_memtier(&e, 8_192);
+    let line = text.lines().find(|l| l.starts_with("Gets")).expect("a Gets line");
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(cols.len(), 9, "{line}");
+    let per_sec: f64 = cols[1].parse().unwrap();
+    assert!(near(per_sec, gets.per_sec, 0.001));
+    assert_eq!(cols[5], "0.00010", "p50 in ms: {line}");
+    let kb: f64 = cols[8].parse().unwrap();
+    assert!(near(kb, per_sec * 8.0, 0.001), "KB/sec = GETs/sec x 8 KiB: {line}");
+
+    // YCSB-E: scans of several records are one operation each
+    let w = WorkloadSpec::Ycsb {
+        workload: "e".into(),
+        records: 2_000,
+        operations: 1_000,
+    };
+    let e = run(w, PolicyKind::Classic, 4_096, 1, 1, "nvme");
+    let total: u64 = e.requests.iter().map(|q| q.count).sum();
+    assert_eq!(total, 1_000, "{:?}", e.requests);
+    let kinds: Vec<&str> = e.requests.iter().map(|q| q.kind.as_str()).collect();
+    assert_eq!(kinds, ["INSERT", "SCAN"], "YCSB-E is 95% scans, 5% inserts");
+    assert!(e.ops > total, "scans read several pages");
+    let text = lrugen::sim::engine::format_ycsb(&e);
+    assert!(text.starts_with("[OVERALL], RunTime(ms), "), "{text}");
+    for k in kinds {
+        for field in [
+            "Operations",
+            "AverageLatency(us)",
+            "MinLatency(us)",
+            "MaxLatency(us)",
+            "95thPercentileLatency(us)",
+            "99thPercentileLatency(us)",
+            "Return=OK",
+        ] {
+            assert!(text.contains(&format!("[{k}], {field}, ")), "[{k}] {field}:\n{text}");
+        }
+    }
+    // fio-like workloads have no multi-page requests
+    let w = WorkloadSpec::FileRead {
+        files: 1,
+        file_pages: 256,
+        dist: Dist::Uniform,
+        accesses: 1_000,
+    };
+    assert!(run(w, PolicyKind::Classic, 1_024, 1, 1, "nvme").requests.is_empty());
+}

@@ -147,7 +147,8 @@ pub fn summary_csv(r: &Results) -> String {
     out
 }
 
-/// Write `results.json`, `results.csv` and `summary.csv` into `dir` (created if needed).
+/// Write `results.json`, `results.csv` and `summary.csv` into `dir` (created if needed), and for
+/// engine runs `bench/pPOINT-POLICY-rREP.txt`, each run's report as its benchmark prints it.
 pub fn write_files(r: &Results, dir: &Path) -> Result<(), ExpError> {
     let io = |path: &Path, e: std::io::Error| ExpError::Io(format!("{}: {e}", path.display()));
     std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
@@ -158,6 +159,17 @@ pub fn write_files(r: &Results, dir: &Path) -> Result<(), ExpError> {
     ] {
         let p = dir.join(name);
         std::fs::write(&p, text).map_err(|e| io(&p, e))?;
+    }
+    // each engine run's report as its benchmark prints it
+    if r.cells.iter().any(|c| c.bench.is_some()) {
+        let b = dir.join("bench");
+        std::fs::create_dir_all(&b).map_err(|e| io(&b, e))?;
+        for c in &r.cells {
+            if let Some(text) = &c.bench {
+                let p = b.join(format!("p{}-{}-r{}.txt", c.cell.point, c.policy, c.cell.repetition));
+                std::fs::write(&p, text).map_err(|e| io(&p, e))?;
+            }
+        }
     }
     Ok(())
 }

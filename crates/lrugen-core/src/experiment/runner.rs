@@ -98,6 +98,10 @@ pub struct CellResult {
     pub series: Series,
     /// How the run stopped early, if it did (e.g. an OOM kill).
     pub error: Option<String>,
+    /// Under the engine: the report as the imitated benchmark prints it (fio-, YCSB- or
+    /// memtier-like; [`crate::sim::engine::format_bench`]), written to `bench/` of the output.
+    #[serde(skip)]
+    pub bench: Option<String>,
 }
 
 /// The adapter from a run's result to a cell's metrics and series: the one place that knows
@@ -146,6 +150,9 @@ pub fn metrics_of(r: &RunResult) -> (Metrics, Series) {
         put("clat_p99_9_us", e.clat.percentile(99.9) as f64 / 1000.0);
         put("direct_reclaim_ms", e.direct_reclaim_ns as f64 / 1e6);
         put("kswapd_ms", e.kswapd_ns as f64 / 1e6);
+        // the benchmark's own throughput: YCSB operations or memtier requests, else I/Os
+        let requests: f64 = e.requests.iter().map(|q| q.per_sec).sum();
+        put("ops_per_sec", if e.requests.is_empty() { e.iops } else { requests });
     }
     let mut s = Series::new();
     if !r.series.is_empty() {
@@ -281,12 +288,17 @@ pub fn run(exp: &Experiment, threads: Option<usize>, progress: CellProgress<'_>)
         })?;
         let (metrics, series) = metrics_of(&r);
         progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+        let bench = r
+            .engine
+            .as_ref()
+            .map(|e| sim::engine::format_bench(label, &cfg.workload, e));
         Ok(CellResult {
             cell: c.clone(),
             policy: label.clone(),
             metrics,
             series,
             error: r.error,
+            bench,
         })
     };
     let pool = {

@@ -41,6 +41,7 @@ pub const METRICS: &[&str] = &[
     "clat_p99_9_us",
     "direct_reclaim_ms",
     "kswapd_ms",
+    "ops_per_sec",
 ];
 
 /// Default number of samples of a run's state over time.

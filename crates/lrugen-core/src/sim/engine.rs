@@ -158,6 +158,19 @@ impl LatencyStats {
     }
 }
 
+/// Latency of one kind of benchmark request.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RequestStats {
+    /// The benchmark's name for it (`READ`, `UPDATE`, `GET`, …).
+    pub kind: String,
+    /// Requests completed.
+    pub count: u64,
+    /// Requests per second of virtual time.
+    pub per_sec: f64,
+    /// Their latency.
+    pub latency: LatencyStats,
+}
+
 /// What the engine measured.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct EngineResult {
@@ -179,6 +192,11 @@ pub struct EngineResult {
     pub bytes_per_sec: f64,
     /// Completion latency of measured operations.
     pub clat: LatencyStats,
+    /// Benchmark requests that span several page operations (YCSB operations, memtier GETs; see
+    /// [`crate::workload::Stream::request`]), per kind in order of name: latency from the moment
+    /// the task was ready for its first page operation to the completion of its last. Empty for
+    /// workloads whose every operation is a request (fio).
+    pub requests: Vec<RequestStats>,
     /// CPU time of direct reclaim (tasks stalled reclaiming), ns.
     pub direct_reclaim_ns: u64,
     /// CPU time of kswapd, ns.
@@ -297,6 +315,9 @@ pub fn run_sampled<P: Policy>(
     let kswapd_task = cfg.kswapd == KswapdMode::Task && k.m.cfg.kswapd;
     let saved_async = std::mem::replace(&mut k.m.kswapd_async, kswapd_task);
     let mut kswapd: Vec<Option<KswapdRun>> = vec![None; k.m.nodes.len()];
+    // the request in progress per task (its ready time), and a histogram per request kind
+    let mut req_start: Vec<Option<u64>> = vec![None; ntasks];
+    let mut req_hist: Vec<(&'static str, Histogram<u64>)> = Vec::new();
     while let Some(Reverse((ready, i))) = heap.pop() {
         if i >= ntasks {
             // one balance_pgdat pass of kswapd on node i - ntasks
@@ -419,6 +440,21 @@ pub fn run_sampled<P: Policy>(
             }
             first = first.min(ready);
             last = last.max(done);
+            if let Some(req) = tasks[i].request() {
+                let since = *req_start[i].get_or_insert(ready);
+                if req.last {
+                    req_start[i] = None;
+                    let h = match req_hist.iter().position(|x| x.0 == req.kind) {
+                        Some(j) => &mut req_hist[j].1,
+                        None => {
+                            let h = Histogram::new_from(&hist);
+                            req_hist.push((req.kind, h));
+                            &mut req_hist.last_mut().expect("just pushed").1
+                        }
+                    };
+                    h.record((done - since).max(1)).expect("latency within bounds");
+                }
+            }
         }
         heap.push(Reverse((done + cfg.think_ns - base, i)));
         steps += 1;
@@ -440,6 +476,20 @@ pub fn run_sampled<P: Policy>(
         r.bytes_per_sec = r.iops * 4096.0;
     }
     r.clat = LatencyStats::of(&hist);
+    req_hist.sort_by_key(|x| x.0);
+    r.requests = req_hist
+        .iter()
+        .map(|(kind, h)| RequestStats {
+            kind: kind.to_string(),
+            count: h.len(),
+            per_sec: if r.elapsed_ns > 0 {
+                h.len() as f64 * 1e9 / r.elapsed_ns as f64
+            } else {
+                0.0
+            },
+            latency: LatencyStats::of(h),
+        })
+        .collect();
     r.storage = storage.stats.clone();
     r.swap = swapdev.stats.clone();
     r
@@ -480,13 +530,116 @@ pub fn format_fio(name: &str, r: &EngineResult) -> String {
             .collect();
         let _ = writeln!(o, "     | {}", cells.join(", "));
     }
-    let _ = writeln!(
-        o,
-        "  reclaim: direct {:.1} ms CPU ({} folios scanned), kswapd {:.1} ms CPU ({} folios scanned)",
+    let _ = writeln!(o, "  {}", reclaim_line(r));
+    o
+}
+
+/// The reclaim line shared by the report formats.
+fn reclaim_line(r: &EngineResult) -> String {
+    format!(
+        "reclaim: direct {:.1} ms CPU ({} folios scanned), kswapd {:.1} ms CPU ({} folios scanned)",
         r.direct_reclaim_ns as f64 / 1e6,
         r.direct_work.folios_scanned,
         r.kswapd_ns as f64 / 1e6,
         r.kswapd_work.folios_scanned
-    );
+    )
+}
+
+/// YCSB-like text of a result, as YCSB's text exporter prints it: `[OVERALL]` run time and
+/// throughput, then per operation its count, average, min, max, 95th and 99th percentile latency
+/// (µs) and return codes. Operations are YCSB's (a SCAN over several pages is one), from
+/// [`EngineResult::requests`].
+pub fn format_ycsb(r: &EngineResult) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let total: u64 = r.requests.iter().map(|q| q.count).sum();
+    let _ = writeln!(o, "[OVERALL], RunTime(ms), {}", r.elapsed_ns / 1_000_000);
+    let tput = if r.elapsed_ns > 0 {
+        total as f64 * 1e9 / r.elapsed_ns as f64
+    } else {
+        0.0
+    };
+    let _ = writeln!(o, "[OVERALL], Throughput(ops/sec), {tput:.2}");
+    for q in &r.requests {
+        let l = &q.latency;
+        let k = &q.kind;
+        let _ = writeln!(o, "[{k}], Operations, {}", q.count);
+        let _ = writeln!(o, "[{k}], AverageLatency(us), {:.2}", l.mean_ns / 1000.0);
+        let _ = writeln!(o, "[{k}], MinLatency(us), {}", l.min_ns / 1000);
+        let _ = writeln!(o, "[{k}], MaxLatency(us), {}", l.max_ns / 1000);
+        let _ = writeln!(o, "[{k}], 95thPercentileLatency(us), {}", l.percentile(95.0) / 1000);
+        let _ = writeln!(o, "[{k}], 99thPercentileLatency(us), {}", l.percentile(99.0) / 1000);
+        let _ = writeln!(o, "[{k}], Return=OK, {}", q.count);
+    }
+    let _ = writeln!(o, "{}", reclaim_line(r));
     o
+}
+
+/// memtier_benchmark-like text of a result: its `ALL STATS` table (ops/sec, hits/sec,
+/// misses/sec, average, p50, p99 and p99.9 latency in ms, KB/sec) for the GETs of
+/// [`EngineResult::requests`] with values of `value_bytes`; every key was populated first, so
+/// every GET hits (memtier's hits are key hits, not page-cache hits).
+pub fn format_memtier(r: &EngineResult, value_bytes: u64) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let rule = "-".repeat(124);
+    let _ = writeln!(o, "ALL STATS");
+    let _ = writeln!(o, "{}", "=".repeat(124));
+    let _ = writeln!(
+        o,
+        "{:<8}{:>12}{:>13}{:>13}{:>16}{:>16}{:>16}{:>16}{:>13} ",
+        "Type",
+        "Ops/sec",
+        "Hits/sec",
+        "Misses/sec",
+        "Avg. Latency",
+        "p50 Latency",
+        "p99 Latency",
+        "p99.9 Latency",
+        "KB/sec"
+    );
+    let _ = writeln!(o, "{rule}");
+    let ms = |ns: f64| format!("{:.5}", ns / 1e6);
+    let none = "---";
+    let _ = writeln!(
+        o,
+        "{:<8}{:>12}{:>13}{:>13}{:>16}{:>16}{:>16}{:>16}{:>13} ",
+        "Sets", "0.00", none, none, none, none, none, none, "0.00"
+    );
+    let gets = r.requests.iter().find(|q| q.kind == "GET").cloned().unwrap_or_default();
+    let l = &gets.latency;
+    let line = |name: &str| {
+        format!(
+            "{:<8}{:>12.2}{:>13.2}{:>13.2}{:>16}{:>16}{:>16}{:>16}{:>13.2} ",
+            name,
+            gets.per_sec,
+            gets.per_sec,
+            0.0,
+            ms(l.mean_ns),
+            ms(l.percentile(50.0) as f64),
+            ms(l.percentile(99.0) as f64),
+            ms(l.percentile(99.9) as f64),
+            gets.per_sec * value_bytes as f64 / 1024.0
+        )
+    };
+    let _ = writeln!(o, "{}", line("Gets"));
+    let _ = writeln!(
+        o,
+        "{:<8}{:>12}{:>13}{:>13}{:>16}{:>16}{:>16}{:>16}{:>13} ",
+        "Waits", "0.00", none, none, none, none, none, none, none
+    );
+    let _ = writeln!(o, "{}", line("Totals"));
+    let _ = writeln!(o, "{}", reclaim_line(r));
+    o
+}
+
+/// The report of a run as the benchmark the workload imitates prints it: YCSB-like for YCSB,
+/// memtier-like for memtier, fio-like otherwise.
+pub fn format_bench(name: &str, workload: &crate::workload::WorkloadSpec, r: &EngineResult) -> String {
+    use crate::workload::WorkloadSpec;
+    match workload {
+        WorkloadSpec::Ycsb { .. } => format!("{name}: YCSB\n{}", format_ycsb(r)),
+        WorkloadSpec::Memtier { value_bytes, .. } => format!("{name}: memtier\n{}", format_memtier(r, *value_bytes)),
+        _ => format_fio(name, r),
+    }
 }

@@ -668,6 +668,8 @@ enum StreamKind {
         gen: Box<gen::ycsb::YcsbGen>,
         remaining: u64,
         pending: std::collections::VecDeque<(Op, u32)>,
+        /// YCSB's name of the operation the pending page operations belong to.
+        kind: &'static str,
     },
     Memtier {
         task: u32,
@@ -677,6 +679,8 @@ enum StreamKind {
         populated: u64,
         gen: Box<gen::memtier::MemtierGen>,
         remaining: u64,
+        /// GET requests in all.
+        requests: u64,
         pending: std::collections::VecDeque<(Op, u32)>,
     },
     /// Steps generated a batch at a time (one build process, one transaction, one foreground
@@ -851,6 +855,7 @@ impl Stream {
                         gen: Box::new(g),
                         remaining: *operations,
                         pending: Default::default(),
+                        kind: "",
                     },
                     nr_keys: pages as u32,
                     len: *operations,
@@ -879,6 +884,7 @@ impl Stream {
                         populated: 0,
                         gen: Box::new(g),
                         remaining: *requests,
+                        requests: *requests,
                         pending: Default::default(),
                     },
                     nr_keys: pages as u32,
@@ -912,6 +918,52 @@ impl Stream {
     pub fn done(&self) -> u64 {
         self.done
     }
+
+    /// The benchmark request the step just yielded belongs to, for workloads whose requests span
+    /// several page operations: a YCSB operation (`READ`, `UPDATE`, `INSERT`, `SCAN`,
+    /// `READ-MODIFY-WRITE`) or a memtier `GET` of a value over several pages. `None` for the other
+    /// workloads, whose every operation is a request of its own (as an fio I/O is), and for
+    /// warm-up steps. Call it right after `next`.
+    pub fn request(&self) -> Option<Request> {
+        match &self.kind {
+            StreamKind::Ycsb { pending, kind, .. } => Some(Request {
+                kind,
+                last: pending.is_empty(),
+            }),
+            StreamKind::Memtier {
+                populate_pages,
+                populated,
+                pending,
+                remaining,
+                requests,
+                ..
+            } if *populated == *populate_pages && (*remaining < *requests || !pending.is_empty()) => Some(Request {
+                kind: "GET",
+                last: pending.is_empty(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The request a step belongs to ([`Stream::request`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The benchmark's name for its kind.
+    pub kind: &'static str,
+    /// This step completes it.
+    pub last: bool,
+}
+
+/// YCSB's name of an operation, as its reports print it.
+fn ycsb_name(op: &gen::ycsb::YcsbOp) -> &'static str {
+    match op {
+        gen::ycsb::YcsbOp::Read(_) => "READ",
+        gen::ycsb::YcsbOp::Update(_) => "UPDATE",
+        gen::ycsb::YcsbOp::Insert(_) => "INSERT",
+        gen::ycsb::YcsbOp::Scan(..) => "SCAN",
+        gen::ycsb::YcsbOp::ReadModifyWrite(_) => "READ-MODIFY-WRITE",
+    }
 }
 
 impl Iterator for Stream {
@@ -927,6 +979,7 @@ impl Iterator for Stream {
                 gen,
                 remaining,
                 pending,
+                kind,
             } => {
                 if pending.is_empty() {
                     if *remaining == 0 {
@@ -955,7 +1008,9 @@ impl Iterator for Stream {
                             p as u32,
                         )
                     };
-                    match gen.next() {
+                    let op = gen.next();
+                    *kind = ycsb_name(&op);
+                    match op {
                         gen::ycsb::YcsbOp::Read(k) => pending.push_back(rd(page(k))),
                         gen::ycsb::YcsbOp::Update(k) | gen::ycsb::YcsbOp::Insert(k) => pending.push_back(wr(page(k))),
                         gen::ycsb::YcsbOp::ReadModifyWrite(k) => {
@@ -983,6 +1038,7 @@ impl Iterator for Stream {
                 gen,
                 remaining,
                 pending,
+                ..
             } => {
                 if *populated < *populate_pages {
                     let p = *populated;
