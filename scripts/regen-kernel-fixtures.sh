@@ -11,3 +11,9 @@ cargo run --release -p lrugen-kernel --example regen -- 6.12 "$F/debian-6.12-mgl
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-classic-file-zipf.json" classic
 # anon: 4,096-page region, 50,000 zipf:0.9 accesses (30 % stores), memcg 8 MiB, 32 MiB swap on /dev/vdb
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-anon-zipf.json" anon
+# mixed: one process with a 8,192-page file (buffered preads) and a 4,096-page anon region (populated
+# first), 60,000 zipf:0.9 accesses, half to the anon region (30 % of those stores), memcg 16 MiB,
+# 32 MiB swap on /dev/vdb, page-cluster 0 (lrugen_kernel::mixed_ops)
+cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-mixed-zipf.json" mixed
+cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-classic-mixed-zipf.json" mixed-classic
+cargo run --release -p lrugen-kernel --example regen -- 6.12 "$F/debian-6.12-mglru-mixed-zipf.json" mixed

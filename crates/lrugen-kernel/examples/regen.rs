@@ -1,46 +1,72 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Boot a Debian kernel, run a workload, write the fixture JSON.
-//! `cargo run --release -p lrugen-kernel --example regen -- SERIES OUT.json [mglru|classic|anon]`
-//! (see scripts/regen-kernel-fixtures.sh). `anon`: MGLRU, a 16 MiB anon region (4,096 pages)
-//! populated with stores, then 50,000 loads/stores (30 % stores) drawn from Zipf θ=0.9, in an
-//! 8 MiB memcg with 32 MiB of swap on a second virtio disk, `vm.page-cluster=0`.
+//! `cargo run --release -p lrugen-kernel --example regen -- SERIES OUT.json [mglru|classic|anon|mixed|mixed-classic]`
+//! (see scripts/regen-kernel-fixtures.sh).
+//!
+//! * `mglru`, `classic`: 100,000 buffered reads (Zipf θ=0.9) of a 64 MiB file in a 32 MiB memcg.
+//! * `anon`: MGLRU, a 16 MiB anon region (4,096 pages) populated with stores, then 50,000
+//!   loads/stores (30 % stores) drawn from Zipf θ=0.9, in an 8 MiB memcg with 32 MiB of swap on a
+//!   second virtio disk, `vm.page-cluster=0`.
+//! * `mixed` (MGLRU), `mixed-classic`: [`lrugen_kernel::mixed_ops`]: a 32 MiB file (8,192 pages)
+//!   and a 16 MiB anon region (4,096 pages, populated first) in one process; 60,000 accesses
+//!   (Zipf θ=0.9 on each), half of them to the anon region (30 % of those stores), the rest buffered
+//!   file reads; a 16 MiB memcg with 32 MiB of swap on a virtio disk, `vm.page-cluster=0`.
+//!
+//! `lru_gen` is captured after every window of 5,000 accesses for `anon` and `mixed`.
 
-use lrugen_kernel::{anon_ops, file_read_ops, AnonFixture, Fixture, KernelOpts, KernelSource, LruMode};
+use lrugen_kernel::{
+    anon_ops, file_read_ops, mixed_ops, AnonFixture, Fixture, KernelOpts, KernelSource, LruMode, MixedFixture,
+};
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     if a.len() < 3 {
-        eprintln!("usage: regen SERIES OUT.json [mglru|classic|anon]");
+        eprintln!("usage: regen SERIES OUT.json [mglru|classic|anon|mixed|mixed-classic]");
         std::process::exit(2);
     }
     let mode = a.get(3).map_or("mglru", |s| s.as_str());
-    let (file_pages, accesses, dist, seed, window, anon, memcg, swap_mib) = if mode == "anon" {
-        let anon = AnonFixture {
-            pages: 4096,
-            write_ratio: 0.3,
-        };
-        (
-            0u64,
-            50_000u64,
-            "zipf:0.9",
-            1u64,
-            5000u64,
-            Some(anon),
-            8u64 << 20,
-            32u64,
-        )
-    } else {
-        (16384u64, 100_000u64, "zipf:0.9", 1u64, 5000u64, None, 32u64 << 20, 0u64)
-    };
+    let (dist, seed, window) = ("zipf:0.9", 1u64, 5000u64);
     let d = dist.parse().unwrap();
-    let ops = match &anon {
-        Some(x) => anon_ops(x.pages, accesses, d, x.write_ratio, seed, window).unwrap(),
-        None => file_read_ops(file_pages, accesses, d, seed, window),
+    let (mut file_pages, mut anon, mut mixed) = (0u64, None, None);
+    let (accesses, memcg, swap_mib, ops) = match mode {
+        "mglru" | "classic" => {
+            file_pages = 16384;
+            (
+                100_000u64,
+                32u64 << 20,
+                0u64,
+                file_read_ops(file_pages, 100_000, d, seed, window),
+            )
+        }
+        "anon" => {
+            let x = AnonFixture {
+                pages: 4096,
+                write_ratio: 0.3,
+            };
+            let ops = anon_ops(x.pages, 50_000, d, x.write_ratio, seed, window).unwrap();
+            anon = Some(x);
+            (50_000, 8 << 20, 32, ops)
+        }
+        "mixed" | "mixed-classic" => {
+            file_pages = 8192;
+            let x = MixedFixture {
+                anon_pages: 4096,
+                anon_fraction: 0.5,
+                write_ratio: 0.3,
+            };
+            let ops = mixed_ops(file_pages, &x, 60_000, d, seed, window).unwrap();
+            mixed = Some(x);
+            (60_000, 16 << 20, 32, ops)
+        }
+        m => {
+            eprintln!("unknown mode '{m}': expected mglru, classic, anon, mixed or mixed-classic");
+            std::process::exit(2);
+        }
     };
     let mut o = KernelOpts::new(KernelSource::Debian { series: a[1].clone() }, ops, memcg);
     o.swap_mib = swap_mib;
-    o.lru_gen_every_window = anon.is_some();
-    if mode == "classic" {
+    o.lru_gen_every_window = matches!(mode, "anon" | "mixed");
+    if mode.ends_with("classic") {
         o.lru = LruMode::Classic;
     }
     if let Ok(r) = std::env::var("LRUGEN_REPLAYER") {
@@ -56,19 +82,25 @@ fn main() {
                 seed,
                 window,
                 anon,
+                mixed,
                 run,
             };
             std::fs::write(&a[2], serde_json::to_string_pretty(&f).unwrap() + "\n").unwrap();
+            let v = |k: &str| f.run.vmstat_delta.get(k).copied().unwrap_or(0);
             eprintln!(
-                "{}: {} accesses, {} misses, {} minor, resident {} pages, swap {} KiB, pswpin {:?}, pgmajfault {:?}, {} lru_gen samples, {:.0} s",
+                "{}: {} accesses, {} misses, {} minor, resident {} pages, swap {} KiB, pswpin {}, pgmajfault {}, \
+                 pgpgin {} KiB, refaults anon {} file {}, {} lru_gen samples, {:.0} s",
                 f.run.kernel_release,
                 f.run.accesses,
                 f.run.misses,
                 f.run.minor,
                 f.run.resident_pages(),
                 f.run.memory_swap_current_at_end_of_replay / 1024,
-                f.run.vmstat_delta.get("pswpin"),
-                f.run.vmstat_delta.get("pgmajfault"),
+                v("pswpin"),
+                v("pgmajfault"),
+                v("pgpgin"),
+                v("workingset_refault_anon"),
+                v("workingset_refault_file"),
                 f.run.lru_gen_samples.len(),
                 f.run.wall_seconds
             );

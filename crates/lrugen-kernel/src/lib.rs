@@ -335,6 +335,93 @@ pub fn anon_ops(
     })
 }
 
+/// The parameters of a mixed file + anon workload ([`mixed_ops`]) besides the file size, the
+/// number of accesses, the distribution, the seed and the window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MixedFixture {
+    /// Pages of the anon region.
+    pub anon_pages: u64,
+    /// Fraction of measured accesses that go to the anon region (the rest are file reads).
+    pub anon_fraction: f64,
+    /// Fraction of the anon accesses that are stores.
+    pub write_ratio: f64,
+}
+
+/// Salt of the per-access choice between the file and the anon region in [`mixed_ops`].
+const MIXED_CHOICE_SALT: u64 = 0x6d69_7865_645f_6f70;
+
+/// Whether measured access `i` of a [`mixed_ops`] stream with `seed` goes to the anon region: a
+/// hash of (seed, i) against `anon_fraction`, so the choice of one access does not depend on the
+/// others.
+fn mixed_choice_is_anon(seed: u64, i: u64, anon_fraction: f64) -> bool {
+    let h = lrugen::workload::dist::mix64(seed ^ MIXED_CHOICE_SALT ^ lrugen::workload::dist::mix64(i));
+    ((h >> 11) as f64 / (1u64 << 53) as f64) < anon_fraction
+}
+
+/// A mixed workload as one op file: one file of `file_pages` pages at `data/file0` (buffered 4 KiB
+/// preads, opened `POSIX_FADV_RANDOM` by the replayer) and an anon region of `mx.anon_pages` pages,
+/// in the same process (so the same memcg), under pressure together. The anon region is populated
+/// with stores first (not measured), then a `w` marker, then `accesses` measured accesses: each
+/// goes to the anon region with probability `mx.anon_fraction` (a hash of the seed and the access
+/// number), else to the file. The anon accesses are exactly the stream of [`anon_ops`] with `seed`
+/// (the model's `Anon` workload: pages from `dist`, stores with probability `mx.write_ratio`) and
+/// the file reads exactly those of [`file_read_ops`] with the seed `mix64(seed)` (so the two
+/// samplers do not draw the same numbers), interleaved in that order.
+pub fn mixed_ops(
+    file_pages: u64,
+    mx: &MixedFixture,
+    accesses: u64,
+    dist: lrugen::workload::dist::Dist,
+    seed: u64,
+    window: u64,
+) -> Result<OpFile, Error> {
+    if file_pages == 0 || mx.anon_pages == 0 {
+        return Err(Error::Config(format!(
+            "a mixed workload needs a file and an anon region of at least one page each (file {file_pages} pages, anon {} pages)",
+            mx.anon_pages
+        )));
+    }
+    if !(0.0..=1.0).contains(&mx.anon_fraction) {
+        return Err(Error::Config(format!(
+            "anon fraction {} of a mixed workload is not in [0, 1]",
+            mx.anon_fraction
+        )));
+    }
+    let is_anon: Vec<bool> = (0..accesses)
+        .map(|i| mixed_choice_is_anon(seed, i, mx.anon_fraction))
+        .collect();
+    let nr_anon = is_anon.iter().filter(|&&a| a).count() as u64;
+    let anon = anon_ops(mx.anon_pages, nr_anon, dist, mx.write_ratio, seed, window)?;
+    let file = file_read_ops(
+        file_pages,
+        accesses - nr_anon,
+        dist,
+        lrugen::workload::dist::mix64(seed),
+        window,
+    );
+    // anon_ops: the populate stores, `w`, then the measured anon accesses.
+    let w = anon
+        .ops
+        .iter()
+        .position(|op| *op == ReplayOp::MeasureStart)
+        .unwrap_or(anon.ops.len());
+    let mut ops = Vec::with_capacity(w + 1 + accesses as usize);
+    ops.extend_from_slice(&anon.ops[..w]);
+    ops.push(ReplayOp::MeasureStart);
+    let mut a = anon.ops[(w + 1).min(anon.ops.len())..].iter();
+    let mut f = file.ops.iter();
+    for &to_anon in &is_anon {
+        let op = if to_anon { a.next() } else { f.next() };
+        ops.push(*op.ok_or_else(|| Error::Config("mixed workload: a sub-stream ended early".into()))?);
+    }
+    Ok(OpFile {
+        window,
+        files: file.files,
+        anon_pages: mx.anon_pages,
+        ops,
+    })
+}
+
 fn io(what: &str, p: &Path, e: std::io::Error) -> Error {
     Error::Io(format!("{what} {}: {e}", p.display()))
 }
@@ -554,6 +641,10 @@ pub struct Fixture {
     /// An anon workload ([`anon_ops`]) instead of file reads (`file_pages` is then 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anon: Option<AnonFixture>,
+    /// A mixed workload ([`mixed_ops`]): reads of the file of `file_pages` pages interleaved with
+    /// accesses to an anon region (`anon` is then `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mixed: Option<MixedFixture>,
     /// What the kernel did.
     pub run: KernelRun,
 }
@@ -573,6 +664,9 @@ impl Fixture {
         let d: lrugen::workload::dist::Dist = self.dist.parse().map_err(Error::Config)?;
         if let Some(a) = &self.anon {
             return anon_ops(a.pages, self.accesses, d, a.write_ratio, self.seed, self.window);
+        }
+        if let Some(mx) = &self.mixed {
+            return mixed_ops(self.file_pages, mx, self.accesses, d, self.seed, self.window);
         }
         Ok(file_read_ops(self.file_pages, self.accesses, d, self.seed, self.window))
     }
@@ -599,5 +693,119 @@ mod tests {
         assert_eq!(OpFile::parse(&o.to_text()).unwrap(), o);
         // Deterministic in the seed.
         assert_eq!(anon_ops(64, 1000, "zipf:0.9".parse().unwrap(), 0.3, 1, 100).unwrap(), o);
+    }
+
+    #[test]
+    fn mixed_ops_interleave_the_anon_and_file_streams() {
+        let d: lrugen::workload::dist::Dist = "zipf:0.9".parse().unwrap();
+        let mx = MixedFixture {
+            anon_pages: 64,
+            anon_fraction: 0.25,
+            write_ratio: 0.3,
+        };
+        let o = mixed_ops(256, &mx, 4000, d, 7, 500).unwrap();
+        assert_eq!(o.anon_pages, 64);
+        assert_eq!(o.files.len(), 1);
+        assert_eq!((o.files[0].id, o.files[0].pages), (0, 256));
+        // The populate stores, `w`, then exactly `accesses` measured ops.
+        for (i, op) in o.ops[..64].iter().enumerate() {
+            assert_eq!(*op, ReplayOp::Store { vpn: i as u64 });
+        }
+        assert_eq!(o.ops[64], ReplayOp::MeasureStart);
+        let measured = &o.ops[65..];
+        assert_eq!(measured.len(), 4000);
+        let anon: Vec<ReplayOp> = measured
+            .iter()
+            .copied()
+            .filter(|op| matches!(op, ReplayOp::Load { .. } | ReplayOp::Store { .. }))
+            .collect();
+        let reads: Vec<ReplayOp> = measured
+            .iter()
+            .copied()
+            .filter(|op| matches!(op, ReplayOp::Read { .. }))
+            .collect();
+        assert_eq!(anon.len() + reads.len(), 4000, "only anon accesses and file reads");
+        // About a quarter go to the anon region.
+        assert!((800..1200).contains(&anon.len()), "{}", anon.len());
+        // The anon sub-stream is the model's Anon stream, the reads those of file_read_ops.
+        let a = anon_ops(64, anon.len() as u64, d, 0.3, 7, 500).unwrap();
+        assert_eq!(anon, a.ops[65..]);
+        let f = file_read_ops(256, reads.len() as u64, d, lrugen::workload::dist::mix64(7), 500);
+        assert_eq!(reads, f.ops);
+        for op in &reads {
+            assert!(matches!(op, ReplayOp::Read { file: 0, index } if *index < 256));
+        }
+        assert_eq!(OpFile::parse(&o.to_text()).unwrap(), o);
+        // Deterministic in the seed, different with another seed.
+        assert_eq!(mixed_ops(256, &mx, 4000, d, 7, 500).unwrap(), o);
+        assert_ne!(mixed_ops(256, &mx, 4000, d, 8, 500).unwrap(), o);
+        // The fraction is honoured at the ends.
+        let all_file = mixed_ops(
+            256,
+            &MixedFixture {
+                anon_fraction: 0.0,
+                ..mx.clone()
+            },
+            100,
+            d,
+            7,
+            0,
+        )
+        .unwrap();
+        assert!(all_file.ops[65..].iter().all(|op| matches!(op, ReplayOp::Read { .. })));
+        let all_anon = mixed_ops(
+            256,
+            &MixedFixture {
+                anon_fraction: 1.0,
+                ..mx.clone()
+            },
+            100,
+            d,
+            7,
+            0,
+        )
+        .unwrap();
+        assert!(all_anon.ops[65..].iter().all(|op| !matches!(op, ReplayOp::Read { .. })));
+    }
+
+    #[test]
+    fn mixed_ops_refuse_bad_parameters() {
+        let d: lrugen::workload::dist::Dist = "uniform".parse().unwrap();
+        let mx = MixedFixture {
+            anon_pages: 64,
+            anon_fraction: 1.5,
+            write_ratio: 0.3,
+        };
+        let e = mixed_ops(256, &mx, 10, d, 1, 0).unwrap_err().to_string();
+        assert!(e.contains("anon fraction 1.5"), "{e}");
+        let e = mixed_ops(
+            0,
+            &MixedFixture {
+                anon_fraction: 0.5,
+                ..mx.clone()
+            },
+            10,
+            d,
+            1,
+            0,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("file 0 pages"), "{e}");
+        let e = mixed_ops(
+            256,
+            &MixedFixture {
+                anon_fraction: 0.5,
+                write_ratio: 2.0,
+                ..mx
+            },
+            10,
+            d,
+            1,
+            0,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("write ratio"), "{e}");
     }
 }
