@@ -1,8 +1,11 @@
 #!/bin/sh
-# Boot a Debian kernel under qemu, run lrugen's built-in file workload in a memcg, and print the
-# kernel's counters beside the model's. One command on a fresh Debian 12 machine (as root):
+# Boot a Debian kernel under qemu, run a workload in a memcg (lrugen's built-in file workload by
+# default), and print the kernel's counters beside the model's. One command on a fresh Debian 12
+# machine (as root):
 #   scripts/kernel-compare.sh            # Debian 6.1, MGLRU
 #   scripts/kernel-compare.sh --series 6.12 --lru classic
+#   scripts/kernel-compare.sh --access mixed --swap zram --out results/k   # + report.json, plots
+#   scripts/kernel-compare.sh --exp examples/anon-swap.toml
 # Extra arguments go to `lrugen kernel` (see `lrugen kernel --help`).
 set -eu
 cd "$(dirname "$0")/.."

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! `lrugen kernel`: run a workload on a real Linux kernel under qemu and put the kernel's
-//! counters beside the model's for the same page stream.
+//! `lrugen kernel`: run a workload (built in, a trace, or an experiment's) on a real Linux kernel
+//! under qemu, replay the same op file on the model with the same settings, and report the two
+//! side by side (terminal table; with `--out`, `report.json` and plots).
 
 use clap::Args;
+use lrugen::experiment::size::parse_pages;
 use lrugen::mm::MachineConfig;
 use lrugen::reclaim::mglru::{MglruConfig, Profile};
-use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
+use lrugen::sim::{MemcgConfig, PolicyKind, RunConfig};
+use lrugen::workload::dist::Dist;
 use lrugen::workload::WorkloadSpec;
-use lrugen_kernel::{dense_trace, file_read_ops, KernelOpts, KernelSource, LruMode};
+use lrugen_kernel::ops::{self, Access};
+use lrugen_kernel::ops::{OpFile, ReplayOp};
+use lrugen_kernel::report::{Report, Settings};
+use lrugen_kernel::{file_read_ops, KernelOpts, KernelSource, LruMode};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 /// Options of `lrugen kernel`.
 #[derive(Args)]
@@ -23,40 +28,256 @@ pub struct KernelArgs {
     /// The image's lib/modules/KVER directory.
     #[arg(long, value_name = "DIR")]
     modules: Option<PathBuf>,
-    /// LRU in the guest: mglru or classic.
+    /// LRU in the guest and the model: mglru or classic.
     #[arg(long, default_value = "mglru")]
     lru: String,
-    /// memory.max of the workload memcg in the guest (e.g. 32M).
-    #[arg(long, default_value = "32M")]
-    memcg_max: String,
-    /// File size (the workload reads one file through the page cache).
+    /// MGLRU: /sys/kernel/mm/lru_gen/enabled (y, n, or bits such as 0x0007: 0x1 core, 0x2
+    /// page-table walks, 0x4 non-leaf PMD accessed bits); 0 or n means the classic LRU.
+    #[arg(long, value_name = "BITS", default_value = "y")]
+    lru_gen_enabled: String,
+    /// /sys/kernel/mm/lru_gen/min_ttl_ms.
+    #[arg(long, value_name = "MS")]
+    min_ttl_ms: Option<u32>,
+    /// vm.swappiness (0..=200; default the kernel's, 60).
+    #[arg(long)]
+    swappiness: Option<u32>,
+    /// vm.page-cluster (swap read-ahead of 2^N pages; the model has none, so 0 compares best).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    page_cluster: u32,
+    /// Swap: none, disk (a virtio disk) or zram (in the guest; the model gets zram's measured
+    /// compression ratio). Default: disk when the workload has anon memory, else none.
+    #[arg(long, value_name = "KIND")]
+    swap: Option<String>,
+    /// Swap size.
+    #[arg(long, value_name = "SIZE", default_value = "64M")]
+    swap_size: String,
+    /// memory.max of the workload memcg (e.g. 32M); default 32M, or the experiment's memcg.max.
+    #[arg(long, value_name = "SIZE")]
+    memcg_max: Option<String>,
+    /// Built-in workload: file (buffered reads of one file), mmap (loads through a shared
+    /// mapping of it), anon (populate, then loads and stores, with swap) or mixed (file reads and
+    /// anon accesses in turn). With --trace: file or mmap.
+    #[arg(long, value_name = "KIND", default_value = "file", conflicts_with = "exp")]
+    access: String,
+    /// File size of the built-in workload.
     #[arg(long, default_value = "64M")]
     size: String,
-    /// Buffered 4 KiB reads.
+    /// Anon region of the built-in anon and mixed workloads.
+    #[arg(long, value_name = "SIZE", default_value = "16M")]
+    anon_size: String,
+    /// Fraction of anon accesses that are stores (anon, mixed).
+    #[arg(long, value_name = "F", default_value_t = 0.3)]
+    write_ratio: f64,
+    /// Measured accesses of the built-in workload.
     #[arg(long, default_value_t = 100_000)]
     accesses: u64,
-    /// Read distribution: uniform or zipf:THETA.
+    /// Page distribution: uniform or zipf:THETA.
     #[arg(long, default_value = "zipf:0.9")]
     dist: String,
     /// Seed of the stream.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Replay a trace (any format lrugen reads) as buffered 4 KiB reads of one file of the
+    /// trace's distinct pages (or mmap loads with --access mmap).
+    #[arg(long, value_name = "FILE", conflicts_with = "exp")]
+    trace: Option<PathBuf>,
+    /// Run an experiment's workload (its first sweep point, repetition 0's seed) in a memcg of its
+    /// memcg.max; the kernel settings come from the flags here.
+    #[arg(long, value_name = "FILE.toml")]
+    exp: Option<PathBuf>,
+    /// Window: report misses and capture lru_gen every N measured accesses (default: a 20th of
+    /// the run).
+    #[arg(long, value_name = "N")]
+    every: Option<u64>,
+    /// Write report.json and the plots (misses.svg/png, generations.svg/png) here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
     /// The static replayer (default: $LRUGEN_REPLAYER, else target/x86_64-unknown-linux-gnu/release).
     #[arg(long, value_name = "FILE")]
     replayer: Option<PathBuf>,
-    /// Print the kernel's lru_gen_full too.
+    /// Print the kernel's and the model's lru_gen_full too.
     #[arg(long)]
     debugfs: bool,
 }
 
-pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
-    let file_pages = lrugen::experiment::size::parse_pages(&a.size).map_err(|e| format!("--size: {e}"))?;
-    let memcg = lrugen::experiment::size::parse_pages(&a.memcg_max).map_err(|e| format!("--memcg-max: {e}"))?;
-    if file_pages == 0 || memcg == 0 || a.accesses == 0 {
-        return Err("--size, --memcg-max and --accesses must be positive".into());
+/// Swap of a run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Swap {
+    None,
+    Disk,
+    Zram,
+}
+
+/// Everything checked before booting.
+struct Plan {
+    ops: OpFile,
+    workload: String,
+    memcg_bytes: u64,
+    policy: PolicyKind,
+    enabled: String,
+    caps: u32,
+    swap: Swap,
+    swap_mib: u64,
+}
+
+fn plan(a: &KernelArgs) -> Result<Plan, String> {
+    let access: Access = a.access.parse().map_err(|e| format!("--access: {e}"))?;
+    let dist: Dist = a.dist.parse().map_err(|e| format!("--dist: {e}"))?;
+    if !(0.0..=1.0).contains(&a.write_ratio) {
+        return Err(format!(
+            "--write-ratio: expected a fraction in 0..=1, found {}",
+            a.write_ratio
+        ));
     }
-    let dist = a.dist.parse().map_err(|e| format!("--dist: {e}"))?;
-    let ops = file_read_ops(file_pages, a.accesses, dist, a.seed, (a.accesses / 20).max(1));
+    if a.every == Some(0) {
+        return Err("--every: expected at least 1 access per window".into());
+    }
+    if a.swappiness.is_some_and(|v| v > 200) {
+        return Err(format!(
+            "--swappiness: expected 0..=200, found {}",
+            a.swappiness.unwrap_or(0)
+        ));
+    }
+    if a.page_cluster > 31 {
+        return Err(format!("--page-cluster: expected 0..=31, found {}", a.page_cluster));
+    }
+    let bits = super::parse_enabled(&a.lru_gen_enabled)?;
+    let (policy, enabled) = match a.lru.as_str() {
+        "classic" => (PolicyKind::Classic, "n".to_string()),
+        "mglru" if bits == 0 => (PolicyKind::Classic, "n".to_string()),
+        "mglru" => (PolicyKind::Mglru, format!("0x{bits:04x}")),
+        x => return Err(format!("--lru: expected mglru or classic, found '{x}'")),
+    };
+    let swap_pages = parse_pages(&a.swap_size).map_err(|e| format!("--swap-size: {e}"))?;
+    let explicit_swap = match a.swap.as_deref() {
+        None => None,
+        Some("none") => Some(Swap::None),
+        Some("disk") => Some(Swap::Disk),
+        Some("zram") => Some(Swap::Zram),
+        Some(x) => return Err(format!("--swap: expected none, disk or zram, found '{x}'")),
+    };
+    let memcg_flag = a
+        .memcg_max
+        .as_deref()
+        .map(|s| parse_pages(s).map_err(|e| format!("--memcg-max: {e}")))
+        .transpose()?;
+    let (ops, workload, memcg_pages) = if let Some(path) = &a.exp {
+        let exp = lrugen::experiment::spec::Experiment::from_file(path).map_err(|e| e.to_string())?;
+        if let Some(why) = &exp.skip {
+            return Err(format!("{}: {why}", path.display()));
+        }
+        let cell = exp.cells().into_iter().next().ok_or("the experiment has no cell")?;
+        let cfg = exp.run_config(&cell, None);
+        let probe = ops::experiment_ops(&cfg, 1).map_err(|e| format!("{}: {e}", path.display()))?;
+        let measured = measured_len(&probe);
+        let window = a.every.unwrap_or((measured / 20).max(1));
+        let ops = OpFile { window, ..probe };
+        let memcg = memcg_flag.or(cfg.memcg.max).unwrap_or(parse_pages("32M")?);
+        let w = format!(
+            "experiment {} ({}), seed {}",
+            exp.name,
+            cfg.workload.describe(),
+            cell.seed
+        );
+        (ops, w, memcg)
+    } else if let Some(path) = &a.trace {
+        if !matches!(access, Access::File | Access::Mmap) {
+            return Err(format!(
+                "--access {} with --trace: a trace is replayed as file or mmap",
+                access.name()
+            ));
+        }
+        let (pages, nr) = lrugen::workload::load_trace(path).map_err(|e| e.to_string())?;
+        let window = a.every.unwrap_or((pages.len() as u64 / 20).max(1));
+        let ops = ops::trace_ops(&pages, nr, access == Access::Mmap, window);
+        let w = format!(
+            "trace {}: {} {} of {} distinct pages",
+            path.display(),
+            pages.len(),
+            if access == Access::Mmap {
+                "mmap loads"
+            } else {
+                "buffered reads"
+            },
+            nr
+        );
+        (ops, w, memcg_flag.unwrap_or(parse_pages("32M")?))
+    } else {
+        let file_pages = parse_pages(&a.size).map_err(|e| format!("--size: {e}"))?;
+        let anon_pages = parse_pages(&a.anon_size).map_err(|e| format!("--anon-size: {e}"))?;
+        if file_pages == 0 || anon_pages == 0 || a.accesses == 0 {
+            return Err("--size, --anon-size and --accesses must be positive".into());
+        }
+        let window = a.every.unwrap_or((a.accesses / 20).max(1));
+        let (ops, w) = match access {
+            Access::File => (
+                file_read_ops(file_pages, a.accesses, dist, a.seed, window),
+                format!("{} buffered reads of a {} MiB file", a.accesses, file_pages >> 8),
+            ),
+            Access::Mmap => (
+                ops::mmap_reads(file_pages, a.accesses, dist, a.seed, window),
+                format!("{} mmap loads of a {} MiB file", a.accesses, file_pages >> 8),
+            ),
+            Access::Anon => (
+                lrugen_kernel::anon_ops(anon_pages, a.accesses, dist, a.write_ratio, a.seed, window)
+                    .map_err(|e| e.to_string())?,
+                format!(
+                    "{} loads/stores ({}% stores) of a {} MiB anon region",
+                    a.accesses,
+                    a.write_ratio * 100.0,
+                    anon_pages >> 8
+                ),
+            ),
+            Access::Mixed => (
+                ops::file_and_anon(file_pages, anon_pages, a.accesses, dist, a.write_ratio, a.seed, window),
+                format!(
+                    "{} accesses alternating buffered reads of a {} MiB file and loads/stores ({}% stores) of a {} MiB anon region",
+                    a.accesses,
+                    file_pages >> 8,
+                    a.write_ratio * 100.0,
+                    anon_pages >> 8
+                ),
+            ),
+        };
+        (
+            ops,
+            format!("{w}, {}, seed {}", a.dist, a.seed),
+            memcg_flag.unwrap_or(parse_pages("32M")?),
+        )
+    };
+    if memcg_pages == 0 {
+        return Err("--memcg-max: a memcg of 0 bytes leaves no room to run".into());
+    }
+    let swap = explicit_swap.unwrap_or(if ops.anon_pages > 0 { Swap::Disk } else { Swap::None });
+    if swap != Swap::None && swap_pages == 0 {
+        return Err("--swap-size: swap of 0 bytes (use --swap none)".into());
+    }
+    Ok(Plan {
+        ops,
+        workload,
+        memcg_bytes: memcg_pages * 4096,
+        policy,
+        enabled,
+        caps: bits,
+        swap,
+        swap_mib: if swap == Swap::None {
+            0
+        } else {
+            (swap_pages * 4096).div_ceil(1 << 20)
+        },
+    })
+}
+
+fn measured_len(o: &OpFile) -> u64 {
+    let n = o.ops.len() as u64;
+    match o.ops.iter().position(|x| *x == ReplayOp::MeasureStart) {
+        Some(i) => n - i as u64 - 1,
+        None => n,
+    }
+}
+
+pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
+    let p = plan(&a)?;
     let source = match (&a.image, &a.modules) {
         (Some(i), Some(m)) => KernelSource::Image {
             image: i.clone(),
@@ -66,12 +287,20 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
             series: a.series.clone(),
         },
     };
-    let mut o = KernelOpts::new(source, ops.clone(), memcg * 4096);
-    o.lru = match a.lru.as_str() {
-        "mglru" => LruMode::Mglru { enabled: "y".into() },
-        "classic" => LruMode::Classic,
-        x => return Err(format!("--lru: expected mglru or classic, found '{x}'")),
+    let mut o = KernelOpts::new(source, p.ops.clone(), p.memcg_bytes);
+    o.lru = if p.policy == PolicyKind::Classic {
+        LruMode::Classic
+    } else {
+        LruMode::Mglru {
+            enabled: p.enabled.clone(),
+        }
     };
+    o.swappiness = a.swappiness;
+    o.min_ttl_ms = a.min_ttl_ms;
+    o.page_cluster = a.page_cluster;
+    o.swap_mib = p.swap_mib;
+    o.swap_zram = p.swap == Swap::Zram;
+    o.lru_gen_every_window = p.policy == PolicyKind::Mglru;
     if let Some(r) = a
         .replayer
         .clone()
@@ -79,18 +308,26 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     {
         o.replayer = r;
     }
-    eprintln!("booting the kernel under qemu (TCG, -icount): this takes a minute or two ...");
+    eprintln!("booting the kernel under qemu (TCG, -icount): this takes a minute or more ...");
     let run = lrugen_kernel::run(&o).map_err(|e| e.to_string())?;
-    // the same stream through the model, with the kernel's effective capacity
-    let (pages, nr) = dense_trace(&ops);
-    let cap = run.resident_pages().max(1);
-    let policy = if a.lru == "classic" {
-        PolicyKind::Classic
+    let zram_ratio = if p.swap == Swap::Zram {
+        let log = std::fs::read_to_string(o.work_dir.join("serial.log")).unwrap_or_default();
+        lrugen_kernel::serial::last_dump(&log, lrugen_kernel::initramfs::ZRAM_MM_STAT)
+            .and_then(|t| lrugen_kernel::initramfs::zram_ratio(&t))
     } else {
-        PolicyKind::Mglru
+        None
     };
+    // the model: the same op file and settings, with the kernel's effective capacity
+    let cap = run.resident_pages().max(1);
+    let swap_pages = p.swap_mib << 8;
+    let mut machine = MachineConfig::simple(cap * 4 + 65_536 + swap_pages, swap_pages);
+    machine.swappiness = a.swappiness.unwrap_or(60);
+    if p.swap == Swap::Zram {
+        // no measurement (nothing swapped): zram's usual 3:1
+        machine.zram_ratio = Some(zram_ratio.unwrap_or(3.0));
+    }
     let mut cfg = RunConfig::new(
-        MachineConfig::simple(cap * 4 + 65_536, 0),
+        machine,
         MemcgConfig {
             max: Some(cap),
             ..Default::default()
@@ -98,54 +335,53 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         WorkloadSpec::Trace {
             path: "kernel-run".into(),
         },
-        policy,
+        p.policy,
     );
+    // Debian 6.12 keeps 6.1's flag encoding and type selection: the 6.1 profile is the closer
+    // (see crates/lrugen-kernel/tests/fixture_vs_model.rs)
+    let rel = &run.kernel_release;
+    let profile = if rel.starts_with("6.1.") || rel.starts_with("6.12.") {
+        Profile::V6_1
+    } else {
+        Profile::Mainline
+    };
     cfg.mglru = MglruConfig {
-        profile: if run.kernel_release.starts_with("6.1.") {
-            Profile::V6_1
-        } else {
-            Profile::Mainline
-        },
+        profile,
+        caps: p.caps,
+        min_ttl_ms: a.min_ttl_ms.unwrap_or(0) as u64,
         ..Default::default()
     };
-    let model = sim::run(&cfg, Some((Arc::new(pages), nr)), &mut |_, _| {}).map_err(|e| e.to_string())?;
-    println!(
-        "kernel: {} ({}), model: {} (profile {}), memcg capacity {cap} pages",
-        run.kernel_release,
-        a.lru,
-        model.policy,
-        cfg.mglru.profile.name()
-    );
-    println!(
-        "workload: {} buffered reads of a {} MiB file, {}, seed {}\n",
-        a.accesses,
-        file_pages * 4 / 1024,
-        a.dist,
-        a.seed
-    );
-    println!("{:<28} {:>12} {:>12} {:>10}", "counter", "kernel", "model", "diff");
-    let row = |name: &str, k: i64, m: i64| {
-        let d = if k != 0 {
-            format!("{:+.2}%", (m - k) as f64 * 100.0 / k as f64)
-        } else {
-            "-".into()
-        };
-        println!("{name:<28} {k:>12} {m:>12} {d:>10}");
+    let model = lrugen_kernel::model::run(&p.ops, &cfg).map_err(|e| e.to_string())?;
+    let settings = Settings {
+        lru: p.policy.name().into(),
+        lru_gen_enabled: p.enabled.clone(),
+        memcg_max_bytes: p.memcg_bytes,
+        swappiness: a.swappiness,
+        min_ttl_ms: a.min_ttl_ms,
+        page_cluster: a.page_cluster,
+        swap: match p.swap {
+            Swap::None => "none",
+            Swap::Disk => "disk",
+            Swap::Zram => "zram",
+        }
+        .into(),
+        swap_mib: p.swap_mib,
+        zram_ratio,
+        window: p.ops.window,
+        model_profile: profile.name().into(),
+        model_capacity_pages: cap,
     };
-    let kv = |n: &str| run.vmstat_delta.get(n).copied().unwrap_or(0);
-    row("misses (mincore)", run.misses as i64, model.misses as i64);
-    use lrugen::mm::vmstat::Stat;
-    for s in [
-        Stat::WorkingsetRefaultFile,
-        Stat::WorkingsetActivateFile,
-        Stat::Pgactivate,
-        Stat::Pgdeactivate,
-    ] {
-        row(s.name(), kv(s.name()), model.vm(s));
+    let report = Report::build(&run, &model, p.workload.clone(), settings).map_err(|e| e.to_string())?;
+    print!("{}", report.table());
+    if let Some(dir) = &a.out {
+        let (files, why) = report.write(dir).map_err(|e| e.to_string())?;
+        if let Some(why) = why {
+            eprintln!("plots skipped: {why}");
+        }
+        for f in files {
+            eprintln!("wrote {}", f.display());
+        }
     }
-    let ms = |n: &str| run.memory_stat.get(n).copied().unwrap_or(0);
-    row("memory.stat pgscan", ms("pgscan"), model.pgscan());
-    row("memory.stat pgsteal", ms("pgsteal"), model.pgsteal());
     if a.debugfs {
         println!("\n--- kernel lru_gen_full ---\n{}", run.lru_gen_full);
         if let Some((_, _, full)) = model.debugfs.last() {

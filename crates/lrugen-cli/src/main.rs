@@ -40,7 +40,7 @@ enum Cmd {
     /// Run a workload on a real Linux kernel under qemu and compare it with the model (needs
     /// qemu-system-x86, busybox-static, e2fsprogs, cpio, zstd, xz-utils, kmod and the static
     /// replayer: see scripts/kernel-compare.sh).
-    Kernel(kernel::KernelArgs),
+    Kernel(Box<kernel::KernelArgs>),
     /// Run an experiment file (TOML): a matrix of policies, sweeps and repetitions, in parallel;
     /// print a table with 95% confidence intervals and write JSON, CSV and plots.
     Exp(exp::ExpArgs),
@@ -595,7 +595,7 @@ fn main() -> ExitCode {
         Some(Cmd::Run(a)) => cmd_run(*a),
         Some(Cmd::Bench(a)) => cmd_bench(a),
         Some(Cmd::Exp(a)) => exp::cmd_exp(a),
-        Some(Cmd::Kernel(a)) => kernel::cmd_kernel(a),
+        Some(Cmd::Kernel(a)) => kernel::cmd_kernel(*a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

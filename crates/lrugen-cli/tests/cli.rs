@@ -535,3 +535,71 @@ fn preset_workloads_run_with_their_experiment_setup() {
         &["unknown workload 'kernel'", "kernel-build", "sort-shuffle"],
     );
 }
+
+#[test]
+fn kernel_help_lists_the_workload_settings_and_report_flags() {
+    let help = ok(&["kernel", "--help"]);
+    for flag in [
+        "--access",
+        "--trace",
+        "--exp",
+        "--lru-gen-enabled",
+        "--lru ",
+        "--min-ttl-ms",
+        "--swappiness",
+        "--page-cluster",
+        "--swap ",
+        "--swap-size",
+        "--every",
+        "--out",
+    ] {
+        assert!(
+            help.contains(flag),
+            "`lrugen kernel --help` should list {flag}:\n{help}"
+        );
+    }
+}
+
+/// Bad values of `lrugen kernel` are refused before anything boots (no qemu is needed here: each
+/// command has one bad value, checked before the kernel is fetched or booted).
+#[test]
+fn kernel_bad_flags_are_refused_before_booting() {
+    fails(
+        &["kernel", "--swap", "nvme"],
+        &["--swap", "expected none, disk or zram", "nvme"],
+    );
+    fails(
+        &["kernel", "--access", "random"],
+        &["--access", "expected file, mmap, anon or mixed"],
+    );
+    fails(&["kernel", "--lru-gen-enabled", "0xzz"], &["--lru-gen-enabled", "0xzz"]);
+    fails(&["kernel", "--lru", "lfu"], &["--lru", "expected mglru or classic"]);
+    fails(&["kernel", "--every", "0"], &["--every"]);
+    fails(&["kernel", "--swappiness", "201"], &["--swappiness", "0..=200"]);
+    fails(&["kernel", "--write-ratio", "1.5"], &["--write-ratio"]);
+    fails(&["kernel", "--swap", "zram", "--swap-size", "0"], &["--swap-size"]);
+    fails(&["kernel", "--memcg-max", "12"], &["--memcg-max"]);
+    fails(&["kernel", "--dist", "zipf:x"], &["--dist"]);
+    fails(
+        &["kernel", "--exp", "x.toml", "--trace", "y.lis"],
+        &["--exp", "--trace"],
+    );
+    fails(
+        &["kernel", "--access", "anon", "--trace", "y.lis"],
+        &["--access anon with --trace"],
+    );
+    fails(&["kernel", "--trace", "/nonexistent/t.lis"], &["/nonexistent/t.lis"]);
+    fails(&["kernel", "--exp", "/nonexistent/e.toml"], &["/nonexistent/e.toml"]);
+    // an experiment whose workload the replayer cannot run (processes exit)
+    let exp = scratch("kernel_bad_flags").join("build.toml");
+    std::fs::write(
+        &exp,
+        "[memcg]\nmax = \"1M\"\n[workload]\nkind = \"build\"\nprocesses_per_job = 1\nheader_pages = 2\n\
+         source_pages_per_process = 1\nanon_pages_per_process = 1\nobject_pages_per_process = 1\n",
+    )
+    .unwrap();
+    fails(
+        &["kernel", "--exp", path_str(&exp)],
+        &["build.toml", "process exit", "cannot be replayed"],
+    );
+}

@@ -29,6 +29,11 @@ pub struct InitSpec {
     pub min_ttl_ms: Option<u32>,
     /// `swapon /dev/vdb` (a second virtio disk made with `mkswap` on the host).
     pub swap: bool,
+    /// Swap on zram instead: a `/dev/zram0` of this many bytes (0: none), made with `mkswap` and
+    /// enabled with `swapon` in the guest (the `zram` module and its dependencies are loaded).
+    pub zram_bytes: u64,
+    /// Mount the data disk read-write (the op file writes its files).
+    pub data_rw: bool,
     /// Have the replayer dump `/sys/kernel/debug/lru_gen` after each full window.
     pub lru_gen_every_window: bool,
 }
@@ -42,7 +47,11 @@ pub fn init_script(s: &InitSpec) -> String {
     for m in &s.modules {
         let _ = writeln!(o, "insmod {m} || echo 'lrugen: insmod {m} failed'");
     }
-    o.push_str("mkdir -p /data\nmount -t ext4 -o ro /dev/vda /data || echo 'lrugen: mount failed'\n");
+    let _ = writeln!(
+        o,
+        "mkdir -p /data\nmount -t ext4 -o {} /dev/vda /data || echo 'lrugen: mount failed'",
+        if s.data_rw { "rw" } else { "ro" }
+    );
     let enabled = match &s.lru {
         LruMode::Mglru { enabled } => enabled.as_str(),
         LruMode::Classic => "n",
@@ -58,6 +67,11 @@ pub fn init_script(s: &InitSpec) -> String {
     if s.swap {
         o.push_str("swapon /dev/vdb || echo 'lrugen: swapon failed'\n");
     }
+    if s.zram_bytes > 0 {
+        let _ = writeln!(o, "echo {} > /sys/block/zram0/disksize", s.zram_bytes);
+        o.push_str("mkswap /dev/zram0 >/dev/null || echo 'lrugen: mkswap zram0 failed'\n");
+        o.push_str("swapon /dev/zram0 || echo 'lrugen: swapon zram0 failed'\n");
+    }
     o.push_str("echo +memory > /sys/fs/cgroup/cgroup.subtree_control\nmkdir /sys/fs/cgroup/t\n");
     let _ = writeln!(o, "echo {} > /sys/fs/cgroup/t/memory.max", s.memcg_max_bytes);
     o.push_str("sync\necho 3 > /proc/sys/vm/drop_caches\n");
@@ -72,8 +86,11 @@ pub fn init_script(s: &InitSpec) -> String {
     let mut dumps = String::from(
         " --end memory.stat=/sys/fs/cgroup/t/memory.stat --end memory.current=/sys/fs/cgroup/t/memory.current",
     );
-    if s.swap {
+    if s.swap || s.zram_bytes > 0 {
         dumps.push_str(" --end memory.swap.current=/sys/fs/cgroup/t/memory.swap.current");
+    }
+    if s.zram_bytes > 0 {
+        dumps.push_str(&format!(" --end {ZRAM_MM_STAT}=/sys/block/zram0/mm_stat"));
     }
     if s.lru_gen_every_window {
         dumps.push_str(" --every lru_gen=/sys/kernel/debug/lru_gen");
@@ -88,7 +105,7 @@ pub fn init_script(s: &InitSpec) -> String {
     cap(&mut o, "memory.stat", "/sys/fs/cgroup/t/memory.stat");
     cap(&mut o, "memory.events", "/sys/fs/cgroup/t/memory.events");
     cap(&mut o, "memory.current", "/sys/fs/cgroup/t/memory.current");
-    if s.swap {
+    if s.swap || s.zram_bytes > 0 {
         cap(&mut o, "memory.swap.current", "/sys/fs/cgroup/t/memory.swap.current");
     }
     cap(&mut o, "lru_gen", "/sys/kernel/debug/lru_gen");
@@ -138,6 +155,22 @@ pub fn module_order(modules_dep: &str, targets: &[&str]) -> Vec<String> {
 /// Modules the guest needs for an ext4 data disk on virtio-blk.
 pub const NEEDED_MODULES: &[&str] = &["virtio_pci", "virtio_blk", "crc32c_generic", "ext4"];
 
+/// Modules swap on zram needs (its allocator comes as a dependency; the compressors are
+/// candidates, skipped where built in, as Debian's default `lzo-rle` is).
+pub const ZRAM_MODULES: &[&str] = &["lzo_rle", "lzo", "zram"];
+
+/// Name of the replayer's dump of `/sys/block/zram0/mm_stat` before it exits (swap on zram):
+/// see [`zram_ratio`].
+pub const ZRAM_MM_STAT: &str = "zram.mm_stat";
+
+/// The compression ratio of zram (`orig_data_size / mem_used_total` of a `mm_stat` text: pages
+/// stored per page of memory the pool takes), if it held any data.
+pub fn zram_ratio(mm_stat: &str) -> Option<f64> {
+    let v: Vec<u64> = mm_stat.split_whitespace().filter_map(|t| t.parse().ok()).collect();
+    let (orig, used) = (*v.first()?, *v.get(2)?);
+    (orig > 0 && used > 0).then(|| orig as f64 / used as f64)
+}
+
 /// Build the initramfs directory under `root` and pack it to `out` (newc cpio, uncompressed).
 /// `modules_root` is `…/lib/modules/KVER` (with a `modules.dep`).
 pub fn build(
@@ -161,7 +194,7 @@ pub fn build(
     copy(busybox, root.join("bin/busybox"))?;
     copy(replayer, root.join("bin/lrugen-replay"))?;
     for applet in [
-        "sh", "mount", "insmod", "cat", "echo", "mkdir", "sync", "poweroff", "swapon",
+        "sh", "mount", "insmod", "cat", "echo", "mkdir", "sync", "poweroff", "swapon", "mkswap",
     ] {
         let link = root.join("bin").join(applet);
         std::os::unix::fs::symlink("busybox", &link).map_err(|e| io("symlink", &link, e))?;
@@ -171,7 +204,11 @@ pub fn build(
     let dep = std::fs::read_to_string(&dep_path).map_err(|e| io("read", &dep_path, e))?;
     let mut spec = spec_without_modules.clone();
     spec.modules.clear();
-    for m in module_order(&dep, NEEDED_MODULES) {
+    let mut wanted: Vec<&str> = NEEDED_MODULES.to_vec();
+    if spec.zram_bytes > 0 {
+        wanted.extend_from_slice(ZRAM_MODULES);
+    }
+    for m in module_order(&dep, &wanted) {
         let src = modules_root.join(&m);
         let base = m.rsplit('/').next().unwrap_or(&m).to_string();
         let plain = base.trim_end_matches(".xz").trim_end_matches(".zst").to_string();
@@ -221,6 +258,8 @@ mod tests {
             page_cluster: 0,
             min_ttl_ms: None,
             swap: false,
+            zram_bytes: 0,
+            data_rw: false,
             lru_gen_every_window: false,
         }
     }
@@ -269,6 +308,41 @@ mod tests {
         assert!(!s.contains("--every"));
         sw.lru_gen_every_window = true;
         assert!(init_script(&sw).contains("--every lru_gen=/sys/kernel/debug/lru_gen'"));
+    }
+
+    #[test]
+    fn init_script_sets_up_zram_swap_and_a_writable_data_disk() {
+        let mut z = spec(LruMode::Mglru {
+            enabled: "0x0003".into(),
+        });
+        z.zram_bytes = 64 << 20;
+        z.data_rw = true;
+        let s = init_script(&z);
+        let pos = |needle: &str| s.find(needle).unwrap_or_else(|| panic!("missing {needle:?} in\n{s}"));
+        assert!(pos("insmod /lib/modules/virtio_blk.ko") < pos("/sys/block/zram0/disksize"));
+        assert!(pos("echo 67108864 > /sys/block/zram0/disksize") < pos("mkswap /dev/zram0"));
+        assert!(pos("mkswap /dev/zram0") < pos("swapon /dev/zram0"));
+        assert!(pos("swapon /dev/zram0") < pos("exec /bin/lrugen-replay"));
+        assert!(s.contains("--end zram.mm_stat=/sys/block/zram0/mm_stat"));
+        assert!(s.contains("mount -t ext4 -o rw /dev/vda /data"));
+        assert!(s.contains("echo 0x0003 > /sys/kernel/mm/lru_gen/enabled"));
+        assert!(!s.contains("swapon /dev/vdb"));
+        // zram's allocator loads before zram; a compressor built in is skipped.
+        let dep = "kernel/mm/zsmalloc.ko:\nkernel/drivers/block/zram/zram.ko: kernel/mm/zsmalloc.ko\n";
+        let o = module_order(dep, ZRAM_MODULES);
+        assert_eq!(o, ["kernel/mm/zsmalloc.ko", "kernel/drivers/block/zram/zram.ko"]);
+    }
+
+    #[test]
+    fn zram_ratio_of_mm_stat() {
+        // orig_data_size compr_data_size mem_used_total mem_limit mem_used_max same_pages ...
+        let r = zram_ratio("  8388608   1048576   2097152        0  2097152      12       0        0\n").unwrap();
+        assert!((r - 4.0).abs() < 1e-9);
+        assert_eq!(zram_ratio("0 0 0 0 0 0 0 0"), None);
+        assert_eq!(
+            zram_ratio("lrugen-replay: /sys/block/zram0/mm_stat: No such file"),
+            None
+        );
     }
 
     #[test]

@@ -10,6 +10,9 @@
 pub mod bzimage;
 pub mod debian;
 pub mod initramfs;
+pub mod model;
+pub mod ops;
+pub mod report;
 pub mod serial;
 
 use lrugen::reclaim::mglru::debugfs::{self, ParseError, ParsedLruvec};
@@ -110,6 +113,8 @@ pub struct KernelOpts {
     /// Swap, MiB: a second virtio disk (`/dev/vdb`) made with `mkswap` on the host and enabled
     /// with `swapon` before the replay (0: no swap).
     pub swap_mib: u64,
+    /// Swap on zram (`/dev/zram0` of `swap_mib`, made in the guest) instead of a disk.
+    pub swap_zram: bool,
     /// Capture `/sys/kernel/debug/lru_gen` after each full window of the replay
     /// ([`KernelRun::lru_gen_samples`]).
     pub lru_gen_every_window: bool,
@@ -142,6 +147,7 @@ impl KernelOpts {
             page_cluster: 0,
             min_ttl_ms: None,
             swap_mib: 0,
+            swap_zram: false,
             lru_gen_every_window: false,
             guest_mem_mib: 512,
             timeout: Duration::from_secs(900),
@@ -510,7 +516,8 @@ pub fn qemu_args(
     a.extend(["-initrd".into(), initrd.display().to_string()]);
     a.extend([
         "-drive".into(),
-        format!("file={},format=raw,if=virtio,readonly=on", disk.display()),
+        // writable (a scratch image): the guest mounts it read-only unless the ops write files
+        format!("file={},format=raw,if=virtio", disk.display()),
     ]);
     if let Some(sw) = swap {
         a.extend(["-drive".into(), format!("file={},format=raw,if=virtio", sw.display())]);
@@ -587,7 +594,9 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         swappiness: opts.swappiness,
         page_cluster: opts.page_cluster,
         min_ttl_ms: opts.min_ttl_ms,
-        swap: opts.swap_mib > 0,
+        swap: opts.swap_mib > 0 && !opts.swap_zram,
+        zram_bytes: if opts.swap_zram { opts.swap_mib << 20 } else { 0 },
+        data_rw: opts.ops.files.iter().any(|f| opts.ops.writes(f.id)),
         lru_gen_every_window: opts.lru_gen_every_window,
     };
     initramfs::build(
@@ -602,14 +611,15 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
     let serial = w.join("serial.log");
     let _ = std::fs::remove_file(&serial);
     let swap = w.join("swap.img");
-    if opts.swap_mib > 0 {
+    let swap_disk = opts.swap_mib > 0 && !opts.swap_zram;
+    if swap_disk {
         build_swap_image(&swap, opts.swap_mib)?;
     }
     let args = qemu_args(
         &k.vmlinux,
         &initrd,
         &disk,
-        (opts.swap_mib > 0).then_some(swap.as_path()),
+        swap_disk.then_some(swap.as_path()),
         &serial,
         opts.guest_mem_mib,
         opts.icount,

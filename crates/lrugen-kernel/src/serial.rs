@@ -42,6 +42,29 @@ pub fn counters(text: &str) -> BTreeMap<String, i64> {
         .collect()
 }
 
+/// The text of the last file named `name` the replayer dumped (`lrugen-replay dump NAME N` …
+/// `lrugen-replay dump-end`), e.g. [`crate::initramfs::ZRAM_MM_STAT`].
+pub fn last_dump(serial: &str, name: &str) -> Option<String> {
+    let mut found = None;
+    let mut cur: Option<String> = None;
+    for raw in serial.split('\n') {
+        let line = raw.trim_end_matches('\r');
+        if let Some(text) = cur.as_mut() {
+            if line.starts_with(DUMP_END) {
+                found = cur.take();
+            } else {
+                text.push_str(line);
+                text.push('\n');
+            }
+        } else if let Some(rest) = line.strip_prefix(DUMP_PREFIX) {
+            if rest.split_whitespace().next() == Some(name) {
+                cur = Some(String::new());
+            }
+        }
+    }
+    found
+}
+
 /// Parse a whole serial log into a [`KernelRun`] (settings left at their defaults: the caller
 /// fills them in).
 pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
@@ -243,6 +266,12 @@ lrugen-replay total";
             .unwrap();
         assert_eq!(t.gens.len(), 2);
         assert_eq!(r.memory_stat_at_end_of_replay["anon"], 8130560);
+        assert_eq!(last_dump(&log, "memory.swap.current").as_deref(), Some("16683008\n"));
+        assert_eq!(
+            last_dump(&log, "memory.stat").as_deref(),
+            Some("anon 8130560\nfile 0\n")
+        );
+        assert_eq!(last_dump(&log, "zram.mm_stat"), None);
         assert_eq!(r.memory_swap_current_at_end_of_replay, 16683008);
         assert_eq!(r.resident_pages(), 8130560 / 4096);
     }

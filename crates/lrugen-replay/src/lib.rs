@@ -7,6 +7,7 @@
 //! file 0 data/file0 16384  # file id, path relative to the data mount, pages
 //! anon 4096                # an anonymous region of 4096 pages (optional)
 //! r 0 123                  # buffered pread of page 123 of file 0
+//! p 0 123                  # buffered pwrite of the whole page 123 of file 0
 //! m 0 123                  # a load from page 123 of file 0 through a shared mmap
 //! l 17                     # a load from anon page 17
 //! s 17                     # a store to anon page 17
@@ -23,6 +24,8 @@ use std::fmt;
 pub enum ReplayOp {
     /// Buffered `pread` of one 4 KiB page.
     Read { file: u32, index: u64 },
+    /// Buffered `pwrite` of one whole 4 KiB page (an uncached page is not read first).
+    Write { file: u32, index: u64 },
     /// A load from one page of a file mapped shared and read-only.
     MmapLoad { file: u32, index: u64 },
     /// A load from an anon page.
@@ -90,6 +93,7 @@ impl OpFile {
         for op in &self.ops {
             let _ = match op {
                 ReplayOp::Read { file, index } => writeln!(s, "r {file} {index}"),
+                ReplayOp::Write { file, index } => writeln!(s, "p {file} {index}"),
                 ReplayOp::MmapLoad { file, index } => writeln!(s, "m {file} {index}"),
                 ReplayOp::Load { vpn } => writeln!(s, "l {vpn}"),
                 ReplayOp::Store { vpn } => writeln!(s, "s {vpn}"),
@@ -97,6 +101,14 @@ impl OpFile {
             };
         }
         s
+    }
+
+    /// Whether some op writes file `id` (the replayer then opens it read-write and the guest
+    /// mounts the data disk read-write).
+    pub fn writes(&self, id: u32) -> bool {
+        self.ops
+            .iter()
+            .any(|o| matches!(o, ReplayOp::Write { file, .. } if *file == id))
     }
 
     /// Parse, checking that every op names a declared file and stays within its size.
@@ -154,14 +166,14 @@ impl OpFile {
                         pages,
                     });
                 }
-                "r" | "m" => {
+                "r" | "m" | "p" => {
                     let file = num("file id")?;
                     let index = num("page index")?;
                     let file = file_ok(&out, file, index)?;
-                    out.ops.push(if kw == "r" {
-                        ReplayOp::Read { file, index }
-                    } else {
-                        ReplayOp::MmapLoad { file, index }
+                    out.ops.push(match kw {
+                        "r" => ReplayOp::Read { file, index },
+                        "p" => ReplayOp::Write { file, index },
+                        _ => ReplayOp::MmapLoad { file, index },
                     });
                 }
                 "l" | "s" => {
@@ -181,7 +193,7 @@ impl OpFile {
                 "w" => out.ops.push(ReplayOp::MeasureStart),
                 _ => {
                     return Err(err(format!(
-                        "unknown op '{kw}': expected r, m, l, s, w, file, anon or window"
+                        "unknown op '{kw}': expected r, p, m, l, s, w, file, anon or window"
                     )))
                 }
             }
@@ -227,9 +239,36 @@ mod tests {
                 ReplayOp::Read { file: 0, index: 7 },
                 ReplayOp::MmapLoad { file: 0, index: 1 },
                 ReplayOp::Load { vpn: 0 },
+                ReplayOp::Write { file: 0, index: 7 },
             ],
         };
-        assert_eq!(OpFile::parse(&f.to_text()).unwrap(), f);
+        let text = f.to_text();
+        assert!(text.ends_with("l 0\np 0 7\n"), "{text}");
+        assert_eq!(OpFile::parse(&text).unwrap(), f);
+        assert!(f.writes(0));
+        assert!(!f.writes(1));
+    }
+
+    #[test]
+    fn write_op_errors_name_the_line() {
+        let head = "lrugen-ops 1\nwindow 0\nfile 0 f 4\n";
+        let e = OpFile::parse(&format!("{head}p 0 1\np 0 4\n")).unwrap_err();
+        assert_eq!(e.line, 5);
+        assert!(e.msg.contains("page 4 is beyond file 0 (4 pages)"), "{e}");
+        let e = OpFile::parse(&format!("{head}\np 2 0\n")).unwrap_err();
+        assert_eq!(e.line, 5);
+        assert!(e.msg.contains("file 2 is not declared"), "{e}");
+        let e = OpFile::parse(&format!("{head}p 0\n")).unwrap_err();
+        assert_eq!((e.line, e.msg.as_str()), (4, "missing page index after 'p'"));
+        let e = OpFile::parse(&format!("{head}p 0 x1\n")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "op file line 4: expected page index (a number), found 'x1'"
+        );
+        assert_eq!(
+            OpFile::parse(&format!("{head}p 0 3 # a comment\n")).unwrap().ops,
+            [ReplayOp::Write { file: 0, index: 3 }]
+        );
     }
 
     #[test]

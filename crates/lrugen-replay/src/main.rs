@@ -3,7 +3,11 @@
 //! and print the misses per window. Before each access, `mincore()` on the page tells whether it is
 //! resident; `mincore` sets no accessed bit and does not touch the LRU, so the count does not
 //! disturb what it measures. A buffered read's page is looked up through a shared read-only
-//! mapping of the same file that is never accessed (so it adds no PTE references).
+//! mapping of the same file that is never accessed (so it adds no PTE references). File
+//! mappings are `MADV_RANDOM` (no read-around on a fault), as files are `POSIX_FADV_RANDOM`. A
+//! buffered write writes a whole page with `pwrite` (files written are opened read-write); a write
+//! to a page not resident is not counted as a miss (the kernel does not read a page it overwrites
+//! whole).
 //!
 //! Built for a guest as a static executable:
 //! `RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu`
@@ -103,13 +107,21 @@ fn main() {
     let mut files = Vec::new(); // (id, File, Mapping)
     for f in &opf.files {
         let path = dir.join(&f.path);
-        let file = std::fs::File::open(&path).unwrap_or_else(|e| die(format!("{}: {e}", path.display())));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(opf.writes(f.id))
+            .open(&path)
+            .unwrap_or_else(|e| die(format!("{}: {e}", path.display())));
         let fd = file.as_raw_fd();
         // SAFETY: plain syscall on an open fd.
         unsafe {
             libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_RANDOM);
         }
         let m = map(fd, f.pages, false);
+        // SAFETY: advice on a mapping we own.
+        unsafe {
+            libc::madvise(m.base as *mut libc::c_void, f.pages as usize * PAGE, libc::MADV_RANDOM);
+        }
         files.push((f.id, file, m));
     }
     let find = |id: u32| files.iter().position(|f| f.0 == id).expect("declared");
@@ -147,6 +159,24 @@ fn main() {
                 }
                 sink ^= buf[0];
                 (miss, false)
+            }
+            ReplayOp::Write { file, index } => {
+                let (_, f, m) = &files[find(file)];
+                let resident = m.resident(index);
+                buf.fill((index as u8) | 1);
+                // SAFETY: buf holds PAGE bytes.
+                let r = unsafe {
+                    libc::pwrite(
+                        f.as_raw_fd(),
+                        buf.as_ptr() as *const libc::c_void,
+                        PAGE,
+                        (index as usize * PAGE) as libc::off_t,
+                    )
+                };
+                if r != PAGE as isize {
+                    die(format!("pwrite page {index}: {}", std::io::Error::last_os_error()));
+                }
+                (false, !resident)
             }
             ReplayOp::MmapLoad { file, index } => {
                 let (_, _, m) = &files[find(file)];

@@ -498,6 +498,10 @@ pub struct KernelRunOptions<'a> {
     pub debugfs_write: Option<&'a str>,
     /// Record a [`Sample`] every this many steps.
     pub sample_every: Option<u64>,
+    /// Count `debugfs_every` and `sample_every` in measured accesses instead of steps (so that
+    /// captures fall where a replayer's windows end), and record that count as the step of each
+    /// capture and sample.
+    pub measured: bool,
 }
 
 impl<'a> KernelRunOptions<'a> {
@@ -507,6 +511,7 @@ impl<'a> KernelRunOptions<'a> {
             debugfs_every: cfg.debugfs_every,
             debugfs_write: cfg.debugfs_write.as_deref(),
             sample_every: cfg.sample_every,
+            measured: false,
         }
     }
 }
@@ -553,18 +558,25 @@ pub fn run_kernel<P: Policy>(
         if steps % PROGRESS_EVERY == 0 {
             progress(steps, total);
         }
-        if opts.sample_every.is_some_and(|n| n > 0 && steps % n == 0) {
-            let smp = sample(&k, &r, steps);
+        // The count the captures go by: steps, or measured accesses (only when this step was one).
+        let (at, due) = if opts.measured {
+            (r.accesses, s.measure)
+        } else {
+            (steps, true)
+        };
+        if due && opts.sample_every.is_some_and(|n| n > 0 && at % n == 0) {
+            let smp = sample(&k, &r, at);
             r.series.push(smp);
         }
-        if debugfs_every.is_some_and(|n| n > 0 && steps % n == 0) {
+        if due && debugfs_every.is_some_and(|n| n > 0 && at % n == 0) {
             if let (Some(a), Some(b)) = (k.p.debugfs(&k.m, false), k.p.debugfs(&k.m, true)) {
-                r.debugfs.push((steps, a, b));
+                r.debugfs.push((at, a, b));
             }
         }
     }
-    if opts.sample_every.is_some() && r.series.last().is_none_or(|x| x.step != steps) {
-        let smp = sample(&k, &r, steps);
+    let end = if opts.measured { r.accesses } else { steps };
+    if opts.sample_every.is_some() && r.series.last().is_none_or(|x| x.step != end) {
+        let smp = sample(&k, &r, end);
         r.series.push(smp);
     }
     if let Some(cmds) = debugfs_write {
@@ -572,8 +584,8 @@ pub fn run_kernel<P: Policy>(
             .map_err(|e| RunError::Config(format!("writing '{cmds}' to lru_gen: {e}")))?;
     }
     if let (Some(a), Some(b)) = (k.p.debugfs(&k.m, false), k.p.debugfs(&k.m, true)) {
-        if r.debugfs.last().is_none_or(|x| x.0 != steps || debugfs_write.is_some()) {
-            r.debugfs.push((steps, a, b));
+        if r.debugfs.last().is_none_or(|x| x.0 != end || debugfs_write.is_some()) {
+            r.debugfs.push((end, a, b));
         }
     }
     progress(steps, total);

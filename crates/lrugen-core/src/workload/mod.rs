@@ -914,6 +914,22 @@ impl Stream {
         }
     }
 
+    /// A stream of steps already made (e.g. an op file replayed on the model, see `lrugen-kernel`):
+    /// the caller has set the machine up so that every step's task, file and page exist, and
+    /// `nr_keys` bounds the steps' keys.
+    pub fn from_steps(steps: Vec<Step>, nr_keys: u32) -> Stream {
+        let len = steps.len() as u64;
+        Stream {
+            kind: StreamKind::Script {
+                pending: steps.into(),
+                refill: Box::new(|_| {}),
+            },
+            nr_keys,
+            len,
+            done: 0,
+        }
+    }
+
     /// Steps issued so far.
     pub fn done(&self) -> u64 {
         self.done

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Op files for `lrugen kernel`: the built-in workloads (buffered reads, mmap loads, anon, a mix
+//! of file reads and anon accesses), traces, and any lrugen workload stream (an experiment's),
+//! converted step by step into the replayer's ops.
+
+use crate::Error;
+use lrugen::mm::memcg::MemcgId;
+use lrugen::mm::vm::vmf;
+use lrugen::mm::Machine;
+use lrugen::workload::dist::{Dist, Sampler};
+use lrugen::workload::{Op, Step};
+pub use lrugen_replay::{OpFile, ReplayFile, ReplayOp};
+use std::collections::BTreeMap;
+
+/// How the built-in workload or a trace touches its pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Buffered 4 KiB `pread`s of one file.
+    File,
+    /// Loads through a shared read-only mapping of one file.
+    Mmap,
+    /// Loads and stores of an anon region (populated first), swapped out under pressure.
+    Anon,
+    /// File reads and anon accesses interleaved, one of each in turn.
+    Mixed,
+}
+
+impl std::str::FromStr for Access {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "file" => Ok(Access::File),
+            "mmap" => Ok(Access::Mmap),
+            "anon" => Ok(Access::Anon),
+            "mixed" => Ok(Access::Mixed),
+            _ => Err(format!("expected file, mmap, anon or mixed, found '{s}'")),
+        }
+    }
+}
+
+impl Access {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::File => "file",
+            Access::Mmap => "mmap",
+            Access::Anon => "anon",
+            Access::Mixed => "mixed",
+        }
+    }
+}
+
+fn one_file(pages: u64) -> Vec<ReplayFile> {
+    vec![ReplayFile {
+        id: 0,
+        path: "file0".into(),
+        pages,
+    }]
+}
+
+/// `accesses` loads of pages of one file of `file_pages` pages through a shared read-only
+/// mapping, pages drawn from `dist` with `seed` (the same pages as [`crate::file_read_ops`]).
+pub fn mmap_reads(file_pages: u64, accesses: u64, dist: Dist, seed: u64, window: u64) -> OpFile {
+    let mut s = Sampler::new(dist, file_pages, seed);
+    OpFile {
+        window,
+        files: one_file(file_pages),
+        anon_pages: 0,
+        ops: (0..accesses)
+            .map(|_| ReplayOp::MmapLoad {
+                file: 0,
+                index: s.next_key(),
+            })
+            .collect(),
+    }
+}
+
+/// splitmix64: the coin of [`file_and_anon`]'s stores.
+fn splitmix(x: &mut u64) -> u64 {
+    *x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A file and an anon region side by side: `anon_pages` stores populating the region (not
+/// measured), then `accesses` accesses alternating between a buffered read of a page of the file
+/// (`file_pages` pages) and a load or store (stores with probability `write_ratio`) of an anon
+/// page, both drawn from `dist` (independent samplers seeded from `seed`).
+pub fn file_and_anon(
+    file_pages: u64,
+    anon_pages: u64,
+    accesses: u64,
+    dist: Dist,
+    write_ratio: f64,
+    seed: u64,
+    window: u64,
+) -> OpFile {
+    let mut fs = Sampler::new(dist, file_pages, seed);
+    let mut an = Sampler::new(dist, anon_pages, seed ^ 0xa110c);
+    let mut coin = seed ^ 0x5707e;
+    let mut ops = Vec::with_capacity((anon_pages + accesses + 1) as usize);
+    ops.extend((0..anon_pages).map(|vpn| ReplayOp::Store { vpn }));
+    ops.push(ReplayOp::MeasureStart);
+    for i in 0..accesses {
+        ops.push(if i % 2 == 0 {
+            ReplayOp::Read {
+                file: 0,
+                index: fs.next_key(),
+            }
+        } else {
+            let vpn = an.next_key();
+            if ((splitmix(&mut coin) >> 11) as f64) < write_ratio * (1u64 << 53) as f64 {
+                ReplayOp::Store { vpn }
+            } else {
+                ReplayOp::Load { vpn }
+            }
+        });
+    }
+    OpFile {
+        window,
+        files: one_file(file_pages),
+        anon_pages,
+        ops,
+    }
+}
+
+/// A trace (dense page ids, as `lrugen::workload::load_trace` gives them) as buffered reads
+/// (`mmap: false`) or mmap loads of one file of `nr_pages` pages, page id = page index.
+pub fn trace_ops(pages: &[u32], nr_pages: u32, mmap: bool, window: u64) -> OpFile {
+    OpFile {
+        window,
+        files: one_file(nr_pages as u64),
+        anon_pages: 0,
+        ops: pages
+            .iter()
+            .map(|&p| {
+                let index = p as u64;
+                if mmap {
+                    ReplayOp::MmapLoad { file: 0, index }
+                } else {
+                    ReplayOp::Read { file: 0, index }
+                }
+            })
+            .collect(),
+    }
+}
+
+/// Convert a workload stream on machine `m` into an op file. Files keep the machine's ids (those
+/// the stream touches are declared, named `fID`, with their sizes); the anonymous VMAs of every
+/// task are laid out one after another in the replayer's one anon region, in order of first use;
+/// a load from a file VMA becomes an mmap load of the file page it maps. All tasks are serialized
+/// into the one replay, in stream order. Think time is dropped (a replay without the engine ignores
+/// it too). Not expressible, and refused naming the step: process exit, a store to a file mapping,
+/// a step outside any VMA, and unmeasured steps after the measured ones have begun.
+pub fn from_stream(m: &Machine, steps: impl IntoIterator<Item = Step>, window: u64) -> Result<OpFile, Error> {
+    let mut ops = Vec::new();
+    let mut used_files: BTreeMap<u32, u64> = BTreeMap::new();
+    // (task, VMA start) -> offset in the anon region
+    let mut anon: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+    let mut anon_pages = 0u64;
+    let mut measuring = false;
+    let mut warm = false;
+    for (i, s) in steps.into_iter().enumerate() {
+        let bad = |what: String| Error::Config(format!("step {i}: {what} cannot be replayed on the kernel"));
+        match s.op {
+            Op::Think { .. } => continue,
+            Op::Exit { task } => return Err(bad(format!("process exit (task {task})"))),
+            _ => {}
+        }
+        if s.measure && !measuring {
+            if warm {
+                ops.push(ReplayOp::MeasureStart);
+            }
+            measuring = true;
+        } else if !s.measure {
+            if measuring {
+                return Err(bad(format!(
+                    "an unmeasured {:?} after measured steps (the replayer measures everything after its one `w` marker)",
+                    s.op
+                )));
+            }
+            warm = true;
+        }
+        let op = match s.op {
+            Op::Read { file, index, .. } | Op::Write { file, index, .. } => {
+                let f = m
+                    .files
+                    .get(file as usize)
+                    .ok_or_else(|| bad(format!("file {file} (not on the machine)")))?;
+                used_files.insert(file, f.size);
+                if matches!(s.op, Op::Read { .. }) {
+                    ReplayOp::Read { file, index }
+                } else {
+                    ReplayOp::Write { file, index }
+                }
+            }
+            Op::Load { task, vpn } | Op::Store { task, vpn } => {
+                let store = matches!(s.op, Op::Store { .. });
+                let mm = m
+                    .mms
+                    .get(task as usize)
+                    .ok_or_else(|| bad(format!("task {task} (no such address space)")))?;
+                let v = mm
+                    .find_vma(vpn)
+                    .map(|i| mm.vmas[i])
+                    .ok_or_else(|| bad(format!("an access of task {task} at page {vpn}, outside its VMAs,")))?;
+                if v.flags & vmf::ANON != 0 {
+                    let base = *anon.entry((task, v.start)).or_insert_with(|| {
+                        let b = anon_pages;
+                        anon_pages += (v.end - v.start) as u64;
+                        b
+                    });
+                    let vpn = base + (vpn - v.start) as u64;
+                    if store {
+                        ReplayOp::Store { vpn }
+                    } else {
+                        ReplayOp::Load { vpn }
+                    }
+                } else if store {
+                    return Err(bad(format!("a store to a file mapping (task {task}, file {})", v.file)));
+                } else {
+                    let size = m.files[v.file as usize].size;
+                    used_files.insert(v.file, size);
+                    ReplayOp::MmapLoad {
+                        file: v.file,
+                        index: (vpn - v.start + v.pgoff) as u64,
+                    }
+                }
+            }
+            Op::Exit { .. } | Op::Think { .. } => unreachable!("handled above"),
+        };
+        ops.push(op);
+    }
+    if !measuring {
+        return Err(Error::Config("the workload has no measured step".into()));
+    }
+    Ok(OpFile {
+        window,
+        files: used_files
+            .into_iter()
+            .map(|(id, pages)| ReplayFile {
+                id,
+                path: format!("f{id}"),
+                pages,
+            })
+            .collect(),
+        anon_pages,
+        ops,
+    })
+}
+
+/// An experiment's workload as an op file: its stream generated as `sim::run` generates it
+/// (`Stream::new` on a machine built by `sim::build_machine` from `cfg`, with `cfg.seed`), then
+/// [`from_stream`]. Mixes of tasks (`kind = "mix"`, `jobs` > 1) are refused: the replayer is one
+/// process.
+pub fn experiment_ops(cfg: &lrugen::sim::RunConfig, window: u64) -> Result<OpFile, Error> {
+    use lrugen::workload::{Stream, WorkloadSpec};
+    if matches!(cfg.workload, WorkloadSpec::Mix { .. }) || cfg.jobs > 1 {
+        return Err(Error::Config(
+            "a mix of tasks (kind = \"mix\" or jobs > 1) cannot be replayed: the replayer is one process".into(),
+        ));
+    }
+    let (mut m, t): (Machine, MemcgId) = lrugen::sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
+    let stream = Stream::new(&cfg.workload, &mut m, t, cfg.seed, None).map_err(|e| Error::Config(e.0))?;
+    let steps: Vec<Step> = stream.collect();
+    from_stream(&m, steps, window)
+}

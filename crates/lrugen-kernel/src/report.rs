@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The kernel beside the model: one [`Report`] of a [`KernelRun`] and the model's run of the same
+//! op file ([`crate::model::run`]). A terminal table of the counters both sides have with their
+//! relative difference, `report.json`, and two plots (SVG and PNG): misses per window, and the
+//! workload memcg's generation sizes over time (kernel and model side by side, stacked oldest to
+//! youngest). Fonts are found as for `lrugen exp` (`lrugen::experiment::plot::ensure_font`).
+
+use crate::serial::counters;
+use crate::{Error, KernelRun};
+use lrugen::mm::vmstat::{format_memory_stat, Stat, StatKind};
+use lrugen::reclaim::mglru::debugfs;
+use lrugen::sim::RunResult;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The settings both sides ran with.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Settings {
+    /// `mglru` or `classic`.
+    pub lru: String,
+    /// The value written to `/sys/kernel/mm/lru_gen/enabled` (`n` for classic).
+    pub lru_gen_enabled: String,
+    /// `memory.max` of `/t`, bytes.
+    pub memcg_max_bytes: u64,
+    /// `vm.swappiness` (None: the kernel's default, 60).
+    pub swappiness: Option<u32>,
+    /// `min_ttl_ms` (None: 0).
+    pub min_ttl_ms: Option<u32>,
+    /// `vm.page-cluster` (the model has no swap read-ahead: it behaves as 0).
+    pub page_cluster: u32,
+    /// `none`, `disk` or `zram`.
+    pub swap: String,
+    /// Swap size, MiB.
+    pub swap_mib: u64,
+    /// zram's compression ratio as the guest measured it (given to the model), if on zram.
+    pub zram_ratio: Option<f64>,
+    /// Measured accesses per window (and per `lru_gen` capture).
+    pub window: u64,
+    /// The model's MGLRU profile.
+    pub model_profile: String,
+    /// The model's capacity: what the kernel's memcg held at the end of the replay, pages.
+    pub model_capacity_pages: u64,
+}
+
+/// One counter on both sides.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// Where it comes from: `replayer`, `vmstat`, `memory.stat` or `memory.events`.
+    pub source: &'static str,
+    /// Its name there.
+    pub counter: String,
+    /// The kernel's value.
+    pub kernel: i64,
+    /// The model's value.
+    pub model: i64,
+    /// `(model − kernel) / kernel` (None when the kernel's is 0).
+    pub rel_diff: Option<f64>,
+}
+
+/// One window of the replay on both sides.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WindowRow {
+    /// Measured accesses at its end.
+    pub accesses: u64,
+    /// The kernel's misses in it.
+    pub kernel_misses: u64,
+    /// The model's (None if the model stopped earlier).
+    pub model_misses: Option<u64>,
+}
+
+/// One generation of the workload memcg's lruvec (summed over nodes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Gen {
+    /// Sequence number.
+    pub seq: u64,
+    /// Anon pages.
+    pub anon: u64,
+    /// File pages.
+    pub file: u64,
+}
+
+/// The generations at one point of the replay, oldest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GenCapture {
+    /// Measured accesses done.
+    pub accesses: u64,
+    /// The generations.
+    pub gens: Vec<Gen>,
+}
+
+/// Generation sizes over time of both sides.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Generations {
+    /// From the kernel's `lru_gen` captures (after each full window).
+    pub kernel: Vec<GenCapture>,
+    /// From the model's samples at the same access counts.
+    pub model: Vec<GenCapture>,
+}
+
+/// Kernel beside model.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// `uname -r` of the guest.
+    pub kernel_release: String,
+    /// The Debian package booted, if any.
+    pub package: Option<String>,
+    /// `lru_gen/enabled` as the guest read it back.
+    pub lru_gen_enabled_read_back: String,
+    /// The workload, in words.
+    pub workload: String,
+    /// The settings.
+    pub settings: Settings,
+    /// Counters both sides have.
+    pub counters: Vec<Row>,
+    /// Misses per window.
+    pub windows: Vec<WindowRow>,
+    /// Generation sizes over time.
+    pub generations: Generations,
+}
+
+fn rel(k: i64, m: i64) -> Option<f64> {
+    (k != 0).then(|| (m - k) as f64 / k as f64)
+}
+
+/// The `/t` lruvec(s) of an `lru_gen` text, summed per sequence number, oldest first (None if the
+/// text holds no `/t`, e.g. with the classic LRU).
+pub fn workload_gens(text: &str) -> Result<Option<Vec<Gen>>, debugfs::ParseError> {
+    let mut by_seq: BTreeMap<u64, Gen> = BTreeMap::new();
+    let mut found = false;
+    for lv in debugfs::parse(text)?.into_iter().filter(|l| l.path == "/t") {
+        found = true;
+        for g in lv.gens {
+            let e = by_seq.entry(g.seq).or_insert(Gen {
+                seq: g.seq,
+                anon: 0,
+                file: 0,
+            });
+            e.anon += g.pages[0];
+            e.file += g.pages[1];
+        }
+    }
+    Ok(found.then(|| by_seq.into_values().collect()))
+}
+
+impl Report {
+    /// Build the report of kernel run `k` and model run `m` (sampled every `settings.window`
+    /// measured accesses, see [`crate::model::run`]).
+    pub fn build(k: &KernelRun, m: &RunResult, workload: String, settings: Settings) -> Result<Report, Error> {
+        let mut rows = Vec::new();
+        let push = |rows: &mut Vec<Row>, source: &'static str, name: &str, kv: i64, mv: i64| {
+            if kv != 0 || mv != 0 {
+                rows.push(Row {
+                    source,
+                    counter: name.to_string(),
+                    kernel: kv,
+                    model: mv,
+                    rel_diff: rel(kv, mv),
+                });
+            }
+        };
+        push(&mut rows, "replayer", "accesses", k.accesses as i64, m.accesses as i64);
+        push(&mut rows, "replayer", "misses", k.misses as i64, m.misses as i64);
+        push(&mut rows, "replayer", "minor", k.minor as i64, m.minor_faults as i64);
+        // vmstat: events and the workingset counters (gauges depend on the machine's size)
+        if let Some(mv) = &m.vmstat {
+            for &s in Stat::ALL {
+                let monotonic = s.kind() == StatKind::Event || s.name().starts_with("workingset_");
+                if let (true, Some(&kv)) = (monotonic, k.vmstat_delta.get(s.name())) {
+                    push(&mut rows, "vmstat", s.name(), kv, mv.get(s));
+                }
+            }
+        }
+        // memory.stat as the replayer read it before exiting (else at the end), beside the model's
+        let kst = if k.memory_stat_at_end_of_replay.is_empty() {
+            &k.memory_stat
+        } else {
+            &k.memory_stat_at_end_of_replay
+        };
+        if let Some(ms) = &m.memory_stat {
+            for (name, mv) in counters(&format_memory_stat(ms, 4096)) {
+                if let Some(&kv) = kst.get(&name) {
+                    push(&mut rows, "memory.stat", &name, kv, mv);
+                }
+            }
+        }
+        if let Some(ev) = &m.memory_events {
+            for (name, mv) in counters(&ev.format()) {
+                if let Some(&kv) = k.memory_events.get(&name) {
+                    push(&mut rows, "memory.events", &name, kv, mv);
+                }
+            }
+        }
+        // misses per window: the model's samples fall on the same access counts
+        let model_at: BTreeMap<u64, u64> = m.series.iter().map(|s| (s.step, s.misses)).collect();
+        let mut windows = Vec::with_capacity(k.windows.len());
+        let (mut acc, mut prev) = (0, Some(0));
+        for w in &k.windows {
+            acc += w.accesses;
+            let now = model_at.get(&acc).copied();
+            windows.push(WindowRow {
+                accesses: acc,
+                kernel_misses: w.misses,
+                model_misses: now.zip(prev).map(|(n, p)| n - p),
+            });
+            prev = now;
+        }
+        let mut gens = Generations::default();
+        let bad = |e: debugfs::ParseError| Error::Guest(format!("the kernel's lru_gen: {e}"));
+        let mut kcaps: Vec<(u64, &str)> = k.lru_gen_samples.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        if settings.lru != "mglru" {
+            // the classic LRU: lru_gen still lists (empty) generations
+            kcaps.clear();
+        } else if kcaps.is_empty() && !k.lru_gen.is_empty() {
+            kcaps.push((k.accesses, &k.lru_gen));
+        }
+        for (n, text) in kcaps {
+            if let Some(g) = workload_gens(text).map_err(bad)? {
+                gens.kernel.push(GenCapture { accesses: n, gens: g });
+            }
+        }
+        for s in &m.series {
+            if !s.generations.is_empty() {
+                gens.model.push(GenCapture {
+                    accesses: s.step,
+                    gens: s
+                        .generations
+                        .iter()
+                        .map(|&(seq, anon, file)| Gen { seq, anon, file })
+                        .collect(),
+                });
+            }
+        }
+        Ok(Report {
+            kernel_release: k.kernel_release.clone(),
+            package: k.package.clone(),
+            lru_gen_enabled_read_back: k.lru_gen_enabled.clone(),
+            workload,
+            settings,
+            counters: rows,
+            windows,
+            generations: gens,
+        })
+    }
+
+    /// The terminal table.
+    pub fn table(&self) -> String {
+        let s = &self.settings;
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            "kernel {} ({}{}), model {} profile {}, memcg max {} MiB, model capacity {} pages",
+            self.kernel_release,
+            s.lru,
+            if s.lru == "mglru" {
+                format!(" enabled={}", self.lru_gen_enabled_read_back)
+            } else {
+                String::new()
+            },
+            s.lru,
+            s.model_profile,
+            s.memcg_max_bytes >> 20,
+            s.model_capacity_pages
+        );
+        let _ = writeln!(
+            o,
+            "swap {} {} MiB{}, swappiness {}, min_ttl_ms {}, page-cluster {}",
+            s.swap,
+            s.swap_mib,
+            s.zram_ratio
+                .map(|r| format!(" (zram ratio {r:.1})"))
+                .unwrap_or_default(),
+            s.swappiness.map_or("default".into(), |v| v.to_string()),
+            s.min_ttl_ms.unwrap_or(0),
+            s.page_cluster
+        );
+        let _ = writeln!(o, "workload: {}\n", self.workload);
+        let _ = writeln!(
+            o,
+            "{:<14} {:<28} {:>12} {:>12} {:>10}",
+            "source", "counter", "kernel", "model", "diff"
+        );
+        for r in &self.counters {
+            let d = r.rel_diff.map_or("-".into(), |d| format!("{:+.1}%", d * 100.0));
+            let _ = writeln!(
+                o,
+                "{:<14} {:<28} {:>12} {:>12} {:>10}",
+                r.source, r.counter, r.kernel, r.model, d
+            );
+        }
+        o
+    }
+
+    /// Write `report.json` and the plots (`misses.svg/.png`, `generations.svg/.png`) into `dir`;
+    /// returns the files written. Without a font the plots are skipped and the reason returned
+    /// beside the files.
+    pub fn write(&self, dir: &Path) -> Result<(Vec<PathBuf>, Option<String>), Error> {
+        let io = |p: &Path, e: std::io::Error| Error::Io(format!("{}: {e}", p.display()));
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        let json = dir.join("report.json");
+        let text = serde_json::to_string_pretty(self).map_err(|e| Error::Io(e.to_string()))?;
+        std::fs::write(&json, text + "\n").map_err(|e| io(&json, e))?;
+        let mut out = vec![json];
+        if let Err(e) = lrugen::experiment::plot::ensure_font() {
+            return Ok((out, Some(e)));
+        }
+        both(dir, "misses", &mut out, &|a| match a {
+            Area::Svg(a) => self.draw_misses(&a),
+            Area::Png(a) => self.draw_misses(&a),
+        })?;
+        if !self.generations.kernel.is_empty() || !self.generations.model.is_empty() {
+            both(dir, "generations", &mut out, &|a| match a {
+                Area::Svg(a) => self.draw_generations(&a),
+                Area::Png(a) => self.draw_generations(&a),
+            })?;
+        }
+        Ok((out, None))
+    }
+
+    fn draw_misses<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult {
+        area.fill(&WHITE).map_err(e2s)?;
+        let k: Vec<(f64, f64)> = self
+            .windows
+            .iter()
+            .map(|w| (w.accesses as f64, w.kernel_misses as f64))
+            .collect();
+        let m: Vec<(f64, f64)> = self
+            .windows
+            .iter()
+            .filter_map(|w| Some((w.accesses as f64, w.model_misses? as f64)))
+            .collect();
+        let xmax = k.iter().map(|p| p.0).fold(1.0, f64::max);
+        let ymax = k.iter().chain(&m).map(|p| p.1).fold(1.0, f64::max) * 1.1;
+        let mut chart = ChartBuilder::on(area)
+            .caption(
+                format!("misses per window: kernel {} vs model", self.kernel_release),
+                ("sans-serif", 18),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+            .map_err(e2s)?;
+        chart
+            .configure_mesh()
+            .x_desc("measured accesses")
+            .y_desc("misses in the window")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .draw()
+            .map_err(e2s)?;
+        for (name, pts, color) in [("kernel", &k, RED), ("model", &m, BLUE)] {
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                .map_err(e2s)?
+                .label(name)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(e2s)?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(e2s)?;
+        area.present().map_err(e2s)
+    }
+
+    fn draw_generations<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult {
+        area.fill(&WHITE).map_err(e2s)?;
+        let panels = area.split_evenly((1, 2));
+        let total = |c: &GenCapture| c.gens.iter().map(|g| g.anon + g.file).sum::<u64>();
+        let all = self.generations.kernel.iter().chain(&self.generations.model);
+        let ymax = all.clone().map(total).max().unwrap_or(1).max(1) as f64 * 1.1;
+        let xmax = all.map(|c| c.accesses).max().unwrap_or(1).max(1) as f64;
+        for (panel, (name, caps)) in panels.iter().zip([
+            (format!("kernel {}", self.kernel_release), &self.generations.kernel),
+            ("model".to_string(), &self.generations.model),
+        ]) {
+            let mut chart = ChartBuilder::on(panel)
+                .caption(format!("{name}: generations of /t"), ("sans-serif", 16))
+                .margin(10)
+                .x_label_area_size(40)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+                .map_err(e2s)?;
+            chart
+                .configure_mesh()
+                .x_desc("measured accesses")
+                .y_desc("pages (anon + file)")
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .y_label_formatter(&|y| format!("{y:.0}"))
+                .draw()
+                .map_err(e2s)?;
+            // layer by age (max_seq − seq, the oldest ages folded into 3), stacked oldest at the
+            // bottom: the top of layer `a` is the sum of the ages ≥ a
+            let top = |c: &GenCapture, a: u64| -> f64 {
+                let max = c.gens.iter().map(|g| g.seq).max().unwrap_or(0);
+                c.gens
+                    .iter()
+                    .filter(|g| (max - g.seq).min(3) >= a)
+                    .map(|g| (g.anon + g.file) as f64)
+                    .sum()
+            };
+            for a in 0..4u64 {
+                let color = Palette99::pick(a as usize).mix(0.8);
+                let mut poly: Vec<(f64, f64)> = caps.iter().map(|c| (c.accesses as f64, top(c, a))).collect();
+                poly.extend(caps.iter().rev().map(|c| (c.accesses as f64, top(c, a + 1))));
+                let label = match a {
+                    0 => "youngest".to_string(),
+                    3 => "youngest − 3 and older".to_string(),
+                    _ => format!("youngest − {a}"),
+                };
+                chart
+                    .draw_series(std::iter::once(Polygon::new(poly, color.filled())))
+                    .map_err(e2s)?
+                    .label(label)
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled()));
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(e2s)?;
+        }
+        area.present().map_err(e2s)
+    }
+}
+
+type DrawResult = Result<(), String>;
+
+fn e2s<E: std::fmt::Debug>(e: E) -> String {
+    format!("{e:?}")
+}
+
+/// A drawing area of either backend.
+enum Area<'a> {
+    Svg(DrawingArea<SVGBackend<'a>, Shift>),
+    Png(DrawingArea<BitMapBackend<'a>, Shift>),
+}
+
+const SIZE: (u32, u32) = (1000, 500);
+
+/// Draw one chart as `stem.svg` and `stem.png` in `dir`.
+fn both(dir: &Path, stem: &str, out: &mut Vec<PathBuf>, draw: &dyn Fn(Area<'_>) -> DrawResult) -> Result<(), Error> {
+    let svg = dir.join(format!("{stem}.svg"));
+    draw(Area::Svg(SVGBackend::new(&svg, SIZE).into_drawing_area()))
+        .map_err(|e| Error::Io(format!("{}: {e}", svg.display())))?;
+    out.push(svg);
+    let png = dir.join(format!("{stem}.png"));
+    draw(Area::Png(BitMapBackend::new(&png, SIZE).into_drawing_area()))
+        .map_err(|e| Error::Io(format!("{}: {e}", png.display())))?;
+    out.push(png);
+    Ok(())
+}

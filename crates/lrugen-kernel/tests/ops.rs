@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Workload streams converted into op files (`lrugen_kernel::ops`): an experiment's stream as the
+//! replayer will run it, what cannot be replayed, and the layout of files, file mappings and anon
+//! regions of several tasks.
+
+use lrugen::experiment::spec::Experiment;
+use lrugen::mm::memcg::ROOT_MEMCG;
+use lrugen::mm::pagecache::Advice;
+use lrugen::mm::vm::vmf;
+use lrugen::mm::{Machine, MachineConfig};
+use lrugen::workload::{Op, Step};
+use lrugen_kernel::ops::{self, OpFile, ReplayFile, ReplayOp};
+use std::path::Path;
+
+fn ops_of(text: &str) -> Result<OpFile, lrugen_kernel::Error> {
+    let e = Experiment::parse(text, Path::new("tiny.toml")).unwrap();
+    let cell = e.cells().into_iter().next().unwrap();
+    ops::experiment_ops(&e.run_config(&cell, None), 3)
+}
+
+const SORT: &str = r#"
+name = "tiny-sort"
+seed = 5
+policies = ["mglru"]
+[memcg]
+max = "1M"
+[workload]
+kind = "sort"
+heap_pages = 4
+input_pages = 3
+shuffle_pages = 2
+sort_accesses = 4
+"#;
+
+/// The sort workload (workloads.md §6) as an op file: the heap populated by stores before the
+/// measurement, then the input file read once in order, random heap loads and stores (the keys
+/// drawn with the experiment's seed), the shuffle file written whole (the new `p` op) and read back.
+#[test]
+fn a_tiny_sort_experiment_converts_to_the_golden_op_file() {
+    let o = ops_of(SORT).unwrap();
+    let golden = "lrugen-ops 1\nwindow 3\nfile 0 f0 3\nfile 1 f1 2\nanon 4\n\
+                  s 0\ns 1\ns 2\ns 3\nw 0\n\
+                  r 0 0\nr 0 1\nr 0 2\n\
+                  l 2\ns 3\nl 2\ns 3\n\
+                  p 1 0\np 1 1\n\
+                  r 1 0\nr 1 1\n";
+    assert_eq!(o.to_text(), golden);
+    assert_eq!(OpFile::parse(golden).unwrap(), o);
+    // The same seed gives the same stream; another seed other heap keys.
+    assert_eq!(ops_of(SORT).unwrap(), o);
+    let other = ops_of(&SORT.replace("seed = 5", "seed = 6")).unwrap();
+    assert_eq!(other.ops.len(), o.ops.len());
+    assert!(o.writes(1) && !o.writes(0));
+}
+
+#[test]
+fn what_the_replayer_cannot_express_is_refused_by_name() {
+    let build = r#"
+policies = ["mglru"]
+[memcg]
+max = "1M"
+[workload]
+kind = "build"
+processes_per_job = 1
+header_pages = 2
+source_pages_per_process = 1
+anon_pages_per_process = 1
+object_pages_per_process = 1
+"#;
+    let e = ops_of(build).unwrap_err().to_string();
+    assert!(e.contains("process exit") && e.contains("cannot be replayed"), "{e}");
+    let jobs = format!("{SORT}[engine]\njobs = 2\n");
+    let e = ops_of(&jobs).unwrap_err().to_string();
+    assert!(e.contains("jobs > 1") && e.contains("one process"), "{e}");
+}
+
+fn step(op: Op, measure: bool) -> Step {
+    Step { op, key: 0, measure }
+}
+
+/// Two tasks' anon VMAs go one after another into the one region, in order of first use; a load
+/// through a file mapping becomes an `m` op at the mapped file page (the VMA's pgoff counts); a
+/// store to a file mapping, an access outside any VMA, and warm-up after measured steps are
+/// refused naming the step.
+#[test]
+fn tasks_vmas_and_file_mappings_are_laid_out_for_one_process() {
+    let mut m = Machine::new(MachineConfig::simple(4096, 0));
+    let (a, b) = (m.create_mm(ROOT_MEMCG), m.create_mm(ROOT_MEMCG));
+    let f = m.create_file("data", 10, Advice::Normal);
+    let unused = m.create_file("unused", 5, Advice::Normal);
+    let va = m.mmap(a, 3, vmf::WRITE, None);
+    let vb = m.mmap(b, 5, vmf::WRITE, None);
+    let fm = m.mmap(a, 4, 0, Some((f, 6))); // pages 6..10 of the file
+    let steps = vec![
+        step(Op::Store { task: b, vpn: vb + 4 }, false),
+        step(Op::Store { task: a, vpn: va }, false),
+        step(Op::Think { task: a, ns: 5 }, false),
+        step(Op::Load { task: a, vpn: fm + 3 }, true),
+        step(Op::Load { task: a, vpn: va + 2 }, true),
+        step(Op::Think { task: a, ns: 5 }, false),
+        step(
+            Op::Read {
+                task: b,
+                file: f,
+                index: 1,
+            },
+            true,
+        ),
+        step(
+            Op::Write {
+                task: b,
+                file: f,
+                index: 2,
+            },
+            true,
+        ),
+    ];
+    let o = ops::from_stream(&m, steps.clone(), 10).unwrap();
+    assert_eq!(
+        o.files,
+        [ReplayFile {
+            id: f,
+            path: format!("f{f}"),
+            pages: 10
+        }]
+    );
+    assert_ne!(f, unused);
+    assert_eq!(o.anon_pages, 5 + 3);
+    assert_eq!(
+        o.ops,
+        [
+            ReplayOp::Store { vpn: 4 },
+            ReplayOp::Store { vpn: 5 },
+            ReplayOp::MeasureStart,
+            ReplayOp::MmapLoad { file: f, index: 9 },
+            ReplayOp::Load { vpn: 7 },
+            ReplayOp::Read { file: f, index: 1 },
+            ReplayOp::Write { file: f, index: 2 },
+        ]
+    );
+    assert_eq!(OpFile::parse(&o.to_text()).unwrap(), o);
+
+    let refuse = |s: Vec<Step>, needle: &str| {
+        let e = ops::from_stream(&m, s, 10).unwrap_err().to_string();
+        assert!(e.contains(needle), "{e}");
+    };
+    refuse(
+        vec![step(Op::Store { task: a, vpn: fm }, true)],
+        "step 0: a store to a file mapping",
+    );
+    refuse(vec![step(Op::Load { task: a, vpn: fm + 4 }, true)], "outside its VMAs");
+    let mut late = steps.clone();
+    late.push(step(Op::Store { task: a, vpn: va }, false));
+    refuse(late, "step 8: an unmeasured");
+    refuse(vec![step(Op::Exit { task: a }, true)], "process exit (task 0)");
+    refuse(vec![step(Op::Load { task: a, vpn: va }, false)], "no measured step");
+}
+
+/// The mixed built-in workload: the region populated first, then file reads and anon accesses in
+/// turn, stores in about the requested share, the same for the same seed.
+#[test]
+fn the_mixed_workload_alternates_file_reads_and_anon_accesses() {
+    let d = "zipf:0.9".parse().unwrap();
+    let o = ops::file_and_anon(100, 50, 2000, d, 0.25, 7, 100);
+    assert_eq!((o.anon_pages, o.ops.len()), (50, 50 + 1 + 2000));
+    assert!(o.ops[..50]
+        .iter()
+        .enumerate()
+        .all(|(i, op)| *op == ReplayOp::Store { vpn: i as u64 }));
+    assert_eq!(o.ops[50], ReplayOp::MeasureStart);
+    let measured = &o.ops[51..];
+    for (i, op) in measured.iter().enumerate() {
+        let file = matches!(op, ReplayOp::Read { file: 0, .. });
+        assert_eq!(file, i % 2 == 0, "op {i}: {op:?}");
+    }
+    let stores = measured
+        .iter()
+        .filter(|op| matches!(op, ReplayOp::Store { .. }))
+        .count();
+    assert!((200..300).contains(&stores), "{stores} stores of 1000 anon accesses");
+    assert_eq!(ops::file_and_anon(100, 50, 2000, d, 0.25, 7, 100), o);
+    assert_eq!(OpFile::parse(&o.to_text()).unwrap(), o);
+    let none = ops::file_and_anon(100, 50, 2000, d, 0.0, 7, 100);
+    assert!(!none.ops[51..].iter().any(|op| matches!(op, ReplayOp::Store { .. })));
+    // mmap loads read the same pages as the buffered reads of the file workload
+    let r = lrugen_kernel::file_read_ops(100, 500, d, 3, 50);
+    let mm = ops::mmap_reads(100, 500, d, 3, 50);
+    for (x, y) in r.ops.iter().zip(&mm.ops) {
+        match (x, y) {
+            (ReplayOp::Read { index: i, .. }, ReplayOp::MmapLoad { index: j, .. }) => assert_eq!(i, j),
+            _ => panic!("{x:?} {y:?}"),
+        }
+    }
+}
