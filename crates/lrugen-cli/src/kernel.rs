@@ -82,14 +82,16 @@ pub struct KernelArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "exp")]
     trace: Option<PathBuf>,
     /// Run an experiment's workload (its first sweep point, repetition 0's seed) in a memcg of its
-    /// memcg.max; the kernel settings come from the flags here.
+    /// memcg.max, with its swappiness, min_ttl_ms and lru_gen capability bits unless the flags
+    /// here set them.
     #[arg(long, value_name = "FILE.toml")]
     exp: Option<PathBuf>,
     /// Window: report misses and capture lru_gen every N measured accesses (default: a 20th of
     /// the run).
     #[arg(long, value_name = "N")]
     every: Option<u64>,
-    /// Write report.json and the plots (misses.svg/png, generations.svg/png) here.
+    /// Write report.json, the plots (misses.svg/png, generations.svg/png) and kernel-run.json
+    /// (everything the guest reported) here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// The static replayer (default: $LRUGEN_REPLAYER, else target/x86_64-unknown-linux-gnu/release).
@@ -98,6 +100,10 @@ pub struct KernelArgs {
     /// Print the kernel's and the model's lru_gen_full too.
     #[arg(long)]
     debugfs: bool,
+    /// Capture the kernel's lru_gen_full after every window too (kept in kernel-run.json with
+    /// --out).
+    #[arg(long)]
+    debugfs_every_window: bool,
 }
 
 /// Swap of a run.
@@ -118,6 +124,10 @@ struct Plan {
     caps: u32,
     swap: Swap,
     swap_mib: u64,
+    /// vm.swappiness: the flag's, else the experiment's if it sets one.
+    swappiness: Option<u32>,
+    /// min_ttl_ms: the flag's, else the experiment's if it sets one.
+    min_ttl_ms: Option<u32>,
 }
 
 fn plan(a: &KernelArgs) -> Result<Plan, String> {
@@ -141,7 +151,24 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     if a.page_cluster > 31 {
         return Err(format!("--page-cluster: expected 0..=31, found {}", a.page_cluster));
     }
-    let bits = super::parse_enabled(&a.lru_gen_enabled)?;
+    let mut bits = super::parse_enabled(&a.lru_gen_enabled)?;
+    let (mut swappiness, mut min_ttl_ms) = (a.swappiness, a.min_ttl_ms);
+    if let Some(path) = &a.exp {
+        // the experiment's own kernel settings, where the flags leave the kernel's defaults
+        let exp = lrugen::experiment::spec::Experiment::from_file(path).map_err(|e| e.to_string())?;
+        if let Some(p) = exp.points.first() {
+            let c = &p.config;
+            if a.lru_gen_enabled == "y" {
+                bits = c.mglru.caps & 0x7;
+            }
+            if swappiness.is_none() && c.machine.swappiness != 60 {
+                swappiness = Some(c.machine.swappiness);
+            }
+            if min_ttl_ms.is_none() && c.mglru.min_ttl_ms > 0 {
+                min_ttl_ms = Some(c.mglru.min_ttl_ms.min(u32::MAX as u64) as u32);
+            }
+        }
+    }
     let (policy, enabled) = match a.lru.as_str() {
         "classic" => (PolicyKind::Classic, "n".to_string()),
         "mglru" if bits == 0 => (PolicyKind::Classic, "n".to_string()),
@@ -265,6 +292,8 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         } else {
             (swap_pages * 4096).div_ceil(1 << 20)
         },
+        swappiness,
+        min_ttl_ms,
     })
 }
 
@@ -295,12 +324,13 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
             enabled: p.enabled.clone(),
         }
     };
-    o.swappiness = a.swappiness;
-    o.min_ttl_ms = a.min_ttl_ms;
+    o.swappiness = p.swappiness;
+    o.min_ttl_ms = p.min_ttl_ms;
     o.page_cluster = a.page_cluster;
     o.swap_mib = p.swap_mib;
     o.swap_zram = p.swap == Swap::Zram;
     o.lru_gen_every_window = p.policy == PolicyKind::Mglru;
+    o.lru_gen_full_every_window = p.policy == PolicyKind::Mglru && a.debugfs_every_window;
     if let Some(r) = a
         .replayer
         .clone()
@@ -321,7 +351,7 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     let cap = run.resident_pages().max(1);
     let swap_pages = p.swap_mib << 8;
     let mut machine = MachineConfig::simple(cap * 4 + 65_536 + swap_pages, swap_pages);
-    machine.swappiness = a.swappiness.unwrap_or(60);
+    machine.swappiness = p.swappiness.unwrap_or(60);
     if p.swap == Swap::Zram {
         // no measurement (nothing swapped): zram's usual 3:1
         machine.zram_ratio = Some(zram_ratio.unwrap_or(3.0));
@@ -348,7 +378,7 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     cfg.mglru = MglruConfig {
         profile,
         caps: p.caps,
-        min_ttl_ms: a.min_ttl_ms.unwrap_or(0) as u64,
+        min_ttl_ms: p.min_ttl_ms.unwrap_or(0) as u64,
         ..Default::default()
     };
     let model = lrugen_kernel::model::run(&p.ops, &cfg).map_err(|e| e.to_string())?;
@@ -356,8 +386,8 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         lru: p.policy.name().into(),
         lru_gen_enabled: p.enabled.clone(),
         memcg_max_bytes: p.memcg_bytes,
-        swappiness: a.swappiness,
-        min_ttl_ms: a.min_ttl_ms,
+        swappiness: p.swappiness,
+        min_ttl_ms: p.min_ttl_ms,
         page_cluster: a.page_cluster,
         swap: match p.swap {
             Swap::None => "none",
@@ -381,6 +411,11 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         for f in files {
             eprintln!("wrote {}", f.display());
         }
+        // everything the guest reported, verbatim (lru_gen/lru_gen_full captures included)
+        let raw = dir.join("kernel-run.json");
+        let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
+        std::fs::write(&raw, text).map_err(|e| format!("{}: {e}", raw.display()))?;
+        eprintln!("wrote {}", raw.display());
     }
     if a.debugfs {
         println!("\n--- kernel lru_gen_full ---\n{}", run.lru_gen_full);
@@ -389,4 +424,56 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct T {
+        #[command(flatten)]
+        a: KernelArgs,
+    }
+
+    fn plan_of(args: &[&str]) -> Result<Plan, String> {
+        let t = T::try_parse_from(std::iter::once("kernel").chain(args.iter().copied())).map_err(|e| e.to_string())?;
+        plan(&t.a)
+    }
+
+    #[test]
+    fn an_experiment_brings_its_kernel_settings_unless_flags_override_them() {
+        let d = tempfile::tempdir().unwrap();
+        let exp = d.path().join("e.toml");
+        std::fs::write(
+            &exp,
+            "[machine]\nmemory = \"64M\"\nswappiness = 100\n[memcg]\nmax = \"4M\"\n[mglru]\nmin_ttl_ms = 1000\n\
+             caps = 3\n[workload]\nkind = \"file-read\"\nfiles = 1\nfile_pages = 64\ndist = \"uniform\"\n\
+             accesses = 100\n",
+        )
+        .unwrap();
+        let e = exp.to_str().unwrap();
+        let p = plan_of(&["--exp", e]).unwrap();
+        assert_eq!(p.swappiness, Some(100));
+        assert_eq!(p.min_ttl_ms, Some(1000));
+        assert_eq!(p.caps, 3);
+        assert_eq!(p.enabled, "0x0003");
+        assert_eq!(p.memcg_bytes, 4 << 20);
+        let p = plan_of(&[
+            "--exp",
+            e,
+            "--swappiness",
+            "10",
+            "--min-ttl-ms",
+            "5",
+            "--lru-gen-enabled",
+            "7",
+        ])
+        .unwrap();
+        assert_eq!((p.swappiness, p.min_ttl_ms, p.caps), (Some(10), Some(5), 7));
+        // the built-in workload keeps the kernel's defaults
+        let p = plan_of(&[]).unwrap();
+        assert_eq!((p.swappiness, p.min_ttl_ms, p.caps), (None, None, 7));
+    }
 }

@@ -36,6 +36,8 @@ pub struct InitSpec {
     pub data_rw: bool,
     /// Have the replayer dump `/sys/kernel/debug/lru_gen` after each full window.
     pub lru_gen_every_window: bool,
+    /// And `/sys/kernel/debug/lru_gen_full` too.
+    pub lru_gen_full_every_window: bool,
 }
 
 /// The `/init` script (busybox `sh`).
@@ -94,6 +96,9 @@ pub fn init_script(s: &InitSpec) -> String {
     }
     if s.lru_gen_every_window {
         dumps.push_str(" --every lru_gen=/sys/kernel/debug/lru_gen");
+    }
+    if s.lru_gen_full_every_window {
+        dumps.push_str(" --every lru_gen_full=/sys/kernel/debug/lru_gen_full");
     }
     let _ = writeln!(
         o,
@@ -261,6 +266,7 @@ mod tests {
             zram_bytes: 0,
             data_rw: false,
             lru_gen_every_window: false,
+            lru_gen_full_every_window: false,
         }
     }
 

@@ -118,6 +118,9 @@ pub struct KernelOpts {
     /// Capture `/sys/kernel/debug/lru_gen` after each full window of the replay
     /// ([`KernelRun::lru_gen_samples`]).
     pub lru_gen_every_window: bool,
+    /// Capture `/sys/kernel/debug/lru_gen_full` after each full window too
+    /// ([`KernelRun::lru_gen_full_samples`]).
+    pub lru_gen_full_every_window: bool,
     /// Guest memory, MiB.
     pub guest_mem_mib: u32,
     /// Give up after this long.
@@ -149,6 +152,7 @@ impl KernelOpts {
             swap_mib: 0,
             swap_zram: false,
             lru_gen_every_window: false,
+            lru_gen_full_every_window: false,
             guest_mem_mib: 512,
             timeout: Duration::from_secs(900),
             icount: true,
@@ -208,6 +212,10 @@ pub struct KernelRun {
     /// (empty unless `KernelOpts::lru_gen_every_window`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lru_gen_samples: Vec<(u64, String)>,
+    /// `/sys/kernel/debug/lru_gen_full` after each full window (empty unless
+    /// `KernelOpts::lru_gen_full_every_window`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lru_gen_full_samples: Vec<(u64, String)>,
     /// `/sys/kernel/debug/lru_gen` at the end, verbatim.
     pub lru_gen: String,
     /// `/sys/kernel/debug/lru_gen_full` at the end, verbatim.
@@ -598,6 +606,7 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         zram_bytes: if opts.swap_zram { opts.swap_mib << 20 } else { 0 },
         data_rw: opts.ops.files.iter().any(|f| opts.ops.writes(f.id)),
         lru_gen_every_window: opts.lru_gen_every_window,
+        lru_gen_full_every_window: opts.lru_gen_full_every_window,
     };
     initramfs::build(
         &w.join("initramfs"),

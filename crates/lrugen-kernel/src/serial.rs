@@ -158,6 +158,11 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
             .filter(|d| d.0 == "lru_gen")
             .map(|d| (d.1, d.2.clone()))
             .collect(),
+        lru_gen_full_samples: dumps
+            .iter()
+            .filter(|d| d.0 == "lru_gen_full")
+            .map(|d| (d.1, d.2.clone()))
+            .collect(),
         kernel_release: need("uname")?.trim().to_string(),
         lru_gen_enabled: s.get("enabled").map(|t| t.trim().to_string()).unwrap_or_default(),
         vmstat_delta,
@@ -244,6 +249,8 @@ lrugen-replay rc 0\r\n=== lrugen end replay\r\n\
 lrugen-replay dump lru_gen 1000\r\nmemcg     1 /\r\n node     0\r\n          0      63928          0           4 \r\n\
 memcg     2 /t\r\n node     0\r\n          8       7216        224           0 \r\n          9       5756        597           0 \r\n\
 lrugen-replay dump-end\r\n\
+lrugen-replay dump lru_gen_full 1000\r\nmemcg     2 /t\r\n node     0\r\n          8       7216        224           0 \r\n\
+lrugen-replay dump-end\r\n\
 lrugen-replay window 1 accesses 500 misses 100 minor 0\r\n\
 lrugen-replay dump memory.stat 1500\r\nanon 8130560\r\nfile 0\r\nlrugen-replay dump-end\r\n\
 lrugen-replay dump memory.swap.current 1500\r\n16683008\r\nlrugen-replay dump-end\r\n\
@@ -256,6 +263,9 @@ lrugen-replay total";
         let r = parse_serial(&log).unwrap();
         assert_eq!(r.windows.len(), 2);
         assert_eq!(r.lru_gen_samples.len(), 1);
+        assert_eq!(r.lru_gen_full_samples.len(), 1);
+        assert_eq!(r.lru_gen_full_samples[0].0, 1000);
+        assert!(r.lru_gen_full_samples[0].1.starts_with("memcg     2 /t\n"));
         let (n, text) = &r.lru_gen_samples[0];
         assert_eq!(*n, 1000);
         assert!(text.ends_with("597           0 \n"), "{text:?}");
