@@ -600,6 +600,6 @@ fn kernel_bad_flags_are_refused_before_booting() {
     .unwrap();
     fails(
         &["kernel", "--exp", path_str(&exp)],
-        &["build.toml", "process exit", "cannot be replayed"],
+        &["build.toml", "fork", "cannot be replayed"],
     );
 }

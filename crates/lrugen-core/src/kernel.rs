@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The kernel's entry points that workloads drive: buffered reads and writes through the page
-//! cache (with read-ahead), and loads and stores through the page tables (with anon, swap and file
-//! page faults). Each allocates and charges memory through the reclaim engine, and feeds the policy
+//! cache (with read-ahead), loads and stores through the page tables (with anon, swap and file
+//! page faults, and copy-on-write after fork), and the address-space system calls of
+//! [`syscalls`] (mmap, munmap, madvise, fork). Each allocates and charges memory through the reclaim engine, and feeds the policy
 //! the access events the kernel feeds it (`kernel-mglru.md` §3).
 //!
 //! [`Kernel`] pairs the machine with one policy, statically: every per-access hook is a direct call.
@@ -14,6 +15,8 @@ use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 use crate::reclaim::alloc::{self, AllocError};
 use crate::reclaim::{check, AddCtx, Policy};
+
+pub mod syscalls;
 
 /// What one page access cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -337,7 +340,13 @@ impl<P: Policy> Kernel<P> {
     }
 
     fn check_alive(&mut self, task: u32) -> Result<(), AccessError> {
-        if !self.m.mms[task as usize].alive {
+        let Some(mm) = self.m.mms.get(task as usize) else {
+            return Err(AccessError::Fault(format!("task {task} does not exist")));
+        };
+        if mm.unborn {
+            return Err(AccessError::Fault(format!("task {task} has not been forked yet")));
+        }
+        if !mm.alive {
             return Err(AccessError::Killed(task));
         }
         // context switch: the task runs (`lru_gen_use_mm` marks its mm used on every node)
@@ -379,6 +388,26 @@ impl<P: Policy> Kernel<P> {
                 self.exit(task);
                 Ok(Access::Hit)
             }
+            Op::Mmap {
+                task,
+                vpn,
+                pages,
+                file,
+                pgoff,
+                flags,
+                compressed_pct,
+            } => {
+                let file = (file != crate::workload::ANON_FILE).then_some((file, pgoff));
+                self.mmap(task, vpn, pages, flags as u32, file, compressed_pct)
+            }
+            Op::Munmap { task, vpn, pages } => self.munmap(task, vpn, pages),
+            Op::Madvise {
+                task,
+                vpn,
+                pages,
+                advice,
+            } => self.madvise(task, vpn, pages, advice),
+            Op::Fork { task, child } => self.fork(task, child),
             // no kernel work: the engine delays the task, a replay ignores it
             Op::Think { .. } => Ok(Access::Hit),
         };
@@ -409,6 +438,10 @@ impl<P: Policy> Kernel<P> {
             }
         };
         if e & pte::PRESENT != 0 {
+            if write && self.cow_needed(e & pte::PFN_MASK) {
+                // a write-protected PTE of a folio shared since fork: copy on write
+                return self.wp_page_copy(task, vpn, e & pte::PFN_MASK, true);
+            }
             // hardware: accessed bit, dirty bit on store, non-leaf PMD accessed bit
             let p = self.m.pte_mut(task, vpn);
             *p |= pte::YOUNG | if write { pte::DIRTY } else { 0 };
@@ -487,9 +520,10 @@ impl<P: Policy> Kernel<P> {
         let memcg = self.m.mms[task as usize].memcg;
         let id = self.new_folio(0, memcg)?;
         {
+            let root = self.m.mms[task as usize].anon_root;
             let f = &mut self.m.folios[id];
             f.set(pg::ANON | pg::SWAPBACKED);
-            f.mapping = task;
+            f.mapping = root;
             f.index = vpn;
         }
         if !self.m.mms[task as usize].alive {
@@ -526,9 +560,10 @@ impl<P: Policy> Kernel<P> {
                     return Err(AccessError::Killed(task));
                 }
                 {
+                    let root = self.m.mms[task as usize].anon_root;
                     let f = &mut self.m.folios[id];
                     f.set(pg::ANON | pg::SWAPBACKED);
-                    f.mapping = task;
+                    f.mapping = root;
                     f.index = vpn;
                 }
                 let shadow = self.m.swap_cache_add(id, slot);
@@ -545,11 +580,17 @@ impl<P: Policy> Kernel<P> {
         self.m.swap.count[slot as usize] -= 1;
         self.m.mms[task as usize].swap_ents -= 1;
         *self.m.pte_mut(task, vpn) = pte::NONE;
-        self.m.map_folio(task, vpn, id, write);
+        // A folio that another PTE maps, or whose slot another swap entry (a forked sibling)
+        // still holds, is mapped read-only and a store copies it (do_wp_page).
+        let shared = self.m.folios[id].mapcount > 0 || self.m.swap.count[slot as usize] > 0;
+        self.m.map_folio(task, vpn, id, write && !shared);
         // should_try_to_free_swap: a write fault (or a full swap device) drops the swap copy.
         if write || self.m.swap.is_full() || self.m.folios[id].test(pg::MLOCKED) {
             // folio_free_swap leaves the folio dirty: its only copy is in memory now
             self.m.folio_free_swap(id);
+        }
+        if write && shared && self.cow_needed(id) {
+            self.wp_page_copy(task, vpn, id, false)?;
         }
         Ok(access)
     }
@@ -632,7 +673,7 @@ impl<P: Policy> Kernel<P> {
 
     /// Process exit (`exit_mmap`).
     pub fn exit(&mut self, task: u32) {
-        if self.m.mms[task as usize].alive {
+        if self.m.mms.get(task as usize).is_some_and(|mm| mm.alive) {
             alloc::release_mm(&mut self.m, &mut self.p, task);
         }
     }

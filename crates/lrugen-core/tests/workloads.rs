@@ -84,7 +84,10 @@ fn deterministic() {
         assert_ne!(a, steps(&w, 4), "{}: the seed matters", w.describe());
         assert!(
             a.iter()
-                .filter(|s| matches!(s.op, Op::Exit { .. } | Op::Think { .. }))
+                .filter(|s| !matches!(
+                    s.op,
+                    Op::Read { .. } | Op::Write { .. } | Op::Load { .. } | Op::Store { .. }
+                ))
                 .all(|s| !s.measure),
             "exit and think are not measured"
         );
@@ -96,12 +99,27 @@ fn build_exits_free_memory<P: Policy>(mk: impl Fn(&Machine) -> P) {
     let (mut k, t, s) = kernel(&w, 4_096, mk);
     let (mut exits, mut writes) = (0, 0);
     let mut tasks = std::collections::BTreeSet::new();
+    let mut make = None;
     for step in s {
         match step.op {
+            Op::Fork { task, child } => {
+                assert_eq!(*make.get_or_insert(task), task, "make forks every compiler");
+                assert!(k.m.mms[child as usize].unborn);
+                k.step(step.op).unwrap();
+                assert!(k.m.mms[child as usize].alive && k.m.mms[child as usize].vmas.is_empty());
+            }
+            Op::Munmap { task, pages, .. } => {
+                let before = k.m.memcgs[t].usage;
+                assert_eq!(k.m.mms[task as usize].rss_anon, 128, "the arena is resident");
+                k.step(step.op).unwrap();
+                assert_eq!(pages, 64);
+                assert_eq!(before - k.m.memcgs[t].usage, 64, "munmap frees the upper half");
+                assert_eq!(k.m.mms[task as usize].rss_anon, 64);
+            }
             Op::Exit { task } => {
                 let before = k.m.memcgs[t].usage;
                 let rss = k.m.mms[task as usize].rss_anon;
-                assert_eq!(rss, 128, "the process's anon region is resident before exit");
+                assert_eq!(rss, 64, "the lower half of the arena is resident before exit");
                 k.step(step.op).unwrap();
                 let after = k.m.memcgs[t].usage;
                 assert_eq!(before - after, rss, "exit frees the anon memory");
@@ -158,7 +176,11 @@ fn build_jobs_share_headers_and_have_disjoint_processes() {
                 | Op::Load { task, .. }
                 | Op::Store { task, .. }
                 | Op::Exit { task }
-                | Op::Think { task, .. } => task,
+                | Op::Think { task, .. }
+                | Op::Mmap { task, .. }
+                | Op::Munmap { task, .. }
+                | Op::Madvise { task, .. }
+                | Op::Fork { task, .. } => task,
             })
             .collect()
     };
@@ -377,4 +399,30 @@ fn full_page_write_of_an_uncached_page_does_no_read() {
     assert_eq!(k.read_page(task, f, 9), Ok(Access::Major));
     assert!(k.m.vmstat().get(Stat::Pgpgin) > 0);
     k.check().unwrap();
+}
+
+/// The build stream's system calls (fork, mmap, munmap) name no page: the reference replays skip
+/// them and measure exactly the accesses the kernel runs measure; under the engine, each job's
+/// make forks its compilers and every one of them exits.
+#[test]
+fn build_syscalls_are_unmeasured_and_skipped_by_reference_replays() {
+    let w = build();
+    let v = steps(&w, 3);
+    let measured = v.iter().filter(|s| s.measure).count() as u64;
+    let forks = v.iter().filter(|s| matches!(s.op, Op::Fork { .. })).count();
+    assert_eq!(forks, 6);
+    assert!(v
+        .iter()
+        .filter(|s| matches!(s.op, Op::Fork { .. } | Op::Mmap { .. } | Op::Munmap { .. }))
+        .all(|s| !s.measure && s.key == lrugen::workload::NO_KEY));
+    for policy in [PolicyKind::Lru, PolicyKind::Opt, PolicyKind::Classic] {
+        let r = sim::run(&config(w.clone(), policy, 512), None, &mut |_, _| {}).unwrap();
+        assert_eq!(r.accesses, measured, "{policy:?}");
+    }
+    let mut cfg = config(w, PolicyKind::Mglru, 512);
+    cfg.engine = Some(EngineConfig::default());
+    cfg.jobs = 3;
+    let r = sim::run(&cfg, None, &mut |_, _| {}).unwrap();
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert_eq!(r.engine.unwrap().ops, 3 * measured);
 }

@@ -152,7 +152,8 @@ pub fn trace_ops(pages: &[u32], nr_pages: u32, mmap: bool, window: u64) -> OpFil
 /// task are laid out one after another in the replayer's one anon region, in order of first use;
 /// a load from a file VMA becomes an mmap load of the file page it maps. All tasks are serialized
 /// into the one replay, in stream order. Think time is dropped (a replay without the engine ignores
-/// it too). Not expressible, and refused naming the step: process exit, a store to a file mapping,
+/// it too). Not expressible, and refused naming the step: process exit, fork, mmap/munmap/madvise
+/// (the replay's address space is fixed), a store to a file mapping,
 /// a step outside any VMA, and unmeasured steps after the measured ones have begun.
 pub fn from_stream(m: &Machine, steps: impl IntoIterator<Item = Step>, window: u64) -> Result<OpFile, Error> {
     let mut ops = Vec::new();
@@ -167,6 +168,10 @@ pub fn from_stream(m: &Machine, steps: impl IntoIterator<Item = Step>, window: u
         match s.op {
             Op::Think { .. } => continue,
             Op::Exit { task } => return Err(bad(format!("process exit (task {task})"))),
+            Op::Fork { task, child } => return Err(bad(format!("fork (task {task} -> {child})"))),
+            Op::Mmap { task, .. } | Op::Munmap { task, .. } | Op::Madvise { task, .. } => {
+                return Err(bad(format!("an address-space change ({:?} of task {task})", s.op)))
+            }
             _ => {}
         }
         if s.measure && !measuring {
@@ -229,7 +234,12 @@ pub fn from_stream(m: &Machine, steps: impl IntoIterator<Item = Step>, window: u
                     }
                 }
             }
-            Op::Exit { .. } | Op::Think { .. } => unreachable!("handled above"),
+            Op::Exit { .. }
+            | Op::Think { .. }
+            | Op::Fork { .. }
+            | Op::Mmap { .. }
+            | Op::Munmap { .. }
+            | Op::Madvise { .. } => unreachable!("handled above"),
         };
         ops.push(op);
     }

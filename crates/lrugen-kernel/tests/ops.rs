@@ -68,7 +68,7 @@ anon_pages_per_process = 1
 object_pages_per_process = 1
 "#;
     let e = ops_of(build).unwrap_err().to_string();
-    assert!(e.contains("process exit") && e.contains("cannot be replayed"), "{e}");
+    assert!(e.contains("fork") && e.contains("cannot be replayed"), "{e}");
     let jobs = format!("{SORT}[engine]\njobs = 2\n");
     let e = ops_of(&jobs).unwrap_err().to_string();
     assert!(e.contains("jobs > 1") && e.contains("one process"), "{e}");
@@ -153,6 +153,18 @@ fn tasks_vmas_and_file_mappings_are_laid_out_for_one_process() {
     late.push(step(Op::Store { task: a, vpn: va }, false));
     refuse(late, "step 8: an unmeasured");
     refuse(vec![step(Op::Exit { task: a }, true)], "process exit (task 0)");
+    refuse(vec![step(Op::Fork { task: a, child: b }, true)], "fork (task 0 -> 1)");
+    refuse(
+        vec![step(
+            Op::Munmap {
+                task: a,
+                vpn: va,
+                pages: 1,
+            },
+            true,
+        )],
+        "an address-space change",
+    );
     refuse(vec![step(Op::Load { task: a, vpn: va }, false)], "no measured step");
 }
 

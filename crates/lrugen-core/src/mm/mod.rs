@@ -20,7 +20,7 @@ use memcg::{MemcgId, Memcgs, ROOT_MEMCG};
 use node::{Node, Zone, ZoneType};
 use pagecache::{Advice, File, Slot};
 use swap::Swap;
-use vm::{pte, MmStruct, PteTables, Vma, MMAP_BASE_VPN, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
+use vm::{pte, MmStruct, PteTables, Vma, MAX_VPN, MMAP_BASE_VPN, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
 use vmstat::{Counters, Stat};
 
 /// Page size in bytes.
@@ -309,40 +309,232 @@ impl Machine {
             swap_ents: 0,
             alive: true,
             lru_gen_bitmap: !0,
+            unborn: false,
+            anon_root: id,
+            anon_family: vec![id],
         });
         id
     }
 
-    /// `mmap`: add a VMA of `pages` pages (anon if `file` is `None`), 2 MiB aligned; returns the
-    /// first virtual page.
+    /// Reserve an address-space id for a child a later fork creates (`alive` false, `unborn`
+    /// true until then), so that a workload can name its children deterministically at setup.
+    pub fn reserve_mm(&mut self, memcg: MemcgId) -> u32 {
+        let id = self.create_mm(memcg);
+        let mm = &mut self.mms[id as usize];
+        mm.alive = false;
+        mm.unborn = true;
+        mm.anon_family.clear();
+        id
+    }
+
+    /// `mmap`: add a VMA of `pages` pages (anon if `file` is `None`), 2 MiB aligned, above every
+    /// mapping made so far; returns the first virtual page.
     pub fn mmap(&mut self, mm: u32, pages: u32, flags: u32, file: Option<(u32, u32)>) -> u32 {
-        let m = &mut self.mms[mm as usize];
-        let start = m.next_vpn;
-        let end = start + pages;
-        let align = PTRS_PER_PTE as u32;
-        m.next_vpn = end.div_ceil(align) * align;
-        let (fid, pgoff, flags) = match file {
+        let start = self.mms[mm as usize].next_vpn;
+        self.insert_vma(mm, Self::new_vma(start, pages, flags, file));
+        start
+    }
+
+    /// `mmap(MAP_FIXED_NOREPLACE)`: map `pages` pages at exactly `vpn`; an error if the range
+    /// overlaps a VMA, is empty, lies below `MMAP_BASE` or past the 32-bit page space, or the file
+    /// does not exist.
+    pub fn mmap_fixed(
+        &mut self,
+        mm: u32,
+        vpn: u32,
+        pages: u32,
+        flags: u32,
+        file: Option<(u32, u32)>,
+    ) -> Result<(), String> {
+        let end = vpn as u64 + pages as u64;
+        if pages == 0 || vpn < MMAP_BASE_VPN || end > MAX_VPN as u64 {
+            return Err(format!(
+                "mm {mm}: cannot map {pages} pages at {vpn:#x} (the range must be non-empty and within \
+                 [{MMAP_BASE_VPN:#x}, {MAX_VPN:#x}))"
+            ));
+        }
+        if let Some((f, _)) = file {
+            if f as usize >= self.files.len() {
+                return Err(format!("mm {mm}: mmap of file {f}, which does not exist"));
+            }
+        }
+        let m = &self.mms[mm as usize];
+        let i = m.vma_from(vpn);
+        if let Some(v) = m.vmas.get(i).filter(|v| (v.start as u64) < end) {
+            return Err(format!(
+                "mm {mm}: mmap of [{vpn:#x}, {end:#x}) overlaps the VMA [{:#x}, {:#x})",
+                v.start, v.end
+            ));
+        }
+        self.insert_vma(mm, Self::new_vma(vpn, pages, flags, file));
+        Ok(())
+    }
+
+    fn new_vma(start: u32, pages: u32, flags: u32, file: Option<(u32, u32)>) -> Vma {
+        let (file, pgoff, flags) = match file {
             Some((f, off)) => (f, off, flags & !vm::vmf::ANON),
             None => (0, 0, flags | vm::vmf::ANON),
         };
-        let vma = Vma {
+        Vma {
             compressed_pct: 0,
             start,
-            end,
+            end: start + pages,
             flags,
-            file: fid,
+            file,
             pgoff,
-        };
-        m.vmas.push(vma);
-        let idx = (m.vmas.len() - 1) as u32;
-        let need = MmStruct::pmd_index(end - 1) + 1;
+        }
+    }
+
+    /// Insert a VMA that overlaps none, growing the PMD array to cover it, moving the bump
+    /// allocator past it, and registering it with its file. Returns its index.
+    pub fn insert_vma(&mut self, mm: u32, vma: Vma) -> usize {
+        let m = &mut self.mms[mm as usize];
+        let i = m.vma_from(vma.start);
+        debug_assert!(i == m.vmas.len() || m.vmas[i].start >= vma.end, "overlapping VMA");
+        m.vmas.insert(i, vma);
+        let need = MmStruct::pmd_index(vma.end - 1) + 1;
         if m.pmds.len() < need {
             m.pmds.resize(need, PMD_NONE);
         }
-        if file.is_some() {
-            self.files[fid as usize].mappings.push((mm, idx));
+        let align = PTRS_PER_PTE as u64;
+        let next = ((vma.end as u64).div_ceil(align) * align).min(MAX_VPN as u64) as u32;
+        m.next_vpn = m.next_vpn.max(next);
+        if !vma.is_anon() {
+            self.files[vma.file as usize].mappings.push((mm, vma.start));
         }
-        start
+        i
+    }
+
+    /// `split_vma`: make a VMA boundary at `at` if a VMA strictly contains it. The upper part keeps
+    /// every attribute with its file offset advanced, and is registered with the file.
+    pub fn split_vma(&mut self, mm: u32, at: u32) {
+        let m = &mut self.mms[mm as usize];
+        let Some(vi) = m.find_vma(at) else { return };
+        let v = m.vmas[vi];
+        if v.start == at {
+            return;
+        }
+        let mut hi = v;
+        hi.start = at;
+        if !v.is_anon() {
+            hi.pgoff += at - v.start;
+        }
+        m.vmas[vi].end = at;
+        m.vmas.insert(vi + 1, hi);
+        if !v.is_anon() {
+            self.files[v.file as usize].mappings.push((mm, at));
+        }
+    }
+
+    /// Remove VMA `vi` of `mm` (its pages already zapped), unregistering it from its file.
+    pub fn remove_vma(&mut self, mm: u32, vi: usize) -> Vma {
+        let v = self.mms[mm as usize].vmas.remove(vi);
+        if !v.is_anon() {
+            let maps = &mut self.files[v.file as usize].mappings;
+            if let Some(j) = maps.iter().position(|&x| x == (mm, v.start)) {
+                maps.swap_remove(j);
+            }
+        }
+        v
+    }
+
+    /// Free the PTE tables of `mm` covering `[start, end)` that no VMA uses any more
+    /// (`free_pgtables` after an unmap).
+    pub fn free_unused_tables(&mut self, mm: u32, start: u32, end: u32) {
+        if start >= end {
+            return;
+        }
+        let (first, last) = (MmStruct::pmd_index(start), MmStruct::pmd_index(end - 1));
+        let last = last.min(self.mms[mm as usize].pmds.len().saturating_sub(1));
+        for pi in first..=last {
+            let m = &self.mms[mm as usize];
+            if pi >= m.pmds.len() {
+                break;
+            }
+            let pmd = m.pmds[pi];
+            if pmd == PMD_NONE {
+                continue;
+            }
+            let base = MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32;
+            let i = m.vma_from(base);
+            if m.vmas.get(i).is_some_and(|v| v.start < base + PTRS_PER_PTE as u32) {
+                continue;
+            }
+            debug_assert!(self.ptes.table(pmd & !PMD_YOUNG).iter().all(|&e| e == pte::NONE));
+            self.ptes.free(pmd & !PMD_YOUNG);
+            self.mms[mm as usize].pmds[pi] = PMD_NONE;
+        }
+    }
+
+    /// The address-space half of `fork` (`dup_mmap`): `child`, reserved with [`Self::reserve_mm`],
+    /// gets a copy of `parent`'s VMAs (without `VM_LOCKED`, which fork does not inherit) in the
+    /// parent's memcg and joins its anon family. File VMAs are registered with their files but
+    /// their PTEs are not copied (`copy_page_range` skips VMAs without anon pages); in anon VMAs,
+    /// present anon folios become shared (one more mapping, the child's PTE old), swap entries take
+    /// another reference on their slot, and zero-page PTEs are copied.
+    pub fn fork_mm(&mut self, parent: u32, child: u32) {
+        let p = &self.mms[parent as usize];
+        let (memcg, root, next_vpn, npmds) = (p.memcg, p.anon_root, p.next_vpn, p.pmds.len());
+        let vmas: Vec<Vma> = p
+            .vmas
+            .iter()
+            .map(|v| Vma {
+                flags: v.flags & !vm::vmf::LOCKED,
+                ..*v
+            })
+            .collect();
+        {
+            let c = &mut self.mms[child as usize];
+            c.memcg = memcg;
+            c.vmas = vmas.clone();
+            c.pmds = vec![PMD_NONE; npmds];
+            c.next_vpn = next_vpn;
+            c.rss_anon = 0;
+            c.rss_file = 0;
+            c.swap_ents = 0;
+            c.alive = true;
+            c.unborn = false;
+            // lru_gen_init_mm: not used on any node until it first runs (lru_gen_use_mm)
+            c.lru_gen_bitmap = 0;
+            c.anon_root = root;
+            c.anon_family.clear();
+        }
+        self.mms[root as usize].anon_family.push(child);
+        for v in &vmas {
+            if !v.is_anon() {
+                self.files[v.file as usize].mappings.push((child, v.start));
+                continue;
+            }
+            let (first, last) = (MmStruct::pmd_index(v.start), MmStruct::pmd_index(v.end - 1));
+            for pi in first..=last {
+                let pmd = self.mms[parent as usize].pmds[pi];
+                if pmd == PMD_NONE {
+                    continue;
+                }
+                let base = MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32;
+                let (s, e) = (v.start.max(base), v.end.min(base + PTRS_PER_PTE as u32));
+                for vpn in s..e {
+                    let x = self.ptes.table(pmd & !PMD_YOUNG)[(vpn - base) as usize];
+                    if x & pte::PRESENT != 0 {
+                        let id = x & pte::PFN_MASK;
+                        debug_assert!(self.folios[id].is_anon());
+                        self.folios[id].mapcount += 1;
+                        self.mms[child as usize].rss_anon += 1;
+                    } else if x & pte::SWAP != 0 {
+                        self.swap.count[(x & pte::PFN_MASK) as usize] += 1;
+                        self.mms[child as usize].swap_ents += 1;
+                    } else if x & pte::ZERO == 0 {
+                        continue;
+                    }
+                    *self.pte_mut(child, vpn) = x & !pte::YOUNG;
+                }
+            }
+        }
+    }
+
+    /// The live address spaces of folio `id`'s anon family (its rmap root's members).
+    pub fn anon_family(&self, id: FolioId) -> &[u32] {
+        &self.mms[self.folios[id].mapping as usize].anon_family
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -591,11 +783,13 @@ impl Machine {
         let f = self.folios[id];
         let mut pct = (100.0 / ratio.max(1.0)).round() as u64;
         if f.is_anon() {
-            if let Some(vi) = self.mms[f.mapping as usize].find_vma(f.index) {
-                let p = self.mms[f.mapping as usize].vmas[vi].compressed_pct;
-                if p > 0 {
-                    pct = p as u64;
-                }
+            // the VMA of the first family member that still has one at this page
+            let vma = self.mms[f.mapping as usize].anon_family.iter().find_map(|&mm| {
+                let x = &self.mms[mm as usize];
+                x.find_vma(f.index).map(|vi| x.vmas[vi])
+            });
+            if let Some(p) = vma.map(|v| v.compressed_pct).filter(|&p| p > 0) {
+                pct = p as u64;
             }
         }
         let bytes = (PAGE_SIZE * pct.clamp(1, 100) / 100) as u16;
@@ -710,18 +904,32 @@ impl Machine {
         }
         self.rmap_count.set(self.rmap_count.get() + fo.mapcount as u64);
         if fo.is_anon() {
-            let mm = &self.mms[fo.mapping as usize];
-            if let Some(vi) = mm.find_vma(fo.index) {
-                f(fo.mapping, fo.index, &mm.vmas[vi]);
+            // the anon_vma walk: every family member whose PTE at the page maps this folio
+            for &mmid in &self.mms[fo.mapping as usize].anon_family {
+                let mm = &self.mms[mmid as usize];
+                if !mm.alive || mm.pmd_index_checked(fo.index).is_none() {
+                    continue;
+                }
+                let p = self.pte(mmid, fo.index);
+                if p & pte::PRESENT == 0 || p & pte::PFN_MASK != id {
+                    continue;
+                }
+                if let Some(vi) = mm.find_vma(fo.index) {
+                    if !f(mmid, fo.index, &mm.vmas[vi]) {
+                        return;
+                    }
+                }
             }
             return;
         }
-        for &(mmid, vi) in &self.files[fo.mapping as usize].mappings {
+        for &(mmid, start) in &self.files[fo.mapping as usize].mappings {
             let mm = &self.mms[mmid as usize];
             if !mm.alive {
                 continue;
             }
-            let vma = &mm.vmas[vi as usize];
+            let Some(vi) = mm.find_vma(start) else { continue };
+            let vma = &mm.vmas[vi];
+            debug_assert_eq!(vma.start, start, "stale i_mmap entry");
             let idx = fo.index;
             if idx < vma.pgoff || idx - vma.pgoff >= vma.pages() {
                 continue;

@@ -94,7 +94,9 @@ pub struct File {
     pub ra: RaState,
     /// Access advice.
     pub advice: Advice,
-    /// Mappings of this file: (mm id, vma index) — the `i_mmap` tree.
+    /// Mappings of this file: (mm id, first virtual page of the VMA) — the `i_mmap` tree. Keyed by
+    /// start rather than VMA index, as inserting or removing VMAs shifts indices; whoever moves a
+    /// VMA's start (munmap, split) updates its entry.
     pub mappings: Vec<(u32, u32)>,
     /// Resident pages.
     pub nr_pages: u64,

@@ -8,8 +8,13 @@
 //! entry, or none. The simulated MMU sets the accessed bit on every load and store and the dirty
 //! bit on stores, exactly what MGLRU's page-table walk and rmap look-around later read and clear.
 //!
-//! Addresses are handed out by a bump allocator from `MMAP_BASE`, 2 MiB aligned, so PMD arrays stay
+//! Addresses are handed out by a bump allocator from `MMAP_BASE`, 2 MiB aligned, or chosen by the
+//! caller (`MAP_FIXED_NOREPLACE`); the PMD array grows to cover the highest mapping, so it stays
 //! dense. Virtual page numbers fit in 32 bits (16 TiB of address space per mm).
+//!
+//! Anonymous memory of a fork family shares one reverse-map root (the kernel's root `anon_vma`):
+//! an anon folio's `mapping` is the root mm id and its `index` the virtual page, which fork keeps,
+//! so the rmap walk visits every family member whose PTE at that page maps the folio.
 
 use super::memcg::MemcgId;
 
@@ -17,6 +22,10 @@ use super::memcg::MemcgId;
 pub const PTRS_PER_PTE: usize = 512;
 /// First mmap address, in pages.
 pub const MMAP_BASE_VPN: u32 = 0x1000_0000 >> 12;
+
+/// One past the highest virtual page a mapping may use (keeps the dense PMD array of one mm
+/// within 4 Mi entries, i.e. 16 MiB).
+pub const MAX_VPN: u32 = MMAP_BASE_VPN + (1 << 31);
 
 /// PTE bits.
 pub mod pte {
@@ -55,6 +64,25 @@ pub mod vmf {
     pub const EXEC: u32 = 1 << 4;
     /// `VM_WRITE`.
     pub const WRITE: u32 = 1 << 5;
+}
+
+/// `madvise` advice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[repr(u8)]
+#[serde(rename_all = "kebab-case")]
+pub enum Madv {
+    /// `MADV_NORMAL`: clear `VM_SEQ_READ`/`VM_RAND_READ`.
+    Normal,
+    /// `MADV_RANDOM`: set `VM_RAND_READ`.
+    Random,
+    /// `MADV_SEQUENTIAL`: set `VM_SEQ_READ`.
+    Sequential,
+    /// `MADV_DONTNEED`: zap the range, keep the VMAs (anon reads back as zeroes).
+    DontNeed,
+    /// `MADV_COLD`: deactivate the pages only this process maps.
+    Cold,
+    /// `MADV_PAGEOUT`: reclaim the pages only this process maps.
+    PageOut,
 }
 
 /// A virtual memory area.
@@ -113,6 +141,12 @@ pub struct MmStruct {
     pub alive: bool,
     /// MGLRU: per-node "used since the last walk" bitmap (`mm->lru_gen.bitmap`).
     pub lru_gen_bitmap: u64,
+    /// Reserved for a child not forked yet (`alive` is false until the fork).
+    pub unborn: bool,
+    /// Root of its fork family's anon reverse map (its own id unless forked).
+    pub anon_root: u32,
+    /// On a family root: the live members (itself included while it lives), in fork order.
+    pub anon_family: Vec<u32>,
 }
 
 impl MmStruct {
@@ -120,6 +154,10 @@ impl MmStruct {
     pub fn find_vma(&self, vpn: u32) -> Option<usize> {
         let i = self.vmas.partition_point(|v| v.end <= vpn);
         (i < self.vmas.len() && self.vmas[i].start <= vpn).then_some(i)
+    }
+    /// Index of the first VMA ending after `vpn` (the VMA containing it, or the next one).
+    pub fn vma_from(&self, vpn: u32) -> usize {
+        self.vmas.partition_point(|v| v.end <= vpn)
     }
     /// PMD slot of `vpn`.
     #[inline]
@@ -209,6 +247,9 @@ mod tests {
             swap_ents: 0,
             alive: true,
             lru_gen_bitmap: 0,
+            unborn: false,
+            anon_root: 0,
+            anon_family: vec![0],
         };
         assert_eq!(mm.find_vma(9), None);
         assert_eq!(mm.find_vma(10), Some(0));

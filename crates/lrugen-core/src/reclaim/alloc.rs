@@ -14,7 +14,7 @@ use crate::mm::folio::{pg, FolioId};
 use crate::mm::memcg::{MemcgId, OverLimit};
 use crate::mm::node::{WMARK_LOW, WMARK_MIN};
 use crate::mm::pagecache::Slot;
-use crate::mm::vm::{pte, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
+use crate::mm::vm::{pte, vmf, MmStruct, Vma, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 
@@ -197,56 +197,106 @@ pub fn out_of_memory<P: Policy>(m: &mut Machine, p: &mut P, memcg: Option<MemcgI
 }
 
 /// `exit_mmap`: tear down an address space: unmap every page, free anon folios no longer mapped,
-/// drop swap entries, free the page tables.
+/// drop swap entries, free the page tables, leave the anon family and the files' mappings.
 pub fn release_mm<P: Policy>(m: &mut Machine, p: &mut P, mm: u32) {
-    let pmds = m.mms[mm as usize].pmds.clone();
+    for vi in 0..m.mms[mm as usize].vmas.len() {
+        let v = m.mms[mm as usize].vmas[vi];
+        zap_range(m, p, mm, &v, v.start, v.end);
+    }
+    let mmr = &mut m.mms[mm as usize];
+    let tables: Vec<u32> = mmr
+        .pmds
+        .iter()
+        .filter(|&&x| x != PMD_NONE)
+        .map(|&x| x & !PMD_YOUNG)
+        .collect();
+    mmr.pmds.iter_mut().for_each(|x| *x = PMD_NONE);
+    mmr.alive = false;
+    let root = mmr.anon_root;
+    for t in tables {
+        m.ptes.free(t);
+    }
+    m.mms[root as usize].anon_family.retain(|&x| x != mm);
+    for f in m.files.iter_mut() {
+        f.mappings.retain(|&(x, _)| x != mm);
+    }
+}
+
+/// `zap_pte_range` over `[start, end)` of VMA `vma` of `mm`: anon folios lose this mapping (and
+/// are freed when nobody maps them and no swap entry still needs them), file folios are unmapped
+/// (a dirty PTE dirties the folio; a young one marks it accessed if the VMA has recency), swap
+/// entries release their slot reference, zero-page PTEs are cleared. PTE tables stay.
+pub fn zap_range<P: Policy>(m: &mut Machine, p: &mut P, mm: u32, vma: &Vma, start: u32, end: u32) {
+    if start >= end {
+        return;
+    }
     let base = crate::mm::vm::MMAP_BASE_VPN;
-    for (pi, &pmd) in pmds.iter().enumerate() {
+    let (first, last) = (MmStruct::pmd_index(start), MmStruct::pmd_index(end - 1));
+    for pi in first..=last {
+        let pmd = m.mms[mm as usize].pmds[pi];
         if pmd == PMD_NONE {
             continue;
         }
         let table = pmd & !PMD_YOUNG;
-        for i in 0..PTRS_PER_PTE {
+        let tbase = base + (pi * PTRS_PER_PTE) as u32;
+        for vpn in start.max(tbase)..end.min(tbase + PTRS_PER_PTE as u32) {
+            let i = (vpn - tbase) as usize;
             let e = m.ptes.table(table)[i];
-            let vpn = base + (pi * PTRS_PER_PTE + i) as u32;
             if e & pte::PRESENT != 0 {
                 let id = e & pte::PFN_MASK;
                 if m.folios[id].is_anon() {
-                    // zap: anon pages are not moved to the swap entry, just dropped
                     m.ptes.table_mut(table)[i] = pte::NONE;
-                    let f = &mut m.folios[id];
-                    f.mapcount -= 1;
-                    let (mc, n) = (f.memcg, f.node());
                     m.mms[mm as usize].rss_anon -= 1;
-                    if m.folios[id].mapcount == 0 {
-                        m.mod_lruvec_state(mc, n, Stat::NrAnonPages, -1);
-                        free_anon_folio(m, p, id);
-                    }
+                    drop_anon_mapping(m, p, id);
                 } else {
                     m.unmap_one(id, mm, vpn);
-                    // zap_present_folio_ptes: a young PTE of a file folio marks it accessed when the
-                    // VMA has recency (`folio_mark_accessed`), so what the task used stays warm.
-                    let recency = m.mms[mm as usize]
-                        .find_vma(vpn)
-                        .is_some_and(|vi| m.mms[mm as usize].vmas[vi].has_recency());
-                    if e & pte::YOUNG != 0 && recency {
+                    // zap_present_folio_ptes: what the task used stays warm
+                    if e & pte::YOUNG != 0 && vma.has_recency() {
                         p.mark_accessed(m, id);
+                    }
+                    if vma.flags & vmf::LOCKED != 0 && m.folios[id].mapcount == 0 {
+                        munlock_folio(m, p, id);
                     }
                 }
             } else if e & pte::SWAP != 0 {
-                let slot = e & pte::PFN_MASK;
                 m.ptes.table_mut(table)[i] = pte::NONE;
                 m.mms[mm as usize].swap_ents -= 1;
-                put_swap_entry(m, p, slot);
+                put_swap_entry(m, p, e & pte::PFN_MASK);
+            } else if e & pte::ZERO != 0 {
+                m.ptes.table_mut(table)[i] = pte::NONE;
             }
         }
-        m.ptes.free(table);
     }
-    let mmr = &mut m.mms[mm as usize];
-    mmr.pmds.iter_mut().for_each(|x| *x = PMD_NONE);
-    mmr.alive = false;
-    for f in m.files.iter_mut() {
-        f.mappings.retain(|&(x, _)| x != mm);
+}
+
+/// An anon folio lost one mapping (its PTE and the mm's rss already updated by the caller). When
+/// the last mapping goes, `NR_ANON_PAGES` drops and the folio is freed
+/// (`free_pages_and_swap_cache`), unless it is in the swap cache and a swap entry still refers to
+/// its slot: then it stays cached on its LRU list for that entry's owner to fault in.
+pub fn drop_anon_mapping<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
+    let f = &mut m.folios[id];
+    f.mapcount -= 1;
+    if f.mapcount > 0 {
+        return;
+    }
+    let (mc, n) = (f.memcg, f.node());
+    m.mod_lruvec_state(mc, n, Stat::NrAnonPages, -1);
+    let f = m.folios[id];
+    if f.test(pg::SWAPCACHE) && m.swap.count[f.private as usize] > 0 {
+        return;
+    }
+    free_anon_folio(m, p, id);
+}
+
+/// `munlock_folio` of a folio whose last `VM_LOCKED` mapping went: it becomes evictable again
+/// and moves from the unevictable list to an evictable one.
+pub fn munlock_folio<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
+    if !m.folios[id].test_clear(pg::MLOCKED) {
+        return;
+    }
+    if m.folios[id].test(pg::LRU) {
+        p.del_folio(m, id);
+        p.add_folio(m, id, super::AddCtx::default());
     }
 }
 

@@ -6,7 +6,9 @@
 //! * free plus allocated frames equal the total, zone free counts equal the free folios;
 //! * each memcg's usage equals the pages charged to it and its descendants;
 //! * page-cache and swap-cache slots point to folios that point back; mapcounts equal the PTEs
-//!   that map each folio; `NR_ISOLATED_*` equal the isolated folios.
+//!   that map each folio; `NR_ISOLATED_*` equal the isolated folios;
+//! * every PTE lies in a VMA; each mm's rss and swap-entry counts equal its PTEs; every mapped
+//!   anon folio is found by its rmap root's walk; each file VMA is registered once with its file.
 //!
 //! It is O(memory) and meant for tests and `--check` runs.
 
@@ -14,7 +16,7 @@ use super::Policy;
 use crate::mm::folio::{pg, FolioId};
 use crate::mm::memcg::MemcgId;
 use crate::mm::pagecache::Slot;
-use crate::mm::vm::{pte, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
+use crate::mm::vm::{pte, MMAP_BASE_VPN, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 
@@ -161,20 +163,76 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
             }
         }
     }
-    // mapcounts against the page tables
+    // mapcounts against the page tables; per-mm rss and swap counts; anon folios reachable
+    // through their rmap root
     let mut maps = vec![0u32; n];
     let mut swaprefs = vec![0u32; m.swap.nr_slots as usize];
     for mm in &m.mms {
-        for &pmd in &mm.pmds {
+        let (mut anon, mut file, mut swap) = (0u64, 0u64, 0u64);
+        for (pi, &pmd) in mm.pmds.iter().enumerate() {
             if pmd == PMD_NONE {
                 continue;
             }
-            for &e in m.ptes.table(pmd & !PMD_YOUNG).iter().take(PTRS_PER_PTE) {
+            for (i, &e) in m.ptes.table(pmd & !PMD_YOUNG).iter().take(PTRS_PER_PTE).enumerate() {
+                let vpn = MMAP_BASE_VPN + (pi * PTRS_PER_PTE + i) as u32;
+                if e & (pte::PRESENT | pte::SWAP | pte::ZERO) != 0 && mm.find_vma(vpn).is_none() {
+                    return Err(format!("mm {}: PTE {e:#x} at {vpn:#x} outside every VMA", mm.id));
+                }
                 if e & pte::PRESENT != 0 {
-                    maps[(e & pte::PFN_MASK) as usize] += 1;
+                    let id = e & pte::PFN_MASK;
+                    maps[id as usize] += 1;
+                    let f = m.folios[id];
+                    if f.is_anon() {
+                        anon += 1;
+                        let root = &m.mms[f.mapping as usize];
+                        if f.index != vpn || mm.anon_root != f.mapping || !root.anon_family.contains(&mm.id) {
+                            return Err(format!(
+                                "mm {} maps anon folio {id} at {vpn:#x}, which its rmap (root {}, page {:#x}) cannot find",
+                                mm.id, f.mapping, f.index
+                            ));
+                        }
+                    } else {
+                        file += 1;
+                    }
                 } else if e & pte::SWAP != 0 {
                     swaprefs[(e & pte::PFN_MASK) as usize] += 1;
+                    swap += 1;
                 }
+            }
+        }
+        if (anon, file, swap) != (mm.rss_anon, mm.rss_file, mm.swap_ents) {
+            return Err(format!(
+                "mm {}: rss anon/file and swap entries {}/{}/{} but its PTEs hold {anon}/{file}/{swap}",
+                mm.id, mm.rss_anon, mm.rss_file, mm.swap_ents
+            ));
+        }
+        // i_mmap: each file VMA of a live mm is registered once, and nothing else is
+        if mm.alive {
+            for v in mm.vmas.iter().filter(|v| !v.is_anon()) {
+                let k = m.files[v.file as usize]
+                    .mappings
+                    .iter()
+                    .filter(|&&x| x == (mm.id, v.start))
+                    .count();
+                if k != 1 {
+                    return Err(format!(
+                        "mm {}: file VMA at {:#x} is registered {k} times with file {}",
+                        mm.id, v.start, v.file
+                    ));
+                }
+            }
+        }
+    }
+    for (fi, file) in m.files.iter().enumerate() {
+        for &(mm, start) in &file.mappings {
+            let x = &m.mms[mm as usize];
+            let ok = x.alive
+                && x.find_vma(start).is_some_and(|vi| {
+                    let v = x.vmas[vi];
+                    v.start == start && !v.is_anon() && v.file as usize == fi
+                });
+            if !ok {
+                return Err(format!("file {fi}: stale mapping entry (mm {mm}, {start:#x})"));
             }
         }
     }

@@ -214,6 +214,18 @@ pub trait Policy {
     /// `folio_mark_accessed`: a file-descriptor access (buffered read or write).
     fn mark_accessed(&mut self, m: &mut Machine, id: FolioId);
 
+    /// `folio_deactivate` (`MADV_COLD`): move an evictable LRU folio toward eviction, counting
+    /// `pgdeactivate` where the kernel does.
+    fn deactivate(&mut self, m: &mut Machine, id: FolioId);
+
+    /// Whether `MADV_COLD`/`MADV_PAGEOUT` follow 6.1 (`madvise_cold_or_pageout_pte_range` clears
+    /// young PTEs for both, and `reclaim_pages` checks references) rather than 6.12 and later
+    /// (PAGEOUT leaves the accessed bits, marks active folios workingset, and reclaims ignoring
+    /// references).
+    fn madvise_6_1(&self) -> bool {
+        false
+    }
+
     /// Called once per node pass before the memcgs are shrunk (`prepare_scan_control`).
     fn prepare_node(&mut self, _m: &mut Machine, _node: usize, _sc: &mut ScanControl) {}
 

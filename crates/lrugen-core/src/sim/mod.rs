@@ -615,6 +615,9 @@ pub fn run_reference(kind: PolicyKind, cap: u64, stream: Stream, progress: Progr
         PolicyKind::Lru => {
             let mut lru = lrugen_cache::Lru::with_pages(cap as usize, nr_keys);
             for (i, s) in stream.enumerate() {
+                if s.key == crate::workload::NO_KEY {
+                    continue;
+                }
                 let hit = lru.access(s.key);
                 if s.measure {
                     r.accesses += 1;
@@ -626,7 +629,10 @@ pub fn run_reference(kind: PolicyKind, cap: u64, stream: Stream, progress: Progr
             }
         }
         _ => {
-            let steps: Vec<(u32, bool)> = stream.map(|s| (s.key, s.measure)).collect();
+            let steps: Vec<(u32, bool)> = stream
+                .filter(|s| s.key != crate::workload::NO_KEY)
+                .map(|s| (s.key, s.measure))
+                .collect();
             let keys: Vec<u32> = steps.iter().map(|s| s.0).collect();
             let next = lrugen_cache::NextUse::compute(&keys, nr_keys);
             let mut opt = lrugen_cache::Opt::new(&keys, &next, cap as usize);

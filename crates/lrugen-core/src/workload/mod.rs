@@ -7,8 +7,10 @@
 //! page, so the reference cache policies (LRU, OPT) can run the very same stream without a machine,
 //! and a `measure` flag that is false during a warm-up phase (e.g. populating anon memory).
 //!
-//! The workload engine with tasks in virtual time extends this stream (mmap/munmap, fork/exit,
-//! think time); the operations here are the page-level core it decomposes into.
+//! Besides page accesses, a stream carries process and address-space events: `Mmap`, `Munmap`,
+//! `Madvise`, `Fork`, `Exit`, and think time. They name no page of their own: like `Exit` and
+//! `Think` they are unmeasured steps whose key repeats a page of the task, so the reference LRU/OPT
+//! replays see a harmless re-reference.
 
 pub mod dist;
 pub mod gen;
@@ -56,8 +58,9 @@ pub enum Op {
         /// Virtual page number.
         vpn: u32,
     },
-    /// Process exit (`exit_mmap`): the task's anon memory is freed and its mappings torn down.
-    /// Later operations of the task fail as those of a killed task.
+    /// Process exit (`exit_mmap`): the task's mappings are torn down and its anon memory freed
+    /// (folios shared with forked relatives only lose this mapping). Later operations of the task
+    /// fail as those of a killed task.
     Exit {
         /// Task.
         task: u32,
@@ -70,6 +73,75 @@ pub enum Op {
         /// Delay (ns).
         ns: u64,
     },
+    /// `mmap(MAP_FIXED_NOREPLACE)`: map `pages` pages at exactly `vpn` (an error if that overlaps a
+    /// VMA; streams choose their addresses, which keeps them deterministic).
+    Mmap {
+        /// Task.
+        task: u32,
+        /// First virtual page.
+        vpn: u32,
+        /// Pages.
+        pages: u32,
+        /// File id, or [`ANON_FILE`] for anonymous memory.
+        file: u32,
+        /// File page offset of `vpn` (file mappings).
+        pgoff: u32,
+        /// VMA flags (`vmf::*`, all of which fit in a byte), e.g. `vmf::WRITE`.
+        flags: u8,
+        /// zram compressibility of anon pages in percent of a page (0: the machine's default).
+        compressed_pct: u8,
+    },
+    /// `munmap` of `[vpn, vpn + pages)`.
+    Munmap {
+        /// Task.
+        task: u32,
+        /// First virtual page.
+        vpn: u32,
+        /// Pages.
+        pages: u32,
+    },
+    /// `madvise` of `[vpn, vpn + pages)`, which must be mapped.
+    Madvise {
+        /// Task.
+        task: u32,
+        /// First virtual page.
+        vpn: u32,
+        /// Pages.
+        pages: u32,
+        /// The advice.
+        advice: Madv,
+    },
+    /// `fork`: `child`, an address space reserved at setup ([`Machine::reserve_mm`]) and not
+    /// forked yet, becomes a copy of `task`'s.
+    Fork {
+        /// Parent task.
+        task: u32,
+        /// Child task.
+        child: u32,
+    },
+}
+
+/// [`Op::Mmap`]'s `file` for an anonymous mapping.
+pub const ANON_FILE: u32 = u32::MAX;
+
+pub use crate::mm::vm::Madv;
+
+impl Op {
+    /// The task that issues it.
+    pub fn task(&self) -> u32 {
+        match *self {
+            Op::Read { task, .. }
+            | Op::Write { task, .. }
+            | Op::Load { task, .. }
+            | Op::Store { task, .. }
+            | Op::Exit { task }
+            | Op::Think { task, .. }
+            | Op::Mmap { task, .. }
+            | Op::Munmap { task, .. }
+            | Op::Madvise { task, .. }
+            | Op::Fork { task, .. } => task,
+        }
+    }
 }
 
 /// One operation with its dense page key and whether it is measured.
@@ -77,7 +149,8 @@ pub enum Op {
 pub struct Step {
     /// The operation.
     pub op: Op,
-    /// Dense id of the page it touches (`0..nr_keys`).
+    /// Dense id of the page it touches (`0..nr_keys`), or [`NO_KEY`] for a system call that
+    /// names none (`Exit` and `Think` repeat the task's last key instead).
     pub key: u32,
     /// False during warm-up.
     pub measure: bool,
@@ -157,11 +230,13 @@ pub enum WorkloadSpec {
         #[serde(default)]
         compressed_pct: u8,
     },
-    /// A kernel build (`make -jN`, workloads.md §5): per job, processes run one after another;
-    /// each reads the shared hot headers (one file shared by all jobs, Zipf), reads its own
-    /// source file once, stores to and loads from its anon region, writes its object file
-    /// (buffered writes), and exits. Every process's address space, anon VMA and files are
-    /// created at setup; run `jobs = N` under the engine for `-jN`.
+    /// A kernel build (`make -jN`, workloads.md §5): per job, make (the stream's task) forks one
+    /// compiler process after another; each maps its anon arena (`mmap` at a fixed address),
+    /// reads the shared hot headers (one file shared by all jobs, Zipf), reads its own source file
+    /// once, stores to and loads from its arena, unmaps the upper half of the arena, writes its
+    /// object file (buffered writes), and exits. The compilers' address-space ids (reserved,
+    /// unborn until forked) and files are created at setup; run `jobs = N` under the engine for
+    /// `-jN`.
     Build {
         /// Processes (compiler invocations) each job runs in turn.
         processes_per_job: u32,
@@ -696,6 +771,19 @@ type Refill = dyn FnMut(&mut std::collections::VecDeque<Step>) + Send;
 /// A measured step.
 fn st(op: Op, key: u32) -> Step {
     Step { op, key, measure: true }
+}
+
+/// The key of a step that touches no page ([`Op::Mmap`], [`Op::Munmap`], [`Op::Madvise`],
+/// [`Op::Fork`] in streams that have them): the reference replays (LRU, OPT) skip it.
+pub const NO_KEY: u32 = u32::MAX;
+
+/// An unmeasured system call that names no page.
+fn syscall(op: Op) -> Step {
+    Step {
+        op,
+        key: NO_KEY,
+        measure: false,
+    }
 }
 
 /// A step that is not measured (warm-up, exit, think time).
@@ -1236,36 +1324,54 @@ fn script(spec: &WorkloadSpec, m: &mut Machine, memcg: MemcgId, task: u32, seed:
                 Some(i) => i as u32,
                 None => m.create_file(BUILD_HEADER_FILE, header_pages, Advice::Normal),
             };
-            // (mm, anon base, source file, object file) of each process, all set up now
-            let procs: Vec<(u32, u32, u32, u32)> = (0..processes_per_job)
-                .map(|p| {
-                    let mm = if p == 0 { task } else { m.create_mm(memcg) };
-                    let base = if anon > 0 {
-                        m.mmap(mm, anon as u32, vmf::WRITE, None)
-                    } else {
-                        0
-                    };
+            // (child mm, source file, object file) of each process: the mm ids are reserved now
+            // and born when make (the stream's task) forks them
+            let procs: Vec<(u32, u32, u32)> = (0..processes_per_job)
+                .map(|_| {
+                    let mm = m.reserve_mm(memcg);
                     let s = m.create_file(&format!("build/src.{mm}.c"), src, Advice::Normal);
                     let o = if obj > 0 {
                         m.create_file(&format!("build/obj.{mm}.o"), obj, Advice::Normal)
                     } else {
                         u32::MAX
                     };
-                    (mm, base, s, o)
+                    (mm, s, o)
                 })
                 .collect();
+            // make has no VMA of its own, so each compiler maps its arena at the first mmap page
+            let base = crate::mm::vm::MMAP_BASE_VPN;
+            let freed = anon / 2;
             let per = src + anon + obj;
-            let per_steps = src * (1 + BUILD_HEADER_READS_PER_SOURCE_PAGE) + 2 * anon + obj + 1;
+            // fork, mmap, reads, stores, loads, munmap, writes, exit
+            let per_steps = 1
+                + src * (1 + BUILD_HEADER_READS_PER_SOURCE_PAGE)
+                + 2 * anon
+                + (anon > 0) as u64
+                + (freed > 0) as u64
+                + obj
+                + 1;
             let len = processes_per_job as u64 * per_steps;
             let nr_keys = (header_pages + processes_per_job as u64 * per) as u32;
             let mut hdr = Sampler::new(Dist::Zipf { theta: 0.9 }, header_pages, seed);
             let mut next = 0usize;
             let refill = move |q: &mut std::collections::VecDeque<Step>| {
-                let Some(&(mm, base, s, o)) = procs.get(next) else {
+                let Some(&(mm, s, o)) = procs.get(next) else {
                     return;
                 };
                 let k0 = header_pages + next as u64 * per;
                 next += 1;
+                q.push_back(syscall(Op::Fork { task, child: mm }));
+                if anon > 0 {
+                    q.push_back(syscall(Op::Mmap {
+                        task: mm,
+                        vpn: base,
+                        pages: anon as u32,
+                        file: ANON_FILE,
+                        pgoff: 0,
+                        flags: vmf::WRITE as u8,
+                        compressed_pct: 0,
+                    }));
+                }
                 for i in 0..src {
                     q.push_back(st(
                         Op::Read {
@@ -1305,6 +1411,14 @@ fn script(spec: &WorkloadSpec, m: &mut Machine, memcg: MemcgId, task: u32, seed:
                         },
                         (ka + j) as u32,
                     ));
+                }
+                if freed > 0 {
+                    // the compiler returns the upper half of its arena before writing the object
+                    q.push_back(syscall(Op::Munmap {
+                        task: mm,
+                        vpn: base + (anon - freed) as u32,
+                        pages: freed as u32,
+                    }));
                 }
                 let ko = ka + anon;
                 for j in 0..obj {

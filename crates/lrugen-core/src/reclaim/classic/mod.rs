@@ -474,6 +474,18 @@ impl Policy for Classic {
         f.clear(pg::LRU | pg::ACTIVE | pg::UNEVICTABLE);
     }
 
+    fn deactivate(&mut self, m: &mut Machine, id: FolioId) {
+        // lru_deactivate: only active, evictable LRU folios move
+        let f = m.folios[id];
+        if !f.test(pg::LRU) || f.test(pg::UNEVICTABLE) || !f.test(pg::ACTIVE) {
+            return;
+        }
+        self.lruvec_del(m, id);
+        m.folios[id].clear(pg::ACTIVE | pg::REFERENCED);
+        self.lruvec_add(m, id);
+        m.count_events(f.memcg, Stat::Pgdeactivate, 1);
+    }
+
     fn mark_accessed(&mut self, m: &mut Machine, id: FolioId) {
         let f = m.folios[id];
         if !f.test(pg::REFERENCED) {

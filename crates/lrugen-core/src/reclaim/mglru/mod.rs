@@ -436,6 +436,31 @@ impl Policy for Mglru {
         m.folios[id].clear(pg::LRU | pg::ACTIVE | pg::UNEVICTABLE);
     }
 
+    fn deactivate(&mut self, m: &mut Machine, id: FolioId) {
+        let f = m.folios[id];
+        if !f.test(pg::LRU) || f.test(pg::UNEVICTABLE) || f.gen_counter() == 0 {
+            return;
+        }
+        if self.profile() == Profile::Mainline {
+            // lru_gen_clear_refs: forget the references; a folio already in the oldest
+            // generation of its type stays where it is, uncounted
+            m.folios[id].clear(pg::REFS_MASK | pg::REFERENCED | pg::WORKINGSET);
+            let lg = &self.lruvecs[self.lv_of(&f)];
+            if f.gen_counter() as usize - 1 == gen_from_seq(lg.min_seq[f.lru_type()]) {
+                return;
+            }
+        }
+        // lru_deactivate: every MGLRU folio is re-added as inactive (workingset kept in 6.1/6.12)
+        self.del(m, id, false);
+        m.folios[id].clear(pg::ACTIVE | pg::REFERENCED);
+        self.add(m, id, false);
+        m.count_events(f.memcg, Stat::Pgdeactivate, 1);
+    }
+
+    fn madvise_6_1(&self) -> bool {
+        self.profile() == Profile::V6_1
+    }
+
     fn mark_accessed(&mut self, m: &mut Machine, id: FolioId) {
         let mut f = m.folios[id];
         self.inc_refs(&mut f);

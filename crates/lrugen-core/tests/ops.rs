@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Address-space operations of the workload stream: mmap at a fixed address, munmap, madvise
+//! (DONTNEED, COLD, PAGEOUT, SEQUENTIAL/RANDOM/NORMAL) and fork with copy-on-write, checked against
+//! the kernel's documented behaviour (mm/mmap.c, mm/madvise.c, mm/memory.c, kernel/fork.c of 6.1
+//! and 6.12) on tiny machines, with the invariant checker after every operation.
+
+use lrugen::kernel::{Access, AccessError, Kernel};
+use lrugen::mm::folio::{pg, FolioId};
+use lrugen::mm::memcg::{MemcgId, ROOT_MEMCG};
+use lrugen::mm::pagecache::{Advice, Slot};
+use lrugen::mm::vm::{pte, vmf, Madv, MMAP_BASE_VPN};
+use lrugen::mm::vmstat::Stat;
+use lrugen::mm::{Lru, Machine, MachineConfig, CTX_TASK};
+use lrugen::reclaim::classic::Classic;
+use lrugen::reclaim::mglru::{gen_from_seq, Mglru, MglruConfig, Profile};
+use lrugen::reclaim::Policy;
+use lrugen::workload::{Op, ANON_FILE};
+use proptest::prelude::*;
+
+const B: u32 = MMAP_BASE_VPN;
+
+fn machine(pages: u64, swap: u64) -> Machine {
+    let mut cfg = MachineConfig::simple(pages, swap);
+    cfg.ra_pages = 0;
+    let mut m = Machine::new(cfg);
+    m.debug_checks = true;
+    m
+}
+
+fn classic(pages: u64, swap: u64) -> (Kernel<Classic>, MemcgId, u32) {
+    let m = machine(pages, swap);
+    let p = Classic::new(&m);
+    finish(Kernel::new(m, p))
+}
+
+fn mglru(profile: Profile, pages: u64, swap: u64) -> (Kernel<Mglru>, MemcgId, u32) {
+    let m = machine(pages, swap);
+    let p = Mglru::new(
+        &m,
+        MglruConfig {
+            profile,
+            ..MglruConfig::default()
+        },
+    );
+    finish(Kernel::new(m, p))
+}
+
+fn finish<P: Policy>(mut k: Kernel<P>) -> (Kernel<P>, MemcgId, u32) {
+    let t = k.create_memcg(ROOT_MEMCG, "t");
+    let task = k.create_mm(t);
+    (k, t, task)
+}
+
+/// Run one op and the invariant checker.
+#[track_caller]
+fn run<P: Policy>(k: &mut Kernel<P>, op: Op) -> Result<Access, AccessError> {
+    let r = k.step(op);
+    k.check().unwrap_or_else(|e| panic!("after {op:?}: {e}"));
+    r
+}
+
+#[track_caller]
+fn ok<P: Policy>(k: &mut Kernel<P>, op: Op) -> Access {
+    run(k, op).unwrap_or_else(|e| panic!("{op:?}: {e}"))
+}
+
+fn anon(task: u32, vpn: u32, pages: u32) -> Op {
+    Op::Mmap {
+        task,
+        vpn,
+        pages,
+        file: ANON_FILE,
+        pgoff: 0,
+        flags: vmf::WRITE as u8,
+        compressed_pct: 0,
+    }
+}
+
+fn fmap(task: u32, vpn: u32, pages: u32, file: u32, pgoff: u32) -> Op {
+    Op::Mmap {
+        task,
+        vpn,
+        pages,
+        file,
+        pgoff,
+        flags: 0,
+        compressed_pct: 0,
+    }
+}
+
+fn madv(task: u32, vpn: u32, pages: u32, advice: Madv) -> Op {
+    Op::Madvise {
+        task,
+        vpn,
+        pages,
+        advice,
+    }
+}
+
+fn store(task: u32, vpn: u32) -> Op {
+    Op::Store { task, vpn }
+}
+
+fn load(task: u32, vpn: u32) -> Op {
+    Op::Load { task, vpn }
+}
+
+fn mapped<P: Policy>(k: &Kernel<P>, task: u32, vpn: u32) -> FolioId {
+    let e = k.m.pte(task, vpn);
+    assert!(
+        e & pte::PRESENT != 0,
+        "task {task} page {vpn:#x} is not mapped ({e:#x})"
+    );
+    e & pte::PFN_MASK
+}
+
+fn cached<P: Policy>(k: &Kernel<P>, file: u32, index: u64) -> Option<FolioId> {
+    match k.m.files[file as usize].slot(index) {
+        Slot::Folio(id) => Some(id),
+        _ => None,
+    }
+}
+
+fn node<P: Policy>(k: &Kernel<P>, t: MemcgId, s: Stat) -> i64 {
+    k.m.lruvec_state(t, 0, s)
+}
+
+fn vm<P: Policy>(k: &Kernel<P>, s: Stat) -> i64 {
+    k.m.vmstat().get(s)
+}
+
+#[test]
+fn op_stays_small() {
+    assert!(std::mem::size_of::<Op>() <= 24, "{}", std::mem::size_of::<Op>());
+}
+
+#[test]
+fn mmap_fixed_refuses_overlap_and_grows_the_page_tables() {
+    let (mut k, _, task) = classic(1024, 0);
+    ok(&mut k, anon(task, B + 10_000, 4));
+    assert_eq!(k.m.mms[task as usize].pmds.len(), (10_000 + 3) / 512 + 1);
+    let e = run(&mut k, anon(task, B + 10_003, 4)).unwrap_err();
+    assert!(matches!(&e, AccessError::Fault(s) if s.contains("overlaps")), "{e}");
+    ok(&mut k, anon(task, B, 4));
+    assert_eq!(k.m.mms[task as usize].vmas.len(), 2);
+    assert_eq!(ok(&mut k, store(task, B + 10_003)), Access::Minor);
+    // the bump allocator continues above every fixed mapping
+    let v = k.m.mmap(task, 1, vmf::WRITE, None);
+    assert!(v >= B + 10_004);
+}
+
+#[test]
+fn munmap_of_anon_splits_the_vma_frees_folios_and_releases_swap_slots() {
+    let (mut k, t, task) = classic(1024, 64);
+    ok(&mut k, anon(task, B, 8));
+    for i in 0..8 {
+        ok(&mut k, store(task, B + i));
+    }
+    // swap pages 4 and 5 out
+    ok(&mut k, madv(task, B + 4, 2, Madv::PageOut));
+    assert_eq!(k.m.pte(task, B + 4) & pte::SWAP, pte::SWAP);
+    assert_eq!(k.m.mms[task as usize].swap_ents, 2);
+    assert_eq!(k.m.swap.nr_free(), 62);
+    let usage = k.m.memcgs[t].usage;
+    let freed = mapped(&k, task, B + 3);
+    ok(
+        &mut k,
+        Op::Munmap {
+            task,
+            vpn: B + 3,
+            pages: 3,
+        },
+    );
+    let mm = &k.m.mms[task as usize];
+    assert_eq!(
+        mm.vmas.iter().map(|v| (v.start, v.end)).collect::<Vec<_>>(),
+        [(B, B + 3), (B + 6, B + 8)],
+        "the middle of the VMA is cut out"
+    );
+    assert_eq!(mm.rss_anon, 5);
+    assert_eq!(mm.swap_ents, 0);
+    assert_eq!(k.m.swap.nr_free(), 64, "the swap entries released their slots");
+    assert!(!k.m.folios[freed].test(pg::ALLOCATED), "the unmapped folio is freed");
+    assert_eq!(node(&k, t, Stat::NrAnonPages), 5);
+    assert_eq!(k.m.memcgs[t].usage, usage - 1);
+    assert!(matches!(run(&mut k, load(task, B + 4)), Err(AccessError::Fault(_))));
+    assert_eq!(ok(&mut k, load(task, B + 6)), Access::Hit);
+    // unmapping everything frees the page table
+    ok(
+        &mut k,
+        Op::Munmap {
+            task,
+            vpn: B,
+            pages: 16,
+        },
+    );
+    assert_eq!(k.m.ptes.live(), 0);
+    assert_eq!(node(&k, t, Stat::NrAnonPages), 0);
+    assert_eq!(k.m.memcgs[t].usage, 0);
+}
+
+#[test]
+fn munmap_of_a_file_range_keeps_the_other_mapper_and_the_rmap() {
+    let (mut k, t, a) = classic(1024, 0);
+    let b = k.create_mm(t);
+    let f = k.m.create_file("f", 16, Advice::Normal);
+    ok(&mut k, fmap(a, B, 16, f, 0));
+    ok(&mut k, fmap(b, B + 512, 4, f, 0));
+    for i in 0..8 {
+        ok(&mut k, load(a, B + i));
+    }
+    for i in 0..4 {
+        ok(&mut k, load(b, B + 512 + i));
+    }
+    assert_eq!(node(&k, t, Stat::NrMapped), 8);
+    ok(
+        &mut k,
+        Op::Munmap {
+            task: a,
+            vpn: B + 2,
+            pages: 4,
+        },
+    );
+    assert_eq!(k.m.mms[a as usize].rss_file, 4);
+    assert_eq!(k.m.mms[b as usize].rss_file, 4);
+    assert_eq!(node(&k, t, Stat::NrMapped), 6, "pages 2 and 3 are still mapped by b");
+    assert_eq!(k.m.files[f as usize].nr_pages, 8, "the page cache keeps them");
+    let tail = k.m.mms[a as usize].vmas[1];
+    assert_eq!((tail.start, tail.pgoff), (B + 6, 6));
+    // the rmap finds the mappers through the split VMA
+    let id = cached(&k, f, 7).unwrap();
+    assert_eq!(k.m.folio_referenced(id, None).ptes, 1);
+    let id = cached(&k, f, 3).unwrap();
+    assert_eq!(k.m.folios[id].mapcount, 1);
+    assert_eq!(k.m.folio_referenced(id, None).ptes, 1);
+    assert_eq!(k.m.pte(b, B + 515) & pte::YOUNG, 0, "b's accessed bit was cleared");
+    ok(&mut k, load(a, B + 9));
+    assert_eq!(k.m.files[f as usize].mappings.len(), 3);
+    ok(&mut k, Op::Exit { task: a });
+    assert_eq!(k.m.files[f as usize].mappings, [(b, B + 512)]);
+}
+
+#[test]
+fn dontneed_then_load_is_a_zero_fill_minor_fault() {
+    let (mut k, t, task) = classic(1024, 0);
+    ok(&mut k, anon(task, B, 4));
+    for i in 0..4 {
+        ok(&mut k, store(task, B + i));
+    }
+    ok(&mut k, madv(task, B, 4, Madv::DontNeed));
+    assert_eq!(k.m.mms[task as usize].vmas.len(), 1, "the VMA stays");
+    assert_eq!(k.m.mms[task as usize].rss_anon, 0);
+    assert_eq!(k.m.memcgs[t].usage, 0);
+    let faults = vm(&k, Stat::Pgfault);
+    assert_eq!(ok(&mut k, load(task, B + 1)), Access::Minor);
+    assert_eq!(k.m.pte(task, B + 1) & pte::ZERO, pte::ZERO, "the zero page");
+    assert_eq!(vm(&k, Stat::Pgfault), faults + 1);
+    assert_eq!(k.m.memcgs[t].usage, 0);
+    assert_eq!(ok(&mut k, store(task, B + 1)), Access::Minor);
+    assert_eq!(k.m.memcgs[t].usage, 1);
+    // the madvised range must be mapped
+    assert!(matches!(
+        run(&mut k, madv(task, B + 2, 4, Madv::DontNeed)),
+        Err(AccessError::Fault(_))
+    ));
+}
+
+#[test]
+fn cold_deactivates_in_the_classic_lru() {
+    let (mut k, t, task) = classic(1024, 0);
+    let f = k.m.create_file("f", 4, Advice::Normal);
+    // page 0 read twice (with another read between): active; page 1 once: inactive
+    k.read_page(task, f, 0).unwrap();
+    k.read_page(task, f, 1).unwrap();
+    k.read_page(task, f, 0).unwrap();
+    let (hot, cold) = (cached(&k, f, 0).unwrap(), cached(&k, f, 1).unwrap());
+    assert!(k.m.folios[hot].test(pg::ACTIVE));
+    ok(&mut k, fmap(task, B, 4, f, 0));
+    ok(&mut k, load(task, B));
+    ok(&mut k, load(task, B + 1));
+    ok(&mut k, madv(task, B, 4, Madv::Cold));
+    let fh = k.m.folios[hot];
+    assert!(!fh.test(pg::ACTIVE) && !fh.test(pg::REFERENCED));
+    assert!(fh.test(pg::WORKINGSET), "6.12: an active folio is marked workingset");
+    assert!(!k.m.folios[cold].test(pg::REFERENCED));
+    assert_eq!(k.m.pte(task, B) & pte::YOUNG, 0, "the accessed bits are cleared");
+    assert_eq!(node(&k, t, Stat::NrActiveFile), 0);
+    assert_eq!(node(&k, t, Stat::NrInactiveFile), 2);
+    assert_eq!(vm(&k, Stat::Pgdeactivate), 1, "only the active folio counts");
+    let _ = Lru::InactiveFile;
+}
+
+fn seq_of(k: &Kernel<Mglru>, id: FolioId) -> u64 {
+    let f = k.m.folios[id];
+    let gen = f.gen_counter() as usize - 1;
+    let g = k.p.lrugen(f.memcg, f.node());
+    (g.min_seq[f.lru_type()]..=g.max_seq)
+        .find(|&s| gen_from_seq(s) == gen)
+        .unwrap()
+}
+
+#[test]
+fn cold_in_mglru_follows_each_profile() {
+    for profile in [Profile::V6_1, Profile::Mainline] {
+        let (mut k, t, task) = mglru(profile, 1024, 0);
+        let f = k.m.create_file("f", 4, Advice::Normal);
+        ok(&mut k, fmap(task, B, 4, f, 0));
+        ok(&mut k, load(task, B));
+        let id = mapped(&k, task, B);
+        let g = k.p.lrugen(t, 0).clone();
+        let hot = match profile {
+            Profile::V6_1 => g.max_seq,
+            Profile::Mainline => g.max_seq - 1,
+        };
+        assert_eq!(seq_of(&k, id), hot, "{profile:?}: faulted in hot");
+        k.m.folios[id].set(pg::REFERENCED | pg::WORKINGSET);
+        ok(&mut k, madv(task, B, 4, Madv::Cold));
+        let fo = k.m.folios[id];
+        assert!(!fo.test(pg::REFERENCED), "{profile:?}");
+        let (min, max) = (g.min_seq[1], g.max_seq);
+        let want = match profile {
+            // 6.1/6.12: re-added inactive: min_seq, or min_seq + 1 with more than 3 gens
+            Profile::V6_1 => {
+                assert!(fo.test(pg::WORKINGSET), "6.1 keeps PG_workingset");
+                if min + 2 >= max {
+                    min
+                } else {
+                    min + 1
+                }
+            }
+            // lru_gen_clear_refs forgets workingset too; placed max_seq - 3, clamped to min_seq
+            Profile::Mainline => {
+                assert!(!fo.test(pg::WORKINGSET));
+                max.saturating_sub(3).max(min)
+            }
+        };
+        assert_eq!(seq_of(&k, id), want, "{profile:?}");
+        assert_eq!(vm(&k, Stat::Pgdeactivate), 1, "{profile:?}");
+        // again: mainline leaves a folio already in the oldest generation alone, uncounted
+        ok(&mut k, madv(task, B, 1, Madv::Cold));
+        let again = if profile == Profile::Mainline && want == min {
+            1
+        } else {
+            2
+        };
+        assert_eq!(vm(&k, Stat::Pgdeactivate), again, "{profile:?}");
+        // anon not in the swap cache is re-added to max_seq - 1 by every profile: COLD does not
+        // make it the oldest
+        ok(&mut k, anon(task, B + 512, 1));
+        ok(&mut k, store(task, B + 512));
+        let id = mapped(&k, task, B + 512);
+        ok(&mut k, madv(task, B + 512, 1, Madv::Cold));
+        assert_eq!(seq_of(&k, id), k.p.lrugen(t, 0).max_seq - 1, "{profile:?}");
+        assert_eq!(vm(&k, Stat::Pgdeactivate), again + 1, "{profile:?}");
+    }
+}
+
+fn pageout_reclaims_private_pages<P: Policy>(mut k: Kernel<P>, t: MemcgId, a: u32, label: &str) {
+    let b = k.create_mm(t);
+    let f = k.m.create_file("f", 8, Advice::Normal);
+    ok(&mut k, fmap(a, B, 8, f, 0));
+    ok(&mut k, fmap(b, B, 4, f, 0));
+    for i in 0..8 {
+        ok(&mut k, load(a, B + i));
+    }
+    for i in 0..4 {
+        ok(&mut k, load(b, B + i));
+    }
+    ok(&mut k, anon(a, B + 512, 8));
+    for i in 0..8 {
+        ok(&mut k, store(a, B + 512 + i));
+    }
+    let work = k.m.work()[CTX_TASK].folios_scanned;
+    let (pswpout, steal) = (vm(&k, Stat::Pswpout), vm(&k, Stat::PgstealDirect));
+    ok(&mut k, madv(a, B, 8, Madv::PageOut));
+    ok(&mut k, madv(a, B + 512, 8, Madv::PageOut));
+    for i in 0..4 {
+        assert!(
+            cached(&k, f, i).is_some(),
+            "{label}: page {i} is shared with b: skipped"
+        );
+        assert_eq!(k.m.pte(a, B + i as u32) & pte::PRESENT, pte::PRESENT, "{label}");
+    }
+    for i in 4..8 {
+        assert!(cached(&k, f, i).is_none(), "{label}: private page {i} is reclaimed");
+        assert_eq!(k.m.pte(a, B + i as u32), pte::NONE, "{label}");
+    }
+    assert_eq!(
+        vm(&k, Stat::Pswpout) - pswpout,
+        8,
+        "{label}: the anon pages are swapped out"
+    );
+    assert_eq!(k.m.mms[a as usize].rss_anon, 0, "{label}");
+    assert_eq!(k.m.mms[a as usize].swap_ents, 8, "{label}");
+    assert_eq!(
+        vm(&k, Stat::PgstealDirect),
+        steal,
+        "{label}: reclaim_pages counts no pgsteal"
+    );
+    assert_eq!(vm(&k, Stat::PgscanDirect), 0, "{label}");
+    assert_eq!(
+        k.m.work()[CTX_TASK].folios_scanned - work,
+        12,
+        "{label}: the reclaim work is the task's"
+    );
+    assert_eq!(node(&k, t, Stat::NrIsolatedAnon) + node(&k, t, Stat::NrIsolatedFile), 0);
+    assert_eq!(ok(&mut k, load(a, B + 512)), Access::Major, "{label}: swapped in");
+}
+
+#[test]
+fn pageout_reclaims_exactly_the_private_pages() {
+    let (k, t, a) = classic(1024, 64);
+    pageout_reclaims_private_pages(k, t, a, "classic");
+    for profile in [Profile::V6_1, Profile::Mainline] {
+        let (k, t, a) = mglru(profile, 1024, 64);
+        pageout_reclaims_private_pages(k, t, a, profile.name());
+    }
+}
+
+#[test]
+fn sequential_and_random_advice_split_and_flag_the_vma() {
+    let (mut k, _, task) = classic(1024, 0);
+    ok(&mut k, anon(task, B, 16));
+    ok(&mut k, madv(task, B + 4, 4, Madv::Sequential));
+    let v = &k.m.mms[task as usize].vmas;
+    assert_eq!(v.len(), 3);
+    assert_eq!(v[1].flags & vmf::SEQ_READ, vmf::SEQ_READ);
+    assert!(!v[1].has_recency() && v[0].has_recency() && v[2].has_recency());
+    ok(&mut k, madv(task, B + 4, 4, Madv::Random));
+    assert_eq!(
+        k.m.mms[task as usize].vmas[1].flags & (vmf::SEQ_READ | vmf::RAND_READ),
+        vmf::RAND_READ
+    );
+    ok(&mut k, madv(task, B, 16, Madv::Normal));
+    assert!(k.m.mms[task as usize].vmas.iter().all(|v| v.has_recency()));
+}
+
+/// A parent with 4 stored anon pages and its forked child.
+fn forked<P: Policy>(k: &mut Kernel<P>, t: MemcgId, parent: u32) -> u32 {
+    ok(k, anon(parent, B, 4));
+    for i in 0..4 {
+        ok(k, store(parent, B + i));
+    }
+    let child = k.m.reserve_mm(t);
+    assert!(matches!(run(k, load(child, B)), Err(AccessError::Fault(e)) if e.contains("not been forked")));
+    ok(k, Op::Fork { task: parent, child });
+    child
+}
+
+#[test]
+fn fork_then_store_copies_on_write() {
+    let (mut k, t, parent) = classic(1024, 0);
+    let child = forked(&mut k, t, parent);
+    let old = mapped(&k, parent, B);
+    assert_eq!(mapped(&k, child, B), old);
+    assert_eq!(k.m.folios[old].mapcount, 2);
+    assert_eq!(k.m.pte(child, B) & pte::YOUNG, 0, "the child's copy is old");
+    assert_eq!(k.m.mms[child as usize].rss_anon, 4);
+    assert_eq!(node(&k, t, Stat::NrAnonPages), 4);
+    let (usage, faults) = (k.m.memcgs[t].usage, vm(&k, Stat::Pgfault));
+    assert_eq!(ok(&mut k, store(child, B)), Access::Minor);
+    let new = mapped(&k, child, B);
+    assert_ne!(new, old);
+    assert_eq!(mapped(&k, parent, B), old, "the parent still sees the old folio");
+    assert_eq!((k.m.folios[old].mapcount, k.m.folios[new].mapcount), (1, 1));
+    assert_eq!(k.m.memcgs[t].usage, usage + 1);
+    assert_eq!(vm(&k, Stat::Pgfault), faults + 1);
+    assert_eq!(node(&k, t, Stat::NrAnonPages), 5);
+    // the parent's store to a folio it alone maps now is no fault; to a shared one, a copy
+    assert_eq!(ok(&mut k, store(parent, B)), Access::Hit);
+    let shared = mapped(&k, parent, B + 1);
+    assert_eq!(ok(&mut k, store(parent, B + 1)), Access::Minor);
+    assert_eq!(mapped(&k, child, B + 1), shared);
+    assert_eq!(k.m.folios[shared].mapcount, 1);
+    // loads share
+    assert_eq!(ok(&mut k, load(child, B + 2)), Access::Hit);
+}
+
+#[test]
+fn exit_of_either_side_leaves_the_other_intact() {
+    for child_exits in [true, false] {
+        let (mut k, t, parent) = classic(1024, 0);
+        let child = forked(&mut k, t, parent);
+        let (gone, stays) = if child_exits { (child, parent) } else { (parent, child) };
+        let ids: Vec<FolioId> = (0..4).map(|i| mapped(&k, stays, B + i)).collect();
+        ok(&mut k, Op::Exit { task: gone });
+        assert_eq!(k.m.memcgs[t].usage, 4, "no folio was freed");
+        assert_eq!(node(&k, t, Stat::NrAnonPages), 4);
+        for (i, &id) in ids.iter().enumerate() {
+            assert_eq!(k.m.folios[id].mapcount, 1);
+            assert_eq!(ok(&mut k, load(stays, B + i as u32)), Access::Hit);
+            let mut mappers = vec![];
+            k.m.rmap_walk(id, |mm, vpn, _| {
+                mappers.push((mm, vpn));
+                true
+            });
+            assert_eq!(mappers, [(stays, B + i as u32)]);
+        }
+        assert_eq!(ok(&mut k, store(stays, B)), Access::Hit, "no copy once exclusive");
+        ok(&mut k, Op::Exit { task: stays });
+        assert_eq!(k.m.memcgs[t].usage, 0);
+    }
+}
+
+#[test]
+fn fork_duplicates_swap_entries_and_releases_them() {
+    let (mut k, t, parent) = classic(1024, 64);
+    ok(&mut k, anon(parent, B, 4));
+    for i in 0..4 {
+        ok(&mut k, store(parent, B + i));
+    }
+    ok(&mut k, madv(parent, B, 4, Madv::PageOut));
+    let child = k.m.reserve_mm(t);
+    ok(&mut k, Op::Fork { task: parent, child });
+    let slot = k.m.pte(child, B) & pte::PFN_MASK;
+    assert_eq!(k.m.pte(parent, B), pte::SWAP | slot);
+    assert_eq!(k.m.swap.count[slot as usize], 2);
+    assert_eq!(k.m.mms[child as usize].swap_ents, 4);
+    // the child swaps it in; the parent finds it in the swap cache and shares it
+    assert_eq!(ok(&mut k, load(child, B)), Access::Major);
+    assert_eq!(ok(&mut k, load(parent, B)), Access::Minor);
+    let id = mapped(&k, parent, B);
+    assert_eq!(mapped(&k, child, B), id);
+    assert_eq!(k.m.folios[id].mapcount, 2);
+    // a store from the child to a page whose slot the parent still holds copies it
+    let (usage, free) = (k.m.memcgs[t].usage, k.m.swap.nr_free());
+    assert_eq!(ok(&mut k, store(child, B + 1)), Access::Major);
+    let copy = mapped(&k, child, B + 1);
+    assert!(!k.m.folios[copy].test(pg::SWAPCACHE));
+    assert_eq!(k.m.pte(parent, B + 1) & pte::SWAP, pte::SWAP);
+    assert_eq!(k.m.memcgs[t].usage, usage + 2, "the swap-cache folio and the copy");
+    assert_eq!(k.m.swap.nr_free(), free);
+    ok(&mut k, Op::Exit { task: child });
+    assert_eq!(k.m.swap.count[slot as usize], 0, "the parent maps the page now");
+    assert_eq!(k.m.mms[parent as usize].swap_ents, 3);
+    ok(&mut k, Op::Exit { task: parent });
+    assert_eq!(k.m.swap.nr_free(), 64, "every slot is released");
+    assert_eq!(k.m.memcgs[t].usage, 0);
+    assert_eq!(k.m.memcgs[t].swap_usage, 0);
+}
+
+#[test]
+fn rmap_of_a_shared_anon_folio_finds_both_mappers() {
+    let check = |mut k: Kernel<Mglru>, t: MemcgId, parent: u32| {
+        let child = forked(&mut k, t, parent);
+        ok(&mut k, load(child, B));
+        let id = mapped(&k, parent, B);
+        assert_eq!(k.m.folio_referenced(id, None).ptes, 2);
+        assert_eq!(k.m.pte(parent, B) & pte::YOUNG, 0);
+        assert_eq!(k.m.pte(child, B) & pte::YOUNG, 0);
+        assert_eq!(k.m.folio_referenced(id, None).ptes, 0);
+    };
+    for profile in [Profile::V6_1, Profile::Mainline] {
+        let (k, t, parent) = mglru(profile, 1024, 0);
+        check(k, t, parent);
+    }
+}
+
+#[test]
+fn forked_children_join_the_mglru_mm_walk() {
+    // a full reclaim run with a family whose pages were swapped and faulted back
+    for profile in [Profile::V6_1, Profile::Mainline] {
+        let (mut k, t, parent) = mglru(profile, 1024, 256);
+        let child = forked(&mut k, t, parent);
+        k.m.memcgs[t].max = 6;
+        for i in 0..4 {
+            ok(&mut k, load(child, B + i));
+        }
+        ok(&mut k, anon(child, B + 512, 16));
+        for i in 0..16 {
+            ok(&mut k, store(child, B + 512 + i));
+        }
+        assert!(k.m.memcgs[t].usage <= 6);
+        ok(&mut k, Op::Exit { task: parent });
+        ok(&mut k, Op::Exit { task: child });
+        assert_eq!(k.m.memcgs[t].usage, 0, "{profile:?}");
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Random op sequences on a tiny machine with swap: the invariants hold after every op
+// -------------------------------------------------------------------------------------------------
+
+const TASKS: u32 = 4;
+
+/// An op from four random bytes: mostly by a live task (sometimes by a dead or unborn one), on
+/// the six 16-page anon slots or the file window, forks into an unborn task (sometimes into a
+/// born one, which must fail).
+fn to_op(c: (u8, u8, u8, u8), tasks: &[u32], live: &[u32], unborn: &[u32], file: u32) -> Op {
+    let (kind, a, b, len) = c;
+    let task = match live {
+        [] => tasks[a as usize % tasks.len()],
+        _ if a % 8 == 7 => tasks[a as usize % tasks.len()],
+        _ => live[a as usize % live.len()],
+    };
+    let slot = B + (b as u32 % 6) * 16;
+    let off = len as u32 % 16;
+    let vpn = slot + off;
+    // weights out of 40: exits are rare so that families live long enough to matter
+    match kind % 40 {
+        0..=4 => anon(task, slot, if len % 4 == 0 { 1 + len as u32 % 16 } else { 16 }),
+        5..=7 => fmap(
+            task,
+            B + 400 + (b as u32 % 4) * 16,
+            1 + len as u32 % 16,
+            file,
+            len as u32 % 8,
+        ),
+        8..=10 => Op::Munmap {
+            task,
+            vpn,
+            pages: 1 + (a as u32 % 20),
+        },
+        11..=15 => madv(
+            task,
+            vpn,
+            1 + (a as u32 % (16 - off)),
+            [
+                Madv::DontNeed,
+                Madv::Cold,
+                Madv::PageOut,
+                Madv::Sequential,
+                Madv::Random,
+                Madv::Normal,
+            ][kind as usize % 6],
+        ),
+        16..=19 => Op::Fork {
+            task,
+            child: match unborn {
+                [] => tasks[b as usize % tasks.len()],
+                _ if b % 8 == 7 => tasks[b as usize % tasks.len()],
+                _ => unborn[0],
+            },
+        },
+        20 => Op::Exit { task },
+        21..=30 => store(task, vpn),
+        31..=34 => load(task, B + 400 + (b as u32 % 64)),
+        _ => load(task, vpn),
+    }
+}
+
+fn random_ops<P: Policy>(mut k: Kernel<P>, t: MemcgId, first: u32, ops: &[(u8, u8, u8, u8)]) {
+    let file = k.m.create_file("f", 32, Advice::Normal);
+    let mut tasks = vec![first];
+    for _ in 1..TASKS {
+        tasks.push(k.m.reserve_mm(t));
+    }
+    for &c in ops {
+        let live: Vec<u32> = tasks.iter().copied().filter(|&x| k.m.mms[x as usize].alive).collect();
+        let unborn: Vec<u32> = tasks.iter().copied().filter(|&x| k.m.mms[x as usize].unborn).collect();
+        let op = to_op(c, &tasks, &live, &unborn, file);
+        // errors (unmapped pages, overlaps, dead or unborn tasks) are part of the test
+        let _ = run(&mut k, op);
+    }
+    for &task in &tasks {
+        if k.m.mms[task as usize].alive {
+            ok(&mut k, Op::Exit { task });
+        }
+    }
+    assert_eq!(
+        k.m.memcgs[t].usage, k.m.files[file as usize].nr_pages,
+        "only page cache is left"
+    );
+    assert_eq!(k.m.swap.nr_free(), 64, "every swap slot is released");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_op_sequences_keep_the_invariants(
+        ops in proptest::collection::vec(any::<(u8, u8, u8, u8)>(), 1..300),
+        policy in 0u8..3,
+    ) {
+        match policy {
+            0 => {
+                let (mut k, t, task) = classic(256, 64);
+                k.m.memcgs[t].max = 64;
+                random_ops(k, t, task, &ops);
+            }
+            p => {
+                let profile = if p == 1 { Profile::V6_1 } else { Profile::Mainline };
+                let (mut k, t, task) = mglru(profile, 256, 64);
+                k.m.memcgs[t].max = 64;
+                random_ops(k, t, task, &ops);
+            }
+        }
+    }
+}
