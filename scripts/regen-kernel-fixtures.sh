@@ -17,3 +17,8 @@ cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-mixed-zipf.json" mixed
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-classic-mixed-zipf.json" mixed-classic
 cargo run --release -p lrugen-kernel --example regen -- 6.12 "$F/debian-6.12-mglru-mixed-zipf.json" mixed
+# sort with writeback: an 8 MiB heap, a 16 MiB input read once, an 8 MiB shuffle file written
+# (buffered) and read back, memcg 12 MiB, 32 MiB swap on /dev/vdb (regen.rs SORT)
+cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-sort-writeback.json" sort
+cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-classic-sort-writeback.json" sort-classic
+cargo run --release -p lrugen-kernel --example regen -- 6.12 "$F/debian-6.12-mglru-sort-writeback.json" sort

@@ -334,7 +334,11 @@ impl<P: Policy> Kernel<P> {
             }
         };
         self.p.mark_accessed(&mut self.m, id);
-        self.m.folio_mark_dirty(id);
+        if !self.m.folios[id].test(pg::DIRTY) {
+            self.m.folio_mark_dirty(id);
+            let memcg = self.m.folios[id].memcg;
+            crate::reclaim::writeback::balance_dirty_pages(&mut self.m, &mut self.p, memcg);
+        }
         self.return_to_user();
         Ok(access)
     }
@@ -379,6 +383,8 @@ impl<P: Policy> Kernel<P> {
     /// Run one operation without advancing the clock (the virtual-time engine prices it).
     pub fn exec(&mut self, op: crate::workload::Op) -> Result<Access, AccessError> {
         use crate::workload::Op;
+        // the flusher's periodic wakeup, when due
+        crate::reclaim::writeback::periodic(&mut self.m, &mut self.p);
         let r = match op {
             Op::Read { task, file, index } => self.read_page(task, file, index),
             Op::Write { task, file, index } => self.write_page(task, file, index),

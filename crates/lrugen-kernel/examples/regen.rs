@@ -12,7 +12,27 @@
 //!   (Zipf θ=0.9 on each), half of them to the anon region (30 % of those stores), the rest buffered
 //!   file reads; a 16 MiB memcg with 32 MiB of swap on a virtio disk, `vm.page-cluster=0`.
 //!
-//! `lru_gen` is captured after every window of 5,000 accesses for `anon` and `mixed`.
+//! * `sort`: MGLRU, [`SORT`]: an 8 MiB heap, a 16 MiB input file read once, an 8 MiB shuffle
+//!   file written (buffered) and read back, in a 12 MiB memcg with 32 MiB of swap on a virtio
+//!   disk: the flusher's writeback of dirty file pages against the model's.
+//!
+//! `lru_gen` is captured after every window of 5,000 accesses for `anon`, `mixed` and `sort`.
+
+/// The experiment of the `sort` fixture.
+const SORT: &str = r#"name = "sort-writeback"
+seed = 3
+policies = ["mglru"]
+
+[memcg]
+max = "12M"
+
+[workload]
+kind = "sort"
+heap_pages = "8M"
+input_pages = "16M"
+shuffle_pages = "8M"
+sort_accesses = 20000
+"#;
 
 use lrugen_kernel::{
     anon_ops, file_read_ops, mixed_ops, AnonFixture, Fixture, KernelOpts, KernelSource, LruMode, MixedFixture,
@@ -27,7 +47,7 @@ fn main() {
     let mode = a.get(3).map_or("mglru", |s| s.as_str());
     let (dist, seed, window) = ("zipf:0.9", 1u64, 5000u64);
     let d = dist.parse().unwrap();
-    let (mut file_pages, mut anon, mut mixed) = (0u64, None, None);
+    let (mut file_pages, mut anon, mut mixed, mut experiment) = (0u64, None, None, None);
     let (accesses, memcg, swap_mib, ops) = match mode {
         "mglru" | "classic" => {
             file_pages = 16384;
@@ -58,14 +78,23 @@ fn main() {
             mixed = Some(x);
             (60_000, 16 << 20, 32, ops)
         }
+        "sort" | "sort-classic" => {
+            let cfg = lrugen_kernel::fixture_experiment(SORT).unwrap();
+            let ops = lrugen_kernel::ops::experiment_ops(&cfg, window).unwrap();
+            // measured accesses: those after the `w` marker, if there is one
+            let w = ops.ops.iter().position(|o| *o == lrugen_replay::ReplayOp::MeasureStart);
+            let n = ops.ops.len() - w.map_or(0, |i| i + 1);
+            experiment = Some(SORT.to_string());
+            (n as u64, 12 << 20, 32, ops)
+        }
         m => {
-            eprintln!("unknown mode '{m}': expected mglru, classic, anon, mixed or mixed-classic");
+            eprintln!("unknown mode '{m}': expected mglru, classic, anon, mixed, mixed-classic, sort or sort-classic");
             std::process::exit(2);
         }
     };
     let mut o = KernelOpts::new(KernelSource::Debian { series: a[1].clone() }, ops, memcg);
     o.swap_mib = swap_mib;
-    o.lru_gen_every_window = matches!(mode, "anon" | "mixed");
+    o.lru_gen_every_window = matches!(mode, "anon" | "mixed" | "sort");
     if mode.ends_with("classic") {
         o.lru = LruMode::Classic;
     }
@@ -83,6 +112,7 @@ fn main() {
                 window,
                 anon,
                 mixed,
+                experiment,
                 run,
             };
             std::fs::write(&a[2], serde_json::to_string_pretty(&f).unwrap() + "\n").unwrap();

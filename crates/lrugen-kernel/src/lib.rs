@@ -664,8 +664,24 @@ pub struct Fixture {
     /// accesses to an anon region (`anon` is then `None`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mixed: Option<MixedFixture>,
+    /// An lrugen experiment (the TOML text) whose workload is the replay ([`ops::experiment_ops`]
+    /// of its first cell; the other fields but `window` are then unused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<String>,
     /// What the kernel did.
     pub run: KernelRun,
+}
+
+/// The run configuration of the first cell of an experiment given as TOML text.
+pub fn fixture_experiment(text: &str) -> Result<lrugen::sim::RunConfig, Error> {
+    let exp = lrugen::experiment::spec::Experiment::parse(text, std::path::Path::new("fixture.toml"))
+        .map_err(|e| Error::Config(e.to_string()))?;
+    let cell = exp
+        .cells()
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Config("the experiment has no cell".into()))?;
+    Ok(exp.run_config(&cell, None))
 }
 
 /// The anon part of a [`Fixture`].
@@ -680,6 +696,14 @@ pub struct AnonFixture {
 impl Fixture {
     /// The op file it ran.
     pub fn ops(&self) -> Result<OpFile, Error> {
+        if let Some(text) = &self.experiment {
+            let cfg = fixture_experiment(text)?;
+            let o = ops::experiment_ops(&cfg, self.window)?;
+            return Ok(OpFile {
+                window: self.window,
+                ..o
+            });
+        }
         let d: lrugen::workload::dist::Dist = self.dist.parse().map_err(Error::Config)?;
         if let Some(a) = &self.anon {
             return anon_ops(a.pages, self.accesses, d, a.write_ratio, self.seed, self.window);

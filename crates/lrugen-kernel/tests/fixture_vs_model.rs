@@ -463,3 +463,75 @@ fn classic_mixed_model_vs_debian_6_1() {
 fn mixed_model_vs_debian_6_12() {
     assert_mixed(MIXED[2].0, PolicyKind::Mglru, MIXED_MISS_TOLERANCE);
 }
+
+/// The sort fixtures (`regen.rs` mode `sort`): a 16 MiB input read once, an 8 MiB shuffle file
+/// written through the page cache and read back, an 8 MiB heap, in a 12 MiB memcg. The kernel's
+/// flusher writes the shuffle back once the memcg's dirty pages pass their free-run ceiling, so
+/// it can be evicted before it is read back: every read-back misses.
+const SORT: [(&str, PolicyKind); 3] = [
+    ("debian-6.1-mglru-sort-writeback.json", PolicyKind::Mglru),
+    ("debian-6.1-classic-sort-writeback.json", PolicyKind::Classic),
+    ("debian-6.12-mglru-sort-writeback.json", PolicyKind::Mglru),
+];
+/// Misses and pages written back, relative (see README.md, "Fidelity").
+const SORT_TOLERANCE: f64 = 0.02;
+
+/// ((kernel misses, file pages written), (the model's)).
+fn compare_sort(name: &str, policy: PolicyKind) -> ((u64, i64), (u64, i64)) {
+    let f = load(name);
+    assert!(f.experiment.is_some(), "{name}: an experiment fixture");
+    let ops = f.ops().unwrap();
+    let cap = f.run.resident_pages();
+    let swap = 32 << 8;
+    let mut cfg = RunConfig::new(
+        MachineConfig::simple(cap * 4 + 65_536 + swap, swap),
+        MemcgConfig {
+            max: Some(cap),
+            ..Default::default()
+        },
+        WorkloadSpec::Trace { path: name.into() },
+        policy,
+    );
+    cfg.mglru = MglruConfig {
+        profile: Profile::V6_1,
+        ..Default::default()
+    };
+    let r = lrugen_kernel::model::run(&ops, &cfg).unwrap();
+    assert_eq!(r.accesses, f.run.accesses, "{name}");
+    // file pages written back: pgpgout (KiB, writeback and swap-out) less the swap-outs
+    use lrugen::mm::vmstat::Stat;
+    let kv = |n: &str| f.run.vmstat_delta.get(n).copied().unwrap_or(0);
+    let k = (f.run.misses, kv("pgpgout") / 4 - kv("pswpout"));
+    let m = (r.misses, r.vm(Stat::Pgpgout) / 4 - r.vm(Stat::Pswpout));
+    eprintln!(
+        "{name} ({}): misses kernel {} model {} ({:+.2}%), file pages written kernel {} model {} ({:+.2}%), \
+         pswpout kernel {} model {}, capacity {cap}",
+        f.run.kernel_release,
+        k.0,
+        m.0,
+        100.0 * (m.0 as f64 - k.0 as f64) / k.0 as f64,
+        k.1,
+        m.1,
+        100.0 * (m.1 - k.1) as f64 / k.1 as f64,
+        kv("pswpout"),
+        r.vm(Stat::Pswpout)
+    );
+    (k, m)
+}
+
+#[test]
+fn sort_with_writeback_vs_debian() {
+    for (name, policy) in SORT {
+        let ((km, kw), (mm, mw)) = compare_sort(name, policy);
+        let rel = |k: f64, m: f64| (m - k).abs() / k;
+        assert!(
+            rel(km as f64, mm as f64) <= SORT_TOLERANCE,
+            "{name}: misses {mm} vs kernel {km}"
+        );
+        // the flusher wrote as many file pages as the kernel's
+        assert!(
+            rel(kw as f64, mw as f64) <= SORT_TOLERANCE,
+            "{name}: {mw} file pages written vs kernel {kw}"
+        );
+    }
+}

@@ -205,6 +205,9 @@ pub struct Machine {
     /// [`node::Node::kswapd_woken`], and the engine advances `balance_pgdat` in virtual time.
     /// False (the default): kswapd runs synchronously when woken.
     pub kswapd_async: bool,
+    /// When the flusher next wakes for periodic writeback (`wb_wakeup_delayed`), ns; `u64::MAX`
+    /// while no inode is dirty.
+    pub wb_wakeup: u64,
     /// zram: the pool's page frames and the compressed bytes they hold.
     pub zram_pool: Vec<FolioId>,
     /// zram: compressed bytes stored.
@@ -259,6 +262,7 @@ impl Machine {
             in_flight: folio::NIL,
             current_task: None,
             kswapd_async: false,
+            wb_wakeup: u64::MAX,
             zram_pool: Vec::new(),
             zram_bytes: 0,
             work: [Work::default(); 2],
@@ -729,6 +733,7 @@ impl Machine {
         self.mod_lruvec_state(fo.memcg, fo.node(), Stat::NrFilePages, -1);
         if fo.test(pg::DIRTY) {
             self.mod_lruvec_state(fo.memcg, fo.node(), Stat::NrDirty, -1);
+            self.files[fo.mapping as usize].nr_dirty -= 1;
         }
     }
 
@@ -1029,8 +1034,20 @@ impl Machine {
         }
         f.set(pg::DIRTY);
         if !f.is_anon() {
-            let (m, n) = (f.memcg, f.node());
+            let (m, n, file) = (f.memcg, f.node(), f.mapping);
             self.mod_lruvec_state(m, n, Stat::NrDirty, 1);
+            self.mod_lruvec_state(m, n, Stat::NrDirtied, 1);
+            let now = self.now_ns;
+            let fl = &mut self.files[file as usize];
+            if fl.nr_dirty == 0 {
+                // __mark_inode_dirty: the inode joins its memcg's writeback list
+                fl.dirtied_when = now;
+                fl.wb_memcg = m;
+                if self.wb_wakeup == u64::MAX {
+                    self.wb_wakeup = now + crate::reclaim::writeback::DIRTY_WRITEBACK_INTERVAL_NS;
+                }
+            }
+            fl.nr_dirty += 1;
         }
     }
 
@@ -1041,8 +1058,9 @@ impl Machine {
             return;
         }
         if !f.is_anon() {
-            let (m, n) = (f.memcg, f.node());
+            let (m, n, file) = (f.memcg, f.node(), f.mapping);
             self.mod_lruvec_state(m, n, Stat::NrDirty, -1);
+            self.files[file as usize].nr_dirty -= 1;
         }
     }
 

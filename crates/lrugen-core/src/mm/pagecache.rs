@@ -100,6 +100,14 @@ pub struct File {
     pub mappings: Vec<(u32, u32)>,
     /// Resident pages.
     pub nr_pages: u64,
+    /// Dirty pages (the inode is dirty while this is non-zero).
+    pub nr_dirty: u64,
+    /// When it went from clean to dirty (`inode->dirtied_when`), ns.
+    pub dirtied_when: u64,
+    /// The memcg whose writeback domain owns it (`inode_attach_wb`: the first dirtier's).
+    pub wb_memcg: crate::mm::memcg::MemcgId,
+    /// Where the next writeback of it starts (`mapping->writeback_index`).
+    pub writeback_index: u64,
 }
 
 impl File {
@@ -117,6 +125,10 @@ impl File {
             advice,
             mappings: vec![],
             nr_pages: 0,
+            nr_dirty: 0,
+            dirtied_when: 0,
+            wb_memcg: 0,
+            writeback_index: 0,
         }
     }
     /// Slot at `index`.

@@ -74,6 +74,8 @@ stats! {
     NrWriteback = "nr_writeback": Node,
     NrVmscanWrite = "nr_vmscan_write": Node,
     NrVmscanImmediateReclaim = "nr_vmscan_immediate_reclaim": Node,
+    NrDirtied = "nr_dirtied": Node,
+    NrWritten = "nr_written": Node,
     NrSwapcached = "nr_swapcached": Node,
     Pgpgin = "pgpgin": Event,
     Pgpgout = "pgpgout": Event,

@@ -135,11 +135,12 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
     }
     // page cache
     for (fi, file) in m.files.iter().enumerate() {
-        let mut cached = 0;
+        let (mut cached, mut dirty) = (0, 0);
         for (idx, s) in file.slots.iter().enumerate() {
             if let Slot::Folio(id) = s.get() {
                 cached += 1;
                 let f = m.folios[id];
+                dirty += f.test(pg::DIRTY) as u64;
                 if !f.test(pg::ALLOCATED) || f.is_anon() || f.mapping != fi as u32 || f.index as usize != idx {
                     return Err(format!(
                         "page cache of file {fi} index {idx} points to folio {id} which does not point back"
@@ -152,6 +153,9 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
                 "file {fi}: {cached} cached pages but nr_pages {}",
                 file.nr_pages
             ));
+        }
+        if dirty != file.nr_dirty {
+            return Err(format!("file {fi}: {dirty} dirty pages but nr_dirty {}", file.nr_dirty));
         }
     }
     // swap cache

@@ -15,6 +15,7 @@ pub mod check;
 pub mod classic;
 pub mod mglru;
 pub mod vmscan;
+pub mod writeback;
 
 use crate::mm::folio::{FolioId, ListHead};
 use crate::mm::memcg::MemcgId;

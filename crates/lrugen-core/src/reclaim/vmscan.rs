@@ -218,11 +218,7 @@ pub fn flush_dirty_file<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
     for id in 0..n {
         let f = m.folios[id];
         if f.test(pg::ALLOCATED) && f.node() == node && f.is_file_lru() && !f.is_anon() && f.test(pg::DIRTY) {
-            m.folio_clear_dirty(id);
-            m.count_vm_events(Stat::Pgpgout, 4);
-            if m.folios[id].test_clear(pg::RECLAIM) && m.folios[id].test(pg::LRU) {
-                p.rotate_reclaimable(m, id);
-            }
+            super::writeback::write_folio(m, p, id);
         }
     }
 }
