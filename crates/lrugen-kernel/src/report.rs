@@ -7,6 +7,7 @@
 
 use crate::serial::counters;
 use crate::{Error, KernelRun};
+use lrugen::experiment::plot::{e2s, svg_and_png, Area, DrawResult};
 use lrugen::mm::vmstat::{format_memory_stat, Stat, StatKind};
 use lrugen::reclaim::mglru::debugfs;
 use lrugen::sim::RunResult;
@@ -435,29 +436,9 @@ impl Report {
     }
 }
 
-type DrawResult = Result<(), String>;
-
-fn e2s<E: std::fmt::Debug>(e: E) -> String {
-    format!("{e:?}")
-}
-
-/// A drawing area of either backend.
-enum Area<'a> {
-    Svg(DrawingArea<SVGBackend<'a>, Shift>),
-    Png(DrawingArea<BitMapBackend<'a>, Shift>),
-}
-
 const SIZE: (u32, u32) = (1000, 500);
 
 /// Draw one chart as `stem.svg` and `stem.png` in `dir`.
 fn both(dir: &Path, stem: &str, out: &mut Vec<PathBuf>, draw: &dyn Fn(Area<'_>) -> DrawResult) -> Result<(), Error> {
-    let svg = dir.join(format!("{stem}.svg"));
-    draw(Area::Svg(SVGBackend::new(&svg, SIZE).into_drawing_area()))
-        .map_err(|e| Error::Io(format!("{}: {e}", svg.display())))?;
-    out.push(svg);
-    let png = dir.join(format!("{stem}.png"));
-    draw(Area::Png(BitMapBackend::new(&png, SIZE).into_drawing_area()))
-        .map_err(|e| Error::Io(format!("{}: {e}", png.display())))?;
-    out.push(png);
-    Ok(())
+    svg_and_png(dir, stem, SIZE, out, draw).map_err(Error::Io)
 }

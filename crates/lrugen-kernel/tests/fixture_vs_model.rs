@@ -34,14 +34,11 @@ fn fixture_parses() {
     assert!(f.run.vmstat_delta["pgpgin"] > 0);
 }
 
-/// Run the fixture's stream through the model (`policy`, `profile`) with the kernel's effective
-/// capacity; returns (kernel misses, model misses, relative difference).
-fn compare(name: &str, policy: PolicyKind, profile: Profile) -> (u64, u64, f64) {
-    let f = load(name);
-    let (pages, nr) = dense_trace(&f.ops().unwrap());
-    let cap = f.run.resident_pages();
+/// The model's configuration for a replay of fixture `name`: a memcg of the kernel's effective
+/// capacity `cap` on a machine with `swap` pages of swap.
+fn model_config(name: &str, cap: u64, swap: u64, policy: PolicyKind, profile: Profile) -> RunConfig {
     let mut cfg = RunConfig::new(
-        MachineConfig::simple(131_072, 0),
+        MachineConfig::simple(cap * 4 + 65_536 + swap, swap),
         MemcgConfig {
             max: Some(cap),
             ..Default::default()
@@ -53,6 +50,16 @@ fn compare(name: &str, policy: PolicyKind, profile: Profile) -> (u64, u64, f64) 
         profile,
         ..Default::default()
     };
+    cfg
+}
+
+/// Run the fixture's stream through the model (`policy`, `profile`) with the kernel's effective
+/// capacity; returns (kernel misses, model misses, relative difference).
+fn compare(name: &str, policy: PolicyKind, profile: Profile) -> (u64, u64, f64) {
+    let f = load(name);
+    let (pages, nr) = dense_trace(&f.ops().unwrap());
+    let cap = f.run.resident_pages();
+    let cfg = model_config(name, cap, 0, policy, profile);
     let r = run(&cfg, Some((Arc::new(pages), nr)), &mut |_, _| {}).unwrap();
     assert_eq!(r.accesses, f.run.accesses);
     let (km, mm) = (f.run.misses as f64, r.misses as f64);
@@ -482,20 +489,7 @@ fn compare_sort(name: &str, policy: PolicyKind) -> ((u64, i64), (u64, i64)) {
     assert!(f.experiment.is_some(), "{name}: an experiment fixture");
     let ops = f.ops().unwrap();
     let cap = f.run.resident_pages();
-    let swap = 32 << 8;
-    let mut cfg = RunConfig::new(
-        MachineConfig::simple(cap * 4 + 65_536 + swap, swap),
-        MemcgConfig {
-            max: Some(cap),
-            ..Default::default()
-        },
-        WorkloadSpec::Trace { path: name.into() },
-        policy,
-    );
-    cfg.mglru = MglruConfig {
-        profile: Profile::V6_1,
-        ..Default::default()
-    };
+    let cfg = model_config(name, cap, f.run.swap_mib << 8, policy, Profile::V6_1);
     let r = lrugen_kernel::model::run(&ops, &cfg).unwrap();
     assert_eq!(r.accesses, f.run.accesses, "{name}");
     // file pages written back: pgpgout (KiB, writeback and swap-out) less the swap-outs

@@ -53,9 +53,11 @@ pub fn ensure_font() -> Result<PathBuf, String> {
     .clone()
 }
 
-type DrawResult = Result<(), String>;
+/// What drawing a chart gives: nothing, or why it failed.
+pub type DrawResult = Result<(), String>;
 
-fn e2s<E: std::fmt::Debug>(e: E) -> String {
+/// A plotters error as text.
+pub fn e2s<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
 
@@ -187,22 +189,34 @@ fn short(v: f64) -> String {
 
 const SIZE: (u32, u32) = (800, 500);
 
-/// Draw one chart as `stem.svg` and `stem.png` in `dir`.
-fn both(dir: &Path, stem: &str, out: &mut Vec<PathBuf>, draw: &dyn Fn(Area<'_>) -> DrawResult) -> Result<(), ExpError> {
+/// Draw one chart as `stem.svg` and `stem.png` in `dir`, `size` pixels, and add both paths to
+/// `out`; an error names the file.
+pub fn svg_and_png(
+    dir: &Path,
+    stem: &str,
+    size: (u32, u32),
+    out: &mut Vec<PathBuf>,
+    draw: &dyn Fn(Area<'_>) -> DrawResult,
+) -> Result<(), String> {
     let svg = dir.join(format!("{stem}.svg"));
-    draw(Area::Svg(SVGBackend::new(&svg, SIZE).into_drawing_area()))
-        .map_err(|e| ExpError::Io(format!("{}: {e}", svg.display())))?;
+    draw(Area::Svg(SVGBackend::new(&svg, size).into_drawing_area())).map_err(|e| format!("{}: {e}", svg.display()))?;
     out.push(svg);
     let png = dir.join(format!("{stem}.png"));
-    draw(Area::Png(BitMapBackend::new(&png, SIZE).into_drawing_area()))
-        .map_err(|e| ExpError::Io(format!("{}: {e}", png.display())))?;
+    draw(Area::Png(BitMapBackend::new(&png, size).into_drawing_area()))
+        .map_err(|e| format!("{}: {e}", png.display()))?;
     out.push(png);
     Ok(())
 }
 
+fn both(dir: &Path, stem: &str, out: &mut Vec<PathBuf>, draw: &dyn Fn(Area<'_>) -> DrawResult) -> Result<(), ExpError> {
+    svg_and_png(dir, stem, SIZE, out, draw).map_err(ExpError::Io)
+}
+
 /// A drawing area of either backend.
-enum Area<'a> {
+pub enum Area<'a> {
+    /// An SVG file.
     Svg(DrawingArea<SVGBackend<'a>, Shift>),
+    /// A PNG file.
     Png(DrawingArea<BitMapBackend<'a>, Shift>),
 }
 
