@@ -168,22 +168,7 @@ fn build_jobs_share_headers_and_have_disjoint_processes() {
     let (mut m, t) = sim::build_machine(&cfg).unwrap();
     let a: Vec<Step> = Stream::new(&w, &mut m, t, 1, None).unwrap().collect();
     let b: Vec<Step> = Stream::new(&w, &mut m, t, 2, None).unwrap().collect();
-    let tasks = |v: &[Step]| -> std::collections::BTreeSet<u32> {
-        v.iter()
-            .map(|s| match s.op {
-                Op::Read { task, .. }
-                | Op::Write { task, .. }
-                | Op::Load { task, .. }
-                | Op::Store { task, .. }
-                | Op::Exit { task }
-                | Op::Think { task, .. }
-                | Op::Mmap { task, .. }
-                | Op::Munmap { task, .. }
-                | Op::Madvise { task, .. }
-                | Op::Fork { task, .. } => task,
-            })
-            .collect()
-    };
+    let tasks = |v: &[Step]| -> std::collections::BTreeSet<u32> { v.iter().map(|s| s.op.task()).collect() };
     assert!(tasks(&a).is_disjoint(&tasks(&b)));
     let headers = m.files.iter().filter(|f| f.name == "build/include").count();
     assert_eq!(headers, 1, "one header file for all jobs");
