@@ -726,6 +726,54 @@ fn keep_path_anon_not_in_swap_cache() {
     both(keep_path_anon);
 }
 
+/// 6.1: two neighbouring anon pages, both young, isolated in one batch from the oldest generation
+/// (`shrink_folio_list`, "folio_update_gen() tried to promote this page?"). The rmap walk of the
+/// first one runs look-around, which clears the second one's accessed bit and — the second one
+/// being isolated, off every generation — marks it `PG_referenced` instead of promoting it. When
+/// `shrink_folio_list` reaches the second one, mapped and `PG_referenced`, it keeps it without
+/// an rmap walk of its own (which would find no young PTE and, the folio being anon, reclaim
+/// it): neither page is swapped out. 6.1 puts both back with `PG_active` (in `max_seq`): the
+/// first one activated by the classic two-touch check, the second one as a rejected mapped folio.
+fn look_around_keeps_isolated_neighbour(p: Profile) {
+    let (mut k, t, task) = setup(p, 1024, 1024, |c| c.hw_pte_young = false);
+    let va = k.m.mmap(task, 2, 0, None);
+    k.access(task, va, true).unwrap();
+    k.access(task, va + 1, true).unwrap();
+    let (a, b) = (mapped(&k, task, va), mapped(&k, task, va + 1));
+    age_until_oldest(&mut k, t, a, 200);
+    assert_eq!(seq_of(&k, a), seq_of(&k, b));
+    for v in [va, va + 1] {
+        assert!(
+            k.m.pte(task, v) & pte::YOUNG != 0,
+            "the faults' accessed bits are still set"
+        );
+    }
+    let mut sc = sc_memcg(t);
+    sc.swappiness = Some(200); // anon first
+    eviction::evict_folios(&mut k.p, &mut k.m, t, 0, &mut sc, 200, u64::MAX);
+    k.check().unwrap();
+    assert_eq!(sc.nr_reclaimed, 0);
+    assert_eq!(vm(&k, Stat::Pswpout), 0, "neither page was written to swap");
+    for (v, id) in [(va, a), (va + 1, b)] {
+        assert_eq!(mapped(&k, task, v), id, "still mapped");
+        assert!(!k.m.folios[id].test(pg::SWAPCACHE), "never added to swap");
+        assert_eq!(k.m.pte(task, v) & pte::YOUNG, 0, "look-around cleared it");
+    }
+    assert_eq!(
+        sc.stat.nr_activate[ANON], 1,
+        "only the first one went through the references check"
+    );
+    assert_eq!(sc.stat.nr_ref_keep, 0);
+    let max = lg(&k, t).max_seq;
+    assert_in(&k, a, max);
+    assert_in(&k, b, max);
+}
+
+#[test]
+fn look_around_keeps_an_isolated_neighbour() {
+    look_around_keeps_isolated_neighbour(Profile::V6_1);
+}
+
 // =================================================================================================
 // Refaults (`lru_gen_eviction`, `lru_gen_test_recent`, `lru_gen_refault`)
 // =================================================================================================

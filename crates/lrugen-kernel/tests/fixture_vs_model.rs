@@ -438,13 +438,20 @@ fn pgpgin_counts_one_page_per_file_miss() {
 }
 
 /// Relative difference of total misses allowed on the MGLRU mixed fixtures (see README.md,
-/// "Fidelity": the model was 2.7–3.6 % low over six boots of 6.1 and 6.12).
-const MIXED_MISS_TOLERANCE: f64 = 0.04;
+/// "Fidelity"): the model is 5.4–6.1 % low on the 6.1 and 6.12 fixtures, all of it file misses,
+/// since `shrink_folio_list` keeps the mapped folios that look-around marked while isolated (it
+/// was 2.7–3.6 % low before, over six boots, with anon misses +51 % and file misses −11 %).
+const MIXED_MISS_TOLERANCE: f64 = 0.07;
+/// Relative difference of anon (swap-in) misses allowed on the MGLRU mixed fixtures (README.md,
+/// "Fidelity": +2.2 % on 6.1, +2.4 % on 6.12).
+const MIXED_ANON_MISS_TOLERANCE: f64 = 0.08;
 /// The same on the classic mixed fixture: the model was 8.4–8.9 % low over three boots; a
 /// regression guard, not a fidelity claim (README.md, "Fidelity").
 const CLASSIC_MIXED_MISS_TOLERANCE: f64 = 0.095;
 
-fn assert_mixed(name: &str, policy: PolicyKind, tol: f64) {
+/// Assert the total misses of a mixed fixture within `tol` and, with `anon_tol`, the anon
+/// (swap-in) misses too (the anon/file balance).
+fn assert_mixed(name: &str, policy: PolicyKind, tol: f64, anon_tol: Option<f64>) {
     let (k, m) = compare_mixed(name, policy, Profile::V6_1);
     let rel = (m.total as f64 - k.total as f64).abs() / k.total as f64;
     assert!(
@@ -453,22 +460,43 @@ fn assert_mixed(name: &str, policy: PolicyKind, tol: f64) {
         rel * 100.0,
         tol * 100.0
     );
+    if let Some(t) = anon_tol {
+        let rel = (m.anon as f64 - k.anon as f64).abs() / k.anon as f64;
+        assert!(
+            rel <= t,
+            "{name}: anon misses kernel {} model {} differ by {:.1}% (> {:.1}%)",
+            k.anon,
+            m.anon,
+            rel * 100.0,
+            t * 100.0
+        );
+    }
 }
 
 #[test]
 fn mixed_model_vs_debian_6_1() {
-    assert_mixed(MIXED[0].0, PolicyKind::Mglru, MIXED_MISS_TOLERANCE);
+    assert_mixed(
+        MIXED[0].0,
+        PolicyKind::Mglru,
+        MIXED_MISS_TOLERANCE,
+        Some(MIXED_ANON_MISS_TOLERANCE),
+    );
 }
 
 #[test]
 fn classic_mixed_model_vs_debian_6_1() {
-    assert_mixed(MIXED[1].0, PolicyKind::Classic, CLASSIC_MIXED_MISS_TOLERANCE);
+    assert_mixed(MIXED[1].0, PolicyKind::Classic, CLASSIC_MIXED_MISS_TOLERANCE, None);
 }
 
 /// With the 6.1 profile, the closer one for Debian 6.12 (see `model_misses_within_tolerance_of_debian_6_12`).
 #[test]
 fn mixed_model_vs_debian_6_12() {
-    assert_mixed(MIXED[2].0, PolicyKind::Mglru, MIXED_MISS_TOLERANCE);
+    assert_mixed(
+        MIXED[2].0,
+        PolicyKind::Mglru,
+        MIXED_MISS_TOLERANCE,
+        Some(MIXED_ANON_MISS_TOLERANCE),
+    );
 }
 
 /// The sort fixtures (`regen.rs` mode `sort`): a 16 MiB input read once, an 8 MiB shuffle file

@@ -249,6 +249,14 @@ pub trait Policy {
     /// `snapshot_refaults` at the end of a reclaim invocation, for lruvec (target, node).
     fn snapshot_refaults(&mut self, _m: &Machine, _target: MemcgId, _node: usize) {}
 
+    /// Whether `shrink_folio_list` keeps a mapped folio that has `PG_referenced`, without an rmap
+    /// walk: the multi-gen LRU up to 6.13, whose page-table walks and look-around mark a folio they
+    /// find young while it is isolated `PG_referenced` instead of promoting it ("folio_update_gen()
+    /// tried to promote this page?"). Mainline's `PG_referenced` is the second-chance mark instead.
+    fn keep_referenced_mapped(&self) -> bool {
+        false
+    }
+
     /// `folio_check_references`: decide what `shrink_folio_list` does with an isolated folio.
     fn check_references(&mut self, m: &mut Machine, id: FolioId, sc: &ScanControl) -> FolioRef;
 

@@ -107,6 +107,11 @@ pub fn shrink_folio_list<P: Policy>(
             if !sc.may_unmap && f.mapped() {
                 break 'decide Outcome::Keep;
             }
+            // MGLRU (6.1–6.13): a walk or a look-around found this mapped folio young while it was
+            // isolated (`folio_update_gen` marks it `PG_referenced`): keep it, without an rmap walk.
+            if p.keep_referenced_mapped() && !ignore_references && f.mapped() && f.test(pg::REFERENCED) {
+                break 'decide Outcome::Keep;
+            }
             // folio_check_dirty_writeback: only file folios are the flushers' business
             if f.is_file_lru() {
                 if f.test(pg::DIRTY) || f.test(pg::WRITEBACK) {

@@ -483,6 +483,10 @@ impl Policy for Mglru {
         aging::age_node(self, m, node, sc);
     }
 
+    fn keep_referenced_mapped(&self) -> bool {
+        self.profile() == Profile::V6_1
+    }
+
     fn check_references(&mut self, m: &mut Machine, id: FolioId, sc: &ScanControl) -> FolioRef {
         aging::check_references(self, m, id, sc)
     }
