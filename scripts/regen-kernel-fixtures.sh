@@ -8,6 +8,8 @@ export LRUGEN_REPLAYER="$PWD/target/x86_64-unknown-linux-gnu/release/lrugen-repl
 F=crates/lrugen-kernel/tests/fixtures
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-file-zipf.json" mglru
 cargo run --release -p lrugen-kernel --example regen -- 6.12 "$F/debian-6.12-mglru-file-zipf.json" mglru
+# 7.2: the newest 7.2.y of Debian sid (a private apt source list under ~/.cache/lrugen/kernels/apt-sid)
+cargo run --release -p lrugen-kernel --example regen -- 7.2 "$F/debian-7.2-mglru-file-zipf.json" mglru
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-classic-file-zipf.json" classic
 # anon: 4,096-page region, 50,000 zipf:0.9 accesses (30 % stores), memcg 8 MiB, 32 MiB swap on /dev/vdb
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-anon-zipf.json" anon
@@ -17,6 +19,7 @@ cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-mixed-zipf.json" mixed
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-classic-mixed-zipf.json" mixed-classic
 cargo run --release -p lrugen-kernel --example regen -- 6.12 "$F/debian-6.12-mglru-mixed-zipf.json" mixed
+cargo run --release -p lrugen-kernel --example regen -- 7.2 "$F/debian-7.2-mglru-mixed-zipf.json" mixed
 # sort with writeback: an 8 MiB heap, a 16 MiB input read once, an 8 MiB shuffle file written
 # (buffered) and read back, memcg 12 MiB, 32 MiB swap on /dev/vdb (regen.rs SORT)
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-sort-writeback.json" sort

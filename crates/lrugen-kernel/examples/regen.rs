@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Boot a Debian kernel, run a workload, write the fixture JSON.
-//! `cargo run --release -p lrugen-kernel --example regen -- SERIES OUT.json [mglru|classic|anon|mixed|mixed-classic]`
-//! (see scripts/regen-kernel-fixtures.sh).
+//! `cargo run --release -p lrugen-kernel --example regen -- SERIES OUT.json [mglru|classic|anon|mixed|mixed-classic|sort|sort-classic]`
+//! (see scripts/regen-kernel-fixtures.sh). SERIES: `6.1`, `6.12`, `7` (the newest 7.x, from Debian
+//! sid) or `7.N` (the newest 7.N.y).
 //!
 //! * `mglru`, `classic`: 100,000 buffered reads (Zipf θ=0.9) of a 64 MiB file in a 32 MiB memcg.
 //! * `anon`: MGLRU, a 16 MiB anon region (4,096 pages) populated with stores, then 50,000
@@ -41,7 +42,7 @@ use lrugen_kernel::{
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     if a.len() < 3 {
-        eprintln!("usage: regen SERIES OUT.json [mglru|classic|anon|mixed|mixed-classic]");
+        eprintln!("usage: regen SERIES OUT.json [mglru|classic|anon|mixed|mixed-classic|sort|sort-classic]");
         std::process::exit(2);
     }
     let mode = a.get(3).map_or("mglru", |s| s.as_str());

@@ -68,12 +68,16 @@ pub enum LruMode {
 /// The kernel to boot.
 #[derive(Clone, Debug)]
 pub enum KernelSource {
-    /// The newest Debian `linux-image-…-amd64-unsigned` of a series: `6.1` or `6.12`.
+    /// The newest Debian kernel of a series: `linux-image-…-amd64-unsigned` of `6.1` or `6.12`
+    /// (the system's apt sources, bookworm-security), or `linux-binary-7.…-amd64` with its
+    /// `linux-modules-…` package for `7` (Debian sid, through a private apt configuration under the
+    /// cache dir: [`debian::SidApt`]).
     Debian {
-        /// `6.1` or `6.12`.
+        /// `6.1`, `6.12`, `7` (or `7.x`) or `7.N`: see [`debian::Series::parse`].
         series: String,
     },
-    /// An exact Debian package name.
+    /// An exact Debian package name (a `linux-binary-7.…` package comes from sid, with its
+    /// modules package).
     Package(String),
     /// A kernel image (bzImage or ELF vmlinux) and its `lib/modules/KVER` directory (with a
     /// `modules.dep`, or run `depmod -b` first).
