@@ -11,6 +11,8 @@ cargo run --release -p lrugen-kernel --example regen -- 6.12 "$F/debian-6.12-mgl
 # 7.2: the newest 7.2.y of Debian sid (a private apt source list under ~/.cache/lrugen/kernels/apt-sid)
 cargo run --release -p lrugen-kernel --example regen -- 7.2 "$F/debian-7.2-mglru-file-zipf.json" mglru
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-classic-file-zipf.json" classic
+# small: 20,000 reads of a 16 MiB file in an 8 MiB memcg (the replayer's own anon pages are ~6 % of it)
+cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-file-zipf-small.json" small
 # anon: 4,096-page region, 50,000 zipf:0.9 accesses (30 % stores), memcg 8 MiB, 32 MiB swap on /dev/vdb
 cargo run --release -p lrugen-kernel --example regen -- 6.1 "$F/debian-6.1-mglru-anon-zipf.json" anon
 # mixed: one process with a 8,192-page file (buffered preads) and a 4,096-page anon region (populated

@@ -349,8 +349,9 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     } else {
         None
     };
-    // the model: the same op file and settings, with the kernel's effective capacity
-    let cap = run.resident_pages().max(1);
+    // the model: the same op file and settings, with the kernel's effective capacity (without
+    // the replayer's own anon pages and the kernel's charges when the workload has no anon)
+    let cap = run.model_capacity_pages(p.ops.anon_pages > 0).max(1);
     let swap_pages = p.swap_mib << 8;
     let mut machine = MachineConfig::simple(cap * 4 + 65_536 + swap_pages, swap_pages);
     machine.swappiness = p.swappiness.unwrap_or(60);
@@ -426,9 +427,9 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
 /// mainline profile (the kernel spec ≈6.17, `kernel-mglru.md` §§2–13): 7.x keeps its flag
 /// encoding and its refault accounting (every refault counted, `workingset_activate` only for
 /// refaults in a fault), so the counters printed side by side mean the same, though the profile
-/// has not all of 7.2's changes (§17) and on the Debian 7.2.13 fixtures its total misses are no
-/// closer than the 6.1 profile's (crates/lrugen-kernel/tests/fixture_vs_model.rs; README,
-/// "Fidelity").
+/// has not all of 7.2's changes (§17): on the Debian 7.2.13 mixed fixture its total misses are no
+/// closer than the 6.1 profile's; on the file fixture both are within 0.3 %
+/// (crates/lrugen-kernel/tests/fixture_vs_model.rs; README, "Fidelity").
 fn profile_for_release(release: &str) -> Profile {
     if release.starts_with("6.1.") || release.starts_with("6.12.") {
         Profile::V6_1

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Boot a Debian kernel, run a workload, write the fixture JSON.
-//! `cargo run --release -p lrugen-kernel --example regen -- SERIES OUT.json [mglru|classic|anon|mixed|mixed-classic|sort|sort-classic]`
+//! `cargo run --release -p lrugen-kernel --example regen -- SERIES OUT.json [mglru|classic|small|anon|mixed|mixed-classic|sort|sort-classic]`
 //! (see scripts/regen-kernel-fixtures.sh). SERIES: `6.1`, `6.12`, `7` (the newest 7.x, from Debian
 //! sid) or `7.N` (the newest 7.N.y).
 //!
 //! * `mglru`, `classic`: 100,000 buffered reads (Zipf θ=0.9) of a 64 MiB file in a 32 MiB memcg.
+//! * `small`: MGLRU, 20,000 buffered reads (Zipf θ=0.9) of a 16 MiB file in an 8 MiB memcg: the
+//!   replayer's own anon pages (its op list) take a larger share of this memcg (about 6 %).
 //! * `anon`: MGLRU, a 16 MiB anon region (4,096 pages) populated with stores, then 50,000
 //!   loads/stores (30 % stores) drawn from Zipf θ=0.9, in an 8 MiB memcg with 32 MiB of swap on a
 //!   second virtio disk, `vm.page-cluster=0`.
@@ -42,7 +44,7 @@ use lrugen_kernel::{
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     if a.len() < 3 {
-        eprintln!("usage: regen SERIES OUT.json [mglru|classic|anon|mixed|mixed-classic|sort|sort-classic]");
+        eprintln!("usage: regen SERIES OUT.json [mglru|classic|small|anon|mixed|mixed-classic|sort|sort-classic]");
         std::process::exit(2);
     }
     let mode = a.get(3).map_or("mglru", |s| s.as_str());
@@ -57,6 +59,15 @@ fn main() {
                 32u64 << 20,
                 0u64,
                 file_read_ops(file_pages, 100_000, d, seed, window),
+            )
+        }
+        "small" => {
+            file_pages = 4096;
+            (
+                20_000u64,
+                8u64 << 20,
+                0u64,
+                file_read_ops(file_pages, 20_000, d, seed, window),
             )
         }
         "anon" => {
@@ -89,7 +100,9 @@ fn main() {
             (n as u64, 12 << 20, 32, ops)
         }
         m => {
-            eprintln!("unknown mode '{m}': expected mglru, classic, anon, mixed, mixed-classic, sort or sort-classic");
+            eprintln!(
+                "unknown mode '{m}': expected mglru, classic, small, anon, mixed, mixed-classic, sort or sort-classic"
+            );
             std::process::exit(2);
         }
     };

@@ -261,6 +261,28 @@ impl KernelRun {
         let b = |k: &str| st.get(k).copied().unwrap_or(0).max(0) as u64;
         (b("anon") + b("file")) / 4096
     }
+
+    /// The memcg capacity to give the model for an op file whose workload has anon pages of its
+    /// own (`workload_anon`) or not. For a file-only workload with the replayer's end-of-replay
+    /// `memory.stat` (and a `memory.max`), it is what the workload's pages could fill: `memory.max`
+    /// less the kernel's own charges (`kernel`: slab, page tables, stacks) and less the replayer's
+    /// anon pages (its op list and buffers, charged to the memcg for the whole run; the model has
+    /// no such pages). The pages held at the end ([`Self::resident_pages`]) would count the
+    /// replayer's anon as room for file pages, and fall anywhere in reclaim's saw-tooth below the
+    /// limit. Otherwise (a workload with anon pages, whose share of `anon` is not told apart from
+    /// the replayer's; a fixture without the end-of-replay read-back; no limit) it is
+    /// [`Self::resident_pages`].
+    pub fn model_capacity_pages(&self, workload_anon: bool) -> u64 {
+        let st = &self.memory_stat_at_end_of_replay;
+        let (Some(&anon), Some(&kernel)) = (st.get("anon"), st.get("kernel")) else {
+            return self.resident_pages();
+        };
+        if workload_anon || self.memcg_max_bytes == 0 {
+            return self.resident_pages();
+        }
+        let own = (anon.max(0) as u64 + kernel.max(0) as u64).div_ceil(4096);
+        (self.memcg_max_bytes / 4096).saturating_sub(own)
+    }
 }
 
 /// A file-read workload as an op file: `accesses` buffered reads of 4 KiB pages of one file of
@@ -722,6 +744,30 @@ impl Fixture {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_capacity_leaves_out_the_replayers_anon_and_the_kernels_charges() {
+        let stat = |anon: i64, file: i64, kernel: i64| -> BTreeMap<String, i64> {
+            [("anon", anon), ("file", file), ("kernel", kernel)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v * 4096))
+                .collect()
+        };
+        let mut r = KernelRun {
+            memcg_max_bytes: 2048 * 4096,
+            memory_stat: stat(0, 1904, 20),
+            memory_stat_at_end_of_replay: stat(115, 1904, 25),
+            ..Default::default()
+        };
+        assert_eq!(r.resident_pages(), 115 + 1904);
+        // a file-only workload: the limit less the replayer's anon and the kernel's charges
+        assert_eq!(r.model_capacity_pages(false), 2048 - 115 - 25);
+        // a workload with anon pages of its own: what the memcg held
+        assert_eq!(r.model_capacity_pages(true), 115 + 1904);
+        // a fixture without the end-of-replay read-back: what the memcg held after the exit
+        r.memory_stat_at_end_of_replay.clear();
+        assert_eq!(r.model_capacity_pages(false), 1904);
+    }
 
     #[test]
     fn anon_ops_populate_then_measure_the_models_stream() {
