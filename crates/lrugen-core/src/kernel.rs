@@ -279,13 +279,7 @@ impl<P: Policy> Kernel<P> {
     /// Buffered read of one page (`filemap_read` for a 4 KiB `pread`). Returns whether the page was
     /// cached.
     pub fn read_page(&mut self, task: u32, file: u32, index: u64) -> Result<Access, AccessError> {
-        self.check_alive(task)?;
-        let size = self.m.files[file as usize].size;
-        if index >= size {
-            return Err(AccessError::Fault(format!(
-                "read past the end of file {file} ({index} >= {size} pages)"
-            )));
-        }
+        self.check_file_io(task, file, index, "read")?;
         let mut access = Access::Hit;
         let id = match self.m.files[file as usize].slot(index) {
             Slot::Folio(id) => id,
@@ -318,13 +312,7 @@ impl<P: Policy> Kernel<P> {
     /// instantiated without being read (the write covers it; a refault if a shadow was there) —
     /// a minor event, no I/O — then marked accessed (`FGP_ACCESSED`) and dirty.
     pub fn write_page(&mut self, task: u32, file: u32, index: u64) -> Result<Access, AccessError> {
-        self.check_alive(task)?;
-        let size = self.m.files[file as usize].size;
-        if index >= size {
-            return Err(AccessError::Fault(format!(
-                "write past the end of file {file} ({index} >= {size} pages)"
-            )));
-        }
+        self.check_file_io(task, file, index, "write")?;
         let mut access = Access::Hit;
         let id = match self.m.files[file as usize].slot(index) {
             Slot::Folio(id) => id,
@@ -341,6 +329,24 @@ impl<P: Policy> Kernel<P> {
         }
         self.return_to_user();
         Ok(access)
+    }
+
+    /// The checks of a buffered `what` (read, write) of page `index` of `file` by `task`: the
+    /// task is alive and the file exists and is that long.
+    fn check_file_io(&mut self, task: u32, file: u32, index: u64, what: &str) -> Result<(), AccessError> {
+        self.check_alive(task)?;
+        let Some(f) = self.m.files.get(file as usize) else {
+            return Err(AccessError::Fault(format!(
+                "{what} of file {file}, which does not exist"
+            )));
+        };
+        if index >= f.size {
+            return Err(AccessError::Fault(format!(
+                "{what} past the end of file {file} ({index} >= {} pages)",
+                f.size
+            )));
+        }
+        Ok(())
     }
 
     fn check_alive(&mut self, task: u32) -> Result<(), AccessError> {

@@ -19,7 +19,10 @@
 //! Simplified: the write completes at once (the engine prices it as device time through
 //! `pgpgout`), so no page is ever under writeback and writers are never throttled (dirty pages
 //! never pass the free-run ceiling); the domains are checked on every dirtied page rather than
-//! every `nr_dirtied_pause` pages; an inode belongs to the memcg that dirtied it first.
+//! every `nr_dirtied_pause` pages (tried: with the kernel's rate limit the sort fixtures leave ~6% of
+//! the shuffle file dirty and resident at the end of the write phase, which the kernel has written
+//! back by then through a path not modelled yet); an inode belongs to the memcg that dirtied it
+//! first.
 
 use super::Policy;
 use crate::mm::folio::{pg, FolioId};
