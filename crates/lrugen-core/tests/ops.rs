@@ -372,6 +372,7 @@ fn pageout_reclaims_private_pages<P: Policy>(mut k: Kernel<P>, t: MemcgId, a: u3
     }
     let work = k.m.work()[CTX_TASK].folios_scanned;
     let (pswpout, steal) = (vm(&k, Stat::Pswpout), vm(&k, Stat::PgstealDirect));
+    let (pgpgout, deactivate) = (vm(&k, Stat::Pgpgout), vm(&k, Stat::Pgdeactivate));
     ok(&mut k, madv(a, B, 8, Madv::PageOut));
     ok(&mut k, madv(a, B + 512, 8, Madv::PageOut));
     for i in 0..4 {
@@ -393,6 +394,16 @@ fn pageout_reclaims_private_pages<P: Policy>(mut k: Kernel<P>, t: MemcgId, a: u3
     assert_eq!(k.m.mms[a as usize].rss_anon, 0, "{label}");
     assert_eq!(k.m.mms[a as usize].swap_ents, 8, "{label}");
     assert_eq!(
+        vm(&k, Stat::Pgpgout) - pgpgout,
+        8 * 4,
+        "{label}: 4 KiB written per swapped page, none for the clean file pages"
+    );
+    assert_eq!(
+        vm(&k, Stat::Pgdeactivate),
+        deactivate,
+        "{label}: PAGEOUT deactivates nothing"
+    );
+    assert_eq!(
         vm(&k, Stat::PgstealDirect),
         steal,
         "{label}: reclaim_pages counts no pgsteal"
@@ -405,6 +416,49 @@ fn pageout_reclaims_private_pages<P: Policy>(mut k: Kernel<P>, t: MemcgId, a: u3
     );
     assert_eq!(node(&k, t, Stat::NrIsolatedAnon) + node(&k, t, Stat::NrIsolatedFile), 0);
     assert_eq!(ok(&mut k, load(a, B + 512)), Access::Major, "{label}: swapped in");
+}
+
+/// PAGEOUT of anon pages that cannot be swapped (no swap device): 6.1 clears the accessed bits
+/// as COLD does, 6.12 and later leave them; either way `shrink_folio_list` keeps and activates
+/// the folios (`pgactivate`), nothing counts `pgdeactivate` (PAGEOUT does not deactivate) and
+/// `reclaim_pages` counts no `pgscan`/`pgsteal`. The folios go back on the LRU.
+fn pageout_without_swap_activates<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, clears_young: bool, label: &str) {
+    ok(&mut k, anon(task, B, 4));
+    for i in 0..4 {
+        ok(&mut k, store(task, B + i));
+        assert_ne!(
+            k.m.pte(task, B + i) & pte::YOUNG,
+            0,
+            "{label}: the fault leaves the PTE young"
+        );
+    }
+    let activate = vm(&k, Stat::Pgactivate);
+    ok(&mut k, madv(task, B, 4, Madv::PageOut));
+    for i in 0..4 {
+        let e = k.m.pte(task, B + i);
+        assert_eq!(e & pte::PRESENT, pte::PRESENT, "{label}: page {i} stays mapped");
+        let young = if clears_young { 0 } else { pte::YOUNG };
+        assert_eq!(e & pte::YOUNG, young, "{label}: accessed bit of page {i}");
+        let f = k.m.folios[e & pte::PFN_MASK];
+        assert!(f.test(pg::LRU), "{label}: page {i} is put back");
+        assert!(!f.test(pg::REFERENCED), "{label}");
+    }
+    assert_eq!(vm(&k, Stat::Pgactivate) - activate, 4, "{label}: kept and activated");
+    assert_eq!(vm(&k, Stat::Pgdeactivate), 0, "{label}");
+    assert_eq!(vm(&k, Stat::Pswpout) + vm(&k, Stat::Pgpgout), 0, "{label}");
+    assert_eq!(vm(&k, Stat::PgscanDirect) + vm(&k, Stat::PgstealDirect), 0, "{label}");
+    assert_eq!(node(&k, t, Stat::NrIsolatedAnon), 0, "{label}");
+    assert_eq!(node(&k, t, Stat::NrAnonPages), 4, "{label}");
+}
+
+#[test]
+fn pageout_without_swap_keeps_the_folios_per_profile() {
+    let (k, t, task) = classic(1024, 0);
+    pageout_without_swap_activates(k, t, task, false, "classic");
+    for (profile, clears) in [(Profile::V6_1, true), (Profile::Mainline, false)] {
+        let (k, t, task) = mglru(profile, 1024, 0);
+        pageout_without_swap_activates(k, t, task, clears, profile.name());
+    }
 }
 
 #[test]

@@ -391,6 +391,9 @@ pub struct KswapdRun {
     pub node: usize,
     highest: usize,
     sc: ScanControl,
+    /// The loop stopped because the node was balanced (`goto out`, which skips the failure
+    /// count), not because the priority ran out.
+    balanced: bool,
 }
 
 /// Run `f` in kswapd's context: its reclaim work is counted as kswapd's, not the task's.
@@ -411,6 +414,7 @@ pub fn balance_pgdat_begin(m: &mut Machine, node: usize) -> KswapdRun {
         node,
         highest,
         sc: ScanControl::new(0, Reclaimer::Kswapd, None, highest),
+        balanced: false,
     }
 }
 
@@ -421,6 +425,7 @@ pub fn balance_pgdat_step<P: Policy>(m: &mut Machine, p: &mut P, run: &mut Kswap
     in_kswapd_ctx(m, |m| {
         let sc = &mut run.sc;
         if pgdat_balanced(m, node, highest) {
+            run.balanced = true;
             return false;
         }
         let before = sc.nr_reclaimed;
@@ -450,12 +455,14 @@ pub fn balance_pgdat_step<P: Policy>(m: &mut Machine, p: &mut P, run: &mut Kswap
     })
 }
 
-/// Finish a `balance_pgdat` run: count a failure if it reclaimed nothing, and let kswapd sleep.
-/// Returns the pages reclaimed.
+/// Finish a `balance_pgdat` run: count a failure if the priority ran out with nothing reclaimed
+/// (a run that found the node balanced is no failure, even if it reclaimed nothing: under the
+/// engine the tasks may free memory between passes), and let kswapd sleep. Returns the pages
+/// reclaimed.
 pub fn balance_pgdat_end<P: Policy>(m: &mut Machine, p: &mut P, run: KswapdRun) -> u64 {
     let node = run.node;
     in_kswapd_ctx(m, |m| {
-        if run.sc.nr_reclaimed == 0 {
+        if !run.balanced && run.sc.nr_reclaimed == 0 {
             m.nodes[node].kswapd_failures += 1;
         }
         p.snapshot_refaults(m, ROOT_MEMCG, node);

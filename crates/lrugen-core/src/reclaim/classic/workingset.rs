@@ -56,6 +56,24 @@ impl Shadow {
     }
 }
 
+/// The `workingset_refault`, `workingset_activate` and `workingset_restore` items of the file or
+/// anon LRU, which a refault counts in both LRU implementations.
+pub(crate) fn refault_stats(file: bool) -> (Stat, Stat, Stat) {
+    if file {
+        (
+            Stat::WorkingsetRefaultFile,
+            Stat::WorkingsetActivateFile,
+            Stat::WorkingsetRestoreFile,
+        )
+    } else {
+        (
+            Stat::WorkingsetRefaultAnon,
+            Stat::WorkingsetActivateAnon,
+            Stat::WorkingsetRestoreAnon,
+        )
+    }
+}
+
 /// `bucket_order`: how many low bits of the clock the shadow drops so that the clock of a machine
 /// with `total_pages` fits in `EVICTION_BITS` (`workingset_init`).
 pub fn bucket_order(total_pages: u64) -> u32 {
@@ -118,19 +136,7 @@ impl Classic {
         let f = m.folios[id];
         let file = f.is_file_lru();
         let (memcg, node) = (f.memcg, f.node());
-        let (refault, activate, restore) = if file {
-            (
-                Stat::WorkingsetRefaultFile,
-                Stat::WorkingsetActivateFile,
-                Stat::WorkingsetRestoreFile,
-            )
-        } else {
-            (
-                Stat::WorkingsetRefaultAnon,
-                Stat::WorkingsetActivateAnon,
-                Stat::WorkingsetRestoreAnon,
-            )
-        };
+        let (refault, activate, restore) = refault_stats(file);
         m.mod_lruvec_state(memcg, node, refault, 1);
         let (recent, workingset) = self.workingset_test_recent(m, shadow, file);
         if !recent {

@@ -13,7 +13,7 @@ use super::{evictable_min_seq, gen_from_seq, hist_from_seq, pid, type_range, Mgl
 use super::{MAX_NR_GENS, MIN_NR_GENS};
 use crate::mm::folio::{pg, FolioId, ANON, FILE, NIL};
 use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
-use crate::mm::node::WMARK_HIGH;
+use crate::mm::node::{Zone, WMARK_HIGH, WMARK_LOW};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 use crate::reclaim::vmscan::{self, count_scan, mark_isolated};
@@ -160,17 +160,20 @@ fn should_abort_scan(_p: &Mglru, m: &Machine, node: usize, sc: &ScanControl) -> 
     if sc.reclaimer != Reclaimer::Kswapd || sc.order > 0 {
         return false;
     }
-    for (zi, z) in m.nodes[node]
+    eligible_zones_all(m, node, sc, |zi, z| {
+        m.zone_watermark_ok(node, zi, z.wmark(WMARK_HIGH) + MIN_LRU_BATCH)
+    })
+}
+
+/// Whether `ok(zone index, zone)` holds for every managed zone of `node` the reclaim may use
+/// (indices up to `sc.reclaim_idx`): the watermark loop that ends both `should_abort_scan`s.
+fn eligible_zones_all(m: &Machine, node: usize, sc: &ScanControl, ok: impl Fn(usize, &Zone) -> bool) -> bool {
+    m.nodes[node]
         .zones
         .iter()
         .enumerate()
         .take(sc.reclaim_idx.saturating_add(1))
-    {
-        if z.managed > 0 && !m.zone_watermark_ok(node, zi, z.wmark(WMARK_HIGH) + MIN_LRU_BATCH) {
-            return false;
-        }
-    }
-    true
+        .all(|(zi, z)| z.managed == 0 || ok(zi, z))
 }
 
 /// Mainline `try_to_shrink_lruvec`. Returns whether the lruvec should rotate (it aged).
@@ -300,24 +303,9 @@ fn should_abort_scan_6_1(
     if sc.priority > DEF_PRIORITY - 2 {
         return false;
     }
-    for (zi, z) in m.nodes[node]
-        .zones
-        .iter()
-        .enumerate()
-        .take(sc.reclaim_idx.saturating_add(1))
-    {
-        let _ = zi;
-        if z.managed == 0 {
-            continue;
-        }
-        let wmark = if kswapd {
-            z.wmark(WMARK_HIGH)
-        } else {
-            z.wmark(crate::mm::node::WMARK_LOW)
-        };
-        if wmark > z.free {
-            return false;
-        }
+    let mark = if kswapd { WMARK_HIGH } else { WMARK_LOW };
+    if !eligible_zones_all(m, node, sc, |_, z| z.free >= z.wmark(mark)) {
+        return false;
     }
     sc.nr_reclaimed += MIN_LRU_BATCH;
     true

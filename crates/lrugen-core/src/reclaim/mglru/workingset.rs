@@ -11,9 +11,8 @@
 
 use super::{gen_from_seq, hist_from_seq, pid, Mglru, Profile, MAX_NR_GENS};
 use crate::mm::folio::{pg, FolioId, FILE};
-use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
-use crate::reclaim::classic::workingset::{Shadow, EVICTION_MASK};
+use crate::reclaim::classic::workingset::{refault_stats, Shadow, EVICTION_MASK};
 
 /// `LRU_REFS_WIDTH`.
 const REFS_WIDTH: u32 = 2;
@@ -71,19 +70,7 @@ pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64,
         return;
     };
     let lv = p.lv_of(&f);
-    let (refault, activate, restore) = if t == FILE {
-        (
-            Stat::WorkingsetRefaultFile,
-            Stat::WorkingsetActivateFile,
-            Stat::WorkingsetRestoreFile,
-        )
-    } else {
-        (
-            Stat::WorkingsetRefaultAnon,
-            Stat::WorkingsetActivateAnon,
-            Stat::WorkingsetRestoreAnon,
-        )
-    };
+    let (refault, activate, restore) = refault_stats(t == FILE);
     match p.profile() {
         Profile::V6_1 => {
             if !recent {
