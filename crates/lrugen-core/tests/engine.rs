@@ -363,3 +363,43 @@ fn requests_span_their_page_operations() {
     };
     assert!(run(w, PolicyKind::Classic, 1_024, 1, 1, "nvme").requests.is_empty());
 }
+
+#[test]
+fn kswapd_stays_awake_while_the_node_is_unbalanced() {
+    // Anon memory and no swap: nothing kswapd can reclaim. A run that ends with the node still
+    // unbalanced does not let kswapd sleep (kswapd_try_to_sleep), so it runs again and again
+    // until it has failed MAX_RECLAIM_RETRIES times, then sleeps for good.
+    use lrugen::kernel::Kernel;
+    use lrugen::reclaim::classic::Classic;
+    use lrugen::reclaim::MAX_RECLAIM_RETRIES;
+    let cfg = {
+        let mut c = RunConfig::new(
+            MachineConfig::simple(2_048, 0),
+            MemcgConfig::default(),
+            WorkloadSpec::Anon {
+                pages: 1_945,
+                write_ratio: 0.5,
+                dist: Dist::Uniform,
+                accesses: 200,
+                compressed_pct: 0,
+            },
+            PolicyKind::Classic,
+        );
+        c.engine = Some(EngineConfig::default());
+        c
+    };
+    let (mut m, memcg) = sim::build_machine(&cfg).unwrap();
+    let streams = sim::task_streams(&cfg, &mut m, memcg, None).unwrap();
+    let p = Classic::new(&m);
+    let mut k = Kernel::new(m, p);
+    let e = lrugen::sim::engine::run(&mut k, streams, cfg.engine.as_ref().unwrap());
+    assert!(e.error.is_none(), "{:?}", e.error);
+    let n = &k.m.nodes[0];
+    assert_eq!(
+        n.kswapd_failures, MAX_RECLAIM_RETRIES,
+        "kswapd gave up only after 16 runs"
+    );
+    assert!(!n.kswapd_woken);
+    assert_eq!(k.m.vmstat().get(Stat::Pageoutrun), MAX_RECLAIM_RETRIES as i64);
+    k.check().unwrap();
+}

@@ -26,7 +26,7 @@ use crate::mm::device::{Device, DeviceSpec, DeviceStats};
 use crate::mm::vmstat::Stat;
 use crate::mm::{Work, CTX_KSWAPD, CTX_TASK};
 use crate::reclaim::vmscan::{self, KswapdRun};
-use crate::reclaim::Policy;
+use crate::reclaim::{Policy, MAX_RECLAIM_RETRIES};
 use crate::workload::{Op, Stream};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -328,11 +328,21 @@ pub fn run_sampled<P: Policy>(
             k.m.now_ns = now;
             let s0 = snap(k);
             let mut run = kswapd[node].take().expect("a scheduled kswapd run");
-            let more = vmscan::balance_pgdat_step(&mut k.m, &mut k.p, &mut run);
+            let mut more = vmscan::balance_pgdat_step(&mut k.m, &mut k.p, &mut run);
             if more {
                 kswapd[node] = Some(run);
             } else {
                 vmscan::balance_pgdat_end(&mut k.m, &mut k.p, run);
+                // kswapd_try_to_sleep: a node still unbalanced keeps kswapd awake for another
+                // run, until it has failed MAX_RECLAIM_RETRIES times
+                let n = &k.m.nodes[node];
+                let highest = n.zones.len() - 1;
+                if n.kswapd_failures < MAX_RECLAIM_RETRIES && !vmscan::pgdat_balanced(&k.m, node, highest) {
+                    k.m.nodes[node].kswapd_woken = true;
+                    k.m.nodes[node].kswapd_highest_zoneidx = highest;
+                    kswapd[node] = Some(vmscan::balance_pgdat_begin(&mut k.m, node));
+                    more = true;
+                }
             }
             let s1 = snap(k);
             let io = Io::between(&s0, &s1);
