@@ -20,6 +20,8 @@
 //!   `memory.stat` sizes are bytes (multiples of the 4096-byte page); each printed value is the
 //!   counter it names.
 
+mod common;
+
 use lrugen::mm::vmstat::{format_memory_stat, format_proc_vmstat, Counters, Stat, StatKind, NR_STATS};
 use lrugen::mm::{MachineConfig, PAGE_SIZE};
 use lrugen::report;
@@ -341,49 +343,9 @@ fn golden_path(file: &str) -> PathBuf {
         .join(file)
 }
 
-fn blessing() -> bool {
-    std::env::var_os("LRUGEN_BLESS").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-/// Compare `actual` with the golden file `file`, or rewrite the file under `LRUGEN_BLESS=1`.
+/// Compare `actual` with the golden file `file` (`common::check_golden`).
 fn check_golden(file: &str, actual: &str) {
-    let path = golden_path(file);
-    if blessing() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
-        eprintln!("blessed {}", path.display());
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read golden file {}: {e}\n\
-             generate it with: LRUGEN_BLESS=1 cargo test -p lrugen-core --test formats",
-            path.display()
-        )
-    });
-    if expected == actual {
-        return;
-    }
-    let mut diff = String::new();
-    let (e, a): (Vec<_>, Vec<_>) = (expected.lines().collect(), actual.lines().collect());
-    for i in 0..e.len().max(a.len()) {
-        let (el, al) = (e.get(i).copied(), a.get(i).copied());
-        if el != al {
-            diff.push_str(&format!(
-                "  line {}: expected {:?}, got {:?}\n",
-                i + 1,
-                el.unwrap_or("<none>"),
-                al.unwrap_or("<none>")
-            ));
-        }
-    }
-    panic!(
-        "{} differs from this run:\n{diff}\
-         If the change is intended, regenerate with\n  \
-         LRUGEN_BLESS=1 cargo test -p lrugen-core --test formats\n\
-         and review `git diff crates/lrugen-core/tests/golden/`.",
-        path.display()
-    );
+    common::check_golden(&golden_path(file), actual, "formats");
 }
 
 #[test]

@@ -161,78 +161,14 @@ fn anon_without_swap_memcg_pressure_ooms_cleanly() {
 // A mixed file + anon setup built by hand
 // -------------------------------------------------------------------------------------------------
 
-/// xorshift64*: a tiny deterministic generator for the hand-built workload.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// Two tasks in `/t`: buffered reads and writes of three files, an executable and a plain file
 /// mapping, and an anon region with loads and stores; skewed so that reclaim sees hot and cold
-/// pages of every kind. Returns the kernel after `steps` operations.
+/// pages of every kind (`common::mixed_workload`). Returns the kernel after `steps` operations.
 fn mixed(pages: u64, swap: u64, max: Option<u64>, steps: u32) -> K {
     let mut k = kernel(pages, swap);
-    let t = k.create_memcg(ROOT_MEMCG, "t");
-    if let Some(max) = max {
-        k.m.memcgs[t].max = max;
-    }
-    let (a, b) = (k.m.create_mm(t), k.m.create_mm(t));
-    let files: Vec<u32> = (0..3).map(|i| file(&mut k, &format!("f{i}"), 512)).collect();
-    let exe = file(&mut k, "exe", 64);
-    let code = k.m.mmap(a, 64, vmf::EXEC, Some((exe, 0)));
-    let data = k.m.mmap(b, 256, 0, Some((files[2], 0)));
-    let heap = k.m.mmap(a, 512, vmf::WRITE, None);
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    for _ in 0..steps {
-        // a skewed page: half the time within the first eighth
-        let skew = |rng: &mut Rng, n: u64| {
-            if rng.below(2) == 0 {
-                rng.below(n / 8)
-            } else {
-                rng.below(n)
-            }
-        };
-        let r = match rng.below(10) {
-            0..=2 => {
-                let f = files[rng.below(3) as usize];
-                let i = skew(&mut rng, 512);
-                k.read_page(b, f, i)
-            }
-            3 => {
-                let i = skew(&mut rng, 512);
-                k.write_page(b, files[1], i)
-            }
-            4 => {
-                let i = skew(&mut rng, 64) as u32;
-                k.access(a, code + i, false)
-            }
-            5 => {
-                let i = skew(&mut rng, 256) as u32;
-                k.access(b, data + i, false)
-            }
-            6..=7 => {
-                let i = skew(&mut rng, 512) as u32;
-                k.access(a, heap + i, false)
-            }
-            _ => {
-                let i = skew(&mut rng, 512) as u32;
-                k.access(a, heap + i, true)
-            }
-        };
-        match r {
-            Ok(_) | Err(AccessError::Killed(_)) => {}
-            Err(e) => panic!("unexpected failure: {e}"),
-        }
+    mixed_workload(&mut k, max, true, steps, |k| {
         assert!(k.m.check_failure.is_none(), "{}", k.m.check_failure.as_ref().unwrap());
-    }
+    });
     k.check().unwrap();
     assert_accounting(&k);
     k

@@ -13,6 +13,8 @@
 //! git diff crates/lrugen-core/tests/golden/
 //! ```
 
+mod common;
+
 use lrugen::kernel::Kernel;
 use lrugen::mm::memcg::ROOT_MEMCG;
 use lrugen::mm::pagecache::Advice;
@@ -30,19 +32,9 @@ fn golden(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Compare `text` with the golden file `name` (`common::check_golden`).
 fn check_golden(name: &str, text: &str) {
-    let path = golden(name);
-    if std::env::var_os("LRUGEN_BLESS").is_some() {
-        std::fs::write(&path, text).expect("write golden file");
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with LRUGEN_BLESS=1 to create it)", path.display()));
-    assert!(
-        want == text,
-        "{} differs from this run's output:\n--- expected\n{want}\n--- got\n{text}",
-        path.display()
-    );
+    common::check_golden(&golden(name), text, "mglru_golden");
 }
 
 /// The deterministic run; returns (lru_gen, lru_gen_full, kernel) after the run.

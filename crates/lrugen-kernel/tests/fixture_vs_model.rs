@@ -16,6 +16,18 @@ const MISS_TOLERANCE: f64 = 0.03;
 /// The same for the anon (swap) fixture (see README.md, "Fidelity").
 const ANON_MISS_TOLERANCE: f64 = 0.08;
 
+/// Fail unless `rel`, the relative difference of `what` between the model and the kernel, is
+/// within `tolerance`.
+#[track_caller]
+fn assert_within(what: &str, rel: f64, tolerance: f64) {
+    assert!(
+        rel <= tolerance,
+        "{what} differ by {:.1}% (> {:.0}%)",
+        rel * 100.0,
+        tolerance * 100.0
+    );
+}
+
 fn load(name: &str) -> Fixture {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -23,12 +35,27 @@ fn load(name: &str) -> Fixture {
     serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()
 }
 
+/// Load fixture `name` and check what every fixture holds: a kernel of release `release`, the
+/// workload's accesses all counted, and the per-window misses summing to the total.
+fn load_checked(name: &str, release: &str) -> Fixture {
+    let f = load(name);
+    assert!(
+        f.run.kernel_release.starts_with(release),
+        "{name}: {}",
+        f.run.kernel_release
+    );
+    assert_eq!(f.run.accesses, f.accesses, "{name}");
+    assert_eq!(
+        f.run.windows.iter().map(|w| w.misses).sum::<u64>(),
+        f.run.misses,
+        "{name}"
+    );
+    f
+}
+
 #[test]
 fn fixture_parses() {
-    let f = load("debian-6.1-mglru-file-zipf.json");
-    assert!(f.run.kernel_release.starts_with("6.1."));
-    assert_eq!(f.run.accesses, f.accesses);
-    assert_eq!(f.run.windows.iter().map(|w| w.misses).sum::<u64>(), f.run.misses);
+    let f = load_checked("debian-6.1-mglru-file-zipf.json", "6.1.");
     let t = f.run.workload_lruvec().expect("/t in lru_gen");
     assert!(t.gens.len() >= 2);
     assert!(!f.run.lru_gen_full_parsed().unwrap().is_empty());
@@ -87,12 +114,7 @@ fn compare(name: &str, policy: PolicyKind, profile: Profile) -> (u64, u64, f64) 
 #[test]
 fn model_misses_within_tolerance_of_debian_6_1() {
     let (_, _, rel) = compare("debian-6.1-mglru-file-zipf.json", PolicyKind::Mglru, Profile::V6_1);
-    assert!(
-        rel <= MISS_TOLERANCE,
-        "misses differ by {:.1}% (> {:.0}%)",
-        rel * 100.0,
-        MISS_TOLERANCE * 100.0
-    );
+    assert_within("misses", rel, MISS_TOLERANCE);
 }
 
 /// A smaller run of the same kind (16 MiB file, 20,000 reads, 8 MiB memcg): the replayer's own
@@ -108,12 +130,7 @@ fn model_misses_within_tolerance_of_debian_6_1_small() {
     let cap = f.run.model_capacity_pages(false);
     assert!(cap < f.run.resident_pages(), "{cap}");
     let (_, _, rel) = compare(name, PolicyKind::Mglru, Profile::V6_1);
-    assert!(
-        rel <= MISS_TOLERANCE,
-        "misses differ by {:.1}% (> {:.0}%)",
-        rel * 100.0,
-        MISS_TOLERANCE * 100.0
-    );
+    assert_within("misses", rel, MISS_TOLERANCE);
 }
 
 /// Debian 6.12.117 has no profile of its own: §17 of the design notes puts it between 6.1 and
@@ -121,12 +138,7 @@ fn model_misses_within_tolerance_of_debian_6_1_small() {
 #[test]
 fn model_misses_within_tolerance_of_debian_6_12() {
     let (_, _, rel) = compare("debian-6.12-mglru-file-zipf.json", PolicyKind::Mglru, Profile::V6_1);
-    assert!(
-        rel <= MISS_TOLERANCE,
-        "misses differ by {:.1}% (> {:.0}%)",
-        rel * 100.0,
-        MISS_TOLERANCE * 100.0
-    );
+    assert_within("misses", rel, MISS_TOLERANCE);
 }
 
 /// What the 7.2 fixtures show of 7.2's own behaviour (`kernel-mglru.md` §17): the `memcg 28 /t`
@@ -136,10 +148,7 @@ fn model_misses_within_tolerance_of_debian_6_12() {
 #[test]
 fn debian_7_2_fixtures_parse() {
     for name in ["debian-7.2-mglru-file-zipf.json", "debian-7.2-mglru-mixed-zipf.json"] {
-        let f = load(name);
-        assert!(f.run.kernel_release.starts_with("7.2."), "{name}");
-        assert_eq!(f.run.accesses, f.accesses, "{name}");
-        assert_eq!(f.run.windows.iter().map(|w| w.misses).sum::<u64>(), f.run.misses);
+        let f = load_checked(name, "7.2.");
         let head = f
             .run
             .lru_gen
@@ -186,23 +195,13 @@ fn model_misses_within_tolerance_of_debian_7_2() {
         rel * 100.0,
         rel61 * 100.0
     );
-    assert!(
-        rel <= MISS_TOLERANCE,
-        "misses differ by {:.1}% (> {:.0}%)",
-        rel * 100.0,
-        MISS_TOLERANCE * 100.0
-    );
+    assert_within("misses", rel, MISS_TOLERANCE);
 }
 
 #[test]
 fn classic_model_misses_within_tolerance_of_debian_6_1() {
     let (_, _, rel) = compare("debian-6.1-classic-file-zipf.json", PolicyKind::Classic, Profile::V6_1);
-    assert!(
-        rel <= MISS_TOLERANCE,
-        "misses differ by {:.1}% (> {:.0}%)",
-        rel * 100.0,
-        MISS_TOLERANCE * 100.0
-    );
+    assert_within("misses", rel, MISS_TOLERANCE);
 }
 
 /// The anon fixture (MGLRU, swap on a virtio disk, `vm.page-cluster=0`) through the model's `Anon`
@@ -255,10 +254,7 @@ fn compare_anon(name: &str) -> (u64, u64, f64) {
 
 #[test]
 fn anon_fixture_parses() {
-    let f = load("debian-6.1-mglru-anon-zipf.json");
-    assert!(f.run.kernel_release.starts_with("6.1."));
-    assert_eq!(f.run.accesses, f.accesses);
-    assert_eq!(f.run.windows.iter().map(|w| w.misses).sum::<u64>(), f.run.misses);
+    let f = load_checked("debian-6.1-mglru-anon-zipf.json", "6.1.");
     // With page-cluster 0 every major fault is one swap-in, and the measured swap-in misses are
     // a subset of them (the replayer's own heap is swapped too).
     let v = |k: &str| f.run.vmstat_delta.get(k).copied().unwrap_or(0);
@@ -282,12 +278,7 @@ fn anon_fixture_parses() {
 #[test]
 fn anon_model_vs_debian_6_1() {
     let (_, _, rel) = compare_anon("debian-6.1-mglru-anon-zipf.json");
-    assert!(
-        rel <= ANON_MISS_TOLERANCE,
-        "swap-in misses differ by {:.1}% (> {:.0}%)",
-        rel * 100.0,
-        ANON_MISS_TOLERANCE * 100.0
-    );
+    assert_within("swap-in misses", rel, ANON_MISS_TOLERANCE);
 }
 
 /// Misses of a mixed fixture, in total and per LRU type.

@@ -45,20 +45,26 @@ fn same_counters(a: &RunResult, b: &RunResult) {
     assert_eq!(a.memory_stat.as_ref().unwrap().0, b.memory_stat.as_ref().unwrap().0);
 }
 
+/// The model's own workload behind an anon fixture: `WorkloadSpec::Anon` with its pages, write
+/// ratio, distribution and accesses.
+fn anon_spec(f: &Fixture) -> WorkloadSpec {
+    let a = f.anon.clone().expect("an anon fixture");
+    WorkloadSpec::Anon {
+        compressed_pct: 0,
+        pages: a.pages,
+        write_ratio: a.write_ratio,
+        dist: f.dist.parse().unwrap(),
+        accesses: f.accesses,
+    }
+}
+
 /// Replaying the op file on the model is the model's own run of the workload: the anon fixture's
 /// op file against `WorkloadSpec::Anon` with the same seed, and the file fixture's against the
 /// dense trace of its reads (no read-ahead: page placement does not matter), counter for counter.
 #[test]
 fn the_models_replay_of_an_op_file_is_its_own_run_of_the_workload() {
     let f = load("debian-6.1-mglru-anon-zipf.json");
-    let a = f.anon.clone().unwrap();
-    let spec = WorkloadSpec::Anon {
-        compressed_pct: 0,
-        pages: a.pages,
-        write_ratio: a.write_ratio,
-        dist: f.dist.parse().unwrap(),
-        accesses: f.accesses,
-    };
+    let spec = anon_spec(&f);
     let cfg = config(&f, PolicyKind::Mglru, spec);
     let own = lrugen::sim::run(&cfg, None, &mut |_, _| {}).unwrap();
     let replay = model::run(&f.ops().unwrap(), &cfg).unwrap();
@@ -89,15 +95,8 @@ fn settings(f: &Fixture, lru: &str) -> Settings {
 #[test]
 fn the_report_puts_the_fixture_beside_the_model() {
     let f = load("debian-6.1-mglru-anon-zipf.json");
-    let a = f.anon.clone().unwrap();
     let ops = f.ops().unwrap();
-    let spec = WorkloadSpec::Anon {
-        compressed_pct: 0,
-        pages: a.pages,
-        write_ratio: a.write_ratio,
-        dist: f.dist.parse().unwrap(),
-        accesses: f.accesses,
-    };
+    let spec = anon_spec(&f);
     let m = model::run(&ops, &config(&f, PolicyKind::Mglru, spec)).unwrap();
     // a sample at every window's end, in measured accesses
     let ends: Vec<u64> = (1..=f.run.windows.len() as u64).map(|i| i * f.window).collect();

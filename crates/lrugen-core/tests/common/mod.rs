@@ -3,14 +3,16 @@
 //! walking the lists (not by reading flags), and independent recounts of what the checker checks.
 #![allow(dead_code)] // each test binary uses a different subset
 
-use lrugen::kernel::Kernel;
+use lrugen::kernel::{AccessError, Kernel};
 use lrugen::mm::folio::{pg, FolioId};
 use lrugen::mm::memcg::{MemcgId, ROOT_MEMCG};
 use lrugen::mm::pagecache::{Advice, Slot};
+use lrugen::mm::vm::vmf;
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Lru, Machine, MachineConfig};
 use lrugen::reclaim::classic::Classic;
-use lrugen::reclaim::{Reclaimer, ScanControl, SWAP_CLUSTER_MAX};
+use lrugen::reclaim::{Policy, Reclaimer, ScanControl, SWAP_CLUSTER_MAX};
+use std::path::Path;
 
 /// The kernel under test.
 pub type K = Kernel<Classic>;
@@ -171,4 +173,144 @@ pub fn assert_accounting(k: &K) {
     }
     let cached: u64 = k.m.files.iter().map(|f| f.nr_pages).sum();
     assert_eq!(v.get(Stat::NrFilePages), cached as i64, "nr_file_pages");
+}
+
+/// xorshift64*: a tiny deterministic generator for the hand-built workloads.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// A skewed index below `n`: half the time within the first eighth.
+    pub fn skewed(&mut self, n: u64) -> u64 {
+        if self.below(2) == 0 {
+            self.below(n / 8)
+        } else {
+            self.below(n)
+        }
+    }
+}
+
+/// The hand-built mixed workload, for any policy: two tasks in a new memcg `/t` (limited to `max`
+/// pages if given) doing buffered reads and writes of three files, loads through an executable and
+/// a plain file mapping, and loads and stores to an anon region; skewed so that reclaim sees hot
+/// and cold pages of every kind. With `writes` false the buffered writes become reads. Runs `steps`
+/// operations, calling `after` after each (to stop at the first checker failure); an OOM kill is
+/// expected, any other failed access panics. Returns `/t`.
+pub fn mixed_workload<P: Policy>(
+    k: &mut Kernel<P>,
+    max: Option<u64>,
+    writes: bool,
+    steps: u32,
+    mut after: impl FnMut(&Kernel<P>),
+) -> MemcgId {
+    let t = k.create_memcg(ROOT_MEMCG, "t");
+    if let Some(max) = max {
+        k.m.memcgs[t].max = max;
+    }
+    let (a, b) = (k.m.create_mm(t), k.m.create_mm(t));
+    let files: Vec<u32> = (0..3)
+        .map(|i| k.m.create_file(&format!("f{i}"), 512, Advice::Normal))
+        .collect();
+    let exe = k.m.create_file("exe", 64, Advice::Normal);
+    let code = k.m.mmap(a, 64, vmf::EXEC, Some((exe, 0)));
+    let data = k.m.mmap(b, 256, 0, Some((files[2], 0)));
+    let heap = k.m.mmap(a, 512, vmf::WRITE, None);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..steps {
+        let r = match rng.below(10) {
+            0..=2 => {
+                let f = files[rng.below(3) as usize];
+                let i = rng.skewed(512);
+                k.read_page(b, f, i)
+            }
+            3 if writes => {
+                let i = rng.skewed(512);
+                k.write_page(b, files[1], i)
+            }
+            3 => {
+                let i = rng.skewed(512);
+                k.read_page(b, files[1], i)
+            }
+            4 => {
+                let i = rng.skewed(64) as u32;
+                k.access(a, code + i, false)
+            }
+            5 => {
+                let i = rng.skewed(256) as u32;
+                k.access(b, data + i, false)
+            }
+            6..=7 => {
+                let i = rng.skewed(512) as u32;
+                k.access(a, heap + i, false)
+            }
+            _ => {
+                let i = rng.skewed(512) as u32;
+                k.access(a, heap + i, true)
+            }
+        };
+        match r {
+            Ok(_) | Err(AccessError::Killed(_)) => {}
+            Err(e) => panic!("unexpected failure: {e}"),
+        }
+        after(k);
+    }
+    t
+}
+
+/// Whether `LRUGEN_BLESS` asks for the golden files to be rewritten (set, not empty, not `0`).
+pub fn blessing() -> bool {
+    std::env::var_os("LRUGEN_BLESS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Compare `actual` with the golden file at `path`, or (re)write the file under `LRUGEN_BLESS=1`.
+/// A difference panics with the differing lines and the command that regenerates the file
+/// (`cargo test -p lrugen-core --test {test}`).
+pub fn check_golden(path: &Path, actual: &str, test: &str) {
+    if blessing() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, actual).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+        eprintln!("blessed {}", path.display());
+        return;
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read golden file {}: {e}\n\
+             generate it with: LRUGEN_BLESS=1 cargo test -p lrugen-core --test {test}",
+            path.display()
+        )
+    });
+    if expected == actual {
+        return;
+    }
+    let mut diff = String::new();
+    let (e, a): (Vec<_>, Vec<_>) = (expected.split('\n').collect(), actual.split('\n').collect());
+    for i in 0..e.len().max(a.len()) {
+        let (el, al) = (e.get(i).copied(), a.get(i).copied());
+        if el != al {
+            diff.push_str(&format!(
+                "  line {}: expected {:?}, got {:?}\n",
+                i + 1,
+                el.unwrap_or("<none>"),
+                al.unwrap_or("<none>")
+            ));
+        }
+    }
+    panic!(
+        "{} differs from this run:\n{diff}\
+         If the change is intended, regenerate with\n  \
+         LRUGEN_BLESS=1 cargo test -p lrugen-core --test {test}\n\
+         and review `git diff {}`.",
+        path.display(),
+        path.parent().unwrap().display()
+    );
 }

@@ -19,6 +19,9 @@
 //! * **Write commands**: one test per rule of `lru_gen_seq_write`/`run_cmd`.
 //! * **Robustness**: the parsers never panic on random or mutated text.
 
+#[path = "../common/mod.rs"]
+mod common;
+
 use lrugen::reclaim::mglru::debugfs::{
     check_age, check_evict, commands, detect_format, eviction_done, jiffies_to_msecs, parse, parse_commands, show,
     AgeCheck, Clock, Command, CommandError, Errno, Format, LruvecView, ParsedGen, ParsedLruvec, TierRow,
@@ -42,37 +45,9 @@ fn read_data(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
 }
 
-fn blessing() -> bool {
-    std::env::var_os("LRUGEN_BLESS").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-/// Compare `actual` with the golden file `name`, or rewrite it under `LRUGEN_BLESS=1`.
+/// Compare `actual` with the golden file `name` (`common::check_golden`).
 fn check_golden(name: &str, actual: &str) {
-    let path = data_path(name);
-    if blessing() {
-        std::fs::write(&path, actual).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
-        eprintln!("blessed {}", path.display());
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read golden file {}: {e}\n\
-             generate it with: LRUGEN_BLESS=1 cargo test -p lrugen-core --test debugfs",
-            path.display()
-        )
-    });
-    if expected == actual {
-        return;
-    }
-    let (e, a): (Vec<_>, Vec<_>) = (expected.split('\n').collect(), actual.split('\n').collect());
-    let mut diff = String::new();
-    for i in 0..e.len().max(a.len()) {
-        let (el, al) = (e.get(i).copied(), a.get(i).copied());
-        if el != al {
-            diff.push_str(&format!("line {}:\n  expected {:?}\n  actual   {:?}\n", i + 1, el, al));
-        }
-    }
-    panic!("{name} differs from the golden file:\n{diff}");
+    common::check_golden(&data_path(name), actual, "debugfs");
 }
 
 // ---------------------------------------------------------------------------------------------
