@@ -473,6 +473,19 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// A run of `workload` under `policy` in a memcg of `limit` pages, the reference caches as large,
+/// everything else at [`RunConfig::new`]'s defaults (`bench` and the built-in comparison).
+fn limited_run(machine: MachineConfig, limit: u64, workload: WorkloadSpec, policy: PolicyKind) -> RunConfig {
+    let memcg = MemcgConfig {
+        max: Some(limit),
+        ..Default::default()
+    };
+    RunConfig {
+        capacity: Some(limit),
+        ..RunConfig::new(machine, memcg, workload, policy)
+    }
+}
+
 fn cmd_bench(a: BenchArgs) -> Result<(), String> {
     let policies = parse_policies(&a.policy)?;
     if a.capacity == 0 {
@@ -489,24 +502,9 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         for &p in &policies {
-            let cfg = RunConfig {
-                machine: MachineConfig::simple(a.capacity.saturating_add(a.capacity.max(16_384)), 0),
-                memcg: MemcgConfig {
-                    max: Some(a.capacity),
-                    ..Default::default()
-                },
-                workload: WorkloadSpec::Trace { path: path.clone() },
-                policy: p,
-                seed: 1,
-                capacity: Some(a.capacity),
-                check: false,
-                mglru: Default::default(),
-                debugfs_every: None,
-                debugfs_write: None,
-                sample_every: None,
-                engine: None,
-                jobs: 1,
-            };
+            let machine = MachineConfig::simple(a.capacity.saturating_add(a.capacity.max(16_384)), 0);
+            let workload = WorkloadSpec::Trace { path: path.clone() };
+            let cfg = limited_run(machine, a.capacity, workload, p);
             let r = sim::run(&cfg, Some(t.clone()), &mut |_, _| {}).map_err(|e| e.to_string())?;
             let rate = r.accesses as f64 / r.wall_seconds.max(1e-9);
             println!(
@@ -558,24 +556,7 @@ fn cmd_default() -> Result<(), String> {
     for (title, spec, limit, swap) in runs {
         let cfgs: Vec<RunConfig> = PolicyKind::ALL
             .iter()
-            .map(|&p| RunConfig {
-                machine: MachineConfig::simple(limit + 16_384, swap),
-                memcg: MemcgConfig {
-                    max: Some(limit),
-                    ..Default::default()
-                },
-                workload: spec.clone(),
-                policy: p,
-                seed: 1,
-                capacity: Some(limit),
-                check: false,
-                mglru: Default::default(),
-                debugfs_every: None,
-                debugfs_write: None,
-                sample_every: None,
-                engine: None,
-                jobs: 1,
-            })
+            .map(|&p| limited_run(MachineConfig::simple(limit + 16_384, swap), limit, spec.clone(), p))
             .collect();
         let results = run_all(&cfgs, None)?;
         println!("{title}");

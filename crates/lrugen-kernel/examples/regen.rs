@@ -51,24 +51,18 @@ fn main() {
     let (dist, seed, window) = ("zipf:0.9", 1u64, 5000u64);
     let d = dist.parse().unwrap();
     let (mut file_pages, mut anon, mut mixed, mut experiment) = (0u64, None, None, None);
+    // buffered reads of one file of `pages` pages: (accesses, memcg bytes, swap MiB, ops)
+    let file_read = |pages: u64, accesses: u64, memcg: u64| {
+        (accesses, memcg, 0u64, file_read_ops(pages, accesses, d, seed, window))
+    };
     let (accesses, memcg, swap_mib, ops) = match mode {
         "mglru" | "classic" => {
             file_pages = 16384;
-            (
-                100_000u64,
-                32u64 << 20,
-                0u64,
-                file_read_ops(file_pages, 100_000, d, seed, window),
-            )
+            file_read(file_pages, 100_000, 32 << 20)
         }
         "small" => {
             file_pages = 4096;
-            (
-                20_000u64,
-                8u64 << 20,
-                0u64,
-                file_read_ops(file_pages, 20_000, d, seed, window),
-            )
+            file_read(file_pages, 20_000, 8 << 20)
         }
         "anon" => {
             let x = AnonFixture {

@@ -79,6 +79,22 @@ struct Count {
     minor: u64,
 }
 
+/// `pwrite` (`write`) or `pread` of page `index` of `fd` from or into `buf`; the syscall's
+/// result.
+#[inline]
+fn page_io(fd: std::os::fd::RawFd, buf: &mut [u8], index: u64, write: bool) -> isize {
+    assert!(buf.len() >= PAGE, "page_io needs a whole page of buffer");
+    let off = (index as usize * PAGE) as libc::off_t;
+    // SAFETY: buf holds at least PAGE bytes (checked above).
+    unsafe {
+        if write {
+            libc::pwrite(fd, buf.as_ptr() as *const libc::c_void, PAGE, off)
+        } else {
+            libc::pread(fd, buf.as_mut_ptr() as *mut libc::c_void, PAGE, off)
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let usage =
@@ -145,15 +161,7 @@ fn main() {
             ReplayOp::Read { file, index } => {
                 let (_, f, m) = &files[find(file)];
                 let miss = !m.resident(index);
-                // SAFETY: buf holds PAGE bytes.
-                let r = unsafe {
-                    libc::pread(
-                        f.as_raw_fd(),
-                        buf.as_mut_ptr() as *mut libc::c_void,
-                        PAGE,
-                        (index as usize * PAGE) as libc::off_t,
-                    )
-                };
+                let r = page_io(f.as_raw_fd(), &mut buf, index, false);
                 if r < 0 {
                     die(format!("pread page {index}: {}", std::io::Error::last_os_error()));
                 }
@@ -164,15 +172,7 @@ fn main() {
                 let (_, f, m) = &files[find(file)];
                 let resident = m.resident(index);
                 buf.fill((index as u8) | 1);
-                // SAFETY: buf holds PAGE bytes.
-                let r = unsafe {
-                    libc::pwrite(
-                        f.as_raw_fd(),
-                        buf.as_ptr() as *const libc::c_void,
-                        PAGE,
-                        (index as usize * PAGE) as libc::off_t,
-                    )
-                };
+                let r = page_io(f.as_raw_fd(), &mut buf, index, true);
                 if r != PAGE as isize {
                     die(format!("pwrite page {index}: {}", std::io::Error::last_os_error()));
                 }

@@ -5,13 +5,14 @@ use std::io::BufRead;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use crate::error::{Location, TraceError};
+use crate::error::TraceError;
 use crate::record::{KeySpace, TraceOp, TraceRecord, PAGE_SIZE};
-use crate::text::{is_blank, parse_u64, Lines};
+use crate::text::{line_reader_accessors, parse_u64, Lines};
 
 /// The header line of the CloudPhysics sample (`cloudPhysicsIO.csv`).
 pub const CLOUDPHYSICS_HEADER: &str = "version,time,op,size,lbn";
 
+const COLUMNS_EXPECTED: &str = "csv parameters with column numbers from 1";
 const NO_PARAMS_EXPECTED: &str = "the CloudPhysics header \"version,time,op,size,lbn\" (other csv traces need \
      column parameters, e.g. \"time-col=2, obj-id-col=5, obj-size-col=4, op-col=3, has-header=true\")";
 const FIELDS_EXPECTED: &str = "as many delimited fields as the highest column parameter";
@@ -235,6 +236,8 @@ pub struct CsvReader<R> {
     done: bool,
 }
 
+line_reader_accessors!(CsvReader);
+
 impl<R: BufRead> CsvReader<R> {
     /// Reads a delimited trace from `input` (already decompressed); `path`
     /// names it in errors.
@@ -263,23 +266,15 @@ impl<R: BufRead> CsvReader<R> {
         }
     }
 
-    /// Lines read so far.
-    pub fn position(&self) -> Location {
-        Location::Line(self.lines.line_no)
-    }
-
-    /// Gives the input back.
-    pub fn into_inner(self) -> R {
-        self.lines.input
-    }
-
-    /// The name used in error messages.
-    pub fn path(&self) -> &std::path::Path {
-        self.lines.path()
-    }
-
     fn start(&mut self) -> Result<bool, TraceError> {
         self.started = true;
+        // The fields are public: a hand-built column 0 is refused here (the
+        // `-t` parser refuses it too) rather than indexing before column 1.
+        if let Some(p) = &self.params {
+            if [Some(p.obj_id_col), p.time_col, p.obj_size_col, p.op_col].contains(&Some(0)) {
+                return Err(self.lines.error_found(COLUMNS_EXPECTED, p.to_string()));
+            }
+        }
         match &self.params {
             Some(p) if !p.has_header => Ok(true),
             Some(_) => self.lines.advance(),
@@ -305,67 +300,62 @@ impl<R: BufRead> CsvReader<R> {
         let Some(p) = &self.params else {
             return Ok(None);
         };
-        loop {
-            if !self.lines.advance()? {
-                return Ok(None);
-            }
-            let line = self.lines.line();
-            if is_blank(line) {
-                continue;
-            }
-            split_fields(line, p.delimiter, &mut self.fields);
-            if self.fields.len() < self.max_col {
-                let found = format!("{} fields: {}", self.fields.len(), crate::reader::excerpt(line));
-                return Err(self.lines.error_found(FIELDS_EXPECTED, found));
-            }
-            let field = |col: usize| {
-                let (a, b) = self.fields[col - 1];
-                &line[a..b]
-            };
-            let id = field(p.obj_id_col);
-            let key = if p.obj_id_is_num {
-                match parse_u64(id) {
-                    Some(k) => k,
-                    None => return Err(self.lines.error_found(ID_EXPECTED, lossy(id))),
-                }
-            } else {
-                fnv1a(id)
-            };
-            let len = match p.obj_size_col {
-                Some(c) => match parse_u64(field(c)).and_then(|s| u32::try_from(s).ok()) {
-                    Some(s) => s,
-                    None => return Err(self.lines.error_found(SIZE_EXPECTED, lossy(field(c)))),
-                },
-                None => p.block_size.unwrap_or(PAGE_SIZE as u32),
-            };
-            if let Some(bs) = p.block_size {
-                let end = u128::from(key) * u128::from(bs) + u128::from(len);
-                if end > u128::from(u64::MAX) {
-                    return Err(self.lines.error(RANGE_EXPECTED));
-                }
-            }
-            let time = match p.time_col {
-                Some(c) => match parse_time(field(c)) {
-                    Some(t) => t,
-                    None => return Err(self.lines.error_found(TIME_EXPECTED, lossy(field(c)))),
-                },
-                None => 0,
-            };
-            let op = match p.op_col {
-                Some(c) => match parse_op(field(c)) {
-                    Some(op) => op,
-                    None => return Err(self.lines.error_found(OP_EXPECTED, lossy(field(c)))),
-                },
-                None => TraceOp::Read,
-            };
-            return Ok(Some(TraceRecord {
-                op,
-                key,
-                len,
-                file: 0,
-                time,
-            }));
+        if !self.lines.advance_nonblank()? {
+            return Ok(None);
         }
+        let line = self.lines.line();
+        split_fields(line, p.delimiter, &mut self.fields);
+        if self.fields.len() < self.max_col {
+            let found = format!("{} fields: {}", self.fields.len(), crate::reader::excerpt(line));
+            return Err(self.lines.error_found(FIELDS_EXPECTED, found));
+        }
+        let field = |col: usize| {
+            let (a, b) = self.fields[col - 1];
+            &line[a..b]
+        };
+        let id = field(p.obj_id_col);
+        let key = if p.obj_id_is_num {
+            match parse_u64(id) {
+                Some(k) => k,
+                None => return Err(self.lines.error_found(ID_EXPECTED, lossy(id))),
+            }
+        } else {
+            fnv1a(id)
+        };
+        let len = match p.obj_size_col {
+            Some(c) => match parse_u64(field(c)).and_then(|s| u32::try_from(s).ok()) {
+                Some(s) => s,
+                None => return Err(self.lines.error_found(SIZE_EXPECTED, lossy(field(c)))),
+            },
+            None => p.block_size.unwrap_or(PAGE_SIZE as u32),
+        };
+        if let Some(bs) = p.block_size {
+            let end = u128::from(key) * u128::from(bs) + u128::from(len);
+            if end > u128::from(u64::MAX) {
+                return Err(self.lines.error(RANGE_EXPECTED));
+            }
+        }
+        let time = match p.time_col {
+            Some(c) => match parse_time(field(c)) {
+                Some(t) => t,
+                None => return Err(self.lines.error_found(TIME_EXPECTED, lossy(field(c)))),
+            },
+            None => 0,
+        };
+        let op = match p.op_col {
+            Some(c) => match parse_op(field(c)) {
+                Some(op) => op,
+                None => return Err(self.lines.error_found(OP_EXPECTED, lossy(field(c)))),
+            },
+            None => TraceOp::Read,
+        };
+        Ok(Some(TraceRecord {
+            op,
+            key,
+            len,
+            file: 0,
+            time,
+        }))
     }
 }
 

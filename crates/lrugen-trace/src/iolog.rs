@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::PathBuf;
 
-use crate::error::{Location, TraceError};
+use crate::error::TraceError;
 use crate::record::{TraceOp, TraceRecord};
-use crate::text::{is_blank, parse_u64, split_ws, Lines};
+use crate::text::{line_reader_accessors, parse_u64, split_ws, Lines};
 
 /// The first line of a version 2 iolog.
 pub const IOLOG_V2_HEADER: &str = "fio version 2 iolog";
@@ -59,6 +59,8 @@ pub struct IologReader<R> {
     done: bool,
 }
 
+line_reader_accessors!(IologReader);
+
 impl<R: BufRead> IologReader<R> {
     /// Reads an iolog from `input` (already decompressed); `path` names it in
     /// errors.
@@ -90,21 +92,6 @@ impl<R: BufRead> IologReader<R> {
         &self.files
     }
 
-    /// Lines read so far.
-    pub fn position(&self) -> Location {
-        Location::Line(self.lines.line_no)
-    }
-
-    /// Gives the input back.
-    pub fn into_inner(self) -> R {
-        self.lines.input
-    }
-
-    /// The name used in error messages.
-    pub fn path(&self) -> &std::path::Path {
-        self.lines.path()
-    }
-
     fn read_header(&mut self) -> Result<bool, TraceError> {
         if !self.lines.advance()? {
             return Ok(false);
@@ -126,13 +113,10 @@ impl<R: BufRead> IologReader<R> {
             return Ok(None);
         }
         loop {
-            if !self.lines.advance()? {
+            if !self.lines.advance_nonblank()? {
                 return Ok(None);
             }
             let line = self.lines.line();
-            if is_blank(line) {
-                continue;
-            }
             let mut f = [&b""[..]; 5];
             let n = split_ws(line, &mut f);
             let (time, f, n, shape) = if self.version == 3 {

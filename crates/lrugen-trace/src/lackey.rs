@@ -9,9 +9,9 @@
 use std::io::BufRead;
 use std::path::PathBuf;
 
-use crate::error::{Location, TraceError};
+use crate::error::TraceError;
 use crate::record::{TraceOp, TraceRecord};
-use crate::text::{is_blank, parse_hex_u64, parse_u64, Lines};
+use crate::text::{is_blank, line_reader_accessors, parse_hex_u64, parse_u64, Lines};
 
 const EXPECTED: &str = "\"I  <hex addr>,<len>\", \" L|S|M <hex addr>,<len>\" or a \"==pid==\" line";
 const LENGTH_EXPECTED: &str = "an access length of at most 4294967295 bytes";
@@ -26,6 +26,8 @@ pub struct LackeyReader<R> {
     done: bool,
 }
 
+line_reader_accessors!(LackeyReader);
+
 impl<R: BufRead> LackeyReader<R> {
     /// Reads a lackey trace from `input` (already decompressed); `path` names
     /// it in errors.
@@ -37,28 +39,13 @@ impl<R: BufRead> LackeyReader<R> {
         }
     }
 
-    /// Lines read so far.
-    pub fn position(&self) -> Location {
-        Location::Line(self.lines.line_no)
-    }
-
-    /// Gives the input back.
-    pub fn into_inner(self) -> R {
-        self.lines.input
-    }
-
-    /// The name used in error messages.
-    pub fn path(&self) -> &std::path::Path {
-        self.lines.path()
-    }
-
     fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
         loop {
-            if !self.lines.advance()? {
+            if !self.lines.advance_nonblank()? {
                 return Ok(None);
             }
             let line = self.lines.line();
-            if is_blank(line) || is_valgrind_line(line) {
+            if is_valgrind_line(line) {
                 continue;
             }
             let Some((kind, addr, len)) = parse_line(line) else {

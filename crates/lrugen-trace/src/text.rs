@@ -2,7 +2,7 @@
 //! numbers, and errors naming the file, the line and the expectation.
 
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::error::{Location, TraceError, TraceErrorKind};
 use crate::reader::excerpt;
@@ -51,6 +51,16 @@ impl<R: BufRead> Lines<R> {
         }
     }
 
+    /// Reads lines up to the next one that is not blank; `Ok(false)` at the end of the input.
+    pub(crate) fn advance_nonblank(&mut self) -> Result<bool, TraceError> {
+        while self.advance()? {
+            if !is_blank(self.line()) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The current line without its end-of-line bytes.
     #[inline]
     pub(crate) fn line(&self) -> &[u8] {
@@ -73,11 +83,31 @@ impl<R: BufRead> Lines<R> {
             },
         )
     }
-
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
-    }
 }
+
+/// The accessors every [`Lines`]-based reader has (`position`, `into_inner`,
+/// `path`), for a reader struct with a `lines: Lines<R>` field.
+macro_rules! line_reader_accessors {
+    ($reader:ident) => {
+        impl<R> $reader<R> {
+            /// Lines read so far.
+            pub fn position(&self) -> $crate::error::Location {
+                $crate::error::Location::Line(self.lines.line_no)
+            }
+
+            /// Gives the input back.
+            pub fn into_inner(self) -> R {
+                self.lines.input
+            }
+
+            /// The name used in error messages.
+            pub fn path(&self) -> &std::path::Path {
+                &self.lines.path
+            }
+        }
+    };
+}
+pub(crate) use line_reader_accessors;
 
 /// Whether the line is empty or only whitespace.
 pub(crate) fn is_blank(line: &[u8]) -> bool {

@@ -10,6 +10,7 @@
 
 use super::runner::Results;
 use super::ExpError;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -59,6 +60,51 @@ pub type DrawResult = Result<(), String>;
 /// A plotters error as text.
 pub fn e2s<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
+}
+
+/// An x–y chart of `f64` coordinates from 0 ([`xy_chart`]).
+pub type XyChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// An x–y chart on `area` over `0..xmax` × `0..ymax`, captioned in `caption_size` points, its
+/// mesh drawn with the axis descriptions `desc` (x, y) and ticks written by `tick`.
+pub fn xy_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    caption_size: u32,
+    (xmax, ymax): (f64, f64),
+    (x_desc, y_desc): (&str, &str),
+    tick: &dyn Fn(&f64) -> String,
+) -> Result<XyChart<'a, DB>, String> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", caption_size))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+        .map_err(e2s)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(tick)
+        .y_label_formatter(tick)
+        .draw()
+        .map_err(e2s)?;
+    Ok(chart)
+}
+
+/// Draws the legend of `chart`'s labelled series at `position`, on a light box.
+pub fn draw_legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut XyChart<'a, DB>,
+    position: SeriesLabelPosition,
+) -> DrawResult {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(e2s)
 }
 
 /// A bar with its 95% CI: (label, mean, half-width).
@@ -140,21 +186,7 @@ fn draw_lines<DB: DrawingBackend>(
         .flat_map(|l| l.2.iter().map(|p| p.1))
         .fold(0.0f64, f64::max);
     let ymax = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0f64..xmax, 0f64..ymax)
-        .map_err(e2s)?;
-    chart
-        .configure_mesh()
-        .x_desc("accesses")
-        .y_desc(ylabel)
-        .x_label_formatter(&|x| short(*x))
-        .y_label_formatter(&|y| short(*y))
-        .draw()
-        .map_err(e2s)?;
+    let mut chart = xy_chart(area, title, 18, (xmax, ymax), ("accesses", ylabel), &|x| short(*x))?;
     for (name, color, pts) in lines {
         let c = Palette99::pick(*color);
         chart
@@ -163,13 +195,7 @@ fn draw_lines<DB: DrawingBackend>(
             .label(name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(e2s)?;
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     area.present().map_err(e2s)
 }
 
