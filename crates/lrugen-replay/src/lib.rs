@@ -19,6 +19,10 @@
 
 use std::fmt;
 
+/// The largest file or anon region an op file may declare, in pages (16 TiB): the replayer maps
+/// and tracks them whole.
+pub const MAX_PAGES: u64 = 1 << 32;
+
 /// One operation of the replay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReplayOp {
@@ -149,7 +153,13 @@ impl OpFile {
             };
             match kw {
                 "window" => out.window = num("window size")?,
-                "anon" => out.anon_pages = num("anon pages")?,
+                "anon" => {
+                    let n = num("anon pages")?;
+                    if n > MAX_PAGES {
+                        return Err(err(format!("anon region of {n} pages: at most {MAX_PAGES} (16 TiB)")));
+                    }
+                    out.anon_pages = n;
+                }
                 "file" => {
                     let id = num("file id")?;
                     let path = it.next().ok_or_else(|| err("missing file path".into()))?.to_string();
@@ -159,6 +169,12 @@ impl OpFile {
                         .ok_or_else(|| err("expected the file's size in pages".into()))?;
                     if id > u32::MAX as u64 {
                         return Err(err(format!("file id {id} too large")));
+                    }
+                    if pages > MAX_PAGES {
+                        return Err(err(format!("file of {pages} pages: at most {MAX_PAGES} (16 TiB)")));
+                    }
+                    if out.files.iter().any(|f| f.id as u64 == id) {
+                        return Err(err(format!("file id {id} declared twice")));
                     }
                     out.files.push(ReplayFile {
                         id: id as u32,
@@ -247,6 +263,18 @@ mod tests {
         assert_eq!(OpFile::parse(&text).unwrap(), f);
         assert!(f.writes(0));
         assert!(!f.writes(1));
+    }
+
+    #[test]
+    fn sizes_the_replayer_cannot_map_and_duplicate_files_are_refused() {
+        let head = "lrugen-ops 1\nwindow 0\n";
+        let e = OpFile::parse(&format!("{head}file 0 f 4294967297\n")).unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.msg.contains("at most 4294967296"), "{e}");
+        let e = OpFile::parse(&format!("{head}anon 99999999999\n")).unwrap_err();
+        assert!(e.msg.contains("anon region of 99999999999 pages"), "{e}");
+        let e = OpFile::parse(&format!("{head}file 0 f 4\nfile 0 g 8\n")).unwrap_err();
+        assert_eq!((e.line, e.msg.as_str()), (4, "file id 0 declared twice"));
     }
 
     #[test]
