@@ -1,68 +1,47 @@
 //! Golden hit ratios of `shared/traces/README.md` (exact reference values,
 //! compared in percent rounded to 2 decimals). Each trace is loaded once per
-//! test binary; a missing trace skips with a note (fails under `CI=true`).
+//! test binary. A `harness = false` binary (`testdata::run_tests`): a test
+//! whose trace is absent shows as `ignored`, with where to get the trace
+//! printed above the results, and fails under `CI=true`.
 
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 use lrugen_cache::{lru, opt, opt_btree, CacheResult, NextUse, Opt};
-use lrugen_trace::testdata::shared_trace;
+use lrugen_trace::testdata::{run_tests, TraceTest};
 use lrugen_trace::{load_dense, DenseTrace};
 
-fn load(name: &str) -> Option<DenseTrace> {
-    let path = shared_trace(name)?;
-    Some(load_dense(&path, None).unwrap_or_else(|e| panic!("{e}")))
-}
-
-fn oltp() -> Option<&'static DenseTrace> {
-    static T: OnceLock<Option<DenseTrace>> = OnceLock::new();
-    T.get_or_init(|| load("arc/OLTP.lis.zst")).as_ref()
-}
-
-fn p3() -> Option<&'static DenseTrace> {
-    static T: OnceLock<Option<DenseTrace>> = OnceLock::new();
-    T.get_or_init(|| load("arc/P3.lis.zst")).as_ref()
-}
-
-fn p12() -> Option<&'static DenseTrace> {
-    static T: OnceLock<Option<DenseTrace>> = OnceLock::new();
-    T.get_or_init(|| load("arc/P12.lis.zst")).as_ref()
+/// The trace at `path`, loaded once (the tests run in parallel; each trace is shared).
+fn load(path: &Path) -> &'static DenseTrace {
+    static T: OnceLock<Mutex<Vec<(PathBuf, &'static DenseTrace)>>> = OnceLock::new();
+    let mut cache = T
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((_, t)) = cache.iter().find(|(p, _)| p == path) {
+        return t;
+    }
+    let t: &'static DenseTrace = Box::leak(Box::new(load_dense(path, None).unwrap_or_else(|e| panic!("{e}"))));
+    cache.push((path.to_path_buf(), t));
+    t
 }
 
 fn pct(r: CacheResult) -> String {
     format!("{:.2}", r.hit_ratio() * 100.0)
 }
 
-fn check(
-    trace: Option<&DenseTrace>,
-    name: &str,
-    policy: &str,
-    sim: fn(&DenseTrace, usize) -> CacheResult,
-    rows: &[(usize, &str)],
-) {
-    let Some(t) = trace else { return };
+fn check(path: &Path, policy: &str, sim: fn(&DenseTrace, usize) -> CacheResult, rows: &[(usize, &str)]) {
+    let t = load(path);
     for &(c, want) in rows {
         let r = sim(t, c);
         assert_eq!(r.requests, t.nr_requests);
         assert_eq!(r.hits + r.misses, r.requests);
-        assert_eq!(pct(r), want, "{policy} on {name} at C={c}: {r}");
+        assert_eq!(pct(r), want, "{policy} on {} at C={c}: {r}", path.display());
     }
 }
 
-#[test]
-fn oltp_lru() {
-    let rows = [(1000, "32.83"), (2000, "42.47"), (5000, "53.65"), (10000, "60.70")];
-    check(oltp(), "OLTP", "LRU", lru, &rows);
-}
-
-#[test]
-fn oltp_opt() {
-    let rows = [(1000, "53.61"), (2000, "60.40"), (5000, "68.27"), (10000, "73.02")];
-    check(oltp(), "OLTP", "OPT", opt, &rows);
-}
-
-#[test]
-fn oltp_opt_btree_agrees() {
-    let Some(t) = oltp() else { return };
+fn oltp_opt_btree_agrees(path: &Path) {
+    let t = load(path);
     let next = NextUse::of(t);
     for c in [1000, 10000] {
         let heap = Opt::new(&t.pages, &next, c).run();
@@ -70,20 +49,33 @@ fn oltp_opt_btree_agrees() {
     }
 }
 
-#[test]
-fn p3_lru() {
-    let rows = [(16384, "2.07"), (65536, "12.72"), (262144, "65.12")];
-    check(p3(), "P3", "LRU", lru, &rows);
-}
+const OLTP: &str = "arc/OLTP.lis.zst";
+const P3: &str = "arc/P3.lis.zst";
+const P12: &str = "arc/P12.lis.zst";
 
-#[test]
-fn p3_opt() {
-    let rows = [(16384, "18.92"), (65536, "51.03"), (262144, "77.80")];
-    check(p3(), "P3", "OPT", opt, &rows);
-}
-
-#[test]
-fn p12_lru() {
-    let rows = [(1000, "4.06"), (10000, "6.49")];
-    check(p12(), "P12", "LRU", lru, &rows);
+fn main() -> std::process::ExitCode {
+    let t = |name, traces, run| TraceTest { name, traces, run };
+    run_tests(vec![
+        t("oltp_lru", &[OLTP], |p| {
+            let rows = [(1000, "32.83"), (2000, "42.47"), (5000, "53.65"), (10000, "60.70")];
+            check(&p[0], "LRU", lru, &rows)
+        }),
+        t("oltp_opt", &[OLTP], |p| {
+            let rows = [(1000, "53.61"), (2000, "60.40"), (5000, "68.27"), (10000, "73.02")];
+            check(&p[0], "OPT", opt, &rows)
+        }),
+        t("oltp_opt_btree_agrees", &[OLTP], |p| oltp_opt_btree_agrees(&p[0])),
+        t("p3_lru", &[P3], |p| {
+            let rows = [(16384, "2.07"), (65536, "12.72"), (262144, "65.12")];
+            check(&p[0], "LRU", lru, &rows)
+        }),
+        t("p3_opt", &[P3], |p| {
+            let rows = [(16384, "18.92"), (65536, "51.03"), (262144, "77.80")];
+            check(&p[0], "OPT", opt, &rows)
+        }),
+        t("p12_lru", &[P12], |p| {
+            let rows = [(1000, "4.06"), (10000, "6.49")];
+            check(&p[0], "LRU", lru, &rows)
+        }),
+    ])
 }

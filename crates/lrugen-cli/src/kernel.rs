@@ -3,6 +3,8 @@
 //! under qemu, replay the same op file on the model with the same settings, and report the two
 //! side by side (terminal table; with `--out`, `report.json` and plots).
 
+use crate::checks::{count, count32};
+use crate::out::{out, outln};
 use clap::Args;
 use lrugen::experiment::size::parse_pages;
 use lrugen::mm::MachineConfig;
@@ -38,23 +40,23 @@ pub struct KernelArgs {
     #[arg(long, value_name = "BITS", default_value = "y")]
     lru_gen_enabled: String,
     /// /sys/kernel/mm/lru_gen/min_ttl_ms.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = count32, allow_negative_numbers = true)]
     min_ttl_ms: Option<u32>,
     /// vm.swappiness (0..=200; default the kernel's, 60).
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
     swappiness: Option<u32>,
     /// vm.page-cluster (swap read-ahead of 2^N pages; the model has none, so 0 compares best).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = count32, allow_negative_numbers = true)]
     page_cluster: u32,
     /// Swap: none, disk (a virtio disk) or zram (in the guest; the model gets zram's measured
     /// compression ratio). Default: disk when the workload has anon memory, else none.
     #[arg(long, value_name = "KIND")]
     swap: Option<String>,
     /// Swap size.
-    #[arg(long, value_name = "SIZE", default_value = "64M")]
+    #[arg(long, value_name = "SIZE", default_value = "64M", allow_hyphen_values = true)]
     swap_size: String,
     /// memory.max of the workload memcg (e.g. 32M); default 32M, or the experiment's memcg.max.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     memcg_max: Option<String>,
     /// Built-in workload: file (buffered reads of one file), mmap (loads through a shared
     /// mapping of it), anon (populate, then loads and stores, with swap) or mixed (file reads and
@@ -62,27 +64,30 @@ pub struct KernelArgs {
     #[arg(long, value_name = "KIND", default_value = "file", conflicts_with = "exp")]
     access: String,
     /// File size of the built-in workload.
-    #[arg(long, default_value = "64M")]
+    #[arg(long, value_name = "SIZE", default_value = "64M", allow_hyphen_values = true)]
     size: String,
     /// Anon region of the built-in anon and mixed workloads.
-    #[arg(long, value_name = "SIZE", default_value = "16M")]
+    #[arg(long, value_name = "SIZE", default_value = "16M", allow_hyphen_values = true)]
     anon_size: String,
     /// Fraction of anon accesses that are stores (anon, mixed).
-    #[arg(long, value_name = "F", default_value_t = 0.3)]
+    #[arg(long, value_name = "F", default_value_t = 0.3, allow_negative_numbers = true)]
     write_ratio: f64,
     /// Measured accesses of the built-in workload.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = count, allow_negative_numbers = true)]
     accesses: u64,
     /// Page distribution: uniform or zipf:THETA.
     #[arg(long, default_value = "zipf:0.9")]
     dist: String,
     /// Seed of the stream.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = count, allow_negative_numbers = true)]
     seed: u64,
     /// Replay a trace (any format lrugen reads) as buffered 4 KiB reads of one file of the
     /// trace's distinct pages (or mmap loads with --access mmap).
     #[arg(long, value_name = "FILE", conflicts_with = "exp")]
     trace: Option<PathBuf>,
+    /// Format of --trace, for a file whose name does not tell it (as `lrugen run --format`).
+    #[arg(long, value_name = "NAME", requires = "trace", value_parser = super::trace_format)]
+    format: Option<lrugen_trace::TraceFormat>,
     /// Run an experiment's workload (its first sweep point, repetition 0's seed) in a memcg of its
     /// memcg.max, with its swappiness, min_ttl_ms and lru_gen capability bits unless the flags
     /// here set them.
@@ -90,7 +95,7 @@ pub struct KernelArgs {
     exp: Option<PathBuf>,
     /// Window: report misses and capture lru_gen every N measured accesses (default: a 20th of
     /// the run).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count, allow_negative_numbers = true)]
     every: Option<u64>,
     /// Write report.json, the plots (misses.svg/png, generations.svg/png) and kernel-run.json
     /// (everything the guest reported) here.
@@ -152,6 +157,9 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     }
     if a.page_cluster > 31 {
         return Err(format!("--page-cluster: expected 0..=31, found {}", a.page_cluster));
+    }
+    if let Some(dir) = &a.out {
+        crate::checks::out_dir("--out", dir)?;
     }
     let mut bits = super::parse_enabled(&a.lru_gen_enabled)?;
     let (mut swappiness, mut min_ttl_ms) = (a.swappiness, a.min_ttl_ms);
@@ -216,7 +224,7 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
                 access.name()
             ));
         }
-        let (pages, nr) = lrugen::workload::load_trace(path).map_err(|e| e.to_string())?;
+        let (pages, nr) = lrugen::workload::load_trace_as(path, a.format).map_err(|e| e.to_string())?;
         let window = a.every.unwrap_or((pages.len() as u64 / 20).max(1));
         let ops = ops::trace_ops(&pages, nr, access == Access::Mmap, window);
         let w = format!(
@@ -398,7 +406,7 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         model_capacity_pages: cap,
     };
     let report = Report::build(&run, &model, p.workload.clone(), settings).map_err(|e| e.to_string())?;
-    print!("{}", report.table());
+    out!("{}", report.table());
     if let Some(dir) = &a.out {
         let (files, why) = report.write(dir).map_err(|e| e.to_string())?;
         if let Some(why) = why {
@@ -414,9 +422,9 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         eprintln!("wrote {}", raw.display());
     }
     if a.debugfs {
-        println!("\n--- kernel lru_gen_full ---\n{}", run.lru_gen_full);
+        outln!("\n--- kernel lru_gen_full ---\n{}", run.lru_gen_full);
         if let Some((_, _, full)) = model.debugfs.last() {
-            println!("--- model lru_gen_full ---\n{full}");
+            outln!("--- model lru_gen_full ---\n{full}");
         }
     }
     Ok(())

@@ -2,9 +2,13 @@
 //! `lrugen`: the command line. A thin layer: parse arguments, build run configurations, call the
 //! library, print.
 
+mod checks;
 mod exp;
 mod kernel;
+mod out;
+mod traces;
 
+use checks::{count, count32};
 use clap::{Args, Parser, Subcommand};
 use lrugen::experiment::size::parse_pages;
 use lrugen::mm::MachineConfig;
@@ -12,6 +16,7 @@ use lrugen::report;
 use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
 use lrugen::workload::dist::Dist;
 use lrugen::workload::{self, WorkloadSpec};
+use out::{out, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -44,14 +49,22 @@ enum Cmd {
     /// Run an experiment file (TOML): a matrix of policies, sweeps and repetitions, in parallel;
     /// print a table with 95% confidence intervals and write JSON, CSV and plots.
     Exp(exp::ExpArgs),
+    /// The public traces the tests and examples use: list them, fetch them (with a SHA-256
+    /// check), or generate the small synthetic trace shipped in examples/traces.
+    Traces(traces::TracesArgs),
 }
 
 #[derive(Args)]
 struct RunArgs {
-    /// Replay a trace (ARC `.lis`, libCacheSim oracleGeneral; zstd-compressed or not). Each request
-    /// is a buffered 4 KiB read of a file page.
+    /// Replay a trace (any format of --format, told by its name or first bytes; zstd-compressed or
+    /// not). Each request is a buffered 4 KiB read of a file page. `lrugen traces list` shows the
+    /// public traces `lrugen traces fetch` gets; examples/traces/ ships a small synthetic one.
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     trace: Option<PathBuf>,
+    /// Format of --trace, for a file whose name does not tell it: arc (ARC .lis), oracleGeneral,
+    /// iolog (fio), lackey (valgrind), csv, lcs, lrugen.
+    #[arg(long, value_name = "NAME", requires = "trace", value_parser = trace_format)]
+    format: Option<lrugen_trace::TraceFormat>,
     /// Built-in workload: `file-read` (buffered random reads over files), `anon` (random loads
     /// and stores to anonymous memory), `fio`, `ycsb`, `memtier` (shaped by the options below), or
     /// one of the presets `kernel-build`, `oltp`, `many-apps`, `sort-shuffle`, taken with their
@@ -82,41 +95,41 @@ struct RunArgs {
     #[arg(long)]
     no_hw_nonleaf_young: bool,
     /// /sys/kernel/mm/lru_gen/min_ttl_ms.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, value_name = "MS", default_value_t = 0, value_parser = count, allow_negative_numbers = true)]
     min_ttl_ms: u64,
     /// Cache size in pages: the memcg limit (memory.max) for kernel policies, the cache size for
     /// lru and opt.
-    #[arg(long, value_name = "PAGES")]
+    #[arg(long, value_name = "PAGES", value_parser = count, allow_negative_numbers = true)]
     capacity: Option<u64>,
     /// Machine memory (e.g. 512M, 2G, 100000p); default: enough to hold the memcg comfortably.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     memory: Option<String>,
     /// The workload memcg's memory.max (e.g. 64M); overrides --capacity for kernel policies.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     memcg_max: Option<String>,
     /// Swap device size (e.g. 1G); default none for file workloads, twice the region for anon.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     swap: Option<String>,
     /// vm.swappiness (0..=200).
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, value_name = "N", default_value_t = 60, value_parser = count32, allow_negative_numbers = true)]
     swappiness: u32,
     /// Seed of the workload's random streams.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = count, allow_negative_numbers = true)]
     seed: u64,
     /// file-read: number of files.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = count32, allow_negative_numbers = true)]
     files: u32,
     /// file-read: size of each file; anon: size of the region.
-    #[arg(long, value_name = "SIZE", default_value = "32M")]
+    #[arg(long, value_name = "SIZE", default_value = "32M", allow_hyphen_values = true)]
     size: String,
     /// Access distribution: uniform, or zipf:THETA.
     #[arg(long, default_value = "zipf:0.9")]
     dist: String,
     /// Accesses to issue (after populating, for anon).
-    #[arg(long, default_value_t = 500_000)]
+    #[arg(long, value_name = "N", default_value_t = 500_000, value_parser = count, allow_negative_numbers = true)]
     accesses: u64,
     /// anon: fraction of accesses that are stores (default 0.3); fio: fraction of writes (default 0).
-    #[arg(long)]
+    #[arg(long, value_name = "F", allow_negative_numbers = true)]
     write_ratio: Option<f64>,
     /// Print /proc/vmstat of each kernel-policy run, in the kernel's format.
     #[arg(long)]
@@ -128,27 +141,30 @@ struct RunArgs {
     #[arg(long, default_value = "a")]
     ycsb: String,
     /// ycsb: records loaded.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = count, allow_negative_numbers = true)]
     records: u64,
     /// memtier: keys.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = count, allow_negative_numbers = true)]
     keys: u64,
     /// memtier: value size in bytes.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, value_name = "BYTES", default_value_t = 1000, value_parser = count, allow_negative_numbers = true)]
     value_bytes: u64,
     /// memtier: GET key pattern (S, R, G, P).
     #[arg(long, default_value = "R")]
     pattern: String,
-    /// anon, memtier: size of the data once compressed by zram, in percent of a page (default:
-    /// the zram device's ratio), e.g. 100 for incompressible data; use with --swap-device zram.
-    #[arg(long, value_name = "PCT", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=100))]
-    compressed_pct: u8,
+    /// anon, memtier: size of the data once compressed by zram, in percent of a page, 1..=100
+    /// (default: the zram device's ratio), e.g. 100 for incompressible data; use with
+    /// --swap-device zram.
+    #[arg(long, value_name = "PCT", value_parser = clap::value_parser!(u8).range(1..=100), allow_negative_numbers = true)]
+    compressed_pct: Option<u8>,
     /// Run in virtual time with this many tasks (copies of the workload, each with its own files
-    /// or region and seed), reporting throughput and completion latency as fio does.
-    #[arg(long, value_name = "N")]
+    /// or region and seed), reporting throughput and completion latency as fio does. The
+    /// reference caches (lru, opt) replay one page stream and are left out (with a note) when
+    /// there are several tasks.
+    #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
     jobs: Option<u32>,
     /// Virtual-time engine: CPUs.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
     cpus: Option<u32>,
     /// Virtual-time engine: storage device preset (nvme, sata-ssd, hdd, mmc, ramdisk).
     #[arg(long, value_name = "PRESET")]
@@ -159,12 +175,20 @@ struct RunArgs {
     /// Print /sys/kernel/debug/lru_gen and lru_gen_full at the end of each MGLRU run.
     #[arg(long)]
     debugfs: bool,
-    /// Also print them every N accesses.
-    #[arg(long, value_name = "N")]
+    /// Also print them every N accesses (N at least 1).
+    #[arg(long, value_name = "N", value_parser = count, allow_negative_numbers = true)]
     debugfs_every: Option<u64>,
-    /// Write commands to /sys/kernel/debug/lru_gen at the end of each MGLRU run, e.g.
-    /// "- 2 0 5 200 1024" (proactive reclaim) or "+ 2 0 7" (aging); memcg /t is id 2.
-    #[arg(long, value_name = "CMDS")]
+    /// Write commands to /sys/kernel/debug/lru_gen at the end of each MGLRU run, before the final
+    /// counters are read, as `echo CMDS > lru_gen` does: `- MEMCG NODE MIN_GEN [SWAPPINESS
+    /// [NR_TO_RECLAIM]]` evicts the generations up to MIN_GEN (proactive reclaim; the two
+    /// youngest are never evicted), `+ MEMCG NODE MAX_GEN [SWAPPINESS [FORCE_SCAN]]` creates a
+    /// generation (aging; MAX_GEN at most max_seq); several commands are separated by `;` or `,`.
+    /// The workload's memcg /t is id 2, the root is 1, the node is 0. Syntax and ids are checked
+    /// before the run, generations at the end (--debugfs shows them: max_seq is the last one
+    /// listed). A run with generations 0..=3 at its end, where `- 2 0 1 200 1024` reclaims 1,024
+    /// pages of generations 0 and 1 and `+ 2 0 3` creates generation 4: `lrugen run --policy mglru
+    /// --size 8M --capacity 2048 --accesses 100000 --debugfs --debugfs-write "- 2 0 1 200 1024"`.
+    #[arg(long, value_name = "CMDS", allow_hyphen_values = true)]
     debugfs_write: Option<String>,
     /// Print JSON instead of the table.
     #[arg(long)]
@@ -179,8 +203,11 @@ struct BenchArgs {
     /// Traces to replay.
     #[arg(value_name = "TRACE", required = true)]
     traces: Vec<PathBuf>,
+    /// Format of the traces, for files whose names do not tell it (as `run --format`).
+    #[arg(long, value_name = "NAME", value_parser = trace_format)]
+    format: Option<lrugen_trace::TraceFormat>,
     /// Cache size in pages.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, value_name = "PAGES", default_value_t = 1000, value_parser = count, allow_negative_numbers = true)]
     capacity: u64,
     /// Policies, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "lru,classic,mglru")]
@@ -203,6 +230,11 @@ fn preset(name: &str) -> Result<Option<lrugen::experiment::spec::PointConfig>, S
     let file = PathBuf::from(format!("examples/{n}.toml"));
     let exp = lrugen::experiment::spec::Experiment::parse(text, &file).map_err(|e| e.to_string())?;
     Ok(exp.points.into_iter().next().map(|p| p.config))
+}
+
+/// A trace format name (clap value parser).
+fn trace_format(s: &str) -> Result<lrugen_trace::TraceFormat, String> {
+    s.parse()
 }
 
 /// Parse the size given to option `opt`, naming the option in the error.
@@ -272,7 +304,7 @@ fn parse_enabled(s: &str) -> Result<u32, String> {
 }
 
 fn cmd_run(a: RunArgs) -> Result<(), String> {
-    let policies = parse_policies(&a.policy)?;
+    let mut policies = parse_policies(&a.policy)?;
     let mglru = lrugen::reclaim::mglru::MglruConfig {
         profile: a.kernel.parse()?,
         caps: parse_enabled(&a.lru_gen_enabled)?,
@@ -284,6 +316,23 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     if a.capacity == Some(0) {
         return Err("--capacity: a cache of 0 pages leaves no room to run (expected at least 1 page)".into());
     }
+    if a.debugfs_every == Some(0) {
+        return Err("--debugfs-every: expected at least 1 access between captures, found 0".into());
+    }
+    if (a.debugfs_write.is_some() || a.debugfs_every.is_some() || a.debugfs) && !policies.contains(&PolicyKind::Mglru) {
+        return Err(format!(
+            "{}: lru_gen is MGLRU's: expected mglru among --policy, found {}",
+            if a.debugfs_write.is_some() {
+                "--debugfs-write"
+            } else if a.debugfs_every.is_some() {
+                "--debugfs-every"
+            } else {
+                "--debugfs"
+            },
+            a.policy.join(",")
+        ));
+    }
+    let compressed_pct = a.compressed_pct.unwrap_or(0);
     let parse_dist = || -> Result<Dist, String> { a.dist.parse().map_err(|e| format!("--dist: {e}")) };
     let size = size_arg("--size", &a.size)?;
     let preset = match &a.trace {
@@ -291,7 +340,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         None => preset(&a.workload)?,
     };
     let (spec, trace) = if let Some(path) = &a.trace {
-        let t = workload::load_trace(path).map_err(|e| e.to_string())?;
+        let t = workload::load_trace_as(path, a.format).map_err(|e| e.to_string())?;
         (WorkloadSpec::Trace { path: path.clone() }, Some(t))
     } else if let Some(p) = &preset {
         (p.workload.clone(), None)
@@ -304,7 +353,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 accesses: a.accesses,
             },
             "anon" => WorkloadSpec::Anon {
-                compressed_pct: a.compressed_pct,
+                compressed_pct,
                 pages: size,
                 write_ratio: a.write_ratio.unwrap_or(0.3),
                 dist: parse_dist()?,
@@ -326,7 +375,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 value_bytes: a.value_bytes,
                 pattern: a.pattern.clone(),
                 requests: a.accesses,
-                compressed_pct: a.compressed_pct,
+                compressed_pct,
             },
             other => {
                 return Err(format!(
@@ -344,8 +393,19 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         w => w.footprint_pages() * a.jobs.unwrap_or(1) as u64,
     };
     let memcg_max = match (&a.memcg_max, a.capacity) {
-        (Some(s), _) => Some(size_arg("--memcg-max", s)?),
-        (None, Some(c)) => Some(c),
+        (Some(s), _) => {
+            let v = size_arg("--memcg-max", s)?;
+            if a.memory.is_none() {
+                checks::limit_fits("--memcg-max", s, v)?;
+            }
+            Some(v)
+        }
+        (None, Some(c)) => {
+            if a.memory.is_none() {
+                checks::limit_fits("--capacity", &c.to_string(), c)?;
+            }
+            Some(c)
+        }
         (None, None) => match &preset {
             Some(p) => p.memcg.max,
             None => Some((footprint / 2).max(1)),
@@ -396,6 +456,27 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         _ => MachineConfig::simple(memory, swap),
     };
     machine.swappiness = a.swappiness;
+    if let Some(cmds) = &a.debugfs_write {
+        checks::debugfs_write(cmds, mglru.profile, machine.nodes.len())?;
+    }
+    // Several tasks interleave in virtual time as the kernel policies run them; the reference
+    // caches replay one page stream, which is not that interleaving: leave them out of the table.
+    let tasks = match &spec {
+        WorkloadSpec::Mix { parts } => parts.iter().map(|p| p.jobs).sum::<u32>() * jobs,
+        _ => jobs,
+    };
+    let mut left_out = Vec::new();
+    if engine.is_some() && tasks > 1 {
+        left_out = policies.iter().filter(|p| !p.is_kernel()).map(|p| p.name()).collect();
+        policies.retain(|p| p.is_kernel());
+        if policies.is_empty() {
+            return Err(format!(
+                "--policy {}: the reference caches replay one page stream, and this run has {tasks} \
+                 tasks interleaved in virtual time; expected mglru or classic",
+                a.policy.join(",")
+            ));
+        }
+    }
     let cfgs: Vec<RunConfig> = policies
         .iter()
         .map(|&p| RunConfig {
@@ -417,16 +498,36 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             jobs,
         })
         .collect();
+    let note = (!left_out.is_empty()).then(|| {
+        format!(
+            "note: {} left out: {tasks} tasks run interleaved in virtual time, and a reference cache \
+             replays one page stream, not that interleaving",
+            left_out.join(" and ")
+        )
+    });
     let results = run_all(&cfgs, trace)?;
+    let write_failed = || {
+        results
+            .iter()
+            .find_map(|r| {
+                r.debugfs_write_error
+                    .as_ref()
+                    .map(|e| format!("--debugfs-write: {}: {e}", r.policy))
+            })
+            .map_or(Ok(()), Err)
+    };
     if a.json {
-        println!(
+        if let Some(n) = &note {
+            eprintln!("lrugen: {n}");
+        }
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report::json(&results)).expect("JSON")
         );
-        return Ok(());
+        return write_failed();
     }
-    println!("workload: {}", spec.describe());
-    println!(
+    outln!("workload: {}", spec.describe());
+    outln!(
         "machine: {} MiB, memcg /t memory.max {} pages ({} MiB), swap {} MiB, swappiness {}\n",
         memory * 4 / 1024,
         limit,
@@ -434,17 +535,20 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         swap * 4 / 1024,
         a.swappiness
     );
-    print!("{}", report::table(&results));
+    out!("{}", report::table(&results));
+    if let Some(n) = &note {
+        outln!("{n}");
+    }
     for r in &results {
         if let Some(e) = &r.engine {
-            println!("\n{}", lrugen::sim::engine::format_bench(&r.policy, &spec, e));
+            outln!("\n{}", lrugen::sim::engine::format_bench(&r.policy, &spec, e));
         }
         if let Some(e) = &r.error {
-            println!("\n{}: stopped early: {e}", r.policy);
+            outln!("\n{}: stopped early: {e}", r.policy);
         }
         if a.vmstat {
             if let Some(t) = report::proc_vmstat(r) {
-                println!("\n--- {}: /proc/vmstat (delta over the run) ---\n{t}", r.policy);
+                outln!("\n--- {}: /proc/vmstat (delta over the run) ---\n{t}", r.policy);
             }
         }
         if a.debugfs || a.debugfs_every.is_some() {
@@ -453,11 +557,11 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 if !a.debugfs && i + 1 == n && a.debugfs_every.is_some_and(|e| step % e != 0) {
                     continue;
                 }
-                println!(
+                outln!(
                     "\n--- {}: /sys/kernel/debug/lru_gen after {step} accesses ---\n{plain}",
                     r.policy
                 );
-                println!(
+                outln!(
                     "--- {}: /sys/kernel/debug/lru_gen_full after {step} accesses ---\n{full}",
                     r.policy
                 );
@@ -465,12 +569,12 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         }
         if a.memory_stat {
             if let (Some(t), Some(ev), Some(path)) = (report::memory_stat(r), &r.memory_events, &r.memcg) {
-                println!("\n--- {}: {path}/memory.stat ---\n{t}", r.policy);
-                println!("--- {}: {path}/memory.events ---\n{}", r.policy, ev.format());
+                outln!("\n--- {}: {path}/memory.stat ---\n{t}", r.policy);
+                outln!("--- {}: {path}/memory.events ---\n{}", r.policy, ev.format());
             }
         }
     }
-    Ok(())
+    write_failed()
 }
 
 /// A run of `workload` under `policy` in a memcg of `limit` pages, the reference caches as large,
@@ -491,12 +595,22 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
     if a.capacity == 0 {
         return Err("--capacity: a cache of 0 pages leaves no room to run (expected at least 1 page)".into());
     }
-    println!(
+    checks::limit_fits("--capacity", &a.capacity.to_string(), a.capacity)?;
+    // every trace opens, in a format it can be read as, before the first is replayed
+    for path in &a.traces {
+        lrugen_trace::open(path, a.format).map_err(|e| e.to_string())?;
+    }
+    outln!(
         "{:<24} {:>8} {:>10} {:>12} {:>14} {:>10}",
-        "trace", "policy", "capacity", "accesses", "accesses/s", "hit ratio"
+        "trace",
+        "policy",
+        "capacity",
+        "accesses",
+        "accesses/s",
+        "hit ratio"
     );
     for path in &a.traces {
-        let t = workload::load_trace(path).map_err(|e| e.to_string())?;
+        let t = workload::load_trace_as(path, a.format).map_err(|e| e.to_string())?;
         let name = path
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
@@ -507,7 +621,7 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
             let cfg = limited_run(machine, a.capacity, workload, p);
             let r = sim::run(&cfg, Some(t.clone()), &mut |_, _| {}).map_err(|e| e.to_string())?;
             let rate = r.accesses as f64 / r.wall_seconds.max(1e-9);
-            println!(
+            outln!(
                 "{:<24} {:>8} {:>10} {:>12} {:>12.2} M {:>9.2}%",
                 name,
                 p.name(),
@@ -523,9 +637,9 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
 
 /// The built-in comparison `lrugen` runs with no arguments.
 fn cmd_default() -> Result<(), String> {
-    println!("lrugen: Linux page reclaim on a simulated machine.\n");
-    println!("Built-in comparison: the kernel's multi-gen LRU (mainline) and classic active/inactive LRU");
-    println!(
+    outln!("lrugen: Linux page reclaim on a simulated machine.\n");
+    outln!("Built-in comparison: the kernel's multi-gen LRU (mainline) and classic active/inactive LRU");
+    outln!(
         "against plain LRU and the optimum (Belady's OPT), on two workloads in a memcg half the\nsize of the data.\n"
     );
     let runs = [
@@ -559,13 +673,13 @@ fn cmd_default() -> Result<(), String> {
             .map(|&p| limited_run(MachineConfig::simple(limit + 16_384, swap), limit, spec.clone(), p))
             .collect();
         let results = run_all(&cfgs, None)?;
-        println!("{title}");
-        print!("{}", report::table(&results));
-        println!();
+        outln!("{title}");
+        out!("{}", report::table(&results));
+        outln!();
     }
-    println!("hit ratio: accesses that found the page resident; misses: page-cache misses and major faults;");
-    println!("refaults, pgscan, pgsteal, pgactivate, swap out (pswpout): /proc/vmstat counters of the run.");
-    println!("Next: `lrugen run --help`, e.g. `lrugen run --trace OLTP.lis.zst --capacity 1000 --vmstat`.");
+    outln!("hit ratio: accesses that found the page resident; misses: page-cache misses and major faults;");
+    outln!("refaults, pgscan, pgsteal, pgactivate, swap out (pswpout): /proc/vmstat counters of the run.");
+    outln!("Next: `lrugen run --help`, e.g. `lrugen run --trace OLTP.lis.zst --capacity 1000 --vmstat`.");
     Ok(())
 }
 
@@ -577,7 +691,9 @@ fn main() -> ExitCode {
         Some(Cmd::Bench(a)) => cmd_bench(a),
         Some(Cmd::Exp(a)) => exp::cmd_exp(a),
         Some(Cmd::Kernel(a)) => kernel::cmd_kernel(*a),
-    };
+        Some(Cmd::Traces(a)) => traces::cmd_traces(a),
+    }
+    .and_then(|()| out::status());
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

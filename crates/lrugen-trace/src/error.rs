@@ -137,7 +137,8 @@ impl fmt::Display for TraceError {
                  known names: ARC text (.lis, .lis.zst), libCacheSim oracleGeneral (.oracleGeneral, \
                  .oracleGeneral.bin, .oracleGeneral.zst, .oracleGeneral.bin.zst), fio iolog (.iolog), \
                  valgrind lackey (.lackey), csv (.csv), libCacheSim lcs (.lcs), lrugen (.lrugen), \
-                 each optionally .zst; give the format explicitly for other names"
+                 each optionally .zst; for another name, give the format (lrugen run, bench and kernel: \
+                 --format NAME)"
             ),
             TraceErrorKind::Read { at, source } => {
                 write!(f, "{path}:{at}: read error: {}", io_message(source))

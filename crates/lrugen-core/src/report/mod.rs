@@ -22,12 +22,16 @@ pub fn thousands(v: i64) -> String {
     }
 }
 
-/// A comparison table: one row per run.
+/// A comparison table: one row per run. Every access is a hit, a minor fault (a fault served
+/// without I/O: first touch of anon memory, a page found in the page cache or swap cache) or a
+/// miss (I/O), so `accesses = hits + minor faults + misses` and the hit ratio is
+/// `1 - (minor faults + misses) / accesses`; the reference caches have no minor faults.
 pub fn table(results: &[RunResult]) -> String {
     let headers = [
         "policy",
         "accesses",
         "hit ratio",
+        "minor faults",
         "misses",
         "refaults",
         "pgscan",
@@ -36,7 +40,7 @@ pub fn table(results: &[RunResult]) -> String {
         "swap out",
         "oom kill",
     ];
-    let rows: Vec<[String; 10]> = results
+    let rows: Vec<[String; 11]> = results
         .iter()
         .map(|r| {
             let k = r.vmstat.is_some();
@@ -45,6 +49,7 @@ pub fn table(results: &[RunResult]) -> String {
                 r.policy.clone(),
                 thousands(r.accesses as i64),
                 format!("{:.2}%", r.hit_ratio * 100.0),
+                thousands(r.minor_faults as i64),
                 thousands(r.misses as i64),
                 dash(r.refaults()),
                 dash(r.pgscan()),

@@ -171,6 +171,9 @@ pub struct RunResult {
     pub memcg: Option<String>,
     /// How the run ended early, if it did (OOM kill, no memory).
     pub error: Option<String>,
+    /// Why the `debugfs_write` commands failed at the end of the run, if they did (the commands
+    /// before the failing one stay applied, as in the kernel; the counters are read after them).
+    pub debugfs_write_error: Option<String>,
     /// Wall-clock seconds of the replay.
     pub wall_seconds: f64,
     /// Captured debugfs texts: (step, `lru_gen`, `lru_gen_full`), the last one at the end.
@@ -482,6 +485,7 @@ fn empty_result(policy: &str) -> RunResult {
         memory_events: None,
         memcg: None,
         error: None,
+        debugfs_write_error: None,
         wall_seconds: 0.0,
         debugfs: Vec::new(),
         series: Vec::new(),
@@ -580,8 +584,10 @@ pub fn run_kernel<P: Policy>(
         r.series.push(smp);
     }
     if let Some(cmds) = debugfs_write {
-        k.p.debugfs_write(&mut k.m, cmds)
-            .map_err(|e| RunError::Config(format!("writing '{cmds}' to lru_gen: {e}")))?;
+        // a refused write does not lose the run: it is reported with the results
+        if let Err(e) = k.p.debugfs_write(&mut k.m, cmds) {
+            r.debugfs_write_error = Some(format!("writing '{cmds}' to lru_gen: {e}"));
+        }
     }
     if let (Some(a), Some(b)) = (k.p.debugfs(&k.m, false), k.p.debugfs(&k.m, true)) {
         if r.debugfs.last().is_none_or(|x| x.0 != end || debugfs_write.is_some()) {

@@ -817,7 +817,15 @@ pub type LoadedTrace = std::sync::Arc<Vec<u32>>;
 
 /// Load a trace as dense page ids.
 pub fn load_trace(path: &std::path::Path) -> Result<(LoadedTrace, u32), WorkloadError> {
-    let t = lrugen_trace::load_dense(path, None).map_err(|e| WorkloadError(e.to_string()))?;
+    load_trace_as(path, None)
+}
+
+/// [`load_trace`] of a trace in `format` (`None`: told by the file's name or first bytes).
+pub fn load_trace_as(
+    path: &std::path::Path,
+    format: Option<lrugen_trace::TraceFormat>,
+) -> Result<(LoadedTrace, u32), WorkloadError> {
+    let t = lrugen_trace::load_dense(path, format).map_err(|e| WorkloadError(e.to_string()))?;
     if t.pages.is_empty() {
         return Err(WorkloadError(format!("{}: the trace holds no request", path.display())));
     }

@@ -55,7 +55,7 @@ impl Mglru {
             let cmd = cmd?;
             let err = |errno: Errno, reason: String| CommandError {
                 index,
-                command: format!("{cmd:?}"),
+                command: cmd.to_string(),
                 errno,
                 reason,
             };
@@ -82,7 +82,13 @@ impl Mglru {
                 Command::Age {
                     max_gen, force_scan, ..
                 } => match debugfs::check_age(profile, &self.lruvecs[lv], max_gen, swappiness, force_scan) {
-                    Err(e) => return Err(err(e, format!("generation {max_gen} cannot be aged now"))),
+                    Err(e) => {
+                        let max_seq = self.lruvecs[lv].max_seq;
+                        return Err(err(
+                            e,
+                            format!("generation {max_gen} cannot be aged now (max_seq is {max_seq})"),
+                        ));
+                    }
                     Ok(AgeCheck::NoOp) => {}
                     Ok(AgeCheck::Run) => {
                         let seq = self.lruvecs[lv].max_seq;
@@ -98,7 +104,10 @@ impl Mglru {
                     if let Err(e) = debugfs::check_evict(&self.lruvecs[lv], min_gen) {
                         return Err(err(
                             e,
-                            format!("expected a generation at most max_seq − 2, found {min_gen}"),
+                            format!(
+                                "expected a generation at most max_seq − 2 = {}, found {min_gen}",
+                                self.lruvecs[lv].max_seq.saturating_sub(2)
+                            ),
                         ));
                     }
                     sc.nr_reclaimed = 0;

@@ -920,6 +920,26 @@ impl Command {
     }
 }
 
+/// The command as it could be written (`+ 2 0 7`, `- 2 0 5 200 1024`): absent fields stay absent.
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (c, gen, opt) = match *self {
+            Command::Age {
+                max_gen, force_scan, ..
+            } => ('+', max_gen, (!force_scan).then_some(0)),
+            Command::Evict {
+                min_gen, nr_to_reclaim, ..
+            } => ('-', min_gen, (nr_to_reclaim != u64::MAX).then_some(nr_to_reclaim)),
+        };
+        write!(f, "{c} {} {} {gen}", self.memcg_id(), self.node())?;
+        match (self.swappiness(), opt) {
+            (None, None) => Ok(()),
+            (Some(s), None) => write!(f, " {s}"),
+            (s, Some(o)) => write!(f, " {} {o}", s.map_or("-1".to_string(), |s| s.to_string())),
+        }
+    }
+}
+
 /// The errors `lru_gen_seq_write` and `run_cmd` return (as `-errno`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Errno {
@@ -1193,6 +1213,16 @@ fn kstrtouint(s: &[u8]) -> Result<u32, Errno> {
 fn scan_command(cur: &[u8], profile: Profile) -> Result<Command, (Errno, String)> {
     let einval = |reason: String| Err((Errno::EINVAL, reason));
     let cmd = cur[0];
+    if cmd != b'+' && cmd != b'-' {
+        // checked first (the kernel's errno is the same either way), so that the message quotes
+        // the command as written rather than what follows its first character
+        let text = String::from_utf8_lossy(cur);
+        return einval(format!(
+            "expected command `+` (aging) or `-` (eviction), found `{}` in {}",
+            text.chars().next().unwrap_or('?').escape_debug(),
+            quote(&text)
+        ));
+    }
     let mut sc = Scan { s: cur, pos: 1 };
     let names = ["memcg id", "node id", "generation number"];
     let mut nums = [0u64; 3];
@@ -1281,17 +1311,14 @@ fn scan_command(cur: &[u8], profile: Profile) -> Result<Command, (Errno, String)
             swappiness,
             force_scan: opt.is_none_or(|o| o != 0),
         }),
-        b'-' => Ok(Command::Evict {
+        // `-`: anything else was refused above
+        _ => Ok(Command::Evict {
             memcg_id,
             node,
             min_gen: seq,
             swappiness,
             nr_to_reclaim: opt.unwrap_or(u64::MAX),
         }),
-        c => einval(format!(
-            "expected command `+` (aging) or `-` (eviction), found `{}`",
-            char::from(c).escape_debug()
-        )),
     }
 }
 

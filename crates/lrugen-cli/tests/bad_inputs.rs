@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Bad inputs of `lrugen run`, `bench`, `kernel` and `traces`, as a table: each row is a command
+//! line, the exit status it must end with (1: refused by lrugen, 2: refused by the argument
+//! parser), and words its message must hold (the file, line or option at fault and what was
+//! expected). Every row is also checked for no panic, and for nothing written: the command runs
+//! in an empty working directory that must stay empty, and the fixture folder must not change.
+//! (`exp --out` has its own table in `exp_out.rs`.)
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// One bad input. `{d}` in an argument or a needle is the fixture folder (its files are written
+/// by [`fixtures`]).
+struct Case {
+    args: &'static [&'static str],
+    code: i32,
+    needles: &'static [&'static str],
+}
+
+const fn case(args: &'static [&'static str], code: i32, needles: &'static [&'static str]) -> Case {
+    Case { args, code, needles }
+}
+
+/// The table. Items of issue #9 first, then each kind of bad input.
+const CASES: &[Case] = &[
+    // --- issue #9: checked before the run, never a panic
+    case(
+        &["run", "--debugfs-every", "0", "--policy", "mglru", "--accesses", "10"],
+        1,
+        &["--debugfs-every", "at least 1"],
+    ),
+    case(
+        &["run", "--capacity", "1e18", "--accesses", "10"],
+        1,
+        &[
+            "--capacity 1000000000000000000",
+            "too large",
+            "expected at most 2,147,483,647 pages",
+        ],
+    ),
+    case(&["run", "--capacity", "-5"], 2, &["'-5'", "--capacity", "non-negative"]),
+    case(&["run", "--accesses", "-1"], 2, &["--accesses", "non-negative"]),
+    case(
+        &["run", "--jobs", "-2", "--workload", "fio"],
+        2,
+        &["--jobs", "non-negative"],
+    ),
+    case(
+        &["bench", "--capacity", "-5", "{d}/good.lis"],
+        2,
+        &["--capacity", "non-negative"],
+    ),
+    case(&["kernel", "--accesses", "-5"], 2, &["--accesses", "non-negative"]),
+    case(&["run", "--memcg-max", "-5M"], 1, &["--memcg-max", "'-5M'", "expected"]),
+    case(
+        &[
+            "run",
+            "--policy",
+            "mglru",
+            "--accesses",
+            "10",
+            "--debugfs-write",
+            "garbage",
+        ],
+        1,
+        &[
+            "--debugfs-write",
+            "`garbage`",
+            "expected command `+` (aging) or `-` (eviction)",
+        ],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "mglru",
+            "--accesses",
+            "10",
+            "--debugfs-write",
+            "- 2 0",
+        ],
+        1,
+        &["--debugfs-write", "`- 2 0`", "a generation number"],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "mglru",
+            "--accesses",
+            "10",
+            "--debugfs-write",
+            "+ 7 0 3",
+        ],
+        1,
+        &["--debugfs-write", "expected memcg id 1 (the root) or 2", "found 7"],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "mglru",
+            "--accesses",
+            "10",
+            "--debugfs-write",
+            "+ 2 0 3; - 2 3 0",
+        ],
+        1,
+        &["--debugfs-write", "command 1 `- 2 3 0`", "node id 0..1"],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "mglru",
+            "--accesses",
+            "10",
+            "--debugfs-write",
+            "- 2 0 1 300",
+        ],
+        1,
+        &["--debugfs-write", "swappiness"],
+    ),
+    case(
+        &["run", "--policy", "mglru", "--accesses", "10", "--debugfs-write", ""],
+        1,
+        &["--debugfs-write", "at least one command"],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "classic",
+            "--accesses",
+            "10",
+            "--debugfs-write",
+            "+ 2 0 3",
+        ],
+        1,
+        &["--debugfs-write", "expected mglru among --policy"],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "lru,opt",
+            "--jobs",
+            "4",
+            "--workload",
+            "fio",
+            "--accesses",
+            "100",
+        ],
+        1,
+        &["--policy lru,opt", "4 tasks", "expected mglru or classic"],
+    ),
+    case(
+        &["run", "--compressed-pct", "0", "--workload", "anon"],
+        2,
+        &["--compressed-pct", "1..=100"],
+    ),
+    case(
+        &["run", "--compressed-pct", "101", "--workload", "anon"],
+        2,
+        &["--compressed-pct", "1..=100"],
+    ),
+    case(
+        &["run", "--trace", "{d}/noname.bin"],
+        1,
+        &["{d}/noname.bin", "cannot tell the trace format", "--format NAME"],
+    ),
+    case(
+        &["run", "--trace", "{d}/good.lis", "--format", "parquet"],
+        2,
+        &["--format", "unknown trace format \"parquet\"", "oracleGeneral"],
+    ),
+    case(&["run", "--format", "arc"], 2, &["--trace"]),
+    case(
+        &["kernel", "--out", "{d}/a-file", "--accesses", "10"],
+        1,
+        &["--out {d}/a-file", "not a directory"],
+    ),
+    case(
+        &["kernel", "--out", "{d}/a-file/sub", "--accesses", "10"],
+        1,
+        &["--out {d}/a-file/sub", "{d}/a-file is not a directory"],
+    ),
+    case(
+        &["kernel", "--out", "/proc/lrugen-out", "--accesses", "10"],
+        1,
+        &["--out /proc/lrugen-out", "cannot write"],
+    ),
+    // --- malformed trace lines and records, one per format: file, line or record, expectation
+    case(
+        &["run", "--trace", "{d}/bad.lis", "--capacity", "10"],
+        1,
+        &["{d}/bad.lis:3: expected ", "300 eight 0 3"],
+    ),
+    case(&["bench", "{d}/bad.lis"], 1, &["{d}/bad.lis:3: expected "]),
+    case(
+        &["bench", "{d}/good.lis", "{d}/bad.lis"],
+        1,
+        &["{d}/bad.lis:3: expected "],
+    ),
+    case(
+        &["run", "--trace", "{d}/bad.iolog"],
+        1,
+        &["{d}/bad.iolog:3", "expected"],
+    ),
+    case(
+        &["run", "--trace", "{d}/bad.lackey"],
+        1,
+        &["{d}/bad.lackey:2", "expected"],
+    ),
+    case(&["run", "--trace", "{d}/bad.csv"], 1, &["{d}/bad.csv:3", "expected"]),
+    case(
+        &["run", "--trace", "{d}/cut.oracleGeneral.bin"],
+        1,
+        &[
+            "{d}/cut.oracleGeneral.bin",
+            "record 2",
+            "truncated",
+            "expected 24 bytes",
+        ],
+    ),
+    case(&["run", "--trace", "{d}/cut.lcs"], 1, &["{d}/cut.lcs", "expected"]),
+    case(
+        &["run", "--trace", "{d}/cut.lrugen"],
+        1,
+        &["{d}/cut.lrugen", "expected"],
+    ),
+    case(
+        &["run", "--trace", "{d}/bad.lis", "--format", "oracleGeneral"],
+        1,
+        &["{d}/bad.lis", "truncated"],
+    ),
+    case(
+        &["run", "--trace", "{d}/empty.lis"],
+        1,
+        &["{d}/empty.lis", "no request"],
+    ),
+    // --- missing files, directories given as files
+    case(
+        &["run", "--trace", "{d}/missing.lis"],
+        1,
+        &["{d}/missing.lis", "cannot open", "No such file"],
+    ),
+    case(&["bench", "{d}/missing.lis"], 1, &["{d}/missing.lis", "cannot open"]),
+    case(&["run", "--trace", "{d}/adir.lis"], 1, &["{d}/adir.lis", "directory"]),
+    case(&["bench", "{d}/adir.lis"], 1, &["{d}/adir.lis", "directory"]),
+    case(
+        &["kernel", "--trace", "{d}/missing.lis"],
+        1,
+        &["{d}/missing.lis", "cannot open"],
+    ),
+    case(&["kernel", "--exp", "{d}/missing.toml"], 1, &["{d}/missing.toml"]),
+    // --- bad sizes
+    case(
+        &["run", "--memory", "12X"],
+        1,
+        &["--memory", "'12X'", "unknown unit 'X'"],
+    ),
+    case(&["run", "--size", "M"], 1, &["--size", "expected a number"]),
+    case(&["run", "--swap", "-1G"], 1, &["--swap", "'-1G'", "expected"]),
+    case(
+        &["run", "--memory", "99999999999999999999"],
+        1,
+        &["--memory", "expected"],
+    ),
+    case(
+        &["run", "--memcg-max", "0", "--accesses", "10"],
+        1,
+        &["memory.max", "0 pages"],
+    ),
+    case(&["run", "--capacity", "0"], 1, &["--capacity", "0 pages"]),
+    case(
+        &["kernel", "--swap-size", "lots", "--swap", "disk"],
+        1,
+        &["--swap-size", "'lots'"],
+    ),
+    case(
+        &["run", "--accesses", "1.5"],
+        2,
+        &["--accesses", "'1.5'", "whole number"],
+    ),
+    case(
+        &["run", "--records", "1e30", "--workload", "ycsb"],
+        2,
+        &["--records", "too large"],
+    ),
+    // --- bad policies, profiles, lru_gen bits, workloads
+    case(
+        &["run", "--policy", "lfu", "--accesses", "10"],
+        1,
+        &["'lfu'", "mglru", "classic", "opt"],
+    ),
+    case(&["run", "--policy", ",", "--accesses", "10"], 1, &["policy"]),
+    case(&["bench", "--policy", "arc", "{d}/good.lis"], 1, &["'arc'", "classic"]),
+    case(
+        &["run", "--kernel", "5.15", "--accesses", "10"],
+        1,
+        &["5.15", "mainline", "6.1"],
+    ),
+    case(
+        &["run", "--lru-gen-enabled", "0xzz", "--accesses", "10"],
+        1,
+        &["--lru-gen-enabled", "'0xzz'", "0x7"],
+    ),
+    case(
+        &["kernel", "--lru-gen-enabled", "maybe"],
+        1,
+        &["--lru-gen-enabled", "'maybe'"],
+    ),
+    case(&["kernel", "--lru", "lfu"], 1, &["--lru", "expected mglru or classic"]),
+    case(
+        &["run", "--workload", "kernel"],
+        1,
+        &["unknown workload 'kernel'", "kernel-build"],
+    ),
+    case(&["run", "--dist", "pareto"], 1, &["--dist", "'pareto'", "zipf:"]),
+    case(
+        &["run", "--device", "floppy", "--jobs", "2"],
+        1,
+        &["--device", "floppy"],
+    ),
+    case(&["run", "--cpus", "0"], 1, &["--cpus", "at least 1"]),
+    case(&["run", "--jobs", "0"], 1, &["--jobs", "at least 1"]),
+    case(
+        &["run", "--swappiness", "300", "--accesses", "10"],
+        1,
+        &["swappiness", "0..=200"],
+    ),
+    case(
+        &["run", "--workload", "anon", "--write-ratio", "-0.5"],
+        1,
+        &["write ratio", "[0, 1]"],
+    ),
+    case(&["kernel", "--every", "0"], 1, &["--every"]),
+    case(&["kernel", "--write-ratio", "-1"], 1, &["--write-ratio", "0..=1"]),
+    // --- traces
+    case(
+        &["traces", "fetch", "OLTP2", "--dir", "{d}/t"],
+        1,
+        &["unknown trace 'OLTP2'", "OLTP, P3, P12"],
+    ),
+    case(&["traces", "generate", "{d}/good.lis"], 1, &["{d}/good.lis", "exists"]),
+    case(
+        &["traces", "generate", "{d}/g.lis", "--keys", "0"],
+        1,
+        &["--keys", "found 0"],
+    ),
+    case(&["traces", "generate", "{d}/g.lis", "--dist", "zipf:x"], 1, &["--dist"]),
+];
+
+fn lrugen(args: &[String], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lrugen"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("RUST_BACKTRACE")
+        // nothing is downloaded: a fetch that got this far would be refused here at once
+        .env("LRUGEN_TRACES_BASE_URL", "http://127.0.0.1:1")
+        .output()
+        .expect("run lrugen")
+}
+
+/// The fixture folder (written anew): malformed traces of each format, a directory named like a
+/// trace, a plain file where a directory is expected.
+fn fixtures() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lrugen-bad-inputs");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("adir.lis")).unwrap();
+    let w = |name: &str, bytes: &[u8]| std::fs::write(d.join(name), bytes).unwrap();
+    w("good.lis", b"100 8 0 1\n200 1 0 2\n");
+    w("bad.lis", b"100 8 0 1\n200 1 0 2\n300 eight 0 3\n400 1 0 4\n");
+    w("empty.lis", b"");
+    w("noname.bin", b"\x01\x02\x03 not a trace of any kind\n");
+    w("a-file", b"not a directory\n");
+    w(
+        "bad.iolog",
+        b"fio version 2 iolog\n/data/a add\n/data/a read many 4096\n",
+    );
+    w("bad.lackey", b" L 04222cac,4\n L zz-not-hex,4\n");
+    w(
+        "bad.csv",
+        b"version,time,op,size,lbn\n1,5633898,2a,512,42932745\n1,5633898,2a,lots,42932746\n",
+    );
+    let rec = |id: u64| {
+        let mut b = 1u32.to_le_bytes().to_vec();
+        b.extend_from_slice(&id.to_le_bytes());
+        b.extend_from_slice(&4096u32.to_le_bytes());
+        b.extend_from_slice(&(-1i64).to_le_bytes());
+        b
+    };
+    let mut oracle = rec(1);
+    oracle.extend_from_slice(&rec(2)[..10]);
+    w("cut.oracleGeneral.bin", &oracle);
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lrugen-trace/tests/data");
+    let lcs = std::fs::read(data.join("tiny-v1.lcs")).unwrap();
+    w("cut.lcs", &lcs[..lcs.len() - 7]);
+    let lrugen = std::fs::read(data.join("tiny.lrugen")).unwrap();
+    w("cut.lrugen", &lrugen[..lrugen.len() - 5]);
+    d
+}
+
+/// Every path under `dir`, sorted.
+fn tree(dir: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            v.extend(tree(&p));
+        }
+        v.push(p);
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn bad_inputs_are_refused_clearly_and_leave_nothing_behind() {
+    assert!(CASES.len() >= 40, "the table has {} rows", CASES.len());
+    let d = fixtures();
+    let ds = d.to_str().unwrap();
+    let cwd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lrugen-bad-inputs-cwd");
+    let _ = std::fs::remove_dir_all(&cwd);
+    std::fs::create_dir_all(&cwd).unwrap();
+    let before = tree(&d);
+    let mut failures = Vec::new();
+    for c in CASES {
+        let args: Vec<String> = c.args.iter().map(|a| a.replace("{d}", ds)).collect();
+        let cmd = format!("lrugen {}", args.join(" "));
+        let o = lrugen(&args, &cwd);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        let mut why = Vec::new();
+        if o.status.code() != Some(c.code) {
+            why.push(format!("exit status {} (expected {})", o.status, c.code));
+        }
+        if err.contains("panicked") || err.contains("RUST_BACKTRACE") {
+            why.push("panicked".into());
+        }
+        for n in c.needles {
+            let n = n.replace("{d}", ds);
+            if !err.contains(&n) {
+                why.push(format!("stderr lacks {n:?}"));
+            }
+        }
+        if !o.stdout.is_empty() && c.code == 2 {
+            why.push("printed on stdout".into());
+        }
+        let left = tree(&cwd);
+        if !left.is_empty() {
+            why.push(format!("left behind {left:?}"));
+            let _ = std::fs::remove_dir_all(&cwd);
+            std::fs::create_dir_all(&cwd).unwrap();
+        }
+        if tree(&d) != before {
+            why.push(format!("changed the fixtures: {:?}", tree(&d)));
+        }
+        if !why.is_empty() {
+            failures.push(format!("{cmd}: {}\n  stderr: {err}", why.join("; ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} bad inputs:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}
+
+/// `lrugen run --json | head`: the reader goes away; lrugen ends quietly, without a panic.
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lrugen"))
+        .args([
+            "run",
+            "--json",
+            "--size",
+            "8M",
+            "--capacity",
+            "2048",
+            "--accesses",
+            "20000",
+            "--vmstat",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // as `head` exits
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+    assert_eq!(o.status.code(), Some(0), "{err}");
+}
+
+/// A `--debugfs-write` whose generation is refused at the end of the run keeps the run: the table
+/// is printed, then the error, and the exit status says it failed.
+#[test]
+fn a_refused_debugfs_write_keeps_the_results() {
+    let cwd = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let args: Vec<String> = [
+        "run",
+        "--policy",
+        "mglru,lru",
+        "--accesses",
+        "100",
+        "--debugfs-write",
+        "- 2 0 9",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let o = lrugen(&args, cwd);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        out.lines().any(|l| l.starts_with("mglru ")) && out.lines().any(|l| l.starts_with("lru ")),
+        "{out}"
+    );
+    assert!(
+        err.contains("--debugfs-write: mglru: writing '- 2 0 9' to lru_gen")
+            && err.contains("`- 2 0 9`")
+            && err.contains("expected a generation at most max_seq − 2 = 1, found 9"),
+        "{err}"
+    );
+}
+
+/// The `--debugfs-write` examples of `lrugen run --help` run as written.
+#[test]
+fn the_debugfs_write_help_examples_work() {
+    let o = lrugen(&["run".into(), "--help".into()], Path::new(env!("CARGO_TARGET_TMPDIR")));
+    let help = String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let ex = help
+        .split('`')
+        .find(|s| s.starts_with("lrugen run") && s.contains("--debugfs-write"))
+        .unwrap_or_else(|| panic!("no example in:\n{help}"));
+    // `lrugen run ... --debugfs-write "- 2 0 1 200 1024"`, and the `+ 2 0 3` the text names
+    let (head, cmds) = ex.split_once(" --debugfs-write ").unwrap();
+    let args: Vec<String> = head.split(' ').skip(1).map(String::from).collect();
+    for c in [cmds.trim_matches('"'), "+ 2 0 3"] {
+        assert!(help.contains(&format!("`{c}`")), "{c} is named in the help");
+        let mut a = args.clone();
+        a.extend(["--debugfs-write".into(), c.into()]);
+        let o = lrugen(&a, Path::new(env!("CARGO_TARGET_TMPDIR")));
+        assert!(o.status.success(), "{a:?}: {}", String::from_utf8_lossy(&o.stderr));
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("lru_gen after 100000 accesses"), "{out}");
+    }
+}
