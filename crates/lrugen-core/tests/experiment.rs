@@ -366,8 +366,9 @@ fn plots_are_written() {
     let d = tempfile::tempdir().unwrap();
     match experiment::plot::write_plots(&r, d.path()) {
         Ok(files) => {
-            // Bar chart, misses over time, MGLRU generations: SVG and PNG each.
-            assert_eq!(files.len(), 6, "{files:?}");
+            // Bar chart, Δ against the baseline, misses over time, MGLRU generations: SVG and PNG
+            // each.
+            assert_eq!(files.len(), 8, "{files:?}");
             for f in &files {
                 assert!(std::fs::metadata(f).unwrap().len() > 1000, "{}", f.display());
             }
