@@ -6,6 +6,7 @@
 use crate::checks::{count, count32};
 use crate::out::{out, outln};
 use clap::Args;
+use lrugen::experiment::outdir::{self, Request, Staging};
 use lrugen::experiment::size::parse_pages;
 use lrugen::mm::MachineConfig;
 use lrugen::reclaim::mglru::{MglruConfig, Profile};
@@ -98,9 +99,14 @@ pub struct KernelArgs {
     #[arg(long, value_name = "N", value_parser = count, allow_negative_numbers = true)]
     every: Option<u64>,
     /// Write report.json, the plots (misses.svg/png, generations.svg/png) and kernel-run.json
-    /// (everything the guest reported) here.
+    /// (everything the guest reported) here: a new or empty directory, or one `lrugen kernel`
+    /// wrote (replaced whole). Checked before booting; written as DIR.partial, renamed when done.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Write --out into a non-empty directory lrugen did not write (files of the same names are
+    /// replaced, the others kept).
+    #[arg(long, requires = "out")]
+    force: bool,
     /// The static replayer (default: $LRUGEN_REPLAYER, else target/x86_64-unknown-linux-gnu/release).
     #[arg(long, value_name = "FILE")]
     replayer: Option<PathBuf>,
@@ -317,6 +323,18 @@ fn measured_len(o: &OpFile) -> u64 {
 
 pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     let p = plan(&a)?;
+    // the output directory, checked (and its partial directory created) before booting
+    let staging = match &a.out {
+        Some(dir) => Some(Staging::prepare(Request {
+            flag: "--out",
+            target: dir,
+            kind: outdir::KERNEL,
+            of: std::collections::BTreeMap::from([("workload".to_string(), p.workload.clone())]),
+            force: a.force,
+            resume: false,
+        })?),
+        None => None,
+    };
     let source = match (&a.image, &a.modules) {
         (Some(i), Some(m)) => KernelSource::Image {
             image: i.clone(),
@@ -407,19 +425,24 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     };
     let report = Report::build(&run, &model, p.workload.clone(), settings).map_err(|e| e.to_string())?;
     out!("{}", report.table());
-    if let Some(dir) = &a.out {
-        let (files, why) = report.write(dir).map_err(|e| e.to_string())?;
+    if let Some(staging) = staging {
+        let dir = staging.dir().to_path_buf();
+        let (mut files, why) = report.write(&dir).map_err(|e| e.to_string())?;
         if let Some(why) = why {
             eprintln!("plots skipped: {why}");
-        }
-        for f in files {
-            eprintln!("wrote {}", f.display());
         }
         // everything the guest reported, verbatim (lru_gen/lru_gen_full captures included)
         let raw = dir.join("kernel-run.json");
         let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
         std::fs::write(&raw, text).map_err(|e| format!("{}: {e}", raw.display()))?;
-        eprintln!("wrote {}", raw.display());
+        files.push(raw);
+        let target = staging.given().to_path_buf();
+        staging.commit()?;
+        for f in files {
+            if let Ok(name) = f.strip_prefix(&dir) {
+                eprintln!("wrote {}", target.join(name).display());
+            }
+        }
     }
     if a.debugfs {
         outln!("\n--- kernel lru_gen_full ---\n{}", run.lru_gen_full);

@@ -366,8 +366,9 @@ fn plots_are_written() {
     let d = tempfile::tempdir().unwrap();
     match experiment::plot::write_plots(&r, d.path()) {
         Ok(files) => {
-            // Bar chart, misses over time, MGLRU generations: SVG and PNG each.
-            assert_eq!(files.len(), 6, "{files:?}");
+            // Bar chart, Δ against the baseline, misses over time, MGLRU generations: SVG and PNG
+            // each.
+            assert_eq!(files.len(), 8, "{files:?}");
             for f in &files {
                 assert!(std::fs::metadata(f).unwrap().len() > 1000, "{}", f.display());
             }
@@ -427,9 +428,12 @@ fn engine_runs_are_sampled_over_time() {
         + "[engine]\ncpus = 2\njobs = 2\n";
     let text = text.replace("repetitions = 2\n", "repetitions = 1\nsamples = 10\n");
     let text = text.replace("samples = 10\n[engine]", "[engine]");
+    // (reference caches have no place among several tasks)
+    let text = text.replace("[\"mglru\", \"classic\", \"lru\"]", "[\"mglru\", \"classic\"]");
     let e = parse(&text).unwrap();
     let r = experiment::run(&e, Some(1), &|_, _| {}).unwrap();
-    for c in r.cells.iter().filter(|c| c.policy != "lru") {
+    assert_eq!(r.cells.len(), 2);
+    for c in &r.cells {
         let misses = &c.series["misses"];
         assert!(
             (9..=12).contains(&misses.len()),
@@ -445,4 +449,109 @@ fn engine_runs_are_sampled_over_time() {
             assert!(c.series.contains_key("gen0"), "{:?}", c.series.keys());
         }
     }
+}
+
+/// Reference caches replay one page stream: an experiment of several tasks leaves them out of its
+/// default policies with a note, and refuses them when listed, naming the line.
+#[test]
+fn reference_caches_are_left_out_of_multi_task_experiments() {
+    let base = TINY.replace("policies = [\"mglru\", \"classic\", \"lru\"]\n", "");
+    // one task: all four
+    let e = parse(&base).unwrap();
+    assert_eq!(e.variants.len(), 4);
+    assert!(e.notes.is_empty());
+    let jobs = format!("{base}[engine]\njobs = 2\n");
+    let e = parse(&jobs).unwrap();
+    let labels: Vec<&str> = e.variants.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(labels, ["mglru", "classic"]);
+    assert!(
+        e.notes.len() == 1 && e.notes[0].contains("lru and opt left out") && e.notes[0].contains("engine.jobs = 2"),
+        "{:?}",
+        e.notes
+    );
+    // listed: refused where it is listed
+    let listed = jobs.replace("[machine]", "policies = [\"classic\", \"opt\"]\n[machine]");
+    let (line, msg) = err(&listed);
+    let want = listed.lines().position(|l| l.starts_with("policies")).unwrap() + 1;
+    assert_eq!(line, Some(want), "{msg}");
+    assert!(
+        msg.contains("policy 'opt' cannot run here") && msg.contains("expected only mglru and classic"),
+        "{msg}"
+    );
+    // a sweep that makes one point multi-task
+    let swept = base.replace("[sweep]\n", "[engine]\n[sweep]\n\"engine.jobs\" = [1, 3]\n");
+    let e = parse(&swept).unwrap();
+    assert_eq!(e.variants.len(), 2);
+    assert!(
+        e.notes[0].contains("engine.jobs = 3") && e.notes[0].contains("at sweep point"),
+        "{:?}",
+        e.notes
+    );
+    // one task under the engine: the references replay the very stream of the kernel policies
+    let one = format!("{base}[engine]\njobs = 1\n").replace("[sweep]\n\"memcg.max\" = [\"512K\", 256]\n", "");
+    let e = parse(&one).unwrap();
+    assert_eq!(e.variants.len(), 4);
+    let r = experiment::run(&e, Some(2), &|_, _| {}).unwrap();
+    let accesses: Vec<f64> = r.cells.iter().map(|c| c.metrics["accesses"]).collect();
+    assert!(accesses.iter().all(|a| *a == accesses[0]), "{accesses:?}");
+}
+
+/// A run stopped after some cells gives those cells, a note of the missing ones and statistics
+/// only where every repetition finished; resumed with them, it gives the uninterrupted results.
+#[test]
+fn stopped_and_resumed_runs() {
+    use std::sync::atomic::AtomicU8;
+    use std::sync::Arc;
+    let e = parse(TINY).unwrap();
+    let full = experiment::run(&e, Some(1), &|_, _| {}).unwrap();
+    let mut saved = Vec::new();
+    let r = experiment::run_with(
+        &e,
+        experiment::Drive {
+            threads: Some(1),
+            done: Vec::new(),
+            stop: Arc::new(AtomicU8::new(0)),
+            stop_after: Some(3),
+            progress: &|_, _| {},
+            on_cell: &mut |c| {
+                saved.push(c.clone());
+                Ok(())
+            },
+        },
+    )
+    .unwrap();
+    let i = r.interrupted.as_ref().expect("interrupted");
+    assert_eq!((i.finished, i.total, i.missing.len()), (3, 12, 9));
+    assert_eq!(saved.len(), 3);
+    // point 0: mglru (cells 0, 1) complete, classic (2, 3) not
+    assert!(r.summary(0, "mglru", "hit_ratio").is_some());
+    assert!(r.summary(0, "classic", "hit_ratio").is_none());
+    let csv = output::results_csv(&r);
+    assert_eq!(csv.lines().count(), 13);
+    assert_eq!(csv.matches(output::MISSING).count(), 9);
+    // persisted and read back, exactly
+    let d = tempfile::tempdir().unwrap();
+    for c in &saved {
+        experiment::store::save(d.path(), c).unwrap();
+    }
+    let done = experiment::store::load(d.path(), &e).unwrap();
+    let r = experiment::run_with(
+        &e,
+        experiment::Drive {
+            threads: Some(2),
+            done,
+            stop: Arc::new(AtomicU8::new(0)),
+            stop_after: None,
+            progress: &|_, _| {},
+            on_cell: &mut |_| Ok(()),
+        },
+    )
+    .unwrap();
+    assert!(r.interrupted.is_none());
+    assert_eq!(output::json(&r).unwrap(), output::json(&full).unwrap());
+    assert_eq!(output::results_csv(&r), output::results_csv(&full));
+    assert_eq!(output::summary_csv(&r), output::summary_csv(&full));
+    // an absurd thread count is refused by the library too
+    let err = experiment::run(&e, Some(100_000), &|_, _| {}).unwrap_err();
+    assert!(err.to_string().contains("expected 1 to 1024"), "{err}");
 }

@@ -336,8 +336,8 @@ impl Report {
         let xmax = k.iter().map(|p| p.0).fold(1.0, f64::max);
         let ymax = k.iter().chain(&m).map(|p| p.1).fold(1.0, f64::max) * 1.1;
         let caption = format!("misses per window: kernel {} vs model", self.kernel_release);
-        let axes = ("measured accesses", "misses in the window");
-        let mut chart = xy_chart(area, &caption, 18, (xmax, ymax), axes, &|x| format!("{x:.0}"))?;
+        let axes = ("measured accesses (count)", "misses in the window (major faults)");
+        let mut chart = xy_chart(area, &caption, 18, (xmax, ymax), axes)?;
         for (name, pts, color) in [("kernel", &k, RED), ("model", &m, BLUE)] {
             chart
                 .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
@@ -364,8 +364,8 @@ impl Report {
             ("model".to_string(), &self.generations.model),
         ]) {
             let caption = format!("{name}: generations of /t");
-            let axes = ("measured accesses", "pages (anon + file)");
-            let mut chart = xy_chart(panel, &caption, 16, (xmax, ymax), axes, &|x| format!("{x:.0}"))?;
+            let axes = ("measured accesses (count)", "pages (anon + file)");
+            let mut chart = xy_chart(panel, &caption, 16, (xmax, ymax), axes)?;
             // layer by age (max_seq − seq, the oldest ages folded into 3), stacked oldest at the
             // bottom: the top of layer `a` is the sum of the ages ≥ a
             let top = |c: &GenCapture, a: u64| -> f64 {

@@ -5,7 +5,9 @@
 //! same results whatever the number of threads ([`runner`]); the statistics give each metric's
 //! mean and 95% confidence interval over repetitions and each policy's difference from a
 //! baseline by Welch's t-test ([`stats`]); the results are written as JSON, CSV ([`output`]) and
-//! plots ([`plot`]). `docs/experiments.md` describes the file format.
+//! plots ([`plot`]), into a directory written whole or not at all ([`outdir`]), the finished
+//! cells persisted as they complete so that an interrupted run can be resumed ([`store`],
+//! [`runner::run_with`]). `docs/experiments.md` describes the file format.
 //!
 //! ```no_run
 //! use lrugen::experiment::{self, Experiment};
@@ -16,14 +18,16 @@
 //! # Ok::<(), experiment::ExpError>(())
 //! ```
 
+pub mod outdir;
 pub mod output;
 pub mod plot;
 pub mod runner;
 pub mod size;
 pub mod spec;
 pub mod stats;
+pub mod store;
 
-pub use runner::{metrics_of, run, seed_for, Cell, CellResult, Results, SummaryRow};
+pub use runner::{metrics_of, run, run_with, seed_for, Cell, CellResult, Drive, Interruption, Results, SummaryRow};
 pub use spec::{Experiment, Point, PointConfig, SweepParam, Variant, METRICS};
 
 use std::path::PathBuf;

@@ -74,24 +74,42 @@ pub fn results_csv(r: &Results) -> String {
     head.extend(["policy", "kind", "profile", "repetition", "seed", "error"].map(String::from));
     head.extend(cols.iter().cloned());
     let mut out = csv_line(&head);
-    for c in &r.cells {
-        let v = &e.variants[c.cell.variant];
-        let mut row = vec![c.cell.index.to_string(), c.cell.point.to_string()];
-        row.extend(e.points[c.cell.point].params.iter().map(|p| p.1.clone()));
+    // Every cell of the matrix in index order: an interrupted run's missing cells are rows with
+    // no metrics and an error saying so.
+    let mut done = r.cells.iter().peekable();
+    for cell in e.cells() {
+        let c = done.next_if(|c| c.cell.index == cell.index);
+        if c.is_none() && r.interrupted.is_none() {
+            continue;
+        }
+        let v = &e.variants[cell.variant];
+        let mut row = vec![cell.index.to_string(), cell.point.to_string()];
+        row.extend(e.points[cell.point].params.iter().map(|p| p.1.clone()));
         row.push(v.label.clone());
         row.push(v.policy.name().into());
         row.push(v.profile.map(|p| p.name().to_string()).unwrap_or_default());
-        row.push(c.cell.repetition.to_string());
-        row.push(c.cell.seed.to_string());
-        row.push(c.error.clone().unwrap_or_default());
-        row.extend(
-            cols.iter()
-                .map(|k| c.metrics.get(k).map(|v| num(*v)).unwrap_or_default()),
-        );
+        row.push(cell.repetition.to_string());
+        row.push(cell.seed.to_string());
+        match c {
+            Some(c) => {
+                row.push(c.error.clone().unwrap_or_default());
+                row.extend(
+                    cols.iter()
+                        .map(|k| c.metrics.get(k).map(|v| num(*v)).unwrap_or_default()),
+                );
+            }
+            None => {
+                row.push(MISSING.into());
+                row.extend(cols.iter().map(|_| String::new()));
+            }
+        }
         out.push_str(&csv_line(&row));
     }
     out
 }
+
+/// The `error` of a cell an interrupted run did not finish, in `results.csv`.
+pub const MISSING: &str = "missing: the run was interrupted before this cell finished (--resume runs it)";
 
 /// `summary.csv`: one row per (point, policy, metric): `n`, `mean`, `sd`, `ci95` (half-width),
 /// and against the baseline `diff`, `diff_ci95`, `df`, `p`, `rel_pct`, `rel_ci95_pct`.
@@ -184,6 +202,8 @@ fn cell_text(metric: &str, s: &Summary) -> String {
     } else {
         let m = thousands(s.mean.round() as i64);
         match s.ci95 {
+            // the same in every repetition (e.g. the accesses of a fixed-length workload)
+            Some(0.0) => m,
             Some(c) => format!("{m} ± {}", thousands(c.round() as i64)),
             None => m,
         }
@@ -194,10 +214,14 @@ fn cell_text(metric: &str, s: &Summary) -> String {
 /// metrics and the difference of the experiment's metric from the baseline.
 pub fn table(r: &Results) -> String {
     let e = &r.experiment;
+    // accesses = hits + minor faults + misses, hit ratio = hits / accesses: the columns
+    // reconcile (minor faults shown wherever a run had any).
     let mut metrics: Vec<&str> = vec![
         "iops",
         "clat_p99_us",
+        "accesses",
         "hit_ratio",
+        "minor_faults",
         "misses",
         "refaults",
         "pgscan",
@@ -230,8 +254,16 @@ pub fn table(r: &Results) -> String {
                 row.push(p.label());
             }
             row.push(v.label.clone());
-            let n = r.summary(p.index, &v.label, "hit_ratio").map_or(0, |s| s.summary.n);
-            row.push(n.to_string());
+            let n = r
+                .cells
+                .iter()
+                .filter(|c| c.cell.point == p.index && c.policy == v.label)
+                .count();
+            row.push(if n == e.repetitions as usize {
+                n.to_string()
+            } else {
+                format!("{n} of {}", e.repetitions)
+            });
             for m in &metrics {
                 row.push(
                     r.summary(p.index, &v.label, m)
@@ -274,6 +306,12 @@ pub fn table(r: &Results) -> String {
     line(&head);
     for row in &rows {
         line(row);
+    }
+    if metrics.contains(&"minor_faults") {
+        out.push_str(
+            "accesses = hits + minor faults (no I/O: first touch, a whole-page write, a page found in the \
+             swap cache) + misses (major faults); hit ratio = hits / accesses\n",
+        );
     }
     out
 }

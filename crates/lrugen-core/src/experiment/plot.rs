@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Plots of an experiment, each as SVG and PNG (plotters): per sweep point, a bar chart of the
-//! main metric by policy with 95% confidence intervals, the misses over time of the kernel
-//! policies (one line per policy, first repetition), and the MGLRU generation sizes over time
-//! (one line per generation age, first repetition).
+//! main metric by policy (bars from 0, 95% confidence intervals as whiskers with caps), a
+//! dot-and-whisker chart of each policy's difference from the baseline (relative, on an axis
+//! around zero, so that a 3% difference shows), the misses over time of the kernel policies (one
+//! line per policy, first repetition), and the MGLRU generation sizes over time (one line per
+//! generation age, first repetition). Axes carry units; counts get integer ticks with thousands
+//! separators or k/M suffixes ([`tick_format`]). Elements are drawn in the policies' order, so
+//! the same results give the same SVG bytes.
 //!
 //! Text needs a TrueType font, read at run time (so the build needs no font library): the file
 //! named by `LRUGEN_FONT`, else DejaVu Sans or Liberation Sans where Linux distributions install
@@ -10,9 +14,12 @@
 
 use super::runner::Results;
 use super::ExpError;
-use plotters::coord::types::RangedCoordf64;
+use crate::report::thousands;
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::{RangedCoordf64, RangedCoordi32};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -62,32 +69,130 @@ pub fn e2s<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
 
+/// How a metric reads on an axis: words with the unit, the factor from the stored value to the
+/// plotted one, and whether it is a count (integer ticks).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    /// "misses (major faults)", "hit ratio (%)", "IOPS (I/O per second)".
+    pub label: String,
+    /// Plotted value = stored value × this.
+    pub scale: f64,
+    /// A count: integer ticks.
+    pub count: bool,
+}
+
+/// The axis unit of an experiment metric (see [`super::spec::METRICS`]).
+pub fn unit_of(metric: &str) -> Unit {
+    let (label, scale, count) = match metric {
+        "hit_ratio" => ("hit ratio (%)", 100.0, false),
+        "accesses" => ("accesses (count)", 1.0, true),
+        "hits" => ("hits (accesses)", 1.0, true),
+        "misses" => ("misses (major faults)", 1.0, true),
+        "minor_faults" => ("minor faults (count)", 1.0, true),
+        "refaults" => ("refaults (pages)", 1.0, true),
+        "pgscan" => ("pgscan (pages scanned)", 1.0, true),
+        "pgsteal" => ("pgsteal (pages reclaimed)", 1.0, true),
+        "pgactivate" => ("pgactivate (pages)", 1.0, true),
+        "pgdeactivate" => ("pgdeactivate (pages)", 1.0, true),
+        "pswpin" => ("pswpin (pages swapped in)", 1.0, true),
+        "pswpout" => ("pswpout (pages swapped out)", 1.0, true),
+        "allocstall" => ("allocstall (direct reclaims)", 1.0, true),
+        "oom_kill" => ("oom_kill (kills)", 1.0, true),
+        "iops" => ("IOPS (I/O per second)", 1.0, false),
+        "bw_mib_s" => ("bandwidth (MiB/s)", 1.0, false),
+        "clat_mean_us" => ("mean completion latency (µs)", 1.0, false),
+        "clat_p50_us" => ("p50 completion latency (µs)", 1.0, false),
+        "clat_p99_us" => ("p99 completion latency (µs)", 1.0, false),
+        "clat_p99_9_us" => ("p99.9 completion latency (µs)", 1.0, false),
+        "direct_reclaim_ms" => ("direct reclaim time (ms, virtual)", 1.0, false),
+        "kswapd_ms" => ("kswapd time (ms, virtual)", 1.0, false),
+        "ops_per_sec" => ("throughput (operations per second)", 1.0, false),
+        other => {
+            return Unit {
+                label: other.replace('_', " "),
+                scale: 1.0,
+                count: false,
+            }
+        }
+    };
+    Unit {
+        label: label.into(),
+        scale,
+        count,
+    }
+}
+
+/// `x` with at most `decimals` decimals, trailing zeros dropped ("12.5", "200", "-0.25").
+fn trimmed(x: f64, decimals: usize) -> String {
+    let s = format!("{x:.decimals$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s == "-0" {
+        "0".into()
+    } else {
+        s
+    }
+}
+
+/// The tick labels of an axis whose values reach `max` in magnitude: with a k or M suffix from
+/// 10,000 up ("12.5k", "200k", "1.25M"), else integers with thousands separators ("2,500") for
+/// counts and values from 10 up, else up to four decimals ("0.25"). Never "200000.0".
+pub fn tick_format(max: f64, count: bool) -> impl Fn(&f64) -> String {
+    let max = max.abs();
+    move |v: &f64| {
+        let v = *v;
+        if v.abs() < max * 1e-9 || v == 0.0 {
+            "0".into()
+        } else if max >= 1e6 {
+            format!("{}M", trimmed(v / 1e6, 3))
+        } else if max >= 1e4 {
+            format!("{}k", trimmed(v / 1e3, 3))
+        } else if count || max >= 10.0 {
+            thousands(v.round() as i64)
+        } else {
+            trimmed(v, 4)
+        }
+    }
+}
+
+/// How many tick labels an axis of counts spanning `span` may have so that every tick is an
+/// integer (plotters picks steps of 1, 2 or 5 × 10^k within that many).
+pub fn count_labels(span: f64) -> usize {
+    (span.floor() as usize + 1).clamp(2, 10)
+}
+
 /// An x–y chart of `f64` coordinates from 0 ([`xy_chart`]).
 pub type XyChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// An x–y chart on `area` over `0..xmax` × `0..ymax`, captioned in `caption_size` points, its
-/// mesh drawn with the axis descriptions `desc` (x, y) and ticks written by `tick`.
+/// An x–y chart of two counts on `area` over `0..xmax` × `0..ymax`, captioned in `caption_size`
+/// points, its mesh drawn with the axis descriptions `desc` (x, y, with their units) and integer
+/// ticks with thousands separators or k/M suffixes ([`tick_format`]).
 pub fn xy_chart<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     caption: &str,
     caption_size: u32,
     (xmax, ymax): (f64, f64),
     (x_desc, y_desc): (&str, &str),
-    tick: &dyn Fn(&f64) -> String,
 ) -> Result<XyChart<'a, DB>, String> {
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", caption_size))
         .margin(12)
-        .x_label_area_size(40)
+        .x_label_area_size(44)
         .y_label_area_size(70)
         .build_cartesian_2d(0f64..xmax, 0f64..ymax)
         .map_err(e2s)?;
+    let (xt, yt) = (tick_format(xmax, true), tick_format(ymax, true));
     chart
         .configure_mesh()
         .x_desc(x_desc)
         .y_desc(y_desc)
-        .x_label_formatter(tick)
-        .y_label_formatter(tick)
+        .x_labels(count_labels(xmax).min(8))
+        .y_labels(count_labels(ymax))
+        .x_label_formatter(&xt)
+        .y_label_formatter(&yt)
         .draw()
         .map_err(e2s)?;
     Ok(chart)
@@ -107,63 +212,173 @@ pub fn draw_legend<'a, DB: DrawingBackend + 'a>(
         .map_err(e2s)
 }
 
-/// A bar with its 95% CI: (label, mean, half-width).
+/// A policy's value with its 95% CI: (label, value, half-width).
 type Bar = (String, f64, Option<f64>);
 
-fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, ylabel: &str, bars: &[Bar]) -> DrawResult {
+/// Half-width in pixels of a whisker's caps.
+const CAP: i32 = 9;
+
+/// A chart of categories (one per policy) along x and `f64` values along y.
+type CatChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<SegmentedCoord<RangedCoordi32>, RangedCoordf64>>;
+
+/// A chart over `n` categories named `labels` (x, described `x_desc`) and `y` (described
+/// `y_desc`); `count`: the y values are counts (integer ticks).
+fn cat_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    (x_desc, y_desc): (&str, &str),
+    labels: &[String],
+    y: std::ops::Range<f64>,
+    count: bool,
+    y_tick: &dyn Fn(&f64) -> String,
+) -> Result<CatChart<'a, DB>, String> {
+    let n = labels.len() as i32;
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(48)
+        .y_label_area_size(78)
+        .build_cartesian_2d((0..(n - 1).max(0)).into_segmented(), y.clone())
+        .map_err(e2s)?;
+    let fmt = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
+        _ => String::new(),
+    };
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_x_mesh()
+        .x_labels(labels.len())
+        .x_label_formatter(&fmt)
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .y_label_formatter(y_tick);
+    if count {
+        mesh.y_labels(count_labels(y.end - y.start));
+    }
+    mesh.draw().map_err(e2s)?;
+    Ok(chart)
+}
+
+/// The 95% CI `v ± c` of category `i` as a whisker: a vertical line with a cap at each end.
+fn draw_whisker<DB: DrawingBackend>(chart: &mut CatChart<'_, DB>, i: i32, v: f64, c: f64) -> DrawResult {
+    let style = BLACK.stroke_width(2);
+    let x = || SegmentValue::CenterOf(i);
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(x(), v - c), (x(), v + c)],
+            style,
+        )))
+        .map_err(e2s)?;
+    for end in [v - c, v + c] {
+        let cap = EmptyElement::at((x(), end)) + PathElement::new(vec![(-CAP, 0), (CAP, 0)], style);
+        chart.draw_series(std::iter::once(cap)).map_err(e2s)?;
+    }
+    Ok(())
+}
+
+/// Bars from 0 of each policy's mean, with whiskers for the 95% CIs, in the policies' order (drawn
+/// one by one, so that the SVG's elements come in that order).
+fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, unit: &Unit, bars: &[Bar]) -> DrawResult {
     area.fill(&WHITE).map_err(e2s)?;
     let n = bars.len() as i32;
     let top = bars.iter().map(|b| b.1 + b.2.unwrap_or(0.0)).fold(0.0f64, f64::max);
     let top = if top > 0.0 { top * 1.12 } else { 1.0 };
     let labels: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
-    let fmt = |v: &SegmentValue<i32>| match v {
-        SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
-        SegmentValue::Last => String::new(),
-    };
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(70)
-        .build_cartesian_2d((0..(n - 1).max(0)).into_segmented(), 0f64..top)
-        .map_err(e2s)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(bars.len())
-        .x_label_formatter(&fmt)
-        .y_desc(ylabel)
-        .draw()
-        .map_err(e2s)?;
-    chart
-        .draw_series(
-            Histogram::vertical(&chart)
-                .margin(18)
-                .style_func(|x, _| {
-                    let i = match x {
-                        SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => *i as usize,
-                        SegmentValue::Last => 0,
-                    };
-                    Palette99::pick(i).mix(0.8).filled()
-                })
-                .data(bars.iter().enumerate().map(|(i, b)| (i as i32, b.1))),
-        )
-        .map_err(e2s)?;
-    chart
-        .draw_series(bars.iter().enumerate().filter_map(|(i, b)| {
-            b.2.map(|c| {
-                ErrorBar::new_vertical(
-                    SegmentValue::CenterOf(i as i32),
-                    b.1 - c,
-                    b.1,
-                    b.1 + c,
-                    BLACK.stroke_width(2),
-                    12,
-                )
-            })
-        }))
-        .map_err(e2s)?;
+    let tick = tick_format(top, unit.count);
+    let y_desc = format!("{}, mean and 95% CI", unit.label);
+    let mut chart = cat_chart(area, title, ("policy", &y_desc), &labels, 0f64..top, unit.count, &tick)?;
+    for (i, b) in bars.iter().enumerate() {
+        let i = i as i32;
+        let next = if i + 1 < n {
+            SegmentValue::Exact(i + 1)
+        } else {
+            SegmentValue::Last
+        };
+        let mut rect = Rectangle::new(
+            [(SegmentValue::Exact(i), b.1), (next, 0.0)],
+            Palette99::pick(i as usize).mix(0.8).filled(),
+        );
+        rect.set_margin(0, 0, 18, 18);
+        chart.draw_series(std::iter::once(rect)).map_err(e2s)?;
+    }
+    for (i, b) in bars.iter().enumerate() {
+        if let Some(c) = b.2 {
+            draw_whisker(&mut chart, i as i32, b.1, c)?;
+        }
+    }
     area.present().map_err(e2s)
+}
+
+/// The y range of a difference chart: around zero, with zero and every whisker inside.
+fn delta_range(points: &[Bar]) -> std::ops::Range<f64> {
+    let lo = points.iter().map(|p| p.1 - p.2.unwrap_or(0.0)).fold(0.0f64, f64::min);
+    let hi = points.iter().map(|p| p.1 + p.2.unwrap_or(0.0)).fold(0.0f64, f64::max);
+    let span = hi - lo;
+    if span <= 0.0 || !span.is_finite() {
+        return -1.0..1.0;
+    }
+    (lo - 0.12 * span)..(hi + 0.2 * span)
+}
+
+/// Dot-and-whisker: each policy's difference from the baseline (a dot) with its 95% CI (a whisker
+/// with caps), on an axis around zero (a line at zero: the baseline), each dot labelled with its
+/// value.
+fn draw_delta<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    (x_desc, y_desc): (&str, &str),
+    suffix: &str,
+    points: &[Bar],
+) -> DrawResult {
+    area.fill(&WHITE).map_err(e2s)?;
+    let labels: Vec<String> = points.iter().map(|b| b.0.clone()).collect();
+    let y = delta_range(points);
+    let max = y.start.abs().max(y.end.abs());
+    let base = tick_format(max, false);
+    let tick = |v: &f64| {
+        let t = base(v);
+        if *v > 0.0 && t != "0" {
+            format!("+{t}")
+        } else {
+            t
+        }
+    };
+    let mut chart = cat_chart(area, title, (x_desc, y_desc), &labels, y, false, &tick)?;
+    let n = points.len() as i32;
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(SegmentValue::Exact(0), 0.0), (SegmentValue::Exact(n), 0.0)],
+            RGBColor(90, 90, 90).stroke_width(1),
+        )))
+        .map_err(e2s)?;
+    for (i, p) in points.iter().enumerate() {
+        let i = i as i32;
+        if let Some(c) = p.2 {
+            draw_whisker(&mut chart, i, p.1, c)?;
+        }
+        let text = match p.2 {
+            Some(c) => format!("{}{suffix} ± {}{suffix}", signed(p.1), trimmed(c, 2)),
+            None => format!("{}{suffix} (no CI)", signed(p.1)),
+        };
+        let dot = EmptyElement::at((SegmentValue::CenterOf(i), p.1))
+            + Circle::new((0, 0), 5, Palette99::pick(i as usize + 1).filled());
+        chart.draw_series(std::iter::once(dot)).map_err(e2s)?;
+        // the value above the whisker's upper cap
+        let style = TextStyle::from(("sans-serif", 14)).pos(Pos::new(HPos::Center, VPos::Bottom));
+        let label =
+            EmptyElement::at((SegmentValue::CenterOf(i), p.1 + p.2.unwrap_or(0.0))) + Text::new(text, (0, -6), style);
+        chart.draw_series(std::iter::once(label)).map_err(e2s)?;
+    }
+    area.present().map_err(e2s)
+}
+
+/// "+3.1", "-0.25", "0".
+fn signed(x: f64) -> String {
+    let t = trimmed(x, 2);
+    if x > 0.0 && t != "0" {
+        format!("+{t}")
+    } else {
+        t
+    }
 }
 
 /// A line: (name, color index, points).
@@ -172,7 +387,7 @@ type Line = (String, usize, Vec<(f64, f64)>);
 fn draw_lines<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
-    ylabel: &str,
+    (x_desc, y_desc): (&str, &str),
     lines: &[Line],
 ) -> DrawResult {
     area.fill(&WHITE).map_err(e2s)?;
@@ -186,7 +401,7 @@ fn draw_lines<DB: DrawingBackend>(
         .flat_map(|l| l.2.iter().map(|p| p.1))
         .fold(0.0f64, f64::max);
     let ymax = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
-    let mut chart = xy_chart(area, title, 18, (xmax, ymax), ("accesses", ylabel), &|x| short(*x))?;
+    let mut chart = xy_chart(area, title, 18, (xmax, ymax), (x_desc, y_desc))?;
     for (name, color, pts) in lines {
         let c = Palette99::pick(*color);
         chart
@@ -199,21 +414,12 @@ fn draw_lines<DB: DrawingBackend>(
     area.present().map_err(e2s)
 }
 
-/// 1200 → "1.2k", 3500000 → "3.5M".
-fn short(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e6 {
-        format!("{:.1}M", v / 1e6)
-    } else if a >= 1e3 {
-        format!("{:.1}k", v / 1e3)
-    } else if a == a.trunc() {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
 const SIZE: (u32, u32) = (800, 500);
+
+/// Axes of the misses-over-time chart.
+const MISSES_AXES: (&str, &str) = ("accesses done (count)", "misses so far (major faults)");
+/// Axes of the generations chart.
+const GEN_AXES: (&str, &str) = ("accesses done (count)", "pages in the generation (anon + file)");
 
 /// Draw one chart as `stem.svg` and `stem.png` in `dir`, `size` pixels, and add both paths to
 /// `out`; an error names the file.
@@ -272,31 +478,67 @@ pub fn write_plots(r: &Results, dir: &Path) -> Result<Vec<PathBuf>, ExpError> {
         } else {
             String::new()
         };
-        // The main metric by policy, with CIs.
-        let percent = e.metric == "hit_ratio";
+        // The main metric by policy, with CIs, bars from 0.
+        let unit = unit_of(&e.metric);
         let bars: Vec<Bar> = e
             .variants
             .iter()
             .filter_map(|v| {
                 let s = &r.summary(p.index, &v.label, &e.metric)?.summary;
-                let k = if percent { 100.0 } else { 1.0 };
-                Some((v.label.clone(), s.mean * k, s.ci95.map(|c| c * k)))
+                Some((v.label.clone(), s.mean * unit.scale, s.ci95.map(|c| c * unit.scale)))
             })
             .collect();
         if !bars.is_empty() {
             let title = format!("{}: {}{suffix}", e.name, e.metric.replace('_', " "));
-            let ylabel = if percent {
-                "hit ratio (%), 95% CI".to_string()
-            } else {
-                format!("{}, 95% CI", e.metric)
-            };
             both(
                 dir,
                 &format!("bar-{}-p{}", safe(&e.metric), p.index),
                 &mut out,
                 &|a| match a {
-                    Area::Svg(a) => draw_bars(&a, &title, &ylabel, &bars),
-                    Area::Png(a) => draw_bars(&a, &title, &ylabel, &bars),
+                    Area::Svg(a) => draw_bars(&a, &title, &unit, &bars),
+                    Area::Png(a) => draw_bars(&a, &title, &unit, &bars),
+                },
+            )?;
+        }
+        // The difference of each policy from the baseline, relative (%) where the baseline's
+        // mean is not 0, with its 95% CI: dot and whisker around zero.
+        let base = &r.baseline().label;
+        let diffs: Vec<(String, &super::stats::Diff)> = e
+            .variants
+            .iter()
+            .filter(|v| v.label != *base)
+            .filter_map(|v| {
+                let d = r.summary(p.index, &v.label, &e.metric)?.vs_baseline.as_ref()?;
+                Some((v.label.clone(), d))
+            })
+            .collect();
+        if !diffs.is_empty() {
+            let relative = diffs.iter().all(|(_, d)| d.rel_pct.is_some());
+            let pts: Vec<Bar> = diffs
+                .iter()
+                .map(|(l, d)| {
+                    if relative {
+                        (l.clone(), d.rel_pct.unwrap_or(0.0), d.rel_ci95_pct)
+                    } else {
+                        (l.clone(), d.diff * unit.scale, d.ci95.map(|c| c * unit.scale))
+                    }
+                })
+                .collect();
+            let what = e.metric.replace('_', " ");
+            let title = format!("{}: Δ {what} vs {base}{suffix}", e.name);
+            let (y_desc, unit_suffix) = if relative {
+                (format!("Δ {what} vs {base} (% of {base}), 95% CI"), "%")
+            } else {
+                (format!("Δ {}, 95% CI", unit.label), "")
+            };
+            let x_desc = format!("policy (compared with the baseline {base}, the line at 0)");
+            both(
+                dir,
+                &format!("delta-{}-p{}", safe(&e.metric), p.index),
+                &mut out,
+                &|a| match a {
+                    Area::Svg(a) => draw_delta(&a, &title, (&x_desc, &y_desc), unit_suffix, &pts),
+                    Area::Png(a) => draw_delta(&a, &title, (&x_desc, &y_desc), unit_suffix, &pts),
                 },
             )?;
         }
@@ -318,8 +560,8 @@ pub fn write_plots(r: &Results, dir: &Path) -> Result<Vec<PathBuf>, ExpError> {
         if !lines.is_empty() {
             let title = format!("{}: misses over time{suffix}", e.name);
             both(dir, &format!("misses-p{}", p.index), &mut out, &|a| match a {
-                Area::Svg(a) => draw_lines(&a, &title, "misses (cumulative)", &lines),
-                Area::Png(a) => draw_lines(&a, &title, "misses (cumulative)", &lines),
+                Area::Svg(a) => draw_lines(&a, &title, MISSES_AXES, &lines),
+                Area::Png(a) => draw_lines(&a, &title, MISSES_AXES, &lines),
             })?;
         }
         // MGLRU generation sizes over time.
@@ -345,11 +587,54 @@ pub fn write_plots(r: &Results, dir: &Path) -> Result<Vec<PathBuf>, ExpError> {
                 &format!("generations-p{}-{}", p.index, safe(&v.label)),
                 &mut out,
                 &|a| match a {
-                    Area::Svg(a) => draw_lines(&a, &title, "pages", &gens),
-                    Area::Png(a) => draw_lines(&a, &title, "pages", &gens),
+                    Area::Svg(a) => draw_lines(&a, &title, GEN_AXES, &gens),
+                    Area::Png(a) => draw_lines(&a, &title, GEN_AXES, &gens),
                 },
             )?;
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_integers_with_separators_or_suffixes() {
+        let big = tick_format(250_000.0, true);
+        assert_eq!(
+            [0.0, 50_000.0, 200_000.0, 12_500.0].map(|v| big(&v)),
+            ["0", "50k", "200k", "12.5k"]
+        );
+        let huge = tick_format(3.5e6, false);
+        assert_eq!([1.25e6, 3e6].map(|v| huge(&v)), ["1.25M", "3M"]);
+        let small = tick_format(5_000.0, true);
+        assert_eq!([2_500.0, 4_000.0].map(|v| small(&v)), ["2,500", "4,000"]);
+        let pct = tick_format(4.0, false);
+        assert_eq!([0.5, -2.0, 0.30000000000000004].map(|v| pct(&v)), ["0.5", "-2", "0.3"]);
+        // an axis of a few counts: at most one label per integer
+        assert_eq!(count_labels(3.4), 4);
+        assert_eq!(count_labels(0.5), 2);
+        assert_eq!(count_labels(1e6), 10);
+    }
+
+    #[test]
+    fn a_difference_axis_is_around_zero() {
+        // −3% ± 1%: visible, with zero on the axis
+        let r = delta_range(&[("a".into(), -3.0, Some(1.0))]);
+        assert!(r.start < -4.0 && r.end > 0.0 && r.end < 1.0, "{r:?}");
+        let r = delta_range(&[("a".into(), 0.0, None)]);
+        assert_eq!(r, -1.0..1.0);
+    }
+
+    #[test]
+    fn units_of_metrics() {
+        assert_eq!(unit_of("hit_ratio").scale, 100.0);
+        assert!(unit_of("misses").count && unit_of("misses").label.contains("major faults"));
+        assert!(unit_of("clat_p99_us").label.contains("µs"));
+        for m in super::super::spec::METRICS {
+            assert!(unit_of(m).label.contains('('), "{m} has no unit");
+        }
+    }
 }

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The runner: the matrix of cells (sweep point × policy × repetition), run in parallel with
-//! rayon, collected by cell index so that the results do not depend on the number of threads or
-//! on the order in which cells finish; then the statistics over repetitions.
+//! The runner: the matrix of cells (sweep point × policy × repetition), run in parallel on worker
+//! threads that each take the next cell (never more workers than cells), collected by cell index
+//! so that the results do not depend on the number of threads, on the order in which cells
+//! finish, or on interruptions and resumptions; then the statistics over repetitions. The caller
+//! can stop a run (finish the running cells, or abandon them), is handed each cell as it finishes
+//! (to persist it), and can hand back the cells of an interrupted run ([`run_with`]). Plain
+//! threads rather than a rayon pool: an abandoned run must return while its cells still run.
 
 use super::spec::{Experiment, Variant};
 use super::stats::{self, Diff, Summary};
@@ -9,11 +13,11 @@ use super::ExpError;
 use crate::mm::vmstat::Stat;
 use crate::sim::{self, RunConfig, RunResult};
 use crate::workload::{self, LoadedTrace, Stream, WorkloadSpec};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// One run of the matrix.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -195,8 +199,12 @@ pub struct Results {
     pub experiment: Experiment,
     /// Every cell, in index order.
     pub cells: Vec<CellResult>,
-    /// Per (point, policy, metric), in that order (metrics by name).
+    /// Per (point, policy, metric), in that order (metrics by name); only for the (point, policy)
+    /// pairs whose repetitions all finished.
     pub summaries: Vec<SummaryRow>,
+    /// Set when the run was stopped before every cell finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interruption>,
 }
 
 impl Results {
@@ -213,8 +221,52 @@ impl Results {
     }
 }
 
-/// Progress callback: (cells done, cells total). Called from worker threads.
+/// Progress callback: (cells done, cells total), called on the caller's thread as cells finish.
 pub type CellProgress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// At most this many worker threads (`lrugen exp --threads`).
+pub const MAX_THREADS: usize = 1024;
+
+/// [`Drive::stop`]: run every cell.
+pub const RUN: u8 = 0;
+/// [`Drive::stop`]: start no new cell, let the running ones finish (a first Ctrl-C).
+pub const FINISH: u8 = 1;
+/// [`Drive::stop`] (or more): return at once with the finished cells, abandoning the running ones
+/// (a second Ctrl-C). Their threads go on until the process exits.
+pub const ABANDON: u8 = 2;
+
+/// How a run of the matrix is driven ([`run_with`]).
+pub struct Drive<'a> {
+    /// Worker threads (`None`: one per core); never more than the cells to run.
+    pub threads: Option<usize>,
+    /// Cells finished by an earlier, interrupted run (`--resume`): not run again.
+    pub done: Vec<CellResult>,
+    /// [`RUN`], [`FINISH`] or [`ABANDON`], set from outside (a Ctrl-C handler) at any time.
+    pub stop: Arc<AtomicU8>,
+    /// Act as if stopped with [`FINISH`] once this many cells have finished in this run (a
+    /// deterministic interruption for tests).
+    pub stop_after: Option<usize>,
+    /// Progress: (cells done, cells total), the earlier run's included.
+    pub progress: CellProgress<'a>,
+    /// Called with each cell as it finishes, on the caller's thread (to persist it); an error
+    /// stops the run.
+    pub on_cell: &'a mut dyn FnMut(&CellResult) -> Result<(), ExpError>,
+}
+
+/// How a run was cut short.
+#[derive(Clone, Debug, Serialize)]
+pub struct Interruption {
+    /// Cells finished.
+    pub finished: usize,
+    /// Cells of the matrix.
+    pub total: usize,
+    /// The indices of the cells not finished.
+    pub missing: Vec<usize>,
+    /// Cells abandoned while running (a second interrupt).
+    pub abandoned: usize,
+    /// What it means for the results.
+    pub note: String,
+}
 
 fn trace_of(spec: &WorkloadSpec) -> Option<PathBuf> {
     match spec {
@@ -224,61 +276,23 @@ fn trace_of(spec: &WorkloadSpec) -> Option<PathBuf> {
     }
 }
 
-/// Run the experiment on `threads` threads (`None`: one per core). The results are the same
-/// whatever the number of threads.
-pub fn run(exp: &Experiment, threads: Option<usize>, progress: CellProgress<'_>) -> Result<Results, ExpError> {
-    if exp.points.is_empty() || exp.variants.is_empty() {
-        return Err(ExpError::Run("the experiment has no cell to run".into()));
-    }
-    // Load each trace once, shared by every cell that replays it.
-    let mut traces: BTreeMap<PathBuf, (LoadedTrace, u32)> = BTreeMap::new();
-    for p in &exp.points {
-        if let Some(path) = trace_of(&p.config.workload) {
-            if let std::collections::btree_map::Entry::Vacant(slot) = traces.entry(path) {
-                let t = workload::load_trace(slot.key()).map_err(|e| ExpError::Run(e.to_string()))?;
-                slot.insert(t);
-            }
-        }
-    }
-    let trace_for = |spec: &WorkloadSpec| trace_of(spec).and_then(|p| traces.get(&p).cloned());
-    // Sample each point's runs about `samples` times: set the workload up once to learn its
-    // length in steps.
-    let mut sample_every = Vec::with_capacity(exp.points.len());
-    for p in &exp.points {
-        let cfg = exp.run_config(
-            &Cell {
-                index: 0,
-                point: p.index,
-                variant: 0,
-                repetition: 0,
-                seed: seed_for(exp.seed, 0),
-            },
-            None,
-        );
-        // under the engine (a mix always runs there), every task's operations count
-        let (mut m, t) = sim::build_machine(&cfg).map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?;
-        let len: u64 = if cfg.engine.is_some() || matches!(cfg.workload, WorkloadSpec::Mix { .. }) {
-            sim::task_streams(&cfg, &mut m, t, trace_for(&cfg.workload))
-                .map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?
-                .iter()
-                .map(|s| s.len)
-                .sum()
-        } else {
-            Stream::new(&cfg.workload, &mut m, t, cfg.seed, trace_for(&cfg.workload))
-                .map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?
-                .len
-        };
-        sample_every.push(len.div_ceil(exp.samples).max(1));
+/// What every worker needs, shared.
+struct Shared {
+    exp: Experiment,
+    traces: BTreeMap<PathBuf, (LoadedTrace, u32)>,
+    sample_every: Vec<u64>,
+}
+
+impl Shared {
+    fn trace_for(&self, spec: &WorkloadSpec) -> Option<(LoadedTrace, u32)> {
+        trace_of(spec).and_then(|p| self.traces.get(&p).cloned())
     }
 
-    let cells = exp.cells();
-    let total = cells.len();
-    let done = AtomicUsize::new(0);
-    progress(0, total);
-    let run_cell = |c: &Cell| -> Result<CellResult, ExpError> {
-        let cfg = exp.run_config(c, Some(sample_every[c.point]));
+    fn run_cell(&self, c: &Cell) -> Result<CellResult, ExpError> {
+        let exp = &self.exp;
+        let cfg = exp.run_config(c, Some(self.sample_every[c.point]));
         let label = &exp.variants[c.variant].label;
-        let r = sim::run(&cfg, trace_for(&cfg.workload), &mut |_, _| {}).map_err(|e| {
+        let r = sim::run(&cfg, self.trace_for(&cfg.workload), &mut |_, _| {}).map_err(|e| {
             ExpError::Run(format!(
                 "cell {} (point {}, policy {label}, repetition {}): {e}",
                 c.index,
@@ -287,7 +301,6 @@ pub fn run(exp: &Experiment, threads: Option<usize>, progress: CellProgress<'_>)
             ))
         })?;
         let (metrics, series) = metrics_of(&r);
-        progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
         let bench = r
             .engine
             .as_ref()
@@ -300,28 +313,218 @@ pub fn run(exp: &Experiment, threads: Option<usize>, progress: CellProgress<'_>)
             error: r.error,
             bench,
         })
-    };
-    let pool = {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(n) = threads {
-            b = b.num_threads(n.max(1));
+    }
+}
+
+/// Load the traces and learn each point's sampling interval (before any cell runs).
+fn prepare(exp: &Experiment) -> Result<Shared, ExpError> {
+    // Load each trace once, shared by every cell that replays it.
+    let mut traces: BTreeMap<PathBuf, (LoadedTrace, u32)> = BTreeMap::new();
+    for p in &exp.points {
+        if let Some(path) = trace_of(&p.config.workload) {
+            if let std::collections::btree_map::Entry::Vacant(slot) = traces.entry(path) {
+                let t = workload::load_trace(slot.key()).map_err(|e| ExpError::Run(e.to_string()))?;
+                slot.insert(t);
+            }
         }
-        b.build()
-            .map_err(|e| ExpError::Run(format!("cannot start the thread pool: {e}")))?
+    }
+    let mut shared = Shared {
+        exp: exp.clone(),
+        traces,
+        sample_every: Vec::new(),
     };
-    // `collect` on an indexed parallel iterator keeps the input order.
-    let results: Vec<Result<CellResult, ExpError>> = pool.install(|| cells.par_iter().map(run_cell).collect());
-    let cells: Vec<CellResult> = results.into_iter().collect::<Result<_, _>>()?;
+    // Sample each point's runs about `samples` times: set the workload up once to learn its
+    // length in steps.
+    for p in &exp.points {
+        let cfg = exp.run_config(
+            &Cell {
+                index: 0,
+                point: p.index,
+                variant: 0,
+                repetition: 0,
+                seed: seed_for(exp.seed, 0),
+            },
+            None,
+        );
+        let trace = shared.trace_for(&cfg.workload);
+        // under the engine (a mix always runs there), every task's operations count
+        let (mut m, t) = sim::build_machine(&cfg).map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?;
+        let len: u64 = if cfg.engine.is_some() || matches!(cfg.workload, WorkloadSpec::Mix { .. }) {
+            sim::task_streams(&cfg, &mut m, t, trace)
+                .map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?
+                .iter()
+                .map(|s| s.len)
+                .sum()
+        } else {
+            Stream::new(&cfg.workload, &mut m, t, cfg.seed, trace)
+                .map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?
+                .len
+        };
+        shared.sample_every.push(len.div_ceil(exp.samples).max(1));
+    }
+    Ok(shared)
+}
+
+/// Run the experiment on `threads` threads (`None`: one per core). The results are the same
+/// whatever the number of threads.
+pub fn run(exp: &Experiment, threads: Option<usize>, progress: CellProgress<'_>) -> Result<Results, ExpError> {
+    run_with(
+        exp,
+        Drive {
+            threads,
+            done: Vec::new(),
+            stop: Arc::new(AtomicU8::new(RUN)),
+            stop_after: None,
+            progress,
+            on_cell: &mut |_| Ok(()),
+        },
+    )
+}
+
+/// Run the cells of the experiment not in `d.done`, on worker threads that each take the next
+/// cell to run, until every cell has finished or the run is stopped ([`Drive::stop`]). Cells are
+/// collected by index, so the results do not depend on the number of threads, on the order in
+/// which cells finish, or on how often the run was interrupted and resumed. A stopped run gives
+/// the finished cells, with [`Results::interrupted`] saying which are missing, and statistics
+/// only for the (point, policy) pairs whose repetitions all finished.
+pub fn run_with(exp: &Experiment, d: Drive<'_>) -> Result<Results, ExpError> {
+    if exp.points.is_empty() || exp.variants.is_empty() {
+        return Err(ExpError::Run("the experiment has no cell to run".into()));
+    }
+    if let Some(n) = d.threads {
+        if n == 0 || n > MAX_THREADS {
+            return Err(ExpError::Run(format!(
+                "{n} worker threads: expected 1 to {MAX_THREADS}"
+            )));
+        }
+    }
+    let all = exp.cells();
+    let total = all.len();
+    let mut finished: Vec<Option<CellResult>> = vec![None; total];
+    for c in d.done {
+        let i = c.cell.index;
+        if i >= total || all[i] != c.cell {
+            return Err(ExpError::Run(format!(
+                "cell {i} of an earlier run is not a cell of this experiment"
+            )));
+        }
+        finished[i] = Some(c);
+    }
+    let todo: Vec<Cell> = all.iter().filter(|c| finished[c.index].is_none()).cloned().collect();
+    let mut count = total - todo.len();
+    (d.progress)(count, total);
+    let stop = d.stop;
+    let mut first_error: Option<(usize, ExpError)> = None;
+    let mut abandoned = 0;
+    if !todo.is_empty() && stop.load(Ordering::SeqCst) == RUN {
+        let shared = Arc::new(prepare(exp)?);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let workers = d.threads.unwrap_or(cores).clamp(1, todo.len());
+        let todo = Arc::new(todo);
+        let next = Arc::new(AtomicUsize::new(0));
+        let completed = Arc::new(AtomicUsize::new(0));
+        let stop_after = d.stop_after;
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<CellResult, ExpError>)>();
+        for w in 0..workers {
+            let (shared, todo, next, stop, tx) = (shared.clone(), todo.clone(), next.clone(), stop.clone(), tx.clone());
+            let completed = completed.clone();
+            std::thread::Builder::new()
+                .name(format!("exp-worker-{w}"))
+                .spawn(move || loop {
+                    if stop.load(Ordering::SeqCst) != RUN {
+                        break;
+                    }
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(c) = todo.get(k) else { break };
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shared.run_cell(c)))
+                        .unwrap_or_else(|p| {
+                            let why = p
+                                .downcast_ref::<String>()
+                                .cloned()
+                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                                .unwrap_or_default();
+                            Err(ExpError::Run(format!("cell {}: the model panicked: {why}", c.index)))
+                        });
+                    // Stop starting cells at once (not when the caller's thread gets to it): after
+                    // a failure, or after `stop_after` cells.
+                    let n = completed.fetch_add(1, Ordering::SeqCst) + 1;
+                    if r.is_err() || stop_after.is_some_and(|k| n >= k) {
+                        let _ = stop.compare_exchange(RUN, FINISH, Ordering::SeqCst, Ordering::SeqCst);
+                    }
+                    if tx.send((c.index, r)).is_err() {
+                        break;
+                    }
+                })
+                .map_err(|e| ExpError::Run(format!("cannot start a worker thread: {e}")))?;
+        }
+        drop(tx);
+        let mut received = 0usize;
+        loop {
+            if stop.load(Ordering::SeqCst) >= ABANDON {
+                // the cells started and not received
+                abandoned = next.load(Ordering::SeqCst).min(todo.len()) - received;
+                break;
+            }
+            match rx.recv_timeout(std::time::Duration::from_millis(50)) {
+                Ok((i, r)) => {
+                    received += 1;
+                    match r {
+                        Ok(c) => {
+                            if let Err(e) = (d.on_cell)(&c) {
+                                let _ = stop.compare_exchange(RUN, FINISH, Ordering::SeqCst, Ordering::SeqCst);
+                                first_error.get_or_insert((i, e));
+                            }
+                            finished[i] = Some(c);
+                            count += 1;
+                            (d.progress)(count, total);
+                        }
+                        Err(e) => {
+                            let _ = stop.compare_exchange(RUN, FINISH, Ordering::SeqCst, Ordering::SeqCst);
+                            if first_error.as_ref().is_none_or(|(j, _)| i < *j) {
+                                first_error = Some((i, e));
+                            }
+                        }
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    }
+    if let Some((_, e)) = first_error {
+        return Err(e);
+    }
+    let missing: Vec<usize> = (0..total).filter(|&i| finished[i].is_none()).collect();
+    let cells: Vec<CellResult> = finished.into_iter().flatten().collect();
+    let interrupted = (!missing.is_empty()).then(|| Interruption {
+        finished: cells.len(),
+        total,
+        note: format!(
+            "the run was interrupted: {} of {total} cells finished, {} missing{}; statistics are given only for \
+             the (point, policy) pairs whose repetitions all finished; `lrugen exp FILE --out DIR --resume` \
+             runs the missing cells",
+            cells.len(),
+            missing.len(),
+            if abandoned > 0 {
+                format!(" ({abandoned} abandoned while running)")
+            } else {
+                String::new()
+            }
+        ),
+        missing,
+        abandoned,
+    });
     let summaries = summarize(exp, &cells);
     Ok(Results {
         experiment: exp.clone(),
         cells,
         summaries,
+        interrupted,
     })
 }
 
 /// The statistics of every (point, policy, metric) over repetitions, and the difference of each
-/// policy from the baseline.
+/// policy from the baseline; a (point, policy) pair missing a repetition has none.
 pub fn summarize(exp: &Experiment, cells: &[CellResult]) -> Vec<SummaryRow> {
     let values = |point: usize, variant: usize, metric: &str| -> Vec<f64> {
         cells
@@ -330,9 +533,20 @@ pub fn summarize(exp: &Experiment, cells: &[CellResult]) -> Vec<SummaryRow> {
             .filter_map(|c| c.metrics.get(metric).copied())
             .collect()
     };
+    // Statistics only where every repetition finished (an interrupted run has gaps).
+    let complete = |point: usize, variant: usize| {
+        cells
+            .iter()
+            .filter(|c| c.cell.point == point && c.cell.variant == variant)
+            .count()
+            == exp.repetitions as usize
+    };
     let mut out = Vec::new();
     for p in 0..exp.points.len() {
         for (vi, v) in exp.variants.iter().enumerate() {
+            if !complete(p, vi) {
+                continue;
+            }
             let names: std::collections::BTreeSet<&String> = cells
                 .iter()
                 .filter(|c| c.cell.point == p && c.cell.variant == vi)
@@ -341,7 +555,7 @@ pub fn summarize(exp: &Experiment, cells: &[CellResult]) -> Vec<SummaryRow> {
             for name in names {
                 let xs = values(p, vi, name);
                 let Some(summary) = stats::summarize(&xs) else { continue };
-                let vs_baseline = if vi == exp.baseline {
+                let vs_baseline = if vi == exp.baseline || !complete(p, exp.baseline) {
                     None
                 } else {
                     stats::difference(&xs, &values(p, exp.baseline, name))

@@ -219,6 +219,14 @@ pub struct PointConfig {
     pub jobs: u32,
 }
 
+impl PointConfig {
+    /// Whether its runs have several tasks (`engine.jobs` > 1, or a mix), whose accesses
+    /// interleave in an order that depends on the kernel policy's timing.
+    pub fn multi_task(&self) -> bool {
+        self.jobs > 1 || matches!(self.workload, WorkloadSpec::Mix { .. })
+    }
+}
+
 /// One point of the sweep matrix.
 #[derive(Clone, Debug, Serialize)]
 pub struct Point {
@@ -272,6 +280,10 @@ pub struct Experiment {
     /// Why the experiment cannot run here and is to be skipped (an input file missing, with
     /// `skip_if_missing = true`).
     pub skip: Option<String>,
+    /// What was decided for the reader (e.g. reference caches left out of a multi-task
+    /// experiment), printed above the table.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// 1-based line and column of byte `offset` in `text`.
@@ -706,13 +718,20 @@ fn workload_paths(t: &Table, out: &mut Vec<PathBuf>) {
 impl Experiment {
     /// Read and check an experiment file.
     pub fn from_file(path: &Path) -> Result<Experiment, ExpError> {
+        Experiment::from_file_hashed(path).map(|(e, _)| e)
+    }
+
+    /// Read and check an experiment file; also the FNV-1a hash of its bytes
+    /// ([`super::outdir::fnv1a64`]), which output markers record and `--resume` compares.
+    pub fn from_file_hashed(path: &Path) -> Result<(Experiment, u64), ExpError> {
         let text = std::fs::read_to_string(path).map_err(|e| ExpError::Parse {
             file: path.to_path_buf(),
             line: None,
             column: None,
             message: format!("cannot read the file: {e}"),
         })?;
-        Experiment::parse(&text, path)
+        let hash = super::outdir::fnv1a64(text.as_bytes());
+        Ok((Experiment::parse(&text, path)?, hash))
     }
 
     /// Parse and check the text of an experiment file read from `file` (relative paths in the
@@ -796,20 +815,6 @@ impl Experiment {
                 });
             }
         }
-        let labels = || variants.iter().map(|v| v.label.as_str()).collect::<Vec<_>>().join(", ");
-        let baseline = match &raw.baseline {
-            None => 0,
-            Some(b) => variants.iter().position(|v| v.label == *b.get_ref()).ok_or_else(|| {
-                cx.err_at(
-                    Some(b.span()),
-                    format!(
-                        "baseline '{}' is not one of the policies run: expected one of {}",
-                        b.get_ref(),
-                        labels()
-                    ),
-                )
-            })?,
-        };
         let metric = match &raw.metric {
             None => "hit_ratio".to_string(),
             Some(m) => {
@@ -928,6 +933,64 @@ impl Experiment {
             points.push(Point { index, params, config });
         }
 
+        // Reference caches replay one page stream: with several tasks there is none to give them.
+        let mut notes = Vec::new();
+        if let Some(p) = points.iter().find(|p| p.config.multi_task()) {
+            let why = format!(
+                "{}{} runs several tasks, whose page accesses interleave in an order that each kernel \
+                 policy's timing decides: there is no one stream to replay through the reference caches lru \
+                 and opt",
+                if matches!(p.config.workload, WorkloadSpec::Mix { .. }) {
+                    "a mix of tasks".to_string()
+                } else {
+                    format!("engine.jobs = {}", p.config.jobs)
+                },
+                if p.params.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (at sweep point {})", p.label())
+                }
+            );
+            match &raw.policies {
+                None => {
+                    variants.retain(|v| v.policy.is_kernel());
+                    notes.push(format!(
+                        "lru and opt left out: {why} (docs/experiments.md, \"Reference caches\")"
+                    ));
+                }
+                Some(list) => {
+                    if let Some(r) = list
+                        .get_ref()
+                        .iter()
+                        .find(|r| r.get_ref().parse::<PolicyKind>().is_ok_and(|k| !k.is_kernel()))
+                    {
+                        return Err(cx.err_at(
+                            Some(r.span()),
+                            format!(
+                                "policy '{}' cannot run here: {why}; expected only mglru and classic (or one task: \
+                                 engine.jobs = 1 and no mix)",
+                                r.get_ref()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        let labels = || variants.iter().map(|v| v.label.as_str()).collect::<Vec<_>>().join(", ");
+        let baseline = match &raw.baseline {
+            None => 0,
+            Some(b) => variants.iter().position(|v| v.label == *b.get_ref()).ok_or_else(|| {
+                cx.err_at(
+                    Some(b.span()),
+                    format!(
+                        "baseline '{}' is not one of the policies run: expected one of {}",
+                        b.get_ref(),
+                        labels()
+                    ),
+                )
+            })?,
+        };
+
         // Inputs that may be absent on a user's machine.
         let mut skip = None;
         if raw.skip_if_missing.unwrap_or(false) {
@@ -959,6 +1022,7 @@ impl Experiment {
             sweep,
             points,
             skip,
+            notes,
         })
     }
 }
