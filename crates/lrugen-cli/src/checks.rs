@@ -4,7 +4,6 @@
 
 use lrugen::reclaim::mglru::debugfs::{self, Command};
 use lrugen::reclaim::mglru::Profile;
-use std::path::{Path, PathBuf};
 
 /// Parse a count (`--accesses 1000000`, `--records 1e9`, `--capacity 1_000`): a whole number,
 /// optionally with `_` separators or as `Ne M` (a power of ten). A clap value parser: clap names
@@ -107,62 +106,6 @@ fn command_text(cmds: &str, i: usize) -> String {
         .to_string()
 }
 
-/// Check, before anything runs, that `dir` (given to option `flag`) can be created or written:
-/// it is a directory or does not exist yet, and its nearest existing ancestor is a directory where
-/// a file can be made (probed with a file that is removed at once). Nothing is left behind.
-pub fn out_dir(flag: &str, dir: &Path) -> Result<(), String> {
-    let shown = dir.display();
-    if dir.as_os_str().is_empty() {
-        return Err(format!("{flag}: expected a directory, found an empty path"));
-    }
-    let mut probe_in: PathBuf = dir.to_path_buf();
-    match std::fs::metadata(dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(format!("{flag} {shown}: exists and is not a directory")),
-        Err(_) => {
-            // the nearest ancestor that exists must be a directory
-            let mut a = dir.parent();
-            loop {
-                match a {
-                    Some(p) if p.as_os_str().is_empty() => {
-                        probe_in = PathBuf::from(".");
-                        break;
-                    }
-                    Some(p) => match std::fs::metadata(p) {
-                        Ok(m) if m.is_dir() => {
-                            probe_in = p.to_path_buf();
-                            break;
-                        }
-                        Ok(_) => {
-                            return Err(format!(
-                                "{flag} {shown}: cannot be created: {} is not a directory",
-                                p.display()
-                            ))
-                        }
-                        Err(_) => a = p.parent(),
-                    },
-                    None => {
-                        probe_in = PathBuf::from("/");
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    let probe = probe_in.join(format!(".lrugen-probe-{}", std::process::id()));
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-            Ok(())
-        }
-        Err(e) => Err(format!(
-            "{flag} {shown}: cannot write in {}: {}",
-            probe_in.display(),
-            e.to_string().split(" (os error").next().unwrap_or_default()
-        )),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,21 +150,5 @@ mod tests {
         let e = debugfs_write("garbage", p, 1).unwrap_err();
         assert!(e.starts_with("--debugfs-write: ") && e.contains("garbage"), "{e}");
         assert!(debugfs_write("", p, 1).unwrap_err().contains("at least one command"));
-    }
-
-    #[test]
-    fn out_dirs() {
-        let d = tempfile::tempdir().unwrap();
-        assert!(out_dir("--out", d.path()).is_ok());
-        assert!(out_dir("--out", &d.path().join("a/b/c")).is_ok());
-        assert!(!d.path().join("a").exists(), "nothing is created");
-        let f = d.path().join("file");
-        std::fs::write(&f, "x").unwrap();
-        assert!(out_dir("--out", &f).unwrap_err().contains("not a directory"));
-        assert!(out_dir("--out", &f.join("sub"))
-            .unwrap_err()
-            .contains("is not a directory"));
-        assert!(out_dir("--out", Path::new("/proc/lrugen-out")).is_err());
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1, "no probe left behind");
     }
 }

@@ -9,6 +9,7 @@
 //! them. Either way the finished cells are written (`results.json`, `results.csv`,
 //! `summary.csv` in `DIR.partial`, with a note of what is missing) and `--resume` continues.
 
+use crate::out::{out, outln};
 use clap::Args;
 use lrugen::experiment::outdir::{self, Request, Staging};
 use lrugen::experiment::runner::{FINISH, MAX_THREADS, RUN};
@@ -73,7 +74,7 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
     };
     let (exp, hash) = experiment::Experiment::from_file_hashed(&a.file).map_err(|e| e.to_string())?;
     if let Some(why) = &exp.skip {
-        println!("{}: skipped: {why}", exp.name);
+        outln!("{}: skipped: {why}", exp.name);
         return Ok(());
     }
     let staging = Staging::prepare(Request {
@@ -94,14 +95,14 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
         Vec::new()
     };
     let cells = exp.points.len() * exp.variants.len() * exp.repetitions as usize;
-    println!("experiment: {}", exp.name);
+    outln!("experiment: {}", exp.name);
     if let Some(d) = &exp.description {
-        println!("{d}");
+        outln!("{d}");
     }
     for n in &exp.notes {
-        println!("note: {n}");
+        outln!("note: {n}");
     }
-    println!(
+    outln!(
         "{} sweep point(s) x {} policies x {} repetition(s) = {cells} runs; baseline {}, metric {}",
         exp.points.len(),
         exp.variants.len(),
@@ -110,13 +111,13 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
         exp.metric
     );
     if staging.resumed() {
-        println!(
+        outln!(
             "resuming {}: {} of {cells} runs finished earlier",
             staging.dir().display(),
             done.len()
         );
     }
-    println!();
+    outln!();
     let pb = indicatif::ProgressBar::with_draw_target(Some(cells as u64), indicatif::ProgressDrawTarget::stderr());
     pb.set_style(
         indicatif::ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} runs (eta {eta})")
@@ -157,12 +158,14 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
     );
     pb.finish_and_clear();
     let results = results.map_err(|e| e.to_string())?;
-    print!("{}", output::table(&results));
+    out!("{}", output::table(&results));
     for c in &results.cells {
         if let Some(e) = &c.error {
-            println!(
+            outln!(
                 "cell {} ({}, repetition {}): stopped early: {e}",
-                c.cell.index, c.policy, c.cell.repetition
+                c.cell.index,
+                c.policy,
+                c.cell.repetition
             );
         }
     }
@@ -200,6 +203,6 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
     }
     store::remove(staging.dir()).map_err(|e| e.to_string())?;
     staging.commit()?;
-    println!("\nwrote {}: {}", a.out.display(), written.join(", "));
+    outln!("\nwrote {}: {}", a.out.display(), written.join(", "));
     Ok(())
 }

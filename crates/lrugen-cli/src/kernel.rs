@@ -164,9 +164,6 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     if a.page_cluster > 31 {
         return Err(format!("--page-cluster: expected 0..=31, found {}", a.page_cluster));
     }
-    if let Some(dir) = &a.out {
-        crate::checks::out_dir("--out", dir)?;
-    }
     let mut bits = super::parse_enabled(&a.lru_gen_enabled)?;
     let (mut swappiness, mut min_ttl_ms) = (a.swappiness, a.min_ttl_ms);
     if let Some(path) = &a.exp {

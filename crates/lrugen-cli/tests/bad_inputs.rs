@@ -178,17 +178,17 @@ const CASES: &[Case] = &[
     case(
         &["kernel", "--out", "{d}/a-file", "--accesses", "10"],
         1,
-        &["--out {d}/a-file", "not a directory"],
+        &["--out {d}/a-file", "is a file: expected a directory"],
     ),
     case(
         &["kernel", "--out", "{d}/a-file/sub", "--accesses", "10"],
         1,
-        &["--out {d}/a-file/sub", "{d}/a-file is not a directory"],
+        &["--out {d}/a-file/sub", "{d}/a-file is a file: expected a directory path"],
     ),
     case(
         &["kernel", "--out", "/proc/lrugen-out", "--accesses", "10"],
         1,
-        &["--out /proc/lrugen-out", "cannot write"],
+        &["--out /proc/lrugen-out", "cannot create /proc/lrugen-out.partial"],
     ),
     // --- malformed trace lines and records, one per format: file, line or record, expectation
     case(
