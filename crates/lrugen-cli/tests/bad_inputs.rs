@@ -183,7 +183,10 @@ const CASES: &[Case] = &[
     case(
         &["kernel", "--out", "{d}/a-file/sub", "--accesses", "10"],
         1,
-        &["--out {d}/a-file/sub", "{d}/a-file is a file: expected a directory path"],
+        &[
+            "--out {d}/a-file/sub",
+            "{d}/a-file is a file: expected a directory path",
+        ],
     ),
     case(
         &["kernel", "--out", "/proc/lrugen-out", "--accesses", "10"],
