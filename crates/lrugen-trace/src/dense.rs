@@ -159,6 +159,23 @@ impl SpilledTrace {
         self.pages.len()
     }
 
+    /// Spills ids already dense (e.g. a [`DenseTrace`]'s `pages`), which must
+    /// be `< nr_unique`.
+    ///
+    /// # Errors
+    /// On an I/O error writing the temporary file.
+    pub fn from_ids(pages: &[u32], nr_unique: u32) -> std::io::Result<SpilledTrace> {
+        let mut w = IdFile::writer()?;
+        for &id in pages {
+            debug_assert!(id < nr_unique);
+            w.push(id)?;
+        }
+        Ok(SpilledTrace {
+            pages: w.finish()?,
+            nr_unique,
+        })
+    }
+
     /// Spills an in-memory key stream (tests, synthetic workloads).
     ///
     /// # Errors

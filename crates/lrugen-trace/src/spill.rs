@@ -219,14 +219,19 @@ pub struct IdCursor {
 }
 
 impl IdCursor {
-    /// Position of the id [`IdCursor::next_id`] returns next.
-    pub fn position(&self) -> u64 {
+    /// Position in the file of the id [`IdCursor::next_id`] returns next.
+    pub fn index(&self) -> u64 {
         self.next - ((self.bytes.len() - self.at) / 4) as u64
+    }
+
+    /// The file read.
+    pub fn file(&self) -> &IdFile {
+        &self.file
     }
 
     /// Ids left.
     pub fn remaining(&self) -> u64 {
-        self.file.len - self.position()
+        self.file.len - self.index()
     }
 
     /// The next id: `Ok(None)` at the end.
@@ -297,8 +302,8 @@ mod tests {
             assert_eq!(a.next_id().unwrap(), Some(ids[5 + i]));
             assert_eq!(b.next_id().unwrap(), Some(ids[CHUNK_IDS - 1 + i]));
         }
-        assert_eq!(a.position(), CHUNK_IDS as u64 + 8);
-        assert_eq!(a.remaining(), ids.len() as u64 - a.position());
+        assert_eq!(a.index(), CHUNK_IDS as u64 + 8);
+        assert_eq!(a.remaining(), ids.len() as u64 - a.index());
         let mut mid = vec![0; 40];
         f.read_at(CHUNK_IDS as u64 - 20, &mut mid).unwrap();
         assert_eq!(mid, ids[CHUNK_IDS - 20..CHUNK_IDS + 20]);
