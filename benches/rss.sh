@@ -11,7 +11,8 @@
 #
 # Environment: LENGTHS (requests), PAGES (distinct pages), POLICIES, DIR (where the traces are
 # written, default /tmp/lrugen-rss; reused when present), LRUGEN (the binary; default: built here
-# in release mode). The temporary files of a run go to $TMPDIR (default /tmp).
+# in release mode), GEN (the trace writer; default: the rss_trace example, built here). The
+# temporary files of a run go to $TMPDIR (default /tmp).
 set -eu
 cd "$(dirname "$0")/.."
 LENGTHS=${LENGTHS:-"1000000 10000000 100000000"}
@@ -19,7 +20,10 @@ PAGES=${PAGES:-262144}
 POLICIES=${POLICIES:-"mglru classic lru opt"}
 DIR=${DIR:-/tmp/lrugen-rss}
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
-cargo build --release --locked -q -p lrugen-core --example rss_trace
+if [ -z "${GEN:-}" ]; then
+    cargo build --release --locked -q -p lrugen-core --example rss_trace
+    GEN=target/release/examples/rss_trace
+fi
 if [ -z "${LRUGEN:-}" ]; then
     cargo build --release --locked -q -p lrugen-cli
     LRUGEN=target/release/lrugen
@@ -30,7 +34,7 @@ echo "|---:|---|---:|---:|---:|"
 for n in $LENGTHS; do
     trace="$DIR/rss-$n-$PAGES.lrugen"
     if [ ! -e "$trace" ]; then
-        target/release/examples/rss_trace "$trace.part" "$n" "$PAGES"
+        "$GEN" "$trace.part" "$n" "$PAGES"
         mv "$trace.part" "$trace"
     fi
     for p in $POLICIES; do
