@@ -6,7 +6,11 @@
 //! * [`Opt`]: Belady's OPT with forced admission (the faulting page is always
 //!   admitted; on a miss with a full cache the resident page whose next use is
 //!   farthest is evicted), O(log C) amortised per access after an O(n)
-//!   next-use precomputation ([`NextUse`]).
+//!   next-use precomputation ([`NextUse`]). [`opt_spilled`] gives the same
+//!   result in bounded memory over a trace spilled to disk
+//!   ([`lrugen_trace::SpilledTrace`]): the next uses are computed by a
+//!   backward pass into a temporary file ([`NextUseFile`]) and read back
+//!   with the trace ([`OptStream`]).
 //!
 //! Both work on the dense ids of [`lrugen_trace::DenseTrace`] and report a
 //! [`CacheResult`]. Capacities are in pages.
@@ -32,7 +36,7 @@ mod opt;
 use std::fmt;
 
 pub use lru::{lru, Lru};
-pub use opt::{opt, opt_btree, NextUse, Opt};
+pub use opt::{opt, opt_btree, opt_spilled, NextUse, NextUseFile, Opt, OptCache, OptStream, NEVER};
 
 /// Request, hit and miss counts of one simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]

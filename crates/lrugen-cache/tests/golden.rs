@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use lrugen_cache::{lru, opt, opt_btree, CacheResult, NextUse, Opt};
+use lrugen_cache::{lru, opt, opt_btree, opt_spilled, CacheResult, NextUse, Opt};
 use lrugen_trace::testdata::{run_tests, TraceTest};
-use lrugen_trace::{load_dense, DenseTrace};
+use lrugen_trace::{load_dense, spill_dense, DenseTrace};
 
 /// The trace at `path`, loaded once (the tests run in parallel; each trace is shared).
 fn load(path: &Path) -> &'static DenseTrace {
@@ -49,6 +49,22 @@ fn oltp_opt_btree_agrees(path: &Path) {
     }
 }
 
+/// OPT over the trace spilled to disk (both passes in temporary files) gives
+/// the in-memory OPT's counts.
+fn opt_on_disk_agrees(path: &Path, caps: &[usize]) {
+    let t = load(path);
+    let s = spill_dense(path, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((s.nr_requests(), s.nr_unique), (t.nr_requests, t.nr_unique));
+    for &c in caps {
+        assert_eq!(opt_spilled(&s, c).unwrap(), opt(t, c), "{} at C={c}", path.display());
+    }
+}
+
+/// The synthetic trace shipped in the repository.
+fn shipped_synthetic() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/traces/synthetic.lis.zst")
+}
+
 const OLTP: &str = "arc/OLTP.lis.zst";
 const P3: &str = "arc/P3.lis.zst";
 const P12: &str = "arc/P12.lis.zst";
@@ -65,6 +81,15 @@ fn main() -> std::process::ExitCode {
             check(&p[0], "OPT", opt, &rows)
         }),
         t("oltp_opt_btree_agrees", &[OLTP], |p| oltp_opt_btree_agrees(&p[0])),
+        t("oltp_opt_on_disk_agrees", &[OLTP], |p| {
+            opt_on_disk_agrees(&p[0], &[1, 1000, 2000, 5000, 10000, 200_000])
+        }),
+        t("p3_opt_on_disk_agrees", &[P3], |p| {
+            opt_on_disk_agrees(&p[0], &[16384, 65536])
+        }),
+        t("synthetic_opt_on_disk_agrees", &[], |_| {
+            opt_on_disk_agrees(&shipped_synthetic(), &[1, 10, 100, 1000, 5000, 100_000])
+        }),
         t("p3_lru", &[P3], |p| {
             let rows = [(16384, "2.07"), (65536, "12.72"), (262144, "65.12")];
             check(&p[0], "LRU", lru, &rows)

@@ -1,10 +1,10 @@
 //! Property tests: LRU against a naive model, OPT against LRU and a
-//! brute-force OPT.
+//! brute-force OPT, OPT on disk against OPT in memory.
 
 use std::collections::VecDeque;
 
-use lrugen_cache::{lru, opt, opt_btree, Lru};
-use lrugen_trace::DenseTrace;
+use lrugen_cache::{lru, opt, opt_btree, opt_spilled, Lru, NextUse, NextUseFile, Opt, OptStream};
+use lrugen_trace::{DenseTrace, SpilledTrace};
 use proptest::prelude::*;
 
 /// LRU as a deque, most recent at the front.
@@ -83,5 +83,24 @@ proptest! {
     fn opt_matches_brute_force(keys in stream(120), cap in 0usize..10) {
         let t = DenseTrace::from_keys(keys);
         prop_assert_eq!(opt(&t, cap).hits, naive_opt_hits(&t.pages, cap));
+    }
+
+    #[test]
+    fn opt_on_disk_matches_memory(keys in stream(3000), cap in 0usize..60) {
+        let t = DenseTrace::from_keys(keys.iter().copied());
+        let s = SpilledTrace::from_keys(keys).unwrap();
+        prop_assert_eq!(s.pages.to_vec().unwrap(), t.pages.clone());
+        // the same hit or miss at every step, not only the same totals
+        let nu = NextUse::of(&t);
+        let mut mem = Opt::new(&t.pages, &nu, cap);
+        let nf = NextUseFile::compute(&s.pages, s.nr_unique).unwrap();
+        let mut disk = OptStream::new(&s.pages, &nf, s.nr_unique, cap).unwrap();
+        while let Some(hit) = mem.step() {
+            prop_assert_eq!(disk.step().unwrap(), Some(hit));
+            prop_assert_eq!(disk.cache().len(), mem.len());
+        }
+        prop_assert_eq!(disk.step().unwrap(), None);
+        prop_assert_eq!(disk.result(), mem.result());
+        prop_assert_eq!(opt_spilled(&s, cap).unwrap(), opt(&t, cap));
     }
 }

@@ -227,7 +227,13 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
                 access.name()
             ));
         }
-        let (pages, nr) = lrugen::workload::load_trace_as(path, a.format).map_err(|e| e.to_string())?;
+        // an op file holds every request: the guest replays it whole
+        let t = lrugen::workload::load_trace_as(path, a.format).map_err(|e| e.to_string())?;
+        let nr = t.nr_unique;
+        let pages = t
+            .pages
+            .to_vec()
+            .map_err(|e| format!("{}: reading back its page ids: {e}", path.display()))?;
         let window = a.every.unwrap_or((pages.len() as u64 / 20).max(1));
         let ops = ops::trace_ops(&pages, nr, access == Access::Mmap, window);
         let w = format!(
@@ -390,6 +396,7 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         },
         WorkloadSpec::Trace {
             path: "kernel-run".into(),
+            format: None,
         },
         p.policy,
     );

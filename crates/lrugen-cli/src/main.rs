@@ -268,7 +268,7 @@ fn progress_bar(label: &str, total: u64) -> indicatif::ProgressBar {
 }
 
 /// Run each policy of `cfgs`, sharing a loaded trace.
-fn run_all(cfgs: &[RunConfig], trace: Option<(workload::LoadedTrace, u32)>) -> Result<Vec<RunResult>, String> {
+fn run_all(cfgs: &[RunConfig], trace: Option<workload::LoadedTrace>) -> Result<Vec<RunResult>, String> {
     let mut out = Vec::new();
     for cfg in cfgs {
         let pb = progress_bar(cfg.policy.name(), 0);
@@ -340,8 +340,14 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         None => preset(&a.workload)?,
     };
     let (spec, trace) = if let Some(path) = &a.trace {
+        // read and checked whole here (spilled to disk), before any run: a bad line is reported
+        // before any output
         let t = workload::load_trace_as(path, a.format).map_err(|e| e.to_string())?;
-        (WorkloadSpec::Trace { path: path.clone() }, Some(t))
+        let spec = WorkloadSpec::Trace {
+            path: path.clone(),
+            format: a.format,
+        };
+        (spec, Some(t))
     } else if let Some(p) = &preset {
         (p.workload.clone(), None)
     } else {
@@ -389,7 +395,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     // Refuse a bad workload before sizing a machine for it.
     spec.validate().map_err(|e| e.to_string())?;
     let footprint = match &spec {
-        WorkloadSpec::Trace { .. } => trace.as_ref().map_or(0, |t| t.1 as u64),
+        WorkloadSpec::Trace { .. } => trace.as_ref().map_or(0, |t| t.nr_unique as u64),
         w => w.footprint_pages() * a.jobs.unwrap_or(1) as u64,
     };
     let memcg_max = match (&a.memcg_max, a.capacity) {
@@ -617,7 +623,10 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
             .unwrap_or_default();
         for &p in &policies {
             let machine = MachineConfig::simple(a.capacity.saturating_add(a.capacity.max(16_384)), 0);
-            let workload = WorkloadSpec::Trace { path: path.clone() };
+            let workload = WorkloadSpec::Trace {
+                path: path.clone(),
+                format: a.format,
+            };
             let cfg = limited_run(machine, a.capacity, workload, p);
             let r = sim::run(&cfg, Some(t.clone()), &mut |_, _| {}).map_err(|e| e.to_string())?;
             let rate = r.accesses as f64 / r.wall_seconds.max(1e-9);

@@ -183,7 +183,10 @@ const CASES: &[Case] = &[
     case(
         &["kernel", "--out", "{d}/a-file/sub", "--accesses", "10"],
         1,
-        &["--out {d}/a-file/sub", "{d}/a-file is a file: expected a directory path"],
+        &[
+            "--out {d}/a-file/sub",
+            "{d}/a-file is a file: expected a directory path",
+        ],
     ),
     case(
         &["kernel", "--out", "/proc/lrugen-out", "--accesses", "10"],
@@ -467,6 +470,40 @@ fn bad_inputs_are_refused_clearly_and_leave_nothing_behind() {
         CASES.len(),
         failures.join("\n")
     );
+}
+
+/// A malformed line deep in a trace (past several chunks of the temporary copy of its ids, which
+/// the runs read back) is found before any run: the error names the file and the line, and
+/// nothing is printed on stdout, with or without `--json`.
+#[test]
+fn a_bad_line_deep_in_a_trace_leaves_no_result() {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lrugen-bad-late-line");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let bad_line = 300_001;
+    let mut text = String::new();
+    for i in 1..bad_line {
+        text.push_str(&format!("{} 1 0 {i}\n", i % 5000));
+    }
+    text.push_str("12 x 0 0\n7 1 0 1\n");
+    let path = d.join("late.lis");
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap().to_string();
+    for json in [false, true] {
+        let mut args: Vec<String> = ["run", "--trace", &p, "--capacity", "100"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        if json {
+            args.push("--json".into());
+        }
+        let o = lrugen(&args, &d);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(&format!("{p}:{bad_line}: expected ")), "{err}");
+        assert!(o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stdout));
+        assert!(!err.contains("panicked"), "{err}");
+    }
 }
 
 /// `lrugen run --json | head`: the reader goes away; lrugen ends quietly, without a panic.

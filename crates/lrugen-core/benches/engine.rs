@@ -18,9 +18,8 @@ use lrugen::reclaim::mglru::Profile;
 use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
 use lrugen::workload::WorkloadSpec;
 use lrugen_cache::Lru;
-use lrugen_trace::{load_dense, testdata::shared_trace};
+use lrugen_trace::{load_dense, spill_dense, testdata::shared_trace};
 use std::hint::black_box;
-use std::sync::Arc;
 use std::time::Duration;
 
 fn bench(c: &mut Criterion) {
@@ -31,8 +30,10 @@ fn bench(c: &mut Criterion) {
         };
         let t = load_dense(&path, None).unwrap_or_else(|e| panic!("{e}"));
         let nr_unique = t.nr_unique;
-        let loaded = Arc::new(t.pages);
-        let requests = loaded.len() as u64;
+        let requests = t.nr_requests;
+        let loaded = t.pages;
+        // the kernel policies replay it as `lrugen run` does: spilled to disk, read back in chunks
+        let spilled = spill_dense(&path, None).unwrap_or_else(|e| panic!("{e}"));
 
         // "engine/…": lrugen-cache's trace_lru bench already owns the ids "OLTP/C=1000/lru" etc. in
         // target/criterion, and criterion would compare the two.
@@ -63,7 +64,10 @@ fn bench(c: &mut Criterion) {
                     max: Some(cap),
                     ..Default::default()
                 },
-                WorkloadSpec::Trace { path: path.clone() },
+                WorkloadSpec::Trace {
+                    path: path.clone(),
+                    format: None,
+                },
                 policy,
             );
             cfg.mglru.profile = profile;
@@ -73,8 +77,7 @@ fn bench(c: &mut Criterion) {
                 b.iter_custom(|iters| {
                     let mut replay = Duration::ZERO;
                     for _ in 0..iters {
-                        let r = sim::run(&cfg, Some((Arc::clone(&loaded), nr_unique)), &mut |_, _| {})
-                            .unwrap_or_else(|e| panic!("{e}"));
+                        let r = sim::run(&cfg, Some(spilled.clone()), &mut |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
                         assert_eq!(r.accesses, requests);
                         black_box(r.hits);
                         replay += Duration::from_secs_f64(r.wall_seconds);

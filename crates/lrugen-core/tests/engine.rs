@@ -88,7 +88,17 @@ fn all_hits_cost_the_read_hit_time() {
         }
     }
     for policy in [PolicyKind::Classic, PolicyKind::Mglru] {
-        let e = run(WorkloadSpec::Trace { path: t.0.clone() }, policy, 1_024, 1, 1, "nvme");
+        let e = run(
+            WorkloadSpec::Trace {
+                path: t.0.clone(),
+                format: None,
+            },
+            policy,
+            1_024,
+            1,
+            1,
+            "nvme",
+        );
         assert_eq!(e.ops, 9_600);
         assert_eq!(e.misses, 64, "{policy:?}: only the first touch of each page misses");
         assert_eq!(e.clat.percentile(50.0), 1_000, "{policy:?}: a hit costs read_hit_ns");
@@ -110,7 +120,10 @@ fn every_miss_waits_for_the_device() {
     // Distinct pages, each read once: every read misses. On an HDD (8 ms + 4096 B at 160 MB/s =
     // 8,025,600 ns) with 3 µs of CPU per miss, an operation takes 8,028,600 ns.
     let t = distinct_trace(300);
-    let w = WorkloadSpec::Trace { path: t.0.clone() };
+    let w = WorkloadSpec::Trace {
+        path: t.0.clone(),
+        format: None,
+    };
     let one = run(w.clone(), PolicyKind::Classic, 64, 1, 1, "hdd");
     let op = 3_000 + 8_000_000 + 25_600;
     assert_eq!(one.misses, 300);
@@ -226,7 +239,10 @@ fn kswapd_run(mode: KswapdMode, per_folio_scanned_ns: u64, cpus: u32, policy: Po
     let mut cfg = RunConfig::new(
         MachineConfig::simple(2_048, 0),
         MemcgConfig::default(),
-        WorkloadSpec::Trace { path: t.0.clone() },
+        WorkloadSpec::Trace {
+            path: t.0.clone(),
+            format: None,
+        },
         policy,
     );
     cfg.engine = Some(EngineConfig {

@@ -399,7 +399,7 @@ fn skip_if_missing() {
     // Relative paths are taken relative to the experiment file's folder.
     let e = Experiment::parse(text, Path::new("some/dir/exp.toml")).unwrap();
     match &e.points[0].config.workload {
-        WorkloadSpec::Trace { path } => assert_eq!(path, Path::new("some/dir/no/such/trace.lis")),
+        WorkloadSpec::Trace { path, .. } => assert_eq!(path, Path::new("some/dir/no/such/trace.lis")),
         w => panic!("{w:?}"),
     }
 }
@@ -554,4 +554,41 @@ fn stopped_and_resumed_runs() {
     // an absurd thread count is refused by the library too
     let err = experiment::run(&e, Some(100_000), &|_, _| {}).unwrap_err();
     assert!(err.to_string().contains("expected 1 to 1024"), "{err}");
+}
+
+/// A trace's format travels with the workload: a file whose name does not tell its format is
+/// replayed as the `format` key says (both reference caches give what lrugen-cache gives on the
+/// trace loaded in memory), refused without it, and a bad format name is refused when parsing.
+#[test]
+fn a_trace_format_travels_with_the_workload() {
+    let d = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lrugen-trace/tests/data/tiny.oracleGeneral.bin");
+    let trace = d.path().join("trace.dat");
+    std::fs::copy(&data, &trace).unwrap();
+    let text = format!(
+        "policies = [\"lru\", \"opt\"]\n[machine]\nmemory = \"64M\"\n[memcg]\nmax = 2\n[workload]\nkind = \
+         \"trace\"\npath = {:?}\nformat = \"oracleGeneral\"\n",
+        trace.to_str().unwrap()
+    );
+    let e = parse(&text).unwrap();
+    match &e.points[0].config.workload {
+        WorkloadSpec::Trace { format, .. } => assert_eq!(*format, Some(lrugen_trace::TraceFormat::OracleGeneral)),
+        w => panic!("{w:?}"),
+    }
+    let r = experiment::run(&e, Some(1), &|_, _| {}).unwrap();
+    let t = lrugen_trace::load_dense(&trace, Some(lrugen_trace::TraceFormat::OracleGeneral)).unwrap();
+    let hits = |policy: &str| {
+        let c = r.cells.iter().find(|c| c.policy == policy).unwrap();
+        (c.metrics["accesses"] as u64, c.metrics["hit_ratio"])
+    };
+    let (lru, opt) = (lrugen_cache::lru(&t, 2), lrugen_cache::opt(&t, 2));
+    assert_eq!(hits("lru"), (lru.requests, lru.hit_ratio()));
+    assert_eq!(hits("opt"), (opt.requests, opt.hit_ratio()));
+    assert!(opt.hits >= lru.hits && lru.requests > 0, "{opt} {lru}");
+
+    let without = parse(&text.replace("format = \"oracleGeneral\"\n", "")).unwrap();
+    let err = experiment::run(&without, Some(1), &|_, _| {}).unwrap_err();
+    assert!(err.to_string().contains("cannot tell the trace format"), "{err}");
+    let err = parse(&text.replace("\"oracleGeneral\"", "\"parquet\"")).unwrap_err();
+    assert!(err.to_string().contains("parquet"), "{err}");
 }

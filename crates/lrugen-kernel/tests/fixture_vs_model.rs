@@ -9,7 +9,6 @@ use lrugen::reclaim::mglru::{MglruConfig, Profile};
 use lrugen::sim::{run, MemcgConfig, PolicyKind, RunConfig};
 use lrugen::workload::WorkloadSpec;
 use lrugen_kernel::{dense_trace, Fixture};
-use std::sync::Arc;
 
 /// Relative difference of misses allowed (see README.md, "Fidelity").
 const MISS_TOLERANCE: f64 = 0.03;
@@ -71,7 +70,10 @@ fn model_config(name: &str, cap: u64, swap: u64, policy: PolicyKind, profile: Pr
             max: Some(cap),
             ..Default::default()
         },
-        WorkloadSpec::Trace { path: name.into() },
+        WorkloadSpec::Trace {
+            path: name.into(),
+            format: None,
+        },
         policy,
     );
     cfg.mglru = MglruConfig {
@@ -90,7 +92,8 @@ fn compare(name: &str, policy: PolicyKind, profile: Profile) -> (u64, u64, f64) 
     let (pages, nr) = dense_trace(&ops);
     let cap = f.run.model_capacity_pages(false);
     let cfg = model_config(name, cap, 0, policy, profile);
-    let r = run(&cfg, Some((Arc::new(pages), nr)), &mut |_, _| {}).unwrap();
+    let trace = lrugen::workload::LoadedTrace::from_ids(&pages, nr).unwrap();
+    let r = run(&cfg, Some(trace), &mut |_, _| {}).unwrap();
     assert_eq!(r.accesses, f.run.accesses);
     let (km, mm) = (f.run.misses as f64, r.misses as f64);
     let rel = (mm - km).abs() / km;
@@ -334,7 +337,10 @@ fn model_mixed(f: &Fixture, policy: PolicyKind, profile: Profile) -> MixedModel 
             max: Some(cap),
             ..Default::default()
         },
-        WorkloadSpec::Trace { path: "mixed".into() },
+        WorkloadSpec::Trace {
+            path: "mixed".into(),
+            format: None,
+        },
         policy,
     );
     let (mut m, t) = lrugen::sim::build_machine(&cfg).unwrap();

@@ -9,7 +9,6 @@ use lrugen::sim::{MemcgConfig, PolicyKind, RunConfig, RunResult};
 use lrugen::workload::WorkloadSpec;
 use lrugen_kernel::report::{workload_gens, Report, Settings};
 use lrugen_kernel::{dense_trace, model, Fixture};
-use std::sync::Arc;
 
 fn load(name: &str) -> Fixture {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -73,8 +72,16 @@ fn the_models_replay_of_an_op_file_is_its_own_run_of_the_workload() {
     let f = load("debian-6.1-classic-file-zipf.json");
     let ops = f.ops().unwrap();
     let (pages, nr) = dense_trace(&ops);
-    let cfg = config(&f, PolicyKind::Classic, WorkloadSpec::Trace { path: "t".into() });
-    let own = lrugen::sim::run(&cfg, Some((Arc::new(pages), nr)), &mut |_, _| {}).unwrap();
+    let cfg = config(
+        &f,
+        PolicyKind::Classic,
+        WorkloadSpec::Trace {
+            path: "t".into(),
+            format: None,
+        },
+    );
+    let trace = lrugen::workload::LoadedTrace::from_ids(&pages, nr).unwrap();
+    let own = lrugen::sim::run(&cfg, Some(trace), &mut |_, _| {}).unwrap();
     same_counters(&own, &model::run(&ops, &cfg).unwrap());
 }
 
@@ -191,7 +198,14 @@ fn the_report_puts_the_fixture_beside_the_model() {
 fn a_classic_report_has_no_generations() {
     let f = load("debian-6.1-classic-file-zipf.json");
     let ops = f.ops().unwrap();
-    let cfg = config(&f, PolicyKind::Classic, WorkloadSpec::Trace { path: "t".into() });
+    let cfg = config(
+        &f,
+        PolicyKind::Classic,
+        WorkloadSpec::Trace {
+            path: "t".into(),
+            format: None,
+        },
+    );
     let m = model::run(&ops, &cfg).unwrap();
     let r = Report::build(&f.run, &m, "classic fixture".into(), settings(&f, "classic")).unwrap();
     assert!(r.generations.kernel.is_empty() && r.generations.model.is_empty());

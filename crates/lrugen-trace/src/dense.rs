@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::error::{TraceError, TraceErrorKind};
 use crate::format::TraceFormat;
+use crate::spill::IdFile;
 use crate::stream::{open_with, ReadOptions};
 
 /// A whole trace with its page keys renumbered densely.
@@ -82,9 +83,39 @@ pub fn load_dense_with(path: &Path, options: &ReadOptions) -> Result<DenseTrace,
     Ok(b.finish())
 }
 
+/// The dense ids given so far: a map from page key to id, growing with the
+/// distinct keys (not with the trace's length).
+#[derive(Default)]
+struct Ids {
+    ids: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+}
+
+impl Ids {
+    /// The id of `key`, a new one for a key not seen before; `None` when a
+    /// new id would exceed the limit.
+    #[inline]
+    fn id(&mut self, key: u64) -> Option<u32> {
+        let next = self.ids.len();
+        match self.ids.get(&key) {
+            Some(&id) => Some(id),
+            None => {
+                if next as u64 >= DenseTrace::MAX_UNIQUE {
+                    return None;
+                }
+                self.ids.insert(key, next as u32);
+                Some(next as u32)
+            }
+        }
+    }
+
+    fn len(&self) -> u32 {
+        self.ids.len() as u32
+    }
+}
+
 #[derive(Default)]
 struct Builder {
-    ids: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    ids: Ids,
     pages: Vec<u32>,
 }
 
@@ -92,28 +123,125 @@ impl Builder {
     /// Appends `key`; false when a new id would exceed the limit.
     #[inline]
     fn push(&mut self, key: u64) -> bool {
-        let next = self.ids.len();
-        let id = match self.ids.get(&key) {
-            Some(&id) => id,
-            None => {
-                if next as u64 >= DenseTrace::MAX_UNIQUE {
-                    return false;
-                }
-                self.ids.insert(key, next as u32);
-                next as u32
+        match self.ids.id(key) {
+            Some(id) => {
+                self.pages.push(id);
+                true
             }
-        };
-        self.pages.push(id);
-        true
+            None => false,
+        }
     }
 
     fn finish(self) -> DenseTrace {
         DenseTrace {
-            nr_unique: self.ids.len() as u32,
+            nr_unique: self.ids.len(),
             nr_requests: self.pages.len() as u64,
             pages: self.pages,
         }
     }
+}
+
+/// A trace with its page keys renumbered densely, the ids in a temporary
+/// file ([`IdFile`]) rather than in memory: [`DenseTrace`]'s streaming
+/// counterpart, for replays of traces of any length. Same invariants (ids in
+/// order of first appearance, all `< nr_unique`). Cloning shares the file.
+#[derive(Debug, Clone)]
+pub struct SpilledTrace {
+    /// The dense id of each reference, in trace order.
+    pub pages: IdFile,
+    /// Number of distinct pages; ids are `0..nr_unique`.
+    pub nr_unique: u32,
+}
+
+impl SpilledTrace {
+    /// Number of page references.
+    pub fn nr_requests(&self) -> u64 {
+        self.pages.len()
+    }
+
+    /// Spills ids already dense (e.g. a [`DenseTrace`]'s `pages`), which must
+    /// be `< nr_unique`.
+    ///
+    /// # Errors
+    /// On an I/O error writing the temporary file.
+    pub fn from_ids(pages: &[u32], nr_unique: u32) -> std::io::Result<SpilledTrace> {
+        let mut w = IdFile::writer()?;
+        for &id in pages {
+            debug_assert!(id < nr_unique);
+            w.push(id)?;
+        }
+        Ok(SpilledTrace {
+            pages: w.finish()?,
+            nr_unique,
+        })
+    }
+
+    /// Spills an in-memory key stream (tests, synthetic workloads).
+    ///
+    /// # Errors
+    /// On an I/O error writing the temporary file.
+    ///
+    /// # Panics
+    /// If the stream has more than [`DenseTrace::MAX_UNIQUE`] distinct keys.
+    pub fn from_keys<I: IntoIterator<Item = u64>>(keys: I) -> std::io::Result<SpilledTrace> {
+        let mut ids = Ids::default();
+        let mut w = IdFile::writer()?;
+        for key in keys {
+            let id = ids.id(key);
+            assert!(id.is_some(), "more than {} distinct keys", DenseTrace::MAX_UNIQUE);
+            w.push(id.unwrap_or_default())?;
+        }
+        Ok(SpilledTrace {
+            pages: w.finish()?,
+            nr_unique: ids.len(),
+        })
+    }
+}
+
+/// Reads a whole trace file once, renumbers its keys densely and writes the
+/// ids to a temporary file: [`load_dense`] in bounded memory. Memory is the
+/// hash map of the distinct keys (while reading) and one chunk of ids; disk
+/// is 4 bytes per reference, in [`std::env::temp_dir`].
+///
+/// # Errors
+/// As [`load_dense`], and [`TraceErrorKind::Spill`] when the temporary file
+/// cannot be written. Every error of the trace is found here, before any
+/// replay of the ids.
+pub fn spill_dense(path: &Path, format: Option<TraceFormat>) -> Result<SpilledTrace, TraceError> {
+    spill_dense_with(
+        path,
+        &ReadOptions {
+            format,
+            ..Default::default()
+        },
+    )
+}
+
+/// Like [`spill_dense`], with csv parameters and the iolog clock (as
+/// [`load_dense_with`]).
+///
+/// # Errors
+/// As [`spill_dense`].
+pub fn spill_dense_with(path: &Path, options: &ReadOptions) -> Result<SpilledTrace, TraceError> {
+    let reader = open_with(path, options)?;
+    let spill = |e| TraceError::new(path, TraceErrorKind::Spill(e));
+    let mut w = IdFile::writer().map_err(spill)?;
+    let mut ids = Ids::default();
+    for key in reader {
+        let Some(id) = ids.id(key?) else {
+            return Err(TraceError::new(
+                path,
+                TraceErrorKind::TooManyPages {
+                    limit: DenseTrace::MAX_UNIQUE,
+                },
+            ));
+        };
+        w.push(id).map_err(spill)?;
+    }
+    Ok(SpilledTrace {
+        pages: w.finish().map_err(spill)?,
+        nr_unique: ids.len(),
+    })
 }
 
 /// A fast hasher for `u64` keys (the splitmix64 finalizer). Not DoS-resistant,
@@ -146,6 +274,15 @@ impl Hasher for KeyHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spilled_equals_loaded() {
+        let keys = [50, 7, 50, 9, 7, u64::MAX, 3, 3];
+        let s = SpilledTrace::from_keys(keys).unwrap();
+        let d = DenseTrace::from_keys(keys);
+        assert_eq!(s.pages.to_vec().unwrap(), d.pages);
+        assert_eq!((s.nr_unique, s.nr_requests()), (d.nr_unique, d.nr_requests));
+    }
 
     #[test]
     fn first_appearance_order() {

@@ -72,6 +72,9 @@ pub enum TraceErrorKind {
         /// The largest number of distinct pages supported.
         limit: u64,
     },
+    /// The temporary copy of the trace's dense ids (see
+    /// [`crate::spill_dense`]) could not be written.
+    Spill(io::Error),
 }
 
 /// An error while opening, reading or compacting a trace.
@@ -154,6 +157,12 @@ impl fmt::Display for TraceError {
                 f,
                 "{path}: more than {limit} distinct pages, too many for dense u32 ids"
             ),
+            TraceErrorKind::Spill(e) => write!(
+                f,
+                "{path}: cannot write the temporary copy of its page ids in {}: {}",
+                std::env::temp_dir().display(),
+                io_message(e)
+            ),
         }
     }
 }
@@ -170,7 +179,7 @@ impl fmt::Debug for TraceError {
 impl Error for TraceError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match &self.0.kind {
-            TraceErrorKind::Open(e) | TraceErrorKind::Read { source: e, .. } => Some(e),
+            TraceErrorKind::Open(e) | TraceErrorKind::Read { source: e, .. } | TraceErrorKind::Spill(e) => Some(e),
             _ => None,
         }
     }

@@ -25,7 +25,10 @@
 //! length, file, time) of any format; [`TraceRecord::pages`] expands one into
 //! the 4 KiB pages it touches. [`TraceReader`] ([`open`]) streams page keys in
 //! bounded memory; [`load_dense`] loads a whole trace and renumbers its keys
-//! `0..nr_unique` for simulators.
+//! `0..nr_unique` for simulators, and [`spill_dense`] does the same in
+//! bounded memory, writing the ids to an unnamed temporary file
+//! ([`IdFile`]) that is read back in chunks ([`IdCursor`]) as many times as
+//! needed.
 //!
 //! ```no_run
 //! use lrugen_trace::{load_dense, open, TraceError};
@@ -75,12 +78,13 @@ mod lrugentr;
 mod oracle;
 mod reader;
 mod record;
+mod spill;
 mod stream;
 pub mod testdata;
 mod text;
 
 pub use csv::{CsvParams, CsvReader, CLOUDPHYSICS_HEADER};
-pub use dense::{load_dense, load_dense_with, DenseTrace};
+pub use dense::{load_dense, load_dense_with, spill_dense, spill_dense_with, DenseTrace, SpilledTrace};
 pub use error::{Location, TraceError, TraceErrorKind};
 pub use format::TraceFormat;
 pub use iolog::{IologFile, IologReader, IOLOG_V2_HEADER, IOLOG_V3_HEADER, IOLOG_V3_TICK_NS};
@@ -97,4 +101,5 @@ pub use reader::{FileInput, ZSTD_MAGIC};
 pub use record::{
     page_key, KeySpace, PageRange, TraceOp, TraceRecord, PAGE_KEY_MAX_FILE, PAGE_KEY_PAGE_BITS, PAGE_SHIFT, PAGE_SIZE,
 };
+pub use spill::{IdCursor, IdFile, IdWriter, CHUNK_IDS};
 pub use stream::{open, open_records, open_with, ReadOptions, RecordReader, TraceReader};

@@ -268,9 +268,12 @@ pub struct Interruption {
     pub note: String,
 }
 
-fn trace_of(spec: &WorkloadSpec) -> Option<PathBuf> {
+/// A trace a workload replays: its file and format.
+type TraceKey = (PathBuf, Option<lrugen_trace::TraceFormat>);
+
+fn trace_of(spec: &WorkloadSpec) -> Option<TraceKey> {
     match spec {
-        WorkloadSpec::Trace { path } => Some(path.clone()),
+        WorkloadSpec::Trace { path, format } => Some((path.clone(), *format)),
         #[allow(unreachable_patterns)]
         _ => None,
     }
@@ -279,13 +282,14 @@ fn trace_of(spec: &WorkloadSpec) -> Option<PathBuf> {
 /// What every worker needs, shared.
 struct Shared {
     exp: Experiment,
-    traces: BTreeMap<PathBuf, (LoadedTrace, u32)>,
+    traces: Vec<(TraceKey, LoadedTrace)>,
     sample_every: Vec<u64>,
 }
 
 impl Shared {
-    fn trace_for(&self, spec: &WorkloadSpec) -> Option<(LoadedTrace, u32)> {
-        trace_of(spec).and_then(|p| self.traces.get(&p).cloned())
+    fn trace_for(&self, spec: &WorkloadSpec) -> Option<LoadedTrace> {
+        let key = trace_of(spec)?;
+        self.traces.iter().find(|(k, _)| *k == key).map(|(_, t)| t.clone())
     }
 
     fn run_cell(&self, c: &Cell) -> Result<CellResult, ExpError> {
@@ -318,13 +322,13 @@ impl Shared {
 
 /// Load the traces and learn each point's sampling interval (before any cell runs).
 fn prepare(exp: &Experiment) -> Result<Shared, ExpError> {
-    // Load each trace once, shared by every cell that replays it.
-    let mut traces: BTreeMap<PathBuf, (LoadedTrace, u32)> = BTreeMap::new();
+    // Read each trace once (spilled to disk as dense ids), shared by every cell that replays it.
+    let mut traces: Vec<(TraceKey, LoadedTrace)> = Vec::new();
     for p in &exp.points {
-        if let Some(path) = trace_of(&p.config.workload) {
-            if let std::collections::btree_map::Entry::Vacant(slot) = traces.entry(path) {
-                let t = workload::load_trace(slot.key()).map_err(|e| ExpError::Run(e.to_string()))?;
-                slot.insert(t);
+        if let Some(key) = trace_of(&p.config.workload) {
+            if !traces.iter().any(|(k, _)| *k == key) {
+                let t = workload::load_trace_as(&key.0, key.1).map_err(|e| ExpError::Run(e.to_string()))?;
+                traces.push((key, t));
             }
         }
     }

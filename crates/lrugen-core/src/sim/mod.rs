@@ -15,7 +15,7 @@ use crate::mm::{Machine, MachineConfig};
 use crate::reclaim::classic::Classic;
 use crate::reclaim::mglru::{Mglru, MglruConfig};
 use crate::reclaim::Policy;
-use crate::workload::{LoadedTrace, Stream, WorkloadError, WorkloadSpec};
+use crate::workload::{LoadedTrace, Stream, StreamFailure, WorkloadError, WorkloadSpec};
 use serde::{Deserialize, Serialize};
 
 /// A policy to run.
@@ -345,7 +345,7 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
 }
 
 /// Run `cfg`. `trace` may carry an already loaded trace (shared by the runs of a comparison).
-pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progress<'_>) -> Result<RunResult, RunError> {
+pub fn run(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_>) -> Result<RunResult, RunError> {
     let (mut m, t) = build_machine(cfg)?;
     let mix = matches!(cfg.workload, WorkloadSpec::Mix { .. });
     if mix && !cfg.policy.is_kernel() {
@@ -392,7 +392,7 @@ pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progres
             if cap == 0 {
                 return Err(RunError::Config("a cache of 0 pages".into()));
             }
-            run_reference(cfg.policy, cap, stream, progress)
+            run_reference(cfg.policy, cap, stream, progress)?
         }
     };
     r.workload = cfg.workload.describe();
@@ -409,7 +409,7 @@ pub fn task_streams(
     cfg: &RunConfig,
     m: &mut Machine,
     t: MemcgId,
-    trace: Option<(LoadedTrace, u32)>,
+    trace: Option<LoadedTrace>,
 ) -> Result<Vec<Stream>, RunError> {
     let parts: Vec<(WorkloadSpec, u32)> = match &cfg.workload {
         WorkloadSpec::Mix { parts } => parts.iter().map(|p| (p.workload.clone(), p.jobs * cfg.jobs)).collect(),
@@ -438,9 +438,13 @@ pub fn run_engine<P: Policy>(
     let mut r = empty_result(k.p.name());
     let before = k.m.vmstat();
     let mut series = Vec::new();
+    let failures: Vec<StreamFailure> = streams.iter().map(Stream::failure).collect();
     let e = engine::run_sampled(&mut k, streams, ecfg, sample_every, &mut |k, e| {
         series.push(Sample::of(k, t, e.ops, e.hits, e.misses));
     });
+    for f in &failures {
+        failed(f)?;
+    }
     r.series = series;
     if let Some(err) = k.m.check_failure.take() {
         return Err(RunError::Invariant(err));
@@ -468,6 +472,14 @@ pub fn run_engine<P: Policy>(
     }
     r.engine = Some(e);
     Ok(r)
+}
+
+/// The error of a stream that ended early ([`Stream::failure`]).
+fn failed(f: &StreamFailure) -> Result<(), RunError> {
+    match f.get() {
+        Some(why) => Err(RunError::Workload(WorkloadError(why.clone()))),
+        None => Ok(()),
+    }
 }
 
 fn empty_result(policy: &str) -> RunResult {
@@ -533,6 +545,7 @@ pub fn run_kernel<P: Policy>(
     let mut r = empty_result(k.p.name());
     let total = stream.len;
     let before = k.m.vmstat();
+    let failure = stream.failure();
     let mut steps = 0u64;
     for s in stream.by_ref() {
         let a = k.step(s.op);
@@ -578,6 +591,7 @@ pub fn run_kernel<P: Policy>(
             }
         }
     }
+    failed(&failure)?;
     let end = if opts.measured { r.accesses } else { steps };
     if opts.sample_every.is_some() && r.series.last().is_none_or(|x| x.step != end) {
         let smp = sample(&k, &r, end);
@@ -611,16 +625,29 @@ pub fn run_kernel<P: Policy>(
     Ok(r)
 }
 
-/// Replay `stream`'s page keys through a reference cache of `cap` pages.
-pub fn run_reference(kind: PolicyKind, cap: u64, stream: Stream, progress: Progress<'_>) -> RunResult {
+/// Replay `stream`'s page keys through a reference cache of `cap` pages, in memory that does not
+/// grow with the stream's length: LRU one step at a time; OPT in two passes over temporary files
+/// (the stream's keys, or a trace's spilled ids as they are, then their next uses; see
+/// `lrugen_cache::NextUseFile`).
+///
+/// # Errors
+/// When the stream ends early ([`Stream::failure`]) or a temporary file cannot be written or read
+/// back.
+pub fn run_reference(
+    kind: PolicyKind,
+    cap: u64,
+    mut stream: Stream,
+    progress: Progress<'_>,
+) -> Result<RunResult, RunError> {
     let mut r = empty_result(kind.name());
     r.capacity_pages = cap;
     let total = stream.len;
     let nr_keys = stream.nr_keys;
+    let failure = stream.failure();
     match kind {
         PolicyKind::Lru => {
             let mut lru = lrugen_cache::Lru::with_pages(cap as usize, nr_keys);
-            for (i, s) in stream.enumerate() {
+            for (i, s) in stream.by_ref().enumerate() {
                 if s.key == crate::workload::NO_KEY {
                     continue;
                 }
@@ -635,16 +662,46 @@ pub fn run_reference(kind: PolicyKind, cap: u64, stream: Stream, progress: Progr
             }
         }
         _ => {
-            let steps: Vec<(u32, bool)> = stream
-                .filter(|s| s.key != crate::workload::NO_KEY)
-                .map(|s| (s.key, s.measure))
-                .collect();
-            let keys: Vec<u32> = steps.iter().map(|s| s.0).collect();
-            let next = lrugen_cache::NextUse::compute(&keys, nr_keys);
-            let mut opt = lrugen_cache::Opt::new(&keys, &next, cap as usize);
+            let tmp = |e: std::io::Error| RunError::Config(format!("OPT: temporary file: {e}"));
+            // The page keys and which are measured: a trace's spilled ids as they are (every step
+            // a measured read), else the stream's keys written out, with a bit per key.
+            let (keys, measured) = match stream.trace_pages() {
+                Some(pages) => (pages.clone(), None),
+                None => {
+                    let mut keys = lrugen_trace::IdFile::writer().map_err(tmp)?;
+                    let mut bits = lrugen_trace::IdFile::writer().map_err(tmp)?;
+                    let mut word = 0u32;
+                    for s in stream.by_ref().filter(|s| s.key != crate::workload::NO_KEY) {
+                        let n = keys.len();
+                        word |= u32::from(s.measure) << (n % 32);
+                        keys.push(s.key).map_err(tmp)?;
+                        if n % 32 == 31 {
+                            bits.push(std::mem::take(&mut word)).map_err(tmp)?;
+                        }
+                    }
+                    if keys.len() % 32 != 0 {
+                        bits.push(word).map_err(tmp)?;
+                    }
+                    (keys.finish().map_err(tmp)?, Some(bits.finish().map_err(tmp)?))
+                }
+            };
+            failed(&failure)?;
+            let next = lrugen_cache::NextUseFile::compute(&keys, nr_keys).map_err(tmp)?;
+            let mut opt = lrugen_cache::OptStream::new(&keys, &next, nr_keys, cap as usize).map_err(tmp)?;
+            let mut bits = measured.as_ref().map(|b| b.cursor(0));
+            let mut word = 0u32;
             let mut i = 0u64;
-            while let Some(hit) = opt.step() {
-                if steps[i as usize].1 {
+            while let Some(hit) = opt.step().map_err(tmp)? {
+                let measure = match &mut bits {
+                    None => true,
+                    Some(b) => {
+                        if i % 32 == 0 {
+                            word = b.next_id().map_err(tmp)?.unwrap_or(0);
+                        }
+                        word >> (i % 32) & 1 != 0
+                    }
+                };
+                if measure {
                     r.accesses += 1;
                     r.hits += hit as u64;
                 }
@@ -655,6 +712,7 @@ pub fn run_reference(kind: PolicyKind, cap: u64, stream: Stream, progress: Progr
             }
         }
     }
+    failed(&failure)?;
     progress(total, total);
     r.misses = r.accesses - r.hits;
     r.hit_ratio = if r.accesses > 0 {
@@ -662,5 +720,5 @@ pub fn run_reference(kind: PolicyKind, cap: u64, stream: Stream, progress: Progr
     } else {
         0.0
     };
-    r
+    Ok(r)
 }

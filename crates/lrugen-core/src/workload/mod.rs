@@ -190,6 +190,9 @@ pub enum WorkloadSpec {
     Trace {
         /// The trace file.
         path: PathBuf,
+        /// Its format (`None`: told by the file's name or first bytes), e.g. `"oracleGeneral"`.
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "trace_format")]
+        format: Option<lrugen_trace::TraceFormat>,
     },
     /// An fio job: buffered 4 KiB random I/O on its own file with fio's `random_distribution`
     /// (`random`, `zipf:θ`, `pareto:h`, `normal:dev`, `zoned:…`), hot blocks scattered as fio does.
@@ -689,7 +692,7 @@ impl WorkloadSpec {
                 .map(|p| format!("{} x [{}]", p.jobs, p.workload.describe()))
                 .collect::<Vec<_>>()
                 .join(" + "),
-            WorkloadSpec::Trace { path } => format!(
+            WorkloadSpec::Trace { path, .. } => format!(
                 "trace {}",
                 path.file_name()
                     .map(|s| s.to_string_lossy().into_owned())
@@ -707,6 +710,7 @@ pub struct Stream {
     /// Steps still to come (including warm-up).
     pub len: u64,
     done: u64,
+    failure: StreamFailure,
 }
 
 enum StreamKind {
@@ -728,7 +732,10 @@ enum StreamKind {
     Trace {
         task: u32,
         file: u32,
-        pages: std::sync::Arc<Vec<u32>>,
+        /// The dense page ids, read from the spilled trace a chunk at a time.
+        pages: Box<lrugen_trace::IdCursor>,
+        /// The trace file (for the message when its temporary copy cannot be read).
+        path: PathBuf,
     },
     Fio {
         task: u32,
@@ -812,25 +819,52 @@ impl std::fmt::Display for WorkloadError {
 
 impl std::error::Error for WorkloadError {}
 
-/// A loaded trace, shared between the runs of a comparison.
-pub type LoadedTrace = std::sync::Arc<Vec<u32>>;
+/// (De)serializing a trace format by its name (`arc`, `oracleGeneral`, …).
+mod trace_format {
+    use lrugen_trace::TraceFormat;
+    use serde::{Deserialize, Deserializer, Serializer};
 
-/// Load a trace as dense page ids.
-pub fn load_trace(path: &std::path::Path) -> Result<(LoadedTrace, u32), WorkloadError> {
+    pub fn serialize<S: Serializer>(f: &Option<TraceFormat>, s: S) -> Result<S::Ok, S::Error> {
+        match f {
+            Some(f) => s.serialize_str(&f.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<TraceFormat>, D::Error> {
+        let name: Option<String> = Option::deserialize(d)?;
+        name.map(|n| n.parse().map_err(serde::de::Error::custom)).transpose()
+    }
+}
+
+/// A trace read once and spilled to disk as dense page ids (an unnamed temporary file, read back
+/// a chunk at a time by each run), shared between the runs of a comparison: cloning shares the
+/// file. Memory does not grow with the trace's length (see `docs/memory.md`).
+pub type LoadedTrace = lrugen_trace::SpilledTrace;
+
+/// Read a trace (in the format its name or first bytes tell) into dense page ids on disk.
+pub fn load_trace(path: &std::path::Path) -> Result<LoadedTrace, WorkloadError> {
     load_trace_as(path, None)
 }
 
-/// [`load_trace`] of a trace in `format` (`None`: told by the file's name or first bytes).
+/// [`load_trace`] of a trace in `format` (`None`: told by the file's name or first bytes). The
+/// whole trace is read and checked here: a malformed line is reported (file and line) before any
+/// run starts.
 pub fn load_trace_as(
     path: &std::path::Path,
     format: Option<lrugen_trace::TraceFormat>,
-) -> Result<(LoadedTrace, u32), WorkloadError> {
-    let t = lrugen_trace::load_dense(path, format).map_err(|e| WorkloadError(e.to_string()))?;
+) -> Result<LoadedTrace, WorkloadError> {
+    let t = lrugen_trace::spill_dense(path, format).map_err(|e| WorkloadError(e.to_string()))?;
     if t.pages.is_empty() {
         return Err(WorkloadError(format!("{}: the trace holds no request", path.display())));
     }
-    Ok((std::sync::Arc::new(t.pages), t.nr_unique))
+    Ok(t)
 }
+
+/// Where a stream reports that it could not go on (a trace stream whose temporary file could not
+/// be read back): the stream then ends early, and the run that replayed it fails with this
+/// message ([`Stream::failure`]).
+pub type StreamFailure = std::sync::Arc<std::sync::OnceLock<String>>;
 
 impl Stream {
     /// Set the workload up on `m` inside `memcg` and return its stream. A trace must have been
@@ -840,7 +874,7 @@ impl Stream {
         m: &mut Machine,
         memcg: MemcgId,
         seed: u64,
-        trace: Option<(LoadedTrace, u32)>,
+        trace: Option<LoadedTrace>,
     ) -> Result<Stream, WorkloadError> {
         let task = m.create_mm(memcg);
         match spec {
@@ -865,6 +899,7 @@ impl Stream {
                     nr_keys: total as u32,
                     len: *accesses,
                     done: 0,
+                    failure: Default::default(),
                 })
             }
             WorkloadSpec::Anon {
@@ -891,23 +926,31 @@ impl Stream {
                     nr_keys: *pages as u32,
                     len: *pages + *accesses,
                     done: 0,
+                    failure: Default::default(),
                 })
             }
-            WorkloadSpec::Trace { path } => {
-                let (pages, nr_unique) = match trace {
+            WorkloadSpec::Trace { path, format } => {
+                let t = match trace {
                     Some(t) => t,
-                    None => load_trace(path)?,
+                    None => load_trace_as(path, *format)?,
                 };
+                let nr_unique = t.nr_unique;
                 let name = path
                     .file_name()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "trace".into());
                 let file = m.create_file(&name, nr_unique as u64, Advice::Random);
                 Ok(Stream {
-                    len: pages.len() as u64,
-                    kind: StreamKind::Trace { task, file, pages },
+                    len: t.nr_requests(),
+                    kind: StreamKind::Trace {
+                        task,
+                        file,
+                        pages: Box::new(t.pages.cursor(0)),
+                        path: path.clone(),
+                    },
                     nr_keys: nr_unique,
                     done: 0,
+                    failure: Default::default(),
                 })
             }
             WorkloadSpec::Fio {
@@ -932,6 +975,7 @@ impl Stream {
                     nr_keys: *file_pages as u32,
                     len: *accesses,
                     done: 0,
+                    failure: Default::default(),
                 })
             }
             WorkloadSpec::Ycsb {
@@ -956,6 +1000,7 @@ impl Stream {
                     nr_keys: pages as u32,
                     len: *operations,
                     done: 0,
+                    failure: Default::default(),
                 })
             }
             WorkloadSpec::Memtier {
@@ -986,6 +1031,7 @@ impl Stream {
                     nr_keys: pages as u32,
                     len: pages + requests,
                     done: 0,
+                    failure: Default::default(),
                 })
             }
             WorkloadSpec::Build { .. }
@@ -1002,6 +1048,7 @@ impl Stream {
                     nr_keys,
                     len,
                     done: 0,
+                    failure: Default::default(),
                 })
             }
             WorkloadSpec::Mix { .. } => Err(WorkloadError(
@@ -1023,12 +1070,37 @@ impl Stream {
             nr_keys,
             len,
             done: 0,
+            failure: Default::default(),
         }
     }
 
     /// Steps issued so far.
     pub fn done(&self) -> u64 {
         self.done
+    }
+
+    /// Where this stream says why it ended early, if it does (see [`StreamFailure`]): take it
+    /// before handing the stream to a run, and look at it after.
+    pub fn failure(&self) -> StreamFailure {
+        std::sync::Arc::clone(&self.failure)
+    }
+
+    /// The dense page ids of a trace stream not yet started, as spilled (its every step is a
+    /// measured read of the next id): lets OPT read them on disk without copying them. `None` for
+    /// other streams and once a step was taken.
+    pub fn trace_pages(&self) -> Option<&lrugen_trace::IdFile> {
+        match &self.kind {
+            StreamKind::Trace { pages, .. } if self.done == 0 && pages.index() == 0 => Some(pages.file()),
+            _ => None,
+        }
+    }
+
+    /// Ends the stream, recording why.
+    #[cold]
+    fn fail(&mut self, why: String) -> Option<Step> {
+        let _ = self.failure.set(why);
+        self.len = self.done;
+        None
     }
 
     /// The benchmark request the step just yielded belongs to, for workloads whose requests span
@@ -1194,6 +1266,33 @@ impl Iterator for Stream {
                 self.done += 1;
                 return Some(s);
             }
+            StreamKind::Trace {
+                task,
+                file,
+                pages,
+                path,
+            } => {
+                let why = match pages.next_id() {
+                    Ok(Some(key)) => {
+                        self.done += 1;
+                        return Some(Step {
+                            op: Op::Read {
+                                task: *task,
+                                file: *file,
+                                index: key as u64,
+                            },
+                            key,
+                            measure: true,
+                        });
+                    }
+                    Ok(None) => return None,
+                    Err(e) => format!(
+                        "{}: reading back the temporary copy of its page ids: {e}",
+                        path.display()
+                    ),
+                };
+                return self.fail(why);
+            }
             _ => {}
         }
         if self.done >= self.len {
@@ -1282,20 +1381,11 @@ impl Iterator for Stream {
                     measure: true,
                 }
             }
-            StreamKind::Ycsb { .. } | StreamKind::Memtier { .. } | StreamKind::Script { .. } => {
+            StreamKind::Ycsb { .. }
+            | StreamKind::Memtier { .. }
+            | StreamKind::Script { .. }
+            | StreamKind::Trace { .. } => {
                 unreachable!("handled above")
-            }
-            StreamKind::Trace { task, file, pages } => {
-                let key = pages[i as usize];
-                Step {
-                    op: Op::Read {
-                        task: *task,
-                        file: *file,
-                        index: key as u64,
-                    },
-                    key,
-                    measure: true,
-                }
             }
         })
     }

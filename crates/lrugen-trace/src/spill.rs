@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Streams of `u32` ids in unnamed temporary files, read back in bounded
+//! chunks: how a trace is replayed several times (one pass per policy, OPT's
+//! two passes) without holding it in memory.
+//!
+//! An [`IdFile`] is written once, front to back ([`IdWriter`]), or created
+//! at its final length and filled chunk by chunk at any position
+//! ([`IdFile::zeroed`], [`IdFile::write_at`]); it is then read with
+//! positional reads ([`IdFile::read_at`], [`IdCursor`]), so that any number
+//! of readers, on any threads, share one file without sharing an offset. Ids
+//! are stored little-endian, 4 bytes each. The file has no name (it is
+//! unlinked at creation, in [`std::env::temp_dir`], i.e. `$TMPDIR` or
+//! `/tmp`): it disappears when the last handle is dropped, even if the
+//! process is killed.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+/// Ids per chunk of the readers and writers: 64 Ki ids, 256 KiB.
+pub const CHUNK_IDS: usize = 1 << 16;
+
+/// A stream of `u32` ids in an unnamed temporary file (see the module
+/// documentation). Cloning shares the file.
+#[derive(Debug, Clone)]
+pub struct IdFile {
+    file: Arc<File>,
+    len: u64,
+}
+
+fn temp() -> io::Result<File> {
+    tempfile::tempfile()
+}
+
+impl IdFile {
+    /// A writer of a new file, appending ids.
+    pub fn writer() -> io::Result<IdWriter> {
+        Ok(IdWriter {
+            file: temp()?,
+            buf: Vec::with_capacity(CHUNK_IDS * 4),
+            len: 0,
+        })
+    }
+
+    /// A new file of `len` zero ids, to be filled with [`IdFile::write_at`]
+    /// (the file is sparse until written).
+    pub fn zeroed(len: u64) -> io::Result<IdFile> {
+        let file = temp()?;
+        file.set_len(byte_len(len)?)?;
+        Ok(IdFile {
+            file: Arc::new(file),
+            len,
+        })
+    }
+
+    /// Number of ids.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file holds no id.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Reads the ids `start..start + out.len()` into `out`.
+    ///
+    /// # Errors
+    /// If the range goes past the end, or on an I/O error.
+    pub fn read_at(&self, start: u64, out: &mut [u32]) -> io::Result<()> {
+        let mut bytes = vec![0u8; out.len().min(CHUNK_IDS) * 4];
+        let mut done = 0;
+        while done < out.len() {
+            let n = (out.len() - done).min(CHUNK_IDS);
+            self.read_bytes(start + done as u64, &mut bytes[..n * 4])?;
+            for (o, b) in out[done..done + n].iter_mut().zip(bytes.chunks_exact(4)) {
+                *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Writes `ids` at positions `start..start + ids.len()`.
+    ///
+    /// # Errors
+    /// If the range goes past the end, or on an I/O error.
+    pub fn write_at(&self, start: u64, ids: &[u32]) -> io::Result<()> {
+        self.check_range(start, ids.len())?;
+        let mut bytes = Vec::with_capacity(ids.len().min(CHUNK_IDS) * 4);
+        let mut at = start;
+        for chunk in ids.chunks(CHUNK_IDS) {
+            bytes.clear();
+            for id in chunk {
+                bytes.extend_from_slice(&id.to_le_bytes());
+            }
+            self.file.write_all_at(&bytes, at * 4)?;
+            at += chunk.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// A reader of the ids from position `start` to the end, one chunk in
+    /// memory at a time.
+    pub fn cursor(&self, start: u64) -> IdCursor {
+        IdCursor {
+            file: self.clone(),
+            next: start.min(self.len),
+            bytes: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// Every id, in memory (for consumers that need the whole stream, e.g. an
+    /// op file of a guest replay).
+    ///
+    /// # Errors
+    /// On an I/O error, or if the ids do not fit in memory's address space.
+    pub fn to_vec(&self) -> io::Result<Vec<u32>> {
+        let n = usize::try_from(self.len).map_err(|_| io::Error::other("too many ids for memory"))?;
+        let mut v = vec![0u32; n];
+        self.read_at(0, &mut v)?;
+        Ok(v)
+    }
+
+    fn check_range(&self, start: u64, n: usize) -> io::Result<()> {
+        match start.checked_add(n as u64) {
+            Some(end) if end <= self.len => Ok(()),
+            _ => Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "ids {start}..{} past the end of a temporary file of {} ids",
+                    start.saturating_add(n as u64),
+                    self.len
+                ),
+            )),
+        }
+    }
+
+    /// Reads the bytes of the ids from position `start` into `bytes` (whose
+    /// length is a multiple of 4).
+    fn read_bytes(&self, start: u64, bytes: &mut [u8]) -> io::Result<()> {
+        self.check_range(start, bytes.len() / 4)?;
+        self.file.read_exact_at(bytes, start * 4)
+    }
+}
+
+fn byte_len(ids: u64) -> io::Result<u64> {
+    ids.checked_mul(4)
+        .ok_or_else(|| io::Error::other(format!("{ids} ids do not fit in a file")))
+}
+
+/// Appends ids to a new [`IdFile`], a chunk at a time.
+#[derive(Debug)]
+pub struct IdWriter {
+    file: File,
+    buf: Vec<u8>,
+    len: u64,
+}
+
+impl IdWriter {
+    /// Appends `id`.
+    ///
+    /// # Errors
+    /// On an I/O error writing a full chunk.
+    #[inline]
+    pub fn push(&mut self, id: u32) -> io::Result<()> {
+        self.buf.extend_from_slice(&id.to_le_bytes());
+        self.len += 1;
+        if self.buf.len() >= CHUNK_IDS * 4 {
+            self.flush_chunk()?;
+        }
+        Ok(())
+    }
+
+    /// Ids appended so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether no id was appended.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[cold]
+    fn flush_chunk(&mut self) -> io::Result<()> {
+        self.file.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Writes the last chunk and gives the file, ready to be read.
+    ///
+    /// # Errors
+    /// On an I/O error.
+    pub fn finish(mut self) -> io::Result<IdFile> {
+        self.flush_chunk()?;
+        self.file.flush()?;
+        Ok(IdFile {
+            file: Arc::new(self.file),
+            len: self.len,
+        })
+    }
+}
+
+/// Reads an [`IdFile`] forward from a position, one chunk in memory at a
+/// time (positional reads: cursors of one file do not disturb each other).
+#[derive(Debug, Clone)]
+pub struct IdCursor {
+    file: IdFile,
+    /// Position of the first id not yet read into `bytes`.
+    next: u64,
+    /// The current chunk, little-endian.
+    bytes: Vec<u8>,
+    /// Byte offset of the next id in `bytes`.
+    at: usize,
+}
+
+impl IdCursor {
+    /// Position in the file of the id [`IdCursor::next_id`] returns next.
+    pub fn index(&self) -> u64 {
+        self.next - ((self.bytes.len() - self.at) / 4) as u64
+    }
+
+    /// The file read.
+    pub fn file(&self) -> &IdFile {
+        &self.file
+    }
+
+    /// Ids left.
+    pub fn remaining(&self) -> u64 {
+        self.file.len - self.index()
+    }
+
+    /// The next id: `Ok(None)` at the end.
+    ///
+    /// # Errors
+    /// On an I/O error reading the next chunk; the cursor stays where it
+    /// was.
+    #[inline]
+    pub fn next_id(&mut self) -> io::Result<Option<u32>> {
+        if self.at == self.bytes.len() && !self.refill()? {
+            return Ok(None);
+        }
+        let b = &self.bytes[self.at..self.at + 4];
+        self.at += 4;
+        Ok(Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+    }
+
+    #[cold]
+    fn refill(&mut self) -> io::Result<bool> {
+        let n = (self.file.len - self.next).min(CHUNK_IDS as u64) as usize;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.bytes.resize(n * 4, 0);
+        self.at = self.bytes.len();
+        self.file.read_bytes(self.next, &mut self.bytes)?;
+        self.at = 0;
+        self.next += n as u64;
+        Ok(true)
+    }
+}
+
+impl Iterator for IdCursor {
+    type Item = io::Result<u32>;
+
+    #[inline]
+    fn next(&mut self) -> Option<io::Result<u32>> {
+        self.next_id().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_of(ids: &[u32]) -> IdFile {
+        let mut w = IdFile::writer().unwrap();
+        for &id in ids {
+            w.push(id).unwrap();
+        }
+        assert_eq!(w.len(), ids.len() as u64);
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn round_trip_across_chunks() {
+        let ids: Vec<u32> = (0..(2 * CHUNK_IDS as u32 + 17))
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let f = file_of(&ids);
+        assert_eq!(f.len(), ids.len() as u64);
+        assert_eq!(f.to_vec().unwrap(), ids);
+        let back: Vec<u32> = f.cursor(0).map(Result::unwrap).collect();
+        assert_eq!(back, ids);
+        // two cursors of one file interleave without disturbing each other
+        let (mut a, mut b) = (f.cursor(5), f.cursor(CHUNK_IDS as u64 - 1));
+        for i in 0..CHUNK_IDS + 3 {
+            assert_eq!(a.next_id().unwrap(), Some(ids[5 + i]));
+            assert_eq!(b.next_id().unwrap(), Some(ids[CHUNK_IDS - 1 + i]));
+        }
+        assert_eq!(a.index(), CHUNK_IDS as u64 + 8);
+        assert_eq!(a.remaining(), ids.len() as u64 - a.index());
+        let mut mid = vec![0; 40];
+        f.read_at(CHUNK_IDS as u64 - 20, &mut mid).unwrap();
+        assert_eq!(mid, ids[CHUNK_IDS - 20..CHUNK_IDS + 20]);
+        assert!(f.read_at(ids.len() as u64 - 1, &mut [0, 0]).is_err());
+        assert_eq!(f.cursor(ids.len() as u64 + 9).next_id().unwrap(), None);
+    }
+
+    #[test]
+    fn zeroed_then_written_backwards() {
+        let f = IdFile::zeroed(10).unwrap();
+        assert_eq!(f.to_vec().unwrap(), [0; 10]);
+        f.write_at(6, &[6, 7, 8, 9]).unwrap();
+        f.write_at(0, &[0, 1, 2, 3, 4, 5]).unwrap();
+        assert_eq!(f.to_vec().unwrap(), (0..10).collect::<Vec<u32>>());
+        assert!(f.write_at(8, &[1, 2, 3]).is_err());
+        let empty = file_of(&[]);
+        assert!(empty.is_empty());
+        assert_eq!(empty.cursor(0).next_id().unwrap(), None);
+    }
+}
