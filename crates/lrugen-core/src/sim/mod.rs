@@ -392,6 +392,12 @@ pub fn run(cfg: &RunConfig, trace: Option<(LoadedTrace, u32)>, progress: Progres
             if cap == 0 {
                 return Err(RunError::Config("a cache of 0 pages".into()));
             }
+            // a workload's keys are pages of its files or region: renumbered densely, the
+            // caches' arrays follow the pages touched (a trace's keys are dense already)
+            let stream = match cfg.workload {
+                WorkloadSpec::Trace { .. } => stream,
+                _ => stream.with_dense_keys(),
+            };
             run_reference(cfg.policy, cap, stream, progress)
         }
     };
@@ -444,6 +450,9 @@ pub fn run_engine<P: Policy>(
     r.series = series;
     if let Some(err) = k.m.check_failure.take() {
         return Err(RunError::Invariant(err));
+    }
+    if let Some(err) = &e.budget_error {
+        return Err(RunError::Config(err.clone()));
     }
     if k.m.debug_checks {
         k.check().map_err(RunError::Invariant)?;
@@ -559,6 +568,9 @@ pub fn run_kernel<P: Policy>(
             return Err(RunError::Invariant(e));
         }
         steps += 1;
+        if steps % crate::budget::CHECK_EVERY == 0 {
+            crate::budget::check_machine(&k.m).map_err(RunError::Config)?;
+        }
         if steps % PROGRESS_EVERY == 0 {
             progress(steps, total);
         }
@@ -619,7 +631,8 @@ pub fn run_reference(kind: PolicyKind, cap: u64, stream: Stream, progress: Progr
     let nr_keys = stream.nr_keys;
     match kind {
         PolicyKind::Lru => {
-            let mut lru = lrugen_cache::Lru::with_pages(cap as usize, nr_keys);
+            // sized for the keys a stream of this length can name (the arrays grow past that)
+            let mut lru = lrugen_cache::Lru::with_pages(cap as usize, nr_keys.min(total.min(u32::MAX as u64) as u32));
             for (i, s) in stream.enumerate() {
                 if s.key == crate::workload::NO_KEY {
                     continue;
@@ -640,7 +653,10 @@ pub fn run_reference(kind: PolicyKind, cap: u64, stream: Stream, progress: Progr
                 .map(|s| (s.key, s.measure))
                 .collect();
             let keys: Vec<u32> = steps.iter().map(|s| s.0).collect();
-            let next = lrugen_cache::NextUse::compute(&keys, nr_keys);
+            // keys beyond the largest named are never used: the same next uses, in memory that
+            // follows the keys named
+            let named = keys.iter().max().map_or(0, |&k| k + 1).min(nr_keys);
+            let next = lrugen_cache::NextUse::compute(&keys, named);
             let mut opt = lrugen_cache::Opt::new(&keys, &next, cap as usize);
             let mut i = 0u64;
             while let Some(hit) = opt.step() {
