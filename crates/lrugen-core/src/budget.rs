@@ -15,7 +15,7 @@
 //! (`MemTotal` of `/proc/meminfo`), or [`FALLBACK_LIMIT`] where that cannot be read.
 
 use crate::mm::folio::Folio;
-use crate::mm::pagecache::CHUNK_SLOTS;
+use crate::mm::pagecache::{CHUNK_SLOTS, DIR_SLOTS};
 use crate::mm::Machine;
 use crate::sim::{PolicyKind, RunConfig};
 use crate::workload::WorkloadSpec;
@@ -32,8 +32,10 @@ pub const CHECK_EVERY: u64 = 4096;
 pub const BYTES_PER_RESIDENT: u64 = std::mem::size_of::<Folio>() as u64 + 8;
 /// Per page touched and no longer resident: its shadow entry.
 pub const BYTES_PER_SHADOW: u64 = 8;
-/// A page-cache chunk (512 slots) or its share of PTE tables: the worst case of sparse touches.
-pub const BYTES_PER_CHUNK: u64 = (CHUNK_SLOTS * 8 + 2) as u64;
+/// A page-cache chunk (64 slots and a count), the cost of a touch far from every other.
+pub const BYTES_PER_CHUNK: u64 = (CHUNK_SLOTS * 8 + 1) as u64;
+/// A directory block of the page cache (512 chunk numbers, 128 MiB of file).
+pub const BYTES_PER_DIR: u64 = (DIR_SLOTS * 4) as u64;
 /// Per page held in a loaded trace (its dense id).
 pub const BYTES_PER_TRACE_REF: u64 = 4;
 /// Per distinct page while a trace is renumbered (a hash map entry with its overhead).
@@ -146,18 +148,25 @@ pub fn estimate(cfg: &RunConfig, trace_refs: Option<u64>) -> Estimate {
         (footprint, Bound::Footprint)
     };
     let resident = touched.min(cfg.machine.total_pages());
-    // chunks of page-cache slots or PTE tables: a step touches one page and the read-ahead
-    // window around it, contiguous pages in at most 3 chunks; touches spread over the key space
-    // take one chunk each
+    // chunks of page-cache slots (or PTE tables): a step touches one page and the read-ahead
+    // window around it, contiguous pages in a few chunks and directory blocks; touches spread
+    // over the key space take one chunk each
+    let span = (CHUNK_SLOTS * DIR_SLOTS) as u64;
     let chunks = touched
-        .min(steps.map_or(u64::MAX, |s| s.saturating_mul(3)))
+        .min(steps.map_or(u64::MAX, |s| s.saturating_mul(per_step / CHUNK_SLOTS as u64 + 2)))
         .min(footprint.div_ceil(CHUNK_SLOTS as u64) + 64);
-    let directory = footprint / CHUNK_SLOTS as u64 * 4;
+    let dirs = chunks.min(footprint.div_ceil(span) + 64);
+    let top = footprint / span * 4;
     let mut bytes = resident
         .saturating_mul(BYTES_PER_RESIDENT)
         .saturating_add(touched.saturating_mul(BYTES_PER_SHADOW))
         .saturating_add(chunks.saturating_mul(BYTES_PER_CHUNK))
-        .saturating_add(directory);
+        .saturating_add(dirs.saturating_mul(BYTES_PER_DIR))
+        .saturating_add(top);
+    // the dense renumbering of the reference caches: chunks of u32 over the same touches
+    let dense = chunks
+        .saturating_mul(CHUNK_SLOTS as u64 * 4)
+        .saturating_add(dirs.saturating_mul(BYTES_PER_DIR));
     if cfg.workload.uses_anon() {
         // swap slots: count, cache, owner and zram bytes per slot used
         bytes = bytes.saturating_add(touched.min(cfg.machine.swap_pages).saturating_mul(14));
@@ -171,16 +180,14 @@ pub fn estimate(cfg: &RunConfig, trace_refs: Option<u64>) -> Estimate {
     match cfg.policy {
         // links and a bit per page, over keys renumbered densely (a sparse map of the keys)
         PolicyKind::Lru => {
-            bytes = bytes
-                .saturating_add(touched.saturating_mul(13))
-                .saturating_add(chunks.saturating_mul(CHUNK_SLOTS as u64 * 4));
+            bytes = bytes.saturating_add(touched.saturating_mul(13)).saturating_add(dense);
         }
         // every step's key, next use and flag, and the heap of resident pages
         PolicyKind::Opt => {
             bytes = bytes
                 .saturating_add(steps.unwrap_or(footprint).saturating_mul(20))
                 .saturating_add(touched.saturating_mul(8))
-                .saturating_add(chunks.saturating_mul(CHUNK_SLOTS as u64 * 4));
+                .saturating_add(dense);
         }
         _ => {}
     }

@@ -7,9 +7,11 @@
 //! is truncated, which matters only for memory-starved runs with huge files.
 //!
 //! Like the xarray, a [`SlotTable`] allocates its nodes on first touch, so its memory follows the
-//! pages a run touches, not the size of the file: a directory of one `u32` per 512 pages (grown
-//! up to the highest chunk touched) points to chunks of 512 slots (4 KiB); a chunk whose slots
-//! all become empty again is freed for reuse. A lookup is two array reads, no hashing.
+//! pages a run touches, not the size of the file: a top array of one `u32` per 128 MiB of file
+//! (grown up to the highest index touched) points to directory blocks of 512 chunk numbers
+//! (2 KiB, one per 128 MiB region touched), which point to chunks of 64 slots (512 bytes); a chunk
+//! whose slots all become empty again is freed for reuse. A lookup is three array reads, no
+//! hashing.
 
 use super::folio::FolioId;
 
@@ -160,27 +162,35 @@ impl File {
     }
 }
 
-/// Slots per chunk of a [`SlotTable`] (log2).
-pub const CHUNK_SHIFT: u32 = 9;
-/// Slots per chunk of a [`SlotTable`].
+/// Entries per chunk (leaf) of a [`Radix`] (log2): 64, as in an xarray node.
+pub const CHUNK_SHIFT: u32 = 6;
+/// Entries per chunk of a [`Radix`].
 pub const CHUNK_SLOTS: usize = 1 << CHUNK_SHIFT;
+/// Chunks per directory block of a [`Radix`] (log2).
+pub const DIR_SHIFT: u32 = 9;
+/// Chunks per directory block of a [`Radix`]: a block covers 32,768 indices (128 MiB of file).
+pub const DIR_SLOTS: usize = 1 << DIR_SHIFT;
 const NO_CHUNK: u32 = u32::MAX;
 
-/// A sparse array indexed by page (a two-level radix tree: directory and chunks), whose absent
-/// entries read as `T::default()`: the page cache's slots ([`SlotTable`]), and any table keyed by
-/// page that must not grow with the key space.
+/// A sparse array indexed by page (a three-level radix tree: a top array, directory blocks of
+/// 512 chunk numbers, and chunks of 64 entries, the lower two allocated on first touch), whose
+/// absent entries read as `T::default()`: the page cache's slots ([`SlotTable`]), and any table
+/// keyed by page that must not grow with the key space.
 ///
-/// Reading never allocates; writing a non-default value allocates its chunk if needed (the growth
-/// point, counted in [`Radix::bytes`]); writing the last non-default value of a chunk back to the
-/// default frees the chunk for reuse.
+/// Reading never allocates; writing a non-default value allocates its chunk (and directory block)
+/// if needed, the growth point counted in [`Radix::bytes`]; writing the last non-default value of
+/// a chunk back to the default frees the chunk for reuse (directory blocks stay). A lookup is
+/// three array reads, no hashing.
 #[derive(Clone, Debug)]
 pub struct Radix<T> {
-    /// Per 512 indices: the chunk holding them, or `NO_CHUNK`.
-    dir: Vec<u32>,
+    /// Per 32,768 indices: the directory block covering them, or `NO_CHUNK`.
+    top: Vec<u32>,
+    /// Directory blocks: per 64 indices, the chunk holding them, or `NO_CHUNK`.
+    dirs: Vec<[u32; DIR_SLOTS]>,
     /// The chunks.
     chunks: Vec<[T; CHUNK_SLOTS]>,
     /// Non-default entries per chunk.
-    live: Vec<u16>,
+    live: Vec<u8>,
     /// Chunks freed for reuse.
     free: Vec<u32>,
 }
@@ -191,7 +201,8 @@ pub type SlotTable = Radix<PackedSlot>;
 impl<T> Default for Radix<T> {
     fn default() -> Self {
         Radix {
-            dir: Vec::new(),
+            top: Vec::new(),
+            dirs: Vec::new(),
             chunks: Vec::new(),
             live: Vec::new(),
             free: Vec::new(),
@@ -200,25 +211,44 @@ impl<T> Default for Radix<T> {
 }
 
 impl<T: Copy + Default + PartialEq> Radix<T> {
+    /// (top, directory, chunk) positions of `index`.
+    #[inline]
+    fn split(index: u64) -> (usize, usize, usize) {
+        (
+            (index >> (CHUNK_SHIFT + DIR_SHIFT)) as usize,
+            (index >> CHUNK_SHIFT) as usize & (DIR_SLOTS - 1),
+            index as usize & (CHUNK_SLOTS - 1),
+        )
+    }
+
+    /// The chunk holding `(t, d)`, if any.
+    #[inline]
+    fn chunk(&self, t: usize, d: usize) -> Option<u32> {
+        match self.top.get(t) {
+            Some(&b) if b != NO_CHUNK => Some(self.dirs[b as usize][d]).filter(|&c| c != NO_CHUNK),
+            _ => None,
+        }
+    }
+
     /// The entry at `index`.
     #[inline]
     pub fn get(&self, index: u64) -> T {
-        match self.dir.get((index >> CHUNK_SHIFT) as usize) {
-            Some(&c) if c != NO_CHUNK => self.chunks[c as usize][index as usize & (CHUNK_SLOTS - 1)],
-            _ => T::default(),
+        let (t, d, i) = Self::split(index);
+        match self.chunk(t, d) {
+            Some(c) => self.chunks[c as usize][i],
+            None => T::default(),
         }
     }
 
     /// Replace the entry at `index`.
     #[inline]
     pub fn set(&mut self, index: u64, v: T) {
-        let d = (index >> CHUNK_SHIFT) as usize;
-        let i = index as usize & (CHUNK_SLOTS - 1);
+        let (t, d, i) = Self::split(index);
         let empty = T::default();
-        let c = match self.dir.get(d) {
-            Some(&c) if c != NO_CHUNK => c,
-            _ if v == empty => return,
-            _ => self.alloc_chunk(d),
+        let c = match self.chunk(t, d) {
+            Some(c) => c,
+            None if v == empty => return,
+            None => self.alloc_chunk(t, d),
         };
         let e = &mut self.chunks[c as usize][i];
         let (was, is) = (*e != empty, v != empty);
@@ -230,7 +260,8 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
             } else {
                 *live -= 1;
                 if *live == 0 {
-                    self.dir[d] = NO_CHUNK;
+                    let b = self.top[t];
+                    self.dirs[b as usize][d] = NO_CHUNK;
                     self.free.push(c);
                 }
             }
@@ -238,9 +269,13 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
     }
 
     #[cold]
-    fn alloc_chunk(&mut self, d: usize) -> u32 {
-        if self.dir.len() <= d {
-            self.dir.resize(d + 1, NO_CHUNK);
+    fn alloc_chunk(&mut self, t: usize, d: usize) -> u32 {
+        if self.top.len() <= t {
+            self.top.resize(t + 1, NO_CHUNK);
+        }
+        if self.top[t] == NO_CHUNK {
+            self.dirs.push([NO_CHUNK; DIR_SLOTS]);
+            self.top[t] = (self.dirs.len() - 1) as u32;
         }
         let c = match self.free.pop() {
             Some(c) => c,
@@ -250,23 +285,30 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
                 (self.chunks.len() - 1) as u32
             }
         };
-        self.dir[d] = c;
+        self.dirs[self.top[t] as usize][d] = c;
         c
     }
 
     /// Every non-default entry, by index.
     pub fn iter(&self) -> impl Iterator<Item = (u64, T)> + '_ {
         let empty = T::default();
-        self.dir
+        self.top
             .iter()
             .enumerate()
-            .filter(|(_, &c)| c != NO_CHUNK)
-            .flat_map(move |(d, &c)| {
+            .filter(|(_, &b)| b != NO_CHUNK)
+            .flat_map(move |(t, &b)| {
+                self.dirs[b as usize]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &c)| c != NO_CHUNK)
+                    .map(move |(d, &c)| ((t << DIR_SHIFT) + d, c))
+            })
+            .flat_map(move |(base, c)| {
                 self.chunks[c as usize]
                     .iter()
                     .enumerate()
                     .filter(move |(_, &e)| e != empty)
-                    .map(move |(i, &e)| (((d << CHUNK_SHIFT) + i) as u64, e))
+                    .map(move |(i, &e)| (((base << CHUNK_SHIFT) + i) as u64, e))
             })
     }
 
@@ -275,11 +317,12 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
         self.chunks.len() - self.free.len()
     }
 
-    /// Bytes held (directory, chunks and their counts, whether in use or free for reuse).
+    /// Bytes held (top array, directory blocks, chunks and their counts, in use or free for reuse).
     pub fn bytes(&self) -> u64 {
-        (self.dir.capacity() * 4
+        (self.top.capacity() * 4
+            + self.dirs.capacity() * DIR_SLOTS * 4
             + self.chunks.capacity() * std::mem::size_of::<[T; CHUNK_SLOTS]>()
-            + self.live.capacity() * 2
+            + self.live.capacity()
             + self.free.capacity() * 4) as u64
     }
 }
@@ -307,7 +350,8 @@ mod tests {
             let mut model = std::collections::BTreeMap::new();
             for (index, kind, f, v) in ops {
                 // mostly a few indices, so that slots are replaced and chunks emptied
-                let index = if index % 3 == 0 { index } else { index % 40 + (index % 2) * 1024 };
+                // (and a third spread over several directory blocks)
+                let index = if index % 3 == 0 { index * 50 } else { index % 40 + (index % 2) * 1024 };
                 let s = match kind {
                     0 => Slot::Empty,
                     1 => Slot::Folio(f),
@@ -320,7 +364,7 @@ mod tests {
                     model.insert(index, s);
                 }
                 prop_assert_eq!(t.get(index).get(), s);
-                let probe = (index * 7 + 3) % 6_000;
+                let probe = (index * 7 + 3) % 300_000;
                 prop_assert_eq!(t.get(probe).get(), model.get(&probe).copied().unwrap_or(Slot::Empty));
             }
             let all: Vec<(u64, Slot)> = t.iter().map(|(i, p)| (i, p.get())).collect();
