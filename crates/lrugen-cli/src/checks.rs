@@ -1,9 +1,93 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Checks made before a run starts, so that a bad argument costs nothing: counts given on the
-//! command line, `--debugfs-write` commands, and output directories.
+//! command line, `--debugfs-write` commands, output directories, and the model state a run needs
+//! against the memory budget (`--memory-budget`).
 
+use lrugen::budget::{self, human, Bound, Estimate};
 use lrugen::reclaim::mglru::debugfs::{self, Command};
 use lrugen::reclaim::mglru::Profile;
+use std::path::Path;
+
+/// Help of `--memory-budget` (run, bench, exp).
+pub const MEMORY_BUDGET_HELP: &str = "The most memory the model's state may take (e.g. 512M, 8G): a \
+    run that needs more is refused before it starts, naming the option that makes it large, and a \
+    run whose state grows past it (the distinct pages of a trace) stops with an error. Default: \
+    half of the machine's RAM (MemTotal).";
+
+/// Parse `--memory-budget` and make it the process's limit; returns the limit in bytes.
+pub fn memory_budget(given: Option<&str>) -> Result<u64, String> {
+    if let Some(s) = given {
+        let pages = lrugen::experiment::size::parse_pages(s).map_err(|e| format!("--memory-budget: {e}"))?;
+        if pages == 0 {
+            return Err(format!(
+                "--memory-budget {s}: expected at least one page (4 KiB), e.g. 512M or 8G"
+            ));
+        }
+        budget::set_limit(pages.saturating_mul(lrugen::mm::PAGE_SIZE));
+    }
+    Ok(budget::limit())
+}
+
+/// `path:line` or `path: record N (byte offset B)`.
+fn at(path: &Path, loc: lrugen_trace::Location) -> String {
+    match loc {
+        lrugen_trace::Location::Line(l) => format!("{}:{l}", path.display()),
+        other => format!("{}: {other}", path.display()),
+    }
+}
+
+/// Count the page references of a trace before it is loaded (the dense trace takes 4 bytes
+/// each), refusing it as soon as they alone are over the budget: a line such as ARC's
+/// `0 99999999999 0 0` (a run of 10^11 blocks) is refused after reading it, not loaded. `flag` is
+/// the option that named the trace.
+pub fn trace_refs(flag: &str, path: &Path, format: Option<lrugen_trace::TraceFormat>) -> Result<u64, String> {
+    let lim = budget::limit();
+    let max = lim / budget::BYTES_PER_TRACE_REF;
+    let mut r = lrugen_trace::open(path, format).map_err(|e| e.to_string())?;
+    let mut n = 0u64;
+    while let Some(k) = r.next() {
+        k.map_err(|e| e.to_string())?;
+        n += 1;
+        if n > max {
+            return Err(format!(
+                "{flag} {}: the trace holds more than {} page references so far, which need \
+                 more than {} of model state loaded, over the memory budget of {} (--memory-budget); \
+                 expected a shorter trace (e.g. a line asking for fewer blocks), or a larger --memory-budget",
+                at(path, r.position()),
+                lrugen::report::thousands(max.min(i64::MAX as u64) as i64),
+                human(max * budget::BYTES_PER_TRACE_REF),
+                human(lim)
+            ));
+        }
+    }
+    Ok(n)
+}
+
+/// Refuse a run whose estimated state is over the budget. `what` names the option (with its
+/// value) that sets the workload's size, `steps_flag` the one that sets its steps.
+pub fn fits(what: &str, steps_flag: Option<&str>, e: &Estimate) -> Result<(), String> {
+    let lim = budget::limit();
+    if e.bytes <= lim {
+        return Ok(());
+    }
+    let pages = |n: u64| lrugen::report::thousands(n.min(i64::MAX as u64) as i64);
+    let (by, expected) = match (e.bound, steps_flag, e.steps) {
+        (Bound::Steps, Some(f), Some(s)) => (
+            format!(" (up to {} distinct pages touched by {f} {s})", pages(e.touched_pages)),
+            format!("a smaller {}, fewer {f}", what.split(' ').next().unwrap_or(what)),
+        ),
+        _ => (
+            format!(" ({} pages)", pages(e.touched_pages)),
+            format!("a smaller {}", what.split(' ').next().unwrap_or(what)),
+        ),
+    };
+    Err(format!(
+        "{what}: needs up to ~{} of model state{by}, over the memory budget of {} (--memory-budget); \
+         expected {expected} or a larger --memory-budget",
+        human(e.bytes),
+        human(lim)
+    ))
+}
 
 /// Parse a count (`--accesses 1000000`, `--records 1e9`, `--capacity 1_000`): a whole number,
 /// optionally with `_` separators or as `Ne M` (a power of ten). A clap value parser: clap names

@@ -50,6 +50,8 @@ pub struct ExpArgs {
     /// finished cells are kept, the others run; the results are those of an uninterrupted run.
     #[arg(long)]
     pub resume: bool,
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true, help = crate::checks::MEMORY_BUDGET_HELP)]
+    pub memory_budget: Option<String>,
 }
 
 /// Run `lrugen exp`.
@@ -77,6 +79,8 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
         outln!("{}: skipped: {why}", exp.name);
         return Ok(());
     }
+    crate::checks::memory_budget(a.memory_budget.as_deref())?;
+    fits_budget(&exp, &a)?;
     let staging = Staging::prepare(Request {
         flag: "--out",
         target: &a.out,
@@ -205,4 +209,56 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
     staging.commit()?;
     outln!("\nwrote {}: {}", a.out.display(), written.join(", "));
     Ok(())
+}
+
+/// Refuse an experiment whose cells, as many at once as there are worker threads, need more model
+/// state than the memory budget, before anything is written. A trace's references are counted
+/// once per trace.
+fn fits_budget(exp: &experiment::Experiment, a: &ExpArgs) -> Result<(), String> {
+    let cells = exp.cells();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = a.threads.unwrap_or(cores).clamp(1, cells.len().max(1)) as u64;
+    let mut refs: BTreeMap<PathBuf, u64> = BTreeMap::new();
+    let mut worst: Option<(u64, usize)> = None;
+    for cell in &cells {
+        let cfg = exp.run_config(cell, None);
+        let trace = match &cfg.workload {
+            lrugen::workload::WorkloadSpec::Trace { path, format } => Some(match refs.get(path) {
+                Some(&n) => n,
+                None => {
+                    let n = crate::checks::trace_refs(&format!("{}: trace", a.file.display()), path, *format)?;
+                    refs.insert(path.clone(), n);
+                    n
+                }
+            }),
+            _ => None,
+        };
+        let e = lrugen::budget::estimate(&cfg, trace);
+        if worst.is_none_or(|w| e.bytes > w.0) {
+            worst = Some((e.bytes, cell.point));
+        }
+    }
+    let Some((bytes, point)) = worst else { return Ok(()) };
+    let lim = lrugen::budget::limit();
+    let total = bytes.saturating_mul(workers);
+    if total <= lim {
+        return Ok(());
+    }
+    let human = lrugen::budget::human;
+    let threads = if workers > 1 {
+        format!(", x {workers} worker threads (--threads) = {}", human(total))
+    } else {
+        String::new()
+    };
+    Err(format!(
+        "{}: sweep point {} ({}): a run needs up to ~{} of model state{threads}, over the memory \
+         budget of {} (--memory-budget); expected a smaller workload or machine at that point{}, or a \
+         larger --memory-budget",
+        a.file.display(),
+        point + 1,
+        exp.points[point].config.workload.describe(),
+        human(bytes),
+        human(lim),
+        if workers > 1 { ", fewer --threads" } else { "" }
+    ))
 }

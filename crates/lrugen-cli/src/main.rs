@@ -196,6 +196,8 @@ struct RunArgs {
     /// Run the invariant checker after every reclaim pass (slow).
     #[arg(long)]
     check: bool,
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true, help = checks::MEMORY_BUDGET_HELP)]
+    memory_budget: Option<String>,
 }
 
 #[derive(Args)]
@@ -212,6 +214,8 @@ struct BenchArgs {
     /// Policies, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "lru,classic,mglru")]
     policy: Vec<String>,
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true, help = checks::MEMORY_BUDGET_HELP)]
+    memory_budget: Option<String>,
 }
 
 /// Workload presets of `lrugen run --workload NAME`: the examples/ experiment of that name.
@@ -304,6 +308,7 @@ fn parse_enabled(s: &str) -> Result<u32, String> {
 }
 
 fn cmd_run(a: RunArgs) -> Result<(), String> {
+    checks::memory_budget(a.memory_budget.as_deref())?;
     let mut policies = parse_policies(&a.policy)?;
     let mglru = lrugen::reclaim::mglru::MglruConfig {
         profile: a.kernel.parse()?,
@@ -339,7 +344,10 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         Some(_) => None,
         None => preset(&a.workload)?,
     };
+    let mut trace_refs = None;
     let (spec, trace) = if let Some(path) = &a.trace {
+        // counted before it is loaded: a trace too large for the budget is never loaded
+        trace_refs = Some(checks::trace_refs("--trace", path, a.format)?);
         // read and checked whole here (spilled to disk), before any run: a bad line is reported
         // before any output
         let t = workload::load_trace_as(path, a.format).map_err(|e| e.to_string())?;
@@ -504,6 +512,19 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             jobs,
         })
         .collect();
+    // the model state each run needs at most, against the budget, before any run starts
+    let what = match (&a.trace, &preset, a.workload.as_str()) {
+        (Some(p), _, _) => format!("--trace {}", p.display()),
+        (None, Some(_), w) => format!("--workload {w}"),
+        (None, None, "file-read") => format!("--size {} (x --files {})", a.size, a.files),
+        (None, None, "ycsb") => format!("--records {}", a.records),
+        (None, None, "memtier") => format!("--keys {}", a.keys),
+        (None, None, _) => format!("--size {}", a.size),
+    };
+    for cfg in &cfgs {
+        let steps_flag = (a.trace.is_none() && preset.is_none()).then_some("--accesses");
+        checks::fits(&what, steps_flag, &lrugen::budget::estimate(cfg, trace_refs))?;
+    }
     let note = (!left_out.is_empty()).then(|| {
         format!(
             "note: {} left out: {tasks} tasks run interleaved in virtual time, and a reference cache \
@@ -597,14 +618,29 @@ fn limited_run(machine: MachineConfig, limit: u64, workload: WorkloadSpec, polic
 }
 
 fn cmd_bench(a: BenchArgs) -> Result<(), String> {
+    checks::memory_budget(a.memory_budget.as_deref())?;
     let policies = parse_policies(&a.policy)?;
     if a.capacity == 0 {
         return Err("--capacity: a cache of 0 pages leaves no room to run (expected at least 1 page)".into());
     }
     checks::limit_fits("--capacity", &a.capacity.to_string(), a.capacity)?;
-    // every trace opens, in a format it can be read as, before the first is replayed
+    // every trace opens, in a format it can be read as, and fits the memory budget, before the
+    // first is replayed
     for path in &a.traces {
-        lrugen_trace::open(path, a.format).map_err(|e| e.to_string())?;
+        let n = checks::trace_refs("trace", path, a.format)?;
+        let machine = MachineConfig::simple(a.capacity.saturating_add(a.capacity.max(16_384)), 0);
+        for &p in &policies {
+            let workload = WorkloadSpec::Trace {
+                path: path.clone(),
+                format: a.format,
+            };
+            let cfg = limited_run(machine.clone(), a.capacity, workload, p);
+            checks::fits(
+                &format!("trace {}", path.display()),
+                None,
+                &lrugen::budget::estimate(&cfg, Some(n)),
+            )?;
+        }
     }
     outln!(
         "{:<24} {:>8} {:>10} {:>12} {:>14} {:>10}",

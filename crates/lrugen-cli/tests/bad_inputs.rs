@@ -340,6 +340,85 @@ const CASES: &[Case] = &[
     ),
     case(&["kernel", "--every", "0"], 1, &["--every"]),
     case(&["kernel", "--write-ratio", "-1"], 1, &["--write-ratio", "0..=1"]),
+    // --- issue #9, bounded memory: over the memory budget, refused before the run
+    case(
+        &[
+            "run",
+            "--trace",
+            "{d}/huge.lis",
+            "--capacity",
+            "1000",
+            "--memory-budget",
+            "64M",
+        ],
+        1,
+        &[
+            "--trace {d}/huge.lis:1",
+            "over the memory budget of 64 MiB",
+            "--memory-budget",
+        ],
+    ),
+    case(
+        &["bench", "--memory-budget", "64M", "{d}/huge.lis"],
+        1,
+        &["{d}/huge.lis:1", "page references", "over the memory budget of 64 MiB"],
+    ),
+    case(
+        &[
+            "run",
+            "--workload",
+            "ycsb",
+            "--records",
+            "1e9",
+            "--memory-budget",
+            "64M",
+        ],
+        1,
+        &[
+            "--records 1000000000",
+            "over the memory budget of 64 MiB",
+            "(--memory-budget)",
+        ],
+    ),
+    case(
+        &[
+            "run",
+            "--size",
+            "1T",
+            "--accesses",
+            "1e6",
+            "--policy",
+            "mglru",
+            "--memory-budget",
+            "1G",
+        ],
+        1,
+        &[
+            "--size 1T (x --files 4)",
+            "--accesses 1000000",
+            "over the memory budget of 1.0 GiB",
+        ],
+    ),
+    case(
+        &["run", "--workload", "anon", "--size", "256G", "--memory-budget", "64M"],
+        1,
+        &["--size 256G", "over the memory budget"],
+    ),
+    case(
+        &["run", "--memory-budget", "0"],
+        1,
+        &["--memory-budget 0", "at least one page"],
+    ),
+    case(
+        &["run", "--memory-budget", "lots"],
+        1,
+        &["--memory-budget", "bad size 'lots'"],
+    ),
+    case(
+        &["bench", "--memory-budget", "-1G", "{d}/good.lis"],
+        1,
+        &["--memory-budget", "'-1G'"],
+    ),
     // --- traces
     case(
         &["traces", "fetch", "OLTP2", "--dir", "{d}/t"],
@@ -376,6 +455,8 @@ fn fixtures() -> PathBuf {
     w("good.lis", b"100 8 0 1\n200 1 0 2\n");
     w("bad.lis", b"100 8 0 1\n200 1 0 2\n300 eight 0 3\n400 1 0 4\n");
     w("empty.lis", b"");
+    // one ARC line asking for a run of 10^11 blocks
+    w("huge.lis", b"0 99999999999 0 0\n");
     w("noname.bin", b"\x01\x02\x03 not a trace of any kind\n");
     w("a-file", b"not a directory\n");
     w(

@@ -97,6 +97,16 @@ struct Case {
 fn cases() -> Vec<Case> {
     vec![
         Case {
+            name: "over the memory budget",
+            setup: |d| (exp_args(d, d.join("out"), &["--memory-budget", "4K"]), vec![], vec![]),
+            code: 1,
+            needles: &[
+                "tiny.toml: sweep point",
+                "over the memory budget of 4.0 KiB",
+                "--memory-budget",
+            ],
+        },
+        Case {
             name: "out is an existing file",
             setup: |d| {
                 std::fs::write(d.join("f.txt"), "x").unwrap();

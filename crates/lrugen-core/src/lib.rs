@@ -16,6 +16,7 @@
 //! See `ARCHITECTURE.md` for the map from modules to kernel concepts.
 #![warn(missing_docs)]
 
+pub mod budget;
 pub mod experiment;
 pub mod kernel;
 pub mod mm;

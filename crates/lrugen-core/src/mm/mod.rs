@@ -271,6 +271,15 @@ impl Machine {
         }
     }
 
+    /// Bytes of model state that grow with the pages a run touches: the folio table, page-cache
+    /// slots, page tables and swap arrays (what `budget::check_machine` compares with the limit).
+    pub fn state_bytes(&self) -> u64 {
+        let folios = self.folios.len() as u64 * std::mem::size_of::<folio::Folio>() as u64;
+        let files: u64 = self.files.iter().map(|f| f.slots.bytes()).sum();
+        let pmds: u64 = self.mms.iter().map(|m| m.pmds.capacity() as u64 * 4).sum();
+        folios + files + pmds + self.ptes.bytes() + self.swap.bytes()
+    }
+
     /// Number of nodes.
     #[inline]
     pub fn nr_nodes(&self) -> usize {

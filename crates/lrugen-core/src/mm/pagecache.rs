@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The page cache: one slot array per file (the kernel's xarray in `address_space->i_pages`).
+//! The page cache: one sparse slot table per file (the kernel's xarray in `address_space->i_pages`).
 //!
 //! A slot holds nothing, a resident folio, or a shadow entry left when the folio was evicted
 //! (`workingset_eviction`); a later fault on a slot with a shadow is a refault. The kernel bounds
 //! shadow nodes with a shrinker; this model keeps every shadow until the slot is reused or the file
 //! is truncated, which matters only for memory-starved runs with huge files.
+//!
+//! Like the xarray, a [`SlotTable`] allocates its nodes on first touch, so its memory follows the
+//! pages a run touches, not the size of the file: a top array of one `u32` per 128 MiB of file
+//! (grown up to the highest index touched) points to directory blocks of 512 chunk numbers
+//! (2 KiB, one per 128 MiB region touched), which point to chunks of 64 slots (512 bytes); a chunk
+//! whose slots all become empty again is freed for reuse. A lookup is three array reads, no
+//! hashing.
 
 use super::folio::FolioId;
 
@@ -88,8 +95,8 @@ pub struct File {
     pub name: String,
     /// Size in pages.
     pub size: u64,
-    /// One slot per page.
-    pub slots: Vec<PackedSlot>,
+    /// One slot per page, allocated 512 at a time on first touch.
+    pub slots: SlotTable,
     /// Read-ahead state.
     pub ra: RaState,
     /// Access advice.
@@ -116,7 +123,7 @@ impl File {
         File {
             name: name.into(),
             size,
-            slots: vec![PackedSlot::default(); size as usize],
+            slots: SlotTable::default(),
             ra: RaState {
                 ra_pages,
                 prev_index: u64::MAX,
@@ -134,12 +141,189 @@ impl File {
     /// Slot at `index`.
     #[inline]
     pub fn slot(&self, index: u64) -> Slot {
-        self.slots[index as usize].get()
+        debug_assert!(
+            index < self.size,
+            "slot {index} past the end of {} ({} pages)",
+            self.name,
+            self.size
+        );
+        self.slots.get(index).get()
     }
     /// Replace the slot at `index`.
     #[inline]
     pub fn set_slot(&mut self, index: u64, s: Slot) {
-        self.slots[index as usize] = PackedSlot::pack(s);
+        debug_assert!(
+            index < self.size,
+            "slot {index} past the end of {} ({} pages)",
+            self.name,
+            self.size
+        );
+        self.slots.set(index, PackedSlot::pack(s));
+    }
+}
+
+/// Entries per chunk (leaf) of a [`Radix`] (log2): 64, as in an xarray node.
+pub const CHUNK_SHIFT: u32 = 6;
+/// Entries per chunk of a [`Radix`].
+pub const CHUNK_SLOTS: usize = 1 << CHUNK_SHIFT;
+/// Chunks per directory block of a [`Radix`] (log2).
+pub const DIR_SHIFT: u32 = 9;
+/// Chunks per directory block of a [`Radix`]: a block covers 32,768 indices (128 MiB of file).
+pub const DIR_SLOTS: usize = 1 << DIR_SHIFT;
+const NO_CHUNK: u32 = u32::MAX;
+
+/// A sparse array indexed by page (a three-level radix tree: a top array, directory blocks of
+/// 512 chunk numbers, and chunks of 64 entries, the lower two allocated on first touch), whose
+/// absent entries read as `T::default()`: the page cache's slots ([`SlotTable`]), and any table
+/// keyed by page that must not grow with the key space.
+///
+/// Reading never allocates; writing a non-default value allocates its chunk (and directory block)
+/// if needed, the growth point counted in [`Radix::bytes`]; writing the last non-default value of
+/// a chunk back to the default frees the chunk for reuse (directory blocks stay). A lookup is
+/// three array reads, no hashing.
+#[derive(Clone, Debug)]
+pub struct Radix<T> {
+    /// Per 32,768 indices: the directory block covering them, or `NO_CHUNK`.
+    top: Vec<u32>,
+    /// Directory blocks: per 64 indices, the chunk holding them, or `NO_CHUNK`.
+    dirs: Vec<[u32; DIR_SLOTS]>,
+    /// The chunks.
+    chunks: Vec<[T; CHUNK_SLOTS]>,
+    /// Non-default entries per chunk.
+    live: Vec<u8>,
+    /// Chunks freed for reuse.
+    free: Vec<u32>,
+}
+
+/// The slots of a file's page cache.
+pub type SlotTable = Radix<PackedSlot>;
+
+impl<T> Default for Radix<T> {
+    fn default() -> Self {
+        Radix {
+            top: Vec::new(),
+            dirs: Vec::new(),
+            chunks: Vec::new(),
+            live: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy + Default + PartialEq> Radix<T> {
+    /// (top, directory, chunk) positions of `index`.
+    #[inline]
+    fn split(index: u64) -> (usize, usize, usize) {
+        (
+            (index >> (CHUNK_SHIFT + DIR_SHIFT)) as usize,
+            (index >> CHUNK_SHIFT) as usize & (DIR_SLOTS - 1),
+            index as usize & (CHUNK_SLOTS - 1),
+        )
+    }
+
+    /// The chunk holding `(t, d)`, if any.
+    #[inline]
+    fn chunk(&self, t: usize, d: usize) -> Option<u32> {
+        match self.top.get(t) {
+            Some(&b) if b != NO_CHUNK => Some(self.dirs[b as usize][d]).filter(|&c| c != NO_CHUNK),
+            _ => None,
+        }
+    }
+
+    /// The entry at `index`.
+    #[inline]
+    pub fn get(&self, index: u64) -> T {
+        let (t, d, i) = Self::split(index);
+        match self.chunk(t, d) {
+            Some(c) => self.chunks[c as usize][i],
+            None => T::default(),
+        }
+    }
+
+    /// Replace the entry at `index`.
+    #[inline]
+    pub fn set(&mut self, index: u64, v: T) {
+        let (t, d, i) = Self::split(index);
+        let empty = T::default();
+        let c = match self.chunk(t, d) {
+            Some(c) => c,
+            None if v == empty => return,
+            None => self.alloc_chunk(t, d),
+        };
+        let e = &mut self.chunks[c as usize][i];
+        let (was, is) = (*e != empty, v != empty);
+        *e = v;
+        if was != is {
+            let live = &mut self.live[c as usize];
+            if is {
+                *live += 1;
+            } else {
+                *live -= 1;
+                if *live == 0 {
+                    let b = self.top[t];
+                    self.dirs[b as usize][d] = NO_CHUNK;
+                    self.free.push(c);
+                }
+            }
+        }
+    }
+
+    #[cold]
+    fn alloc_chunk(&mut self, t: usize, d: usize) -> u32 {
+        if self.top.len() <= t {
+            self.top.resize(t + 1, NO_CHUNK);
+        }
+        if self.top[t] == NO_CHUNK {
+            self.dirs.push([NO_CHUNK; DIR_SLOTS]);
+            self.top[t] = (self.dirs.len() - 1) as u32;
+        }
+        let c = match self.free.pop() {
+            Some(c) => c,
+            None => {
+                self.chunks.push([T::default(); CHUNK_SLOTS]);
+                self.live.push(0);
+                (self.chunks.len() - 1) as u32
+            }
+        };
+        self.dirs[self.top[t] as usize][d] = c;
+        c
+    }
+
+    /// Every non-default entry, by index.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, T)> + '_ {
+        let empty = T::default();
+        self.top
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b != NO_CHUNK)
+            .flat_map(move |(t, &b)| {
+                self.dirs[b as usize]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &c)| c != NO_CHUNK)
+                    .map(move |(d, &c)| ((t << DIR_SHIFT) + d, c))
+            })
+            .flat_map(move |(base, c)| {
+                self.chunks[c as usize]
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, &e)| e != empty)
+                    .map(move |(i, &e)| (((base << CHUNK_SHIFT) + i) as u64, e))
+            })
+    }
+
+    /// Chunks in use (allocated and not freed).
+    pub fn nr_chunks(&self) -> usize {
+        self.chunks.len() - self.free.len()
+    }
+
+    /// Bytes held (top array, directory blocks, chunks and their counts, in use or free for reuse).
+    pub fn bytes(&self) -> u64 {
+        (self.top.capacity() * 4
+            + self.dirs.capacity() * DIR_SLOTS * 4
+            + self.chunks.capacity() * std::mem::size_of::<[T; CHUNK_SLOTS]>()
+            + self.live.capacity()
+            + self.free.capacity() * 4) as u64
     }
 }
 
@@ -155,5 +339,51 @@ mod tests {
                 prop_assert_eq!(PackedSlot::pack(s).get(), s);
             }
         }
+
+        /// The sparse table behaves as a map from index to slot (absent = empty), through
+        /// inserts, shadow replacements and deletes that free and reuse chunks.
+        #[test]
+        fn slot_table_matches_a_map(ops in proptest::collection::vec(
+            (0u64..5_000, 0u8..3, any::<u32>(), 0u64..1_000), 0..400)
+        ) {
+            let mut t = SlotTable::default();
+            let mut model = std::collections::BTreeMap::new();
+            for (index, kind, f, v) in ops {
+                // mostly a few indices, so that slots are replaced and chunks emptied
+                // (and a third spread over several directory blocks)
+                let index = if index % 3 == 0 { index * 50 } else { index % 40 + (index % 2) * 1024 };
+                let s = match kind {
+                    0 => Slot::Empty,
+                    1 => Slot::Folio(f),
+                    _ => Slot::Shadow(v),
+                };
+                t.set(index, PackedSlot::pack(s));
+                if s == Slot::Empty {
+                    model.remove(&index);
+                } else {
+                    model.insert(index, s);
+                }
+                prop_assert_eq!(t.get(index).get(), s);
+                let probe = (index * 7 + 3) % 300_000;
+                prop_assert_eq!(t.get(probe).get(), model.get(&probe).copied().unwrap_or(Slot::Empty));
+            }
+            let all: Vec<(u64, Slot)> = t.iter().map(|(i, p)| (i, p.get())).collect();
+            let want: Vec<(u64, Slot)> = model.iter().map(|(&i, &s)| (i, s)).collect();
+            prop_assert_eq!(all, want);
+            let chunks: std::collections::BTreeSet<u64> = model.keys().map(|i| i >> CHUNK_SHIFT).collect();
+            prop_assert_eq!(t.nr_chunks(), chunks.len(), "a chunk lives while it holds a slot");
+        }
+    }
+
+    #[test]
+    fn reading_a_huge_file_allocates_nothing() {
+        let f = File::new("big", 1 << 40, 32, Advice::Normal);
+        assert_eq!(f.slot((1 << 40) - 1), Slot::Empty);
+        assert_eq!(f.slots.bytes(), 0);
+        let mut f = f;
+        f.set_slot((1 << 30) + 5, Slot::Shadow(3));
+        assert_eq!(f.slots.nr_chunks(), 1);
+        f.set_slot((1 << 30) + 5, Slot::Empty);
+        assert_eq!(f.slots.nr_chunks(), 0, "the emptied chunk is freed");
     }
 }

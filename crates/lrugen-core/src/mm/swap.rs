@@ -7,6 +7,10 @@
 //! kernel's per-cpu clusters would do the same on one CPU for a fresh device). I/O completes
 //! synchronously, as on zram or a ramdisk (`SWP_SYNCHRONOUS_IO`); asynchronous devices with
 //! writeback in flight come with the device model.
+//!
+//! The per-slot arrays cover the slots used so far, not the device: as slots are handed out
+//! lowest-free-first, every slot in use lies below the high-water mark `fresh`, and the arrays grow
+//! with it, so a large swap device costs memory only for the pages swapped to it.
 
 use super::pagecache::{PackedSlot, Slot};
 use std::collections::BTreeSet;
@@ -16,13 +20,14 @@ use std::collections::BTreeSet;
 pub struct Swap {
     /// Total slots (pages).
     pub nr_slots: u64,
-    /// PTE references per slot.
+    /// PTE references per slot (slots below the high-water mark).
     pub count: Vec<u16>,
-    /// Swap cache: folio or shadow per slot.
+    /// Swap cache: folio or shadow per slot (slots below the high-water mark).
     pub cache: Vec<PackedSlot>,
-    /// Memcg charged for each slot (`swap_cgroup`).
+    /// Memcg charged for each slot (`swap_cgroup`; slots below the high-water mark).
     pub owner: Vec<u16>,
-    /// zram: compressed bytes stored for each slot (0: nothing stored).
+    /// zram: compressed bytes stored for each slot (0: nothing stored; slots below the
+    /// high-water mark).
     pub zbytes: Vec<u16>,
     free: BTreeSet<u32>,
     /// Slots never used (`nr_slots - fresh ..` are free and not in `free`).
@@ -34,10 +39,10 @@ impl Swap {
     pub fn new(nr_slots: u64) -> Self {
         Swap {
             nr_slots,
-            count: vec![0; nr_slots as usize],
-            cache: vec![PackedSlot::default(); nr_slots as usize],
-            owner: vec![0; nr_slots as usize],
-            zbytes: vec![0; nr_slots as usize],
+            count: Vec::new(),
+            cache: Vec::new(),
+            owner: Vec::new(),
+            zbytes: Vec::new(),
             free: BTreeSet::new(),
             fresh: 0,
         }
@@ -55,7 +60,12 @@ impl Swap {
         if let Some(s) = self.free.pop_first() {
             Some(s)
         } else if (self.fresh as u64) < self.nr_slots {
+            // the growth point: one more slot below the high-water mark
             self.fresh += 1;
+            self.count.push(0);
+            self.cache.push(PackedSlot::default());
+            self.owner.push(0);
+            self.zbytes.push(0);
             Some(self.fresh - 1)
         } else {
             None
@@ -70,7 +80,7 @@ impl Swap {
     /// Swap-cache slot of `s`.
     #[inline]
     pub fn cache_slot(&self, s: u32) -> Slot {
-        self.cache[s as usize].get()
+        self.cache.get(s as usize).map_or(Slot::Empty, |c| c.get())
     }
     /// Set the swap-cache slot of `s`.
     #[inline]
@@ -79,7 +89,17 @@ impl Swap {
     }
     /// Whether the slot is allocated (referenced by PTEs or held by the swap cache).
     pub fn in_use(&self, s: u32) -> bool {
-        self.count[s as usize] > 0 || matches!(self.cache_slot(s), Slot::Folio(_))
+        self.count.get(s as usize).is_some_and(|&c| c > 0) || matches!(self.cache_slot(s), Slot::Folio(_))
+    }
+    /// Slots ever handed out (the high-water mark the per-slot arrays cover).
+    pub fn high_water(&self) -> u32 {
+        self.fresh
+    }
+    /// Bytes held by the per-slot arrays and the free set.
+    pub fn bytes(&self) -> u64 {
+        (self.count.capacity() * 2 + self.cache.capacity() * 8 + self.owner.capacity() * 2 + self.zbytes.capacity() * 2)
+            as u64
+            + self.free.len() as u64 * 8
     }
 }
 
@@ -97,5 +117,18 @@ mod tests {
         assert_eq!(s.alloc(), None);
         assert_eq!(s.nr_free(), 0);
         assert!(s.is_full());
+    }
+
+    #[test]
+    fn a_large_device_costs_only_the_slots_used() {
+        let mut s = Swap::new(1 << 40);
+        assert_eq!(s.bytes(), 0);
+        for want in 0..10 {
+            assert_eq!(s.alloc(), Some(want));
+        }
+        assert_eq!((s.high_water(), s.count.len()), (10, 10));
+        assert_eq!(s.cache_slot(1_000_000), Slot::Empty);
+        assert!(!s.in_use(1_000_000));
+        assert!(s.bytes() < 1024);
     }
 }

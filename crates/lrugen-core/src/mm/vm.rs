@@ -211,6 +211,10 @@ impl PteTables {
     pub fn live(&self) -> usize {
         self.tables.len() - self.free.len()
     }
+    /// Bytes held by the tables (live or free for reuse).
+    pub fn bytes(&self) -> u64 {
+        (self.tables.capacity() * PTRS_PER_PTE * 4 + self.free.capacity() * 4) as u64
+    }
 }
 
 #[cfg(test)]

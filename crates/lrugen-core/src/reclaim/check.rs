@@ -136,12 +136,12 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
     // page cache
     for (fi, file) in m.files.iter().enumerate() {
         let (mut cached, mut dirty) = (0, 0);
-        for (idx, s) in file.slots.iter().enumerate() {
+        for (idx, s) in file.slots.iter() {
             if let Slot::Folio(id) = s.get() {
                 cached += 1;
                 let f = m.folios[id];
                 dirty += f.test(pg::DIRTY) as u64;
-                if !f.test(pg::ALLOCATED) || f.is_anon() || f.mapping != fi as u32 || f.index as usize != idx {
+                if !f.test(pg::ALLOCATED) || f.is_anon() || f.mapping != fi as u32 || f.index as u64 != idx {
                     return Err(format!(
                         "page cache of file {fi} index {idx} points to folio {id} which does not point back"
                     ));
@@ -159,7 +159,7 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
         }
     }
     // swap cache
-    for slot in 0..m.swap.nr_slots as u32 {
+    for slot in 0..m.swap.high_water() {
         if let Slot::Folio(id) = m.swap.cache_slot(slot) {
             let f = m.folios[id];
             if !f.test(pg::SWAPCACHE) || f.private != slot {
@@ -170,7 +170,7 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
     // mapcounts against the page tables; per-mm rss and swap counts; anon folios reachable
     // through their rmap root
     let mut maps = vec![0u32; n];
-    let mut swaprefs = vec![0u32; m.swap.nr_slots as usize];
+    let mut swaprefs = vec![0u32; m.swap.high_water() as usize];
     for mm in &m.mms {
         let (mut anon, mut file, mut swap) = (0u64, 0u64, 0u64);
         for (pi, &pmd) in mm.pmds.iter().enumerate() {

@@ -211,6 +211,9 @@ pub struct EngineResult {
     pub swap: DeviceStats,
     /// Why a task stopped early, if one did.
     pub error: Option<String>,
+    /// Why the whole run stopped: its state went over the memory budget (`budget::check_machine`).
+    #[serde(skip)]
+    pub budget_error: Option<String>,
 }
 
 /// Counters an operation's cost is computed from.
@@ -470,6 +473,12 @@ pub fn run_sampled<P: Policy>(
         steps += 1;
         if every.is_some_and(|n| n > 0 && steps % n == 0) {
             sample(k, &r);
+        }
+        if steps % crate::budget::CHECK_EVERY == 0 {
+            if let Err(e) = crate::budget::check_machine(&k.m) {
+                r.budget_error = Some(e);
+                break;
+            }
         }
     }
     k.m.kswapd_async = saved_async;

@@ -392,6 +392,12 @@ pub fn run(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_>) 
             if cap == 0 {
                 return Err(RunError::Config("a cache of 0 pages".into()));
             }
+            // a workload's keys are pages of its files or region: renumbered densely, the
+            // caches' arrays follow the pages touched (a trace's keys are dense already)
+            let stream = match cfg.workload {
+                WorkloadSpec::Trace { .. } => stream,
+                _ => stream.with_dense_keys(),
+            };
             run_reference(cfg.policy, cap, stream, progress)?
         }
     };
@@ -448,6 +454,9 @@ pub fn run_engine<P: Policy>(
     r.series = series;
     if let Some(err) = k.m.check_failure.take() {
         return Err(RunError::Invariant(err));
+    }
+    if let Some(err) = &e.budget_error {
+        return Err(RunError::Config(err.clone()));
     }
     if k.m.debug_checks {
         k.check().map_err(RunError::Invariant)?;
@@ -572,6 +581,9 @@ pub fn run_kernel<P: Policy>(
             return Err(RunError::Invariant(e));
         }
         steps += 1;
+        if steps % crate::budget::CHECK_EVERY == 0 {
+            crate::budget::check_machine(&k.m).map_err(RunError::Config)?;
+        }
         if steps % PROGRESS_EVERY == 0 {
             progress(steps, total);
         }
@@ -646,7 +658,8 @@ pub fn run_reference(
     let failure = stream.failure();
     match kind {
         PolicyKind::Lru => {
-            let mut lru = lrugen_cache::Lru::with_pages(cap as usize, nr_keys);
+            // sized for the keys a stream of this length can name (the arrays grow past that)
+            let mut lru = lrugen_cache::Lru::with_pages(cap as usize, nr_keys.min(total.min(u32::MAX as u64) as u32));
             for (i, s) in stream.by_ref().enumerate() {
                 if s.key == crate::workload::NO_KEY {
                     continue;
@@ -665,13 +678,16 @@ pub fn run_reference(
             let tmp = |e: std::io::Error| RunError::Config(format!("OPT: temporary file: {e}"));
             // The page keys and which are measured: a trace's spilled ids as they are (every step
             // a measured read), else the stream's keys written out, with a bit per key.
-            let (keys, measured) = match stream.trace_pages() {
-                Some(pages) => (pages.clone(), None),
+            // `named`: keys beyond the largest one named are never used, so the next-use pass
+            // needs memory for the keys named only (a stream's dense keys), not its key space
+            let (keys, measured, named) = match stream.trace_pages() {
+                Some(pages) => (pages.clone(), None, nr_keys),
                 None => {
                     let mut keys = lrugen_trace::IdFile::writer().map_err(tmp)?;
                     let mut bits = lrugen_trace::IdFile::writer().map_err(tmp)?;
-                    let mut word = 0u32;
+                    let (mut word, mut named) = (0u32, 0u32);
                     for s in stream.by_ref().filter(|s| s.key != crate::workload::NO_KEY) {
+                        named = named.max(s.key + 1);
                         let n = keys.len();
                         word |= u32::from(s.measure) << (n % 32);
                         keys.push(s.key).map_err(tmp)?;
@@ -682,12 +698,16 @@ pub fn run_reference(
                     if keys.len() % 32 != 0 {
                         bits.push(word).map_err(tmp)?;
                     }
-                    (keys.finish().map_err(tmp)?, Some(bits.finish().map_err(tmp)?))
+                    (
+                        keys.finish().map_err(tmp)?,
+                        Some(bits.finish().map_err(tmp)?),
+                        named.min(nr_keys),
+                    )
                 }
             };
             failed(&failure)?;
-            let next = lrugen_cache::NextUseFile::compute(&keys, nr_keys).map_err(tmp)?;
-            let mut opt = lrugen_cache::OptStream::new(&keys, &next, nr_keys, cap as usize).map_err(tmp)?;
+            let next = lrugen_cache::NextUseFile::compute(&keys, named).map_err(tmp)?;
+            let mut opt = lrugen_cache::OptStream::new(&keys, &next, named, cap as usize).map_err(tmp)?;
             let mut bits = measured.as_ref().map(|b| b.cursor(0));
             let mut word = 0u32;
             let mut i = 0u64;

@@ -711,6 +711,35 @@ pub struct Stream {
     pub len: u64,
     done: u64,
     failure: StreamFailure,
+    /// Keys renumbered densely (see [`Stream::with_dense_keys`]).
+    dense: Option<Box<DenseKeys>>,
+}
+
+/// Page keys renumbered `0, 1, 2, ...` in order of first appearance, through a sparse table
+/// indexed by key (two array reads a step, no hashing), so that the arrays of a reference cache
+/// follow the pages touched, not the key space.
+#[derive(Default)]
+struct DenseKeys {
+    /// Dense id + 1 of each key seen (0: not seen).
+    ids: crate::mm::pagecache::Radix<u32>,
+    next: u32,
+}
+
+impl DenseKeys {
+    #[inline]
+    fn map(&mut self, key: u32) -> u32 {
+        if key == NO_KEY {
+            return key;
+        }
+        match self.ids.get(key as u64) {
+            0 => {
+                self.next += 1;
+                self.ids.set(key as u64, self.next);
+                self.next - 1
+            }
+            id => id - 1,
+        }
+    }
 }
 
 enum StreamKind {
@@ -900,6 +929,7 @@ impl Stream {
                     len: *accesses,
                     done: 0,
                     failure: Default::default(),
+                    dense: None,
                 })
             }
             WorkloadSpec::Anon {
@@ -927,6 +957,7 @@ impl Stream {
                     len: *pages + *accesses,
                     done: 0,
                     failure: Default::default(),
+                    dense: None,
                 })
             }
             WorkloadSpec::Trace { path, format } => {
@@ -951,6 +982,7 @@ impl Stream {
                     nr_keys: nr_unique,
                     done: 0,
                     failure: Default::default(),
+                    dense: None,
                 })
             }
             WorkloadSpec::Fio {
@@ -976,6 +1008,7 @@ impl Stream {
                     len: *accesses,
                     done: 0,
                     failure: Default::default(),
+                    dense: None,
                 })
             }
             WorkloadSpec::Ycsb {
@@ -1001,6 +1034,7 @@ impl Stream {
                     len: *operations,
                     done: 0,
                     failure: Default::default(),
+                    dense: None,
                 })
             }
             WorkloadSpec::Memtier {
@@ -1032,6 +1066,7 @@ impl Stream {
                     len: pages + requests,
                     done: 0,
                     failure: Default::default(),
+                    dense: None,
                 })
             }
             WorkloadSpec::Build { .. }
@@ -1049,6 +1084,7 @@ impl Stream {
                     len,
                     done: 0,
                     failure: Default::default(),
+                    dense: None,
                 })
             }
             WorkloadSpec::Mix { .. } => Err(WorkloadError(
@@ -1071,6 +1107,7 @@ impl Stream {
             len,
             done: 0,
             failure: Default::default(),
+            dense: None,
         }
     }
 
@@ -1150,11 +1187,46 @@ fn ycsb_name(op: &gen::ycsb::YcsbOp) -> &'static str {
     }
 }
 
+impl Stream {
+    /// The same stream with its page keys renumbered densely in order of first appearance (the
+    /// operations keep their pages): what the reference caches (LRU, OPT), whose arrays are
+    /// indexed by key, replay, so that their memory follows the pages touched. Their results do
+    /// not depend on how pages are numbered. `nr_keys` stays an upper bound.
+    pub fn with_dense_keys(mut self) -> Stream {
+        self.dense = Some(Box::default());
+        self
+    }
+}
+
 impl Iterator for Stream {
     type Item = Step;
 
     #[inline]
     fn next(&mut self) -> Option<Step> {
+        let s = self.next_step();
+        match (&mut self.dense, s) {
+            (Some(d), Some(mut s)) => {
+                s.key = d.map(s.key);
+                Some(s)
+            }
+            (_, s) => s,
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self.kind {
+            StreamKind::Ycsb { .. } | StreamKind::Memtier { .. } => (0, None),
+            _ => {
+                let r = self.len.saturating_sub(self.done) as usize;
+                (r, Some(r))
+            }
+        }
+    }
+}
+
+impl Stream {
+    #[inline]
+    fn next_step(&mut self) -> Option<Step> {
         // workloads whose logical operations expand into several page operations
         match &mut self.kind {
             StreamKind::Ycsb {
@@ -1388,16 +1460,6 @@ impl Iterator for Stream {
                 unreachable!("handled above")
             }
         })
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        match self.kind {
-            StreamKind::Ycsb { .. } | StreamKind::Memtier { .. } => (0, None),
-            _ => {
-                let r = self.len.saturating_sub(self.done) as usize;
-                (r, Some(r))
-            }
-        }
     }
 }
 
