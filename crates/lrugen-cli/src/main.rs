@@ -82,7 +82,7 @@ struct RunArgs {
     )]
     policy: Vec<String>,
     /// MGLRU kernel profile: a preset of behaviour switches, 6.1, 6.12, 6.17, 7.2 or mainline
-    /// (the newest; default).
+    /// (the newest preset that matches its kernel's fixtures, now 6.17; default).
     #[arg(
         long = "profile",
         alias = "kernel",
