@@ -224,7 +224,7 @@ mod tests {
 
     #[test]
     fn debugfs_writes() {
-        let p = Profile::Mainline;
+        let p = Profile::V6_17;
         assert_eq!(debugfs_write("+ 2 0 3; - 1 0 0 200 64", p, 1).unwrap().len(), 2);
         assert!(debugfs_write("+ 3 0 3", p, 1)
             .unwrap_err()

@@ -457,19 +457,20 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The model profile for a kernel release. Debian 6.12 keeps 6.1's flag encoding and type
-/// selection: the 6.1 profile is the closer. Anything else (7.x and any other release) gets the
-/// mainline profile (the kernel spec ≈6.17, `kernel-mglru.md` §§2–13): 7.x keeps its flag
-/// encoding and its refault accounting (every refault counted, `workingset_activate` only for
-/// refaults in a fault), so the counters printed side by side mean the same, though the profile
-/// has not all of 7.2's changes (§17): on the Debian 7.2.13 mixed fixture its total misses are no
-/// closer than the 6.1 profile's; on the file fixture both are within 0.3 %
-/// (crates/lrugen-kernel/tests/fixture_vs_model.rs; README, "Fidelity").
+/// The model profile for a kernel release: its own preset. 6.1.y → `6.1`, 6.12.y → `6.12`,
+/// 7.x → `7.2` (the only 7.x modelled), 6.13–6.19 → `6.17` (the kernel spec's ≈6.17,
+/// `kernel-mglru.md` §§2–13); anything older than 6.12 but not 6.1 (6.2–6.11) → `6.12`, the
+/// preset with the 6.3–6.12 changes and none of the 6.14 rework.
 fn profile_for_release(release: &str) -> Profile {
-    if release.starts_with("6.1.") || release.starts_with("6.12.") {
-        Profile::V6_1
-    } else {
-        Profile::Mainline
+    let mut it = release.split(|c: char| !c.is_ascii_digit());
+    let major: u32 = it.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+    let minor: u32 = it.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+    match (major, minor) {
+        (6, 1) => Profile::V6_1,
+        (6, 0..=12) => Profile::V6_12,
+        (6, _) => Profile::V6_17,
+        (m, _) if m >= 7 => Profile::V7_2,
+        _ => Profile::V6_1,
     }
 }
 
@@ -481,10 +482,10 @@ mod tests {
     #[test]
     fn the_model_profile_follows_the_kernel_release() {
         assert_eq!(profile_for_release("6.1.0-57-amd64"), Profile::V6_1);
-        assert_eq!(profile_for_release("6.12.117+deb12-amd64"), Profile::V6_1);
-        assert_eq!(profile_for_release("7.2.13+deb14-amd64"), Profile::Mainline);
-        assert_eq!(profile_for_release("6.10.3"), Profile::Mainline);
-        assert_eq!(profile_for_release("6.17.0"), Profile::Mainline);
+        assert_eq!(profile_for_release("6.12.117+deb12-amd64"), Profile::V6_12);
+        assert_eq!(profile_for_release("7.2.13+deb14-amd64"), Profile::V7_2);
+        assert_eq!(profile_for_release("6.10.3"), Profile::V6_12);
+        assert_eq!(profile_for_release("6.17.0"), Profile::V6_17);
     }
 
     #[derive(Parser)]

@@ -81,9 +81,19 @@ struct RunArgs {
         default_value = "mglru,classic,lru,opt"
     )]
     policy: Vec<String>,
-    /// MGLRU kernel profile: mainline (default) or 6.1.
-    #[arg(long, value_name = "PROFILE", default_value = "mainline")]
+    /// MGLRU kernel profile: a preset of behaviour switches, 6.1, 6.12, 6.17, 7.2 or mainline
+    /// (the newest preset that matches its kernel's fixtures, now 6.17; default).
+    #[arg(
+        long = "profile",
+        alias = "kernel",
+        value_name = "PROFILE",
+        default_value = "mainline"
+    )]
     kernel: String,
+    /// Flip one MGLRU behaviour switch of the profile, NAME=true or NAME=false (repeatable;
+    /// the names are those of `[mglru.switches]`, see docs/experiments.md).
+    #[arg(long = "switch", value_name = "NAME=BOOL")]
+    switch: Vec<String>,
     /// MGLRU /sys/kernel/mm/lru_gen/enabled bits (0x1 core, 0x2 page-table walks, 0x4 non-leaf
     /// PMD accessed bits).
     #[arg(long, value_name = "BITS", default_value = "0x7")]
@@ -310,8 +320,14 @@ fn parse_enabled(s: &str) -> Result<u32, String> {
 fn cmd_run(a: RunArgs) -> Result<(), String> {
     checks::memory_budget(a.memory_budget.as_deref())?;
     let mut policies = parse_policies(&a.policy)?;
+    let mut profile: lrugen::reclaim::mglru::Profile = a.kernel.parse().map_err(|e| format!("--profile: {e}"))?;
+    for sw in &a.switch {
+        profile
+            .apply_assignment(sw)
+            .map_err(|e| format!("--switch {sw}: {e}"))?;
+    }
     let mglru = lrugen::reclaim::mglru::MglruConfig {
-        profile: a.kernel.parse()?,
+        profile,
         caps: parse_enabled(&a.lru_gen_enabled)?,
         hw_pte_young: !a.no_hw_young,
         hw_nonleaf_pmd_young: !a.no_hw_nonleaf_young,
@@ -563,6 +579,9 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         a.swappiness
     );
     out!("{}", report::table(&results));
+    if let Some(p) = results.iter().find_map(|r| r.profile.as_ref()) {
+        outln!("MGLRU profile: {p}");
+    }
     if let Some(n) = &note {
         outln!("{n}");
     }

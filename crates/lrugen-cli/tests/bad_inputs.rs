@@ -305,6 +305,52 @@ const CASES: &[Case] = &[
         &["5.15", "mainline", "6.1"],
     ),
     case(
+        &["run", "--profile", "6.2", "--accesses", "10"],
+        1,
+        &["--profile", "'6.2'", "6.12", "7.2", "mainline"],
+    ),
+    case(
+        &["run", "--switch", "vma_has_recncy=false", "--accesses", "10"],
+        1,
+        &[
+            "--switch vma_has_recncy=false",
+            "unknown MGLRU switch",
+            "vma_has_recency, memcg_lru",
+        ],
+    ),
+    case(
+        &["run", "--switch", "vma_has_recency=maybe", "--accesses", "10"],
+        1,
+        &[
+            "--switch vma_has_recency=maybe",
+            "expected true or false, found 'maybe'",
+        ],
+    ),
+    case(
+        &["run", "--switch", "vma_has_recency", "--accesses", "10"],
+        1,
+        &["--switch vma_has_recency", "expected NAME=true or NAME=false"],
+    ),
+    case(
+        &["exp", "--out", "out", "{d}/badswitch.toml"],
+        1,
+        &[
+            "badswitch.toml",
+            "8",
+            "unknown MGLRU switch 'vma_has_recncy'",
+            "vma_has_recency",
+        ],
+    ),
+    case(
+        &["exp", "--out", "out", "{d}/badswitchvalue.toml"],
+        1,
+        &[
+            "badswitchvalue.toml",
+            "8",
+            "switch 'vma_has_recency': expected true or false, found \"no\"",
+        ],
+    ),
+    case(
         &["run", "--lru-gen-enabled", "0xzz", "--accesses", "10"],
         1,
         &["--lru-gen-enabled", "'0xzz'", "0x7"],
@@ -453,6 +499,15 @@ fn fixtures() -> PathBuf {
     std::fs::create_dir_all(d.join("adir.lis")).unwrap();
     let w = |name: &str, bytes: &[u8]| std::fs::write(d.join(name), bytes).unwrap();
     w("good.lis", b"100 8 0 1\n200 1 0 2\n");
+    let exp = |switch: &str| {
+        format!(
+            "policies = [\"mglru\"]\n[memcg]\nmax = 1000\n[mglru]\nprofile = \"7.2\"\n\
+             [mglru.switches]\n# the switch\n{switch}\n[workload]\nkind = \"anon\"\npages = 2000\n\
+             write_ratio = 0.5\ndist = {{ kind = \"uniform\" }}\naccesses = 10\n"
+        )
+    };
+    w("badswitch.toml", exp("vma_has_recncy = false").as_bytes());
+    w("badswitchvalue.toml", exp("vma_has_recency = \"no\"").as_bytes());
     w("bad.lis", b"100 8 0 1\n200 1 0 2\n300 eight 0 3\n400 1 0 4\n");
     w("empty.lis", b"");
     // one ARC line asking for a run of 10^11 blocks

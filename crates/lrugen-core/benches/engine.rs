@@ -53,8 +53,8 @@ fn bench(c: &mut Criterion) {
         });
 
         for (label, policy, profile) in [
-            ("classic", PolicyKind::Classic, Profile::Mainline),
-            ("mglru", PolicyKind::Mglru, Profile::Mainline),
+            ("classic", PolicyKind::Classic, Profile::V6_17),
+            ("mglru", PolicyKind::Mglru, Profile::V6_17),
             ("mglru-6.1", PolicyKind::Mglru, Profile::V6_1),
         ] {
             // As `lrugen bench` sets it up: memory.max = the capacity, room to spare on the machine.

@@ -96,7 +96,7 @@ accesses = 10
     )
     .unwrap();
     let labels: Vec<&str> = e.variants.iter().map(|v| v.label.as_str()).collect();
-    assert_eq!(labels, ["mglru-6.1", "mglru-mainline", "classic", "lru", "opt"]);
+    assert_eq!(labels, ["mglru-6.1", "mglru-6.17", "classic", "lru", "opt"]);
     assert_eq!(e.baseline, 2);
     assert_eq!((e.repetitions, e.seed, e.samples), (1, 1, 100));
     assert_eq!(e.metric, "refaults");
@@ -191,7 +191,7 @@ fn errors_name_the_file_line_and_expectation() {
     );
     let (line, msg) = err(&format!("profiles = [\"5.15\"]\n{w}"));
     assert_eq!(line, Some(1));
-    assert!(msg.contains("expected 6.1 or mainline"), "{msg}");
+    assert!(msg.contains("expected 6.1, 6.12, 6.17, 7.2 or mainline"), "{msg}");
     let (line, msg) = err(&format!("policies = [\"lru\"]\nbaseline = \"opt\"\n{w}"));
     assert_eq!(line, Some(2));
     assert!(msg.contains("expected one of lru"), "{msg}");
@@ -591,4 +591,59 @@ fn a_trace_format_travels_with_the_workload() {
     assert!(err.to_string().contains("cannot tell the trace format"), "{err}");
     let err = parse(&text.replace("\"oracleGeneral\"", "\"parquet\"")).unwrap_err();
     assert!(err.to_string().contains("parquet"), "{err}");
+}
+
+const SWITCHED: &str = r#"
+policies = ["mglru"]
+[memcg]
+max = 1000
+[mglru]
+profile = "6.12"
+[mglru.switches]
+vma_has_recency = false
+[workload]
+kind = "anon"
+pages = 2000
+write_ratio = 0.5
+dist = { kind = "uniform" }
+accesses = 10
+"#;
+
+#[test]
+fn mglru_profile_and_switches() {
+    use lrugen::reclaim::mglru::Profile;
+    let e = parse(SWITCHED).unwrap();
+    let p = e.variants[0].profile.unwrap();
+    let mut want = Profile::V6_12;
+    want.switches.vma_has_recency = false;
+    assert_eq!(p, want);
+    assert_eq!(p.label(), "6.12+vma_has_recency=false");
+    // the switches apply on top of every profile of `profiles` too
+    let t = SWITCHED.replace("[mglru]\nprofile = \"6.12\"\n", "").replace(
+        "policies = [\"mglru\"]",
+        "policies = [\"mglru\"]\nprofiles = [\"6.1\", \"7.2\"]",
+    );
+    let e = parse(&t).unwrap();
+    let labels: Vec<String> = e.variants.iter().map(|v| v.profile.unwrap().label()).collect();
+    assert_eq!(labels, ["6.1", "7.2+vma_has_recency=false"]);
+}
+
+#[test]
+fn bad_switches_name_the_line_and_the_choices() {
+    let (line, msg) = err(&SWITCHED.replace("vma_has_recency = false", "vma_has_recncy = false"));
+    assert_eq!(line, Some(8), "{msg}");
+    assert!(msg.contains("unknown MGLRU switch 'vma_has_recncy'"), "{msg}");
+    assert!(msg.contains("vma_has_recency, memcg_lru"), "{msg}");
+    let (line, msg) = err(&SWITCHED.replace("vma_has_recency = false", "vma_has_recency = 3"));
+    assert_eq!(line, Some(8), "{msg}");
+    assert!(msg.contains("expected true or false, found 3"), "{msg}");
+    let (line, msg) = err(&SWITCHED.replace("\"6.12\"", "\"6.2\""));
+    assert_eq!(line, Some(6), "{msg}");
+    assert!(msg.contains("unknown kernel profile '6.2'"), "{msg}");
+    let both = SWITCHED.replace("policies = [\"mglru\"]", "policies = [\"mglru\"]\nprofiles = [\"6.1\"]");
+    let (_, msg) = err(&both);
+    assert!(msg.contains("both `profiles` and `[mglru] profile`"), "{msg}");
+    let sweep = format!("{SWITCHED}[sweep]\n\"mglru.switches.vma_has_recency\" = [true, false]\n");
+    let (_, msg) = err(&sweep);
+    assert!(msg.contains("cannot sweep 'mglru.switches.vma_has_recency'"), "{msg}");
 }

@@ -96,7 +96,7 @@ fn stepwise_balance_pgdat_equals_the_synchronous_run() {
     let mut k = Kernel::new(m, p);
     fill_with_file(&mut k);
     inline_equals_stepwise(k, "classic");
-    for profile in [Profile::V6_1, Profile::Mainline] {
+    for profile in [Profile::V6_1, Profile::V6_17] {
         let m = machine(0);
         let p = mglru(&m, profile);
         let mut k = Kernel::new(m, p);
@@ -149,7 +149,7 @@ fn kswapd_failures_follow_balance_pgdat() {
     let m = machine(0);
     let p = Classic::new(&m);
     failures(Kernel::new(m, p), "classic");
-    for profile in [Profile::V6_1, Profile::Mainline] {
+    for profile in [Profile::V6_1, Profile::V6_17] {
         let m = machine(0);
         let p = mglru(&m, profile);
         failures(Kernel::new(m, p), profile.name());

@@ -63,12 +63,12 @@ fn run_eviction_counts(profile: Profile) {
 #[test]
 fn eviction_reclaims_exactly_nr_to_reclaim_as_direct_reclaim() {
     run_eviction_counts(Profile::V6_1);
-    run_eviction_counts(Profile::Mainline);
+    run_eviction_counts(Profile::V6_17);
 }
 
 #[test]
 fn unknown_memcg_is_einval_and_stops_the_write() {
-    for profile in [Profile::V6_1, Profile::Mainline] {
+    for profile in [Profile::V6_1, Profile::V6_17] {
         let mut k = setup(profile, 100);
         let e = k.p.debugfs_write(&mut k.m, "+ 99999 0 1").unwrap_err();
         assert_eq!(e.errno, Errno::EINVAL, "{e}");
@@ -87,7 +87,7 @@ fn unknown_memcg_is_einval_and_stops_the_write() {
 
 #[test]
 fn eviction_below_min_seq_is_a_silent_no_op() {
-    for profile in [Profile::V6_1, Profile::Mainline] {
+    for profile in [Profile::V6_1, Profile::V6_17] {
         let mut k = setup(profile, 500);
         // make min_seq[file] > 0: age twice and evict everything evictable
         for _ in 0..2 {
@@ -114,7 +114,7 @@ fn eviction_below_min_seq_is_a_silent_no_op() {
 #[test]
 fn aging_creates_a_generation_or_reports_why_not() {
     // mainline: `+` with a stale seq still ages from the current max_seq; a seq beyond is EINVAL
-    let mut k = setup(Profile::Mainline, 300);
+    let mut k = setup(Profile::V6_17, 300);
     let seq = k.p.lrugen(1, 0).max_seq;
     k.p.debugfs_write(&mut k.m, &format!("+ 2 0 {seq}")).expect("aging");
     assert_eq!(k.p.lrugen(1, 0).max_seq, seq + 1);

@@ -104,7 +104,7 @@ fn golden_run(profile: Profile, tag: &str) {
 
 #[test]
 fn golden_debugfs_mainline() {
-    golden_run(Profile::Mainline, "mainline");
+    golden_run(Profile::V6_17, "mainline");
 }
 
 #[test]
@@ -114,8 +114,8 @@ fn golden_debugfs_6_1() {
 
 #[test]
 fn same_run_twice_is_bit_identical() {
-    let (a, b, _) = run(Profile::Mainline);
-    let (c, d, _) = run(Profile::Mainline);
+    let (a, b, _) = run(Profile::V6_17);
+    let (c, d, _) = run(Profile::V6_17);
     assert_eq!(a, c);
     assert_eq!(b, d);
 }

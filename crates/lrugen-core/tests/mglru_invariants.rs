@@ -27,7 +27,7 @@ use proptest::prelude::*;
 
 type K = Kernel<Mglru>;
 
-const PROFILES: [Profile; 2] = [Profile::V6_1, Profile::Mainline];
+const PROFILES: [Profile; 2] = [Profile::V6_1, Profile::V6_17];
 const ZIPF: Dist = Dist::Zipf { theta: 0.9 };
 
 fn config(profile: Profile, machine: MachineConfig, memcg: MemcgConfig, workload: WorkloadSpec) -> RunConfig {
@@ -312,7 +312,7 @@ fn mixed_memcg_pressure_with_swap() {
 #[test]
 fn mixed_memcg_pressure_without_swap() {
     for p in PROFILES {
-        let (k, t) = mixed(p, 4096, 0, Some(800), p == Profile::Mainline, 20_000);
+        let (k, t) = mixed(p, 4096, 0, Some(800), p == Profile::V6_17, 20_000);
         assert!(vm(&k, Stat::PgscanFile) > 0, "{}", p.name());
         assert_eq!(
             vm(&k, Stat::PgscanAnon),
@@ -385,7 +385,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn profile() -> impl Strategy<Value = Profile> {
-    prop_oneof![Just(Profile::V6_1), Just(Profile::Mainline)]
+    prop_oneof![Just(Profile::V6_1), Just(Profile::V6_17)]
 }
 
 proptest! {

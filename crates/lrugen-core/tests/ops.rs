@@ -301,7 +301,7 @@ fn seq_of(k: &Kernel<Mglru>, id: FolioId) -> u64 {
 
 #[test]
 fn cold_in_mglru_follows_each_profile() {
-    for profile in [Profile::V6_1, Profile::Mainline] {
+    for profile in [Profile::V6_1, Profile::V6_17] {
         let (mut k, t, task) = mglru(profile, 1024, 0);
         let f = k.m.create_file("f", 4, Advice::Normal);
         ok(&mut k, fmap(task, B, 4, f, 0));
@@ -310,7 +310,7 @@ fn cold_in_mglru_follows_each_profile() {
         let g = k.p.lrugen(t, 0).clone();
         let hot = match profile {
             Profile::V6_1 => g.max_seq,
-            Profile::Mainline => g.max_seq - 1,
+            _ => g.max_seq - 1,
         };
         assert_eq!(seq_of(&k, id), hot, "{profile:?}: faulted in hot");
         k.m.folios[id].set(pg::REFERENCED | pg::WORKINGSET);
@@ -329,7 +329,7 @@ fn cold_in_mglru_follows_each_profile() {
                 }
             }
             // lru_gen_clear_refs forgets workingset too; placed max_seq - 3, clamped to min_seq
-            Profile::Mainline => {
+            _ => {
                 assert!(!fo.test(pg::WORKINGSET));
                 max.saturating_sub(3).max(min)
             }
@@ -338,11 +338,7 @@ fn cold_in_mglru_follows_each_profile() {
         assert_eq!(vm(&k, Stat::Pgdeactivate), 1, "{profile:?}");
         // again: mainline leaves a folio already in the oldest generation alone, uncounted
         ok(&mut k, madv(task, B, 1, Madv::Cold));
-        let again = if profile == Profile::Mainline && want == min {
-            1
-        } else {
-            2
-        };
+        let again = if profile == Profile::V6_17 && want == min { 1 } else { 2 };
         assert_eq!(vm(&k, Stat::Pgdeactivate), again, "{profile:?}");
         // anon not in the swap cache is re-added to max_seq - 1 by every profile: COLD does not
         // make it the oldest
@@ -455,7 +451,7 @@ fn pageout_without_swap_activates<P: Policy>(mut k: Kernel<P>, t: MemcgId, task:
 fn pageout_without_swap_keeps_the_folios_per_profile() {
     let (k, t, task) = classic(1024, 0);
     pageout_without_swap_activates(k, t, task, false, "classic");
-    for (profile, clears) in [(Profile::V6_1, true), (Profile::Mainline, false)] {
+    for (profile, clears) in [(Profile::V6_1, true), (Profile::V6_17, false)] {
         let (k, t, task) = mglru(profile, 1024, 0);
         pageout_without_swap_activates(k, t, task, clears, profile.name());
     }
@@ -465,7 +461,7 @@ fn pageout_without_swap_keeps_the_folios_per_profile() {
 fn pageout_reclaims_exactly_the_private_pages() {
     let (k, t, a) = classic(1024, 64);
     pageout_reclaims_private_pages(k, t, a, "classic");
-    for profile in [Profile::V6_1, Profile::Mainline] {
+    for profile in [Profile::V6_1, Profile::V6_17] {
         let (k, t, a) = mglru(profile, 1024, 64);
         pageout_reclaims_private_pages(k, t, a, profile.name());
     }
@@ -604,7 +600,7 @@ fn rmap_of_a_shared_anon_folio_finds_both_mappers() {
         assert_eq!(k.m.pte(child, B) & pte::YOUNG, 0);
         assert_eq!(k.m.folio_referenced(id, None).ptes, 0);
     };
-    for profile in [Profile::V6_1, Profile::Mainline] {
+    for profile in [Profile::V6_1, Profile::V6_17] {
         let (k, t, parent) = mglru(profile, 1024, 0);
         check(k, t, parent);
     }
@@ -613,7 +609,7 @@ fn rmap_of_a_shared_anon_folio_finds_both_mappers() {
 #[test]
 fn forked_children_join_the_mglru_mm_walk() {
     // a full reclaim run with a family whose pages were swapped and faulted back
-    for profile in [Profile::V6_1, Profile::Mainline] {
+    for profile in [Profile::V6_1, Profile::V6_17] {
         let (mut k, t, parent) = mglru(profile, 1024, 256);
         let child = forked(&mut k, t, parent);
         k.m.memcgs[t].max = 6;
@@ -733,7 +729,7 @@ proptest! {
                 random_ops(k, t, task, &ops);
             }
             p => {
-                let profile = if p == 1 { Profile::V6_1 } else { Profile::Mainline };
+                let profile = if p == 1 { Profile::V6_1 } else { Profile::V6_17 };
                 let (mut k, t, task) = mglru(profile, 256, 64);
                 k.m.memcgs[t].max = 64;
                 random_ops(k, t, task, &ops);

@@ -100,9 +100,10 @@ fn compare(name: &str, policy: PolicyKind, profile: Profile) -> (u64, u64, f64) 
     let kv = |k: &str| f.run.vmstat_delta.get(k).copied().unwrap_or(0);
     use lrugen::mm::vmstat::Stat;
     eprintln!(
-        "{name} ({}), model profile {profile:?}: kernel misses {} model misses {} (capacity {cap} pages): {:+.2}%; \
+        "{name} ({}), model profile {}: kernel misses {} model misses {} (capacity {cap} pages): {:+.2}%; \
          workingset_refault_file kernel {} model {}; workingset_activate_file kernel {} model {}",
         f.run.kernel_release,
+        profile.label(),
         f.run.misses,
         r.misses,
         100.0 * (mm - km) / km,
@@ -192,7 +193,7 @@ fn debian_7_2_fixtures_parse() {
 fn model_misses_within_tolerance_of_debian_7_2() {
     let name = "debian-7.2-mglru-file-zipf.json";
     let (_, _, rel61) = compare(name, PolicyKind::Mglru, Profile::V6_1);
-    let (_, _, rel) = compare(name, PolicyKind::Mglru, Profile::Mainline);
+    let (_, _, rel) = compare(name, PolicyKind::Mglru, Profile::V6_17);
     eprintln!(
         "{name}: |difference| mainline {:.2}%, 6.1 profile {:.2}%",
         rel * 100.0,
@@ -610,7 +611,7 @@ fn mixed_model_vs_debian_7_2() {
     assert_mixed_with(
         MIXED[3].0,
         PolicyKind::Mglru,
-        Profile::Mainline,
+        Profile::V6_17,
         MIXED_MISS_TOLERANCE_7_2,
         None,
     );
@@ -671,6 +672,50 @@ fn sort_with_writeback_vs_debian() {
         assert!(
             rel(kw as f64, mw as f64) <= SORT_TOLERANCE,
             "{name}: {mw} file pages written vs kernel {kw}"
+        );
+    }
+}
+
+/// The 6.12 and 7.2 fixtures against their own presets (`lrugen kernel` compares each kernel with
+/// its own preset), beside the profiles the tests above hold them to. Printed, not asserted: the
+/// 7.2 preset models only part of 7.2 (`kernel-mglru.md` §17; issue #10 item 2), and these
+/// numbers are what that work starts from.
+#[test]
+fn own_presets_vs_debian_6_12_and_7_2() {
+    for (name, base, own) in [
+        ("debian-6.12-mglru-file-zipf.json", Profile::V6_1, Profile::V6_12),
+        ("debian-7.2-mglru-file-zipf.json", Profile::V6_17, Profile::V7_2),
+    ] {
+        let (k, mb, _) = compare(name, PolicyKind::Mglru, base);
+        let (_, mo, _) = compare(name, PolicyKind::Mglru, own);
+        let pct = |m: u64| 100.0 * (m as f64 - k as f64) / k as f64;
+        eprintln!(
+            "{name}: kernel {k}; {} {mb} ({:+.2}%); own preset {} {mo} ({:+.2}%)",
+            base.label(),
+            pct(mb),
+            own.label(),
+            pct(mo)
+        );
+    }
+    for (name, base, own) in [
+        (MIXED[2].0, Profile::V6_1, Profile::V6_12),
+        (MIXED[3].0, Profile::V6_17, Profile::V7_2),
+    ] {
+        let (k, mb) = compare_mixed(name, PolicyKind::Mglru, base);
+        let (_, mo) = compare_mixed(name, PolicyKind::Mglru, own);
+        let pct = |m: u64| 100.0 * (m as f64 - k.total as f64) / k.total as f64;
+        eprintln!(
+            "{name}: kernel {} (anon {}); {} {} ({:+.2}%, anon {}); own preset {} {} ({:+.2}%, anon {})",
+            k.total,
+            k.anon,
+            base.label(),
+            mb.total,
+            pct(mb.total),
+            mb.anon,
+            own.label(),
+            mo.total,
+            pct(mo.total),
+            mo.anon
         );
     }
 }

@@ -87,7 +87,7 @@ pub fn results_csv(r: &Results) -> String {
         row.extend(e.points[cell.point].params.iter().map(|p| p.1.clone()));
         row.push(v.label.clone());
         row.push(v.policy.name().into());
-        row.push(v.profile.map(|p| p.name().to_string()).unwrap_or_default());
+        row.push(v.profile.map(|p| p.label()).unwrap_or_default());
         row.push(cell.repetition.to_string());
         row.push(cell.seed.to_string());
         match c {

@@ -108,10 +108,14 @@ struct RawMemcg {
     swappiness: Option<u32>,
 }
 
-/// `[mglru]`: the switches (the profile comes from `profiles`).
+/// `[mglru]`: the settings, the kernel profile (or `profiles` at the top level) and
+/// `[mglru.switches]`, behaviour switches flipped on top of the profile.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMglru {
+    profile: Option<String>,
+    #[serde(default)]
+    switches: BTreeMap<String, Value>,
     caps: Option<u32>,
     hw_pte_young: Option<bool>,
     hw_nonleaf_pmd_young: Option<bool>,
@@ -556,6 +560,31 @@ fn decode_workload(t: &Table) -> Result<WorkloadSpec, (String, String)> {
 }
 
 /// Build a point's configuration from its decoded sections. Errors name the offending key.
+/// The profile of `[mglru]`: `profile` (default `mainline`) with `[mglru.switches]` applied.
+/// Errors name the key (`mglru.profile`, `mglru.switches.NAME`).
+fn mglru_profile(g: &RawMglru) -> Result<Profile, (String, String)> {
+    let mut p = match &g.profile {
+        None => Profile::MAINLINE,
+        Some(name) => name.parse().map_err(|e| ("mglru.profile".to_string(), e))?,
+    };
+    for (k, v) in &g.switches {
+        let key = format!("mglru.switches.{k}");
+        let Value::Boolean(on) = v else {
+            return Err((key, format!("switch '{k}': expected true or false, found {v}")));
+        };
+        p.set_switch(k, *on).map_err(|e| (key, e))?;
+    }
+    Ok(p)
+}
+
+/// The switches `[mglru.switches]` sets, in file order of their names.
+fn mglru_flips(g: &RawMglru) -> Vec<(String, bool)> {
+    g.switches
+        .iter()
+        .filter_map(|(k, v)| v.as_bool().map(|b| (k.clone(), b)))
+        .collect()
+}
+
 fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, String)> {
     let mut wl = s.workload;
     normalize_workload(&mut wl, dir, "workload")?;
@@ -635,7 +664,7 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
     let d = MglruConfig::default();
     let g = s.mglru;
     let mglru = MglruConfig {
-        profile: d.profile,
+        profile: mglru_profile(&g)?,
         caps: g.caps.map_or(d.caps, |c| c & 0x7),
         hw_pte_young: g.hw_pte_young.unwrap_or(d.hw_pte_young),
         hw_nonleaf_pmd_young: g.hw_nonleaf_pmd_young.unwrap_or(d.hw_nonleaf_pmd_young),
@@ -774,18 +803,42 @@ impl Experiment {
                 }
             }
         }
+        // `[mglru] profile` and `[mglru.switches]` (checked again with the rest of the section
+        // below; errors name the key's line)
+        let base_mglru = Value::Table(doc.clone())
+            .try_into::<RawSections>()
+            .map(|s| s.mglru)
+            .unwrap_or_default();
+        let base_profile = mglru_profile(&base_mglru).map_err(|(k, e)| {
+            let path: Vec<&str> = k.split('.').collect();
+            cx.err_key(&path, None, e)
+        })?;
+        let flips = mglru_flips(&base_mglru);
+        if let (Some(list), Some(_)) = (&raw.profiles, &base_mglru.profile) {
+            return Err(cx.err_at(
+                Some(list.span()),
+                "both `profiles` and `[mglru] profile` are given: expected one of them",
+            ));
+        }
         let mut profiles: Vec<Profile> = Vec::new();
         match &raw.profiles {
-            None => profiles.push(Profile::Mainline),
+            None => profiles.push(base_profile),
             Some(list) => {
                 if list.get_ref().is_empty() {
                     return Err(cx.err_at(
                         Some(list.span()),
-                        "profiles is empty: expected at least one of 6.1, mainline",
+                        format!(
+                            "profiles is empty: expected at least one of {}",
+                            crate::reclaim::mglru::state::PROFILE_NAMES
+                        ),
                     ));
                 }
                 for p in list.get_ref() {
-                    let k: Profile = p.get_ref().parse().map_err(|e: String| cx.err_at(Some(p.span()), e))?;
+                    let mut k: Profile = p.get_ref().parse().map_err(|e: String| cx.err_at(Some(p.span()), e))?;
+                    for (n, on) in &flips {
+                        k.set_switch(n, *on)
+                            .map_err(|e| cx.err_key(&["mglru", "switches", n], None, e))?;
+                    }
                     if profiles.contains(&k) {
                         return Err(cx.err_at(Some(p.span()), format!("profile '{}' is listed twice", p.get_ref())));
                     }
@@ -799,7 +852,7 @@ impl Experiment {
                 for &pr in &profiles {
                     variants.push(Variant {
                         label: if profiles.len() > 1 {
-                            format!("mglru-{}", pr.name())
+                            format!("mglru-{}", pr.label())
                         } else {
                             "mglru".into()
                         },
@@ -846,6 +899,15 @@ impl Experiment {
                     format!(
                         "cannot sweep '{}': expected a dotted path into machine, memcg, workload or mglru \
                          (e.g. \"memcg.max\", \"workload.dist.theta\"), or capacity",
+                        k.get_ref()
+                    ),
+                ));
+            }
+            if path[0] == "mglru" && path.get(1).is_some_and(|s| *s == "profile" || *s == "switches") {
+                return Err(cx.err_at(
+                    Some(k.span()),
+                    format!(
+                        "cannot sweep '{}': the kernel profile and its switches are set per policy                          (expected `profiles = [...]`, `[mglru] profile` or `[mglru.switches]`)",
                         k.get_ref()
                     ),
                 ));

@@ -23,11 +23,13 @@ pub fn scan_event(r: Reclaimer) -> (Stat, Stat) {
 
 /// Count `n` scanned or stolen pages of `memcg`'s lruvec: the reclaimer's event globally only for
 /// non-cgroup reclaim, always for the memcg; the per-type event always globally.
-pub fn count_scan(m: &mut Machine, memcg: MemcgId, sc: &ScanControl, ev: Stat, typed: Stat, n: u64) {
+/// `node_stats` (7.2, "mm: move pgscan, pgsteal, pgrefill to node stats"): counted for cgroup
+/// reclaim too.
+pub fn count_scan(m: &mut Machine, memcg: MemcgId, sc: &ScanControl, ev: Stat, typed: Stat, n: u64, node_stats: bool) {
     if n == 0 {
         return;
     }
-    if !sc.cgroup_reclaim() {
+    if node_stats || !sc.cgroup_reclaim() {
         m.count_vm_events(ev, n);
     }
     m.count_memcg_events(memcg, ev, n);

@@ -117,6 +117,7 @@ pub fn json(results: &[RunResult]) -> serde_json::Value {
             .map(|r| {
                 serde_json::json!({
                     "policy": r.policy,
+                    "profile": r.profile,
                     "workload": r.workload,
                     "capacity_pages": r.capacity_pages,
                     "accesses": r.accesses,

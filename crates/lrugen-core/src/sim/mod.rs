@@ -147,6 +147,9 @@ impl RunConfig {
 pub struct RunResult {
     /// Policy name.
     pub policy: String,
+    /// The MGLRU kernel profile (MGLRU runs): the preset and any flipped switches
+    /// ([`crate::reclaim::mglru::Profile::label`]).
+    pub profile: Option<String>,
     /// Workload description.
     pub workload: String,
     /// Measured accesses.
@@ -346,6 +349,14 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
 
 /// Run `cfg`. `trace` may carry an already loaded trace (shared by the runs of a comparison).
 pub fn run(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_>) -> Result<RunResult, RunError> {
+    let mut r = run_policy(cfg, trace, progress)?;
+    if cfg.policy == PolicyKind::Mglru {
+        r.profile = Some(cfg.mglru.profile.label());
+    }
+    Ok(r)
+}
+
+fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_>) -> Result<RunResult, RunError> {
     let (mut m, t) = build_machine(cfg)?;
     let mix = matches!(cfg.workload, WorkloadSpec::Mix { .. });
     if mix && !cfg.policy.is_kernel() {
@@ -494,6 +505,7 @@ fn failed(f: &StreamFailure) -> Result<(), RunError> {
 fn empty_result(policy: &str) -> RunResult {
     RunResult {
         policy: policy.into(),
+        profile: None,
         workload: String::new(),
         accesses: 0,
         hits: 0,

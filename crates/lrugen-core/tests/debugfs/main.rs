@@ -147,7 +147,7 @@ fn render(profile: Profile, full: bool, nr_hist: usize, mm: bool) -> String {
 fn profile_name(p: Profile) -> &'static str {
     match p {
         Profile::V6_1 => "6.1",
-        Profile::Mainline => "mainline",
+        _ => "mainline",
     }
 }
 
@@ -157,7 +157,7 @@ fn profile_name(p: Profile) -> &'static str {
 
 #[test]
 fn golden_show_files() {
-    for p in [Profile::V6_1, Profile::Mainline] {
+    for p in [Profile::V6_1, Profile::V6_17] {
         let n = profile_name(p);
         check_golden(&format!("show-{n}-lru_gen.txt"), &render(p, false, 1, true));
         check_golden(&format!("show-{n}-lru_gen_full.txt"), &render(p, true, 1, true));
@@ -165,7 +165,7 @@ fn golden_show_files() {
     }
     check_golden(
         "show-mainline-lru_gen_full-nowalk.txt",
-        &render(Profile::Mainline, true, 1, false),
+        &render(Profile::V6_17, true, 1, false),
     );
 }
 
@@ -194,7 +194,7 @@ fn show_headers_rows_and_ages() {
     assert_eq!(l.len(), 17);
 
     // mainline plain starts at min(min_seq) = 4
-    let s = render(Profile::Mainline, false, 1, true);
+    let s = render(Profile::V6_17, false, 1, true);
     let l = lines_of(&s);
     assert_eq!(l[13], "          4       4400          0         320 ");
     assert_eq!(l[14], "          5       2800        120        4096 ");
@@ -232,7 +232,7 @@ fn show_full_markers_and_protected_slot() {
     );
 
     // mainline: x markers and p read from slot `tier`
-    let s = render(Profile::Mainline, true, 1, true);
+    let s = render(Profile::V6_17, true, 1, true);
     let t = &s[s.find("memcg     5 /t").unwrap()..];
     let l = lines_of(t);
     assert_eq!(
@@ -251,7 +251,7 @@ fn show_full_markers_and_protected_slot() {
         "                            10000T      10002Y      10004F      10005A"
     );
     // with history slots: lower-case stats of slot seq % 4 on older generations, xxxx on max_seq
-    let s = render(Profile::Mainline, true, 4, true);
+    let s = render(Profile::V6_17, true, 4, true);
     let t = &s[s.find("memcg     5 /t").unwrap()..];
     let l = lines_of(t);
     assert_eq!(
@@ -272,14 +272,14 @@ fn show_mm_line_presence() {
         render(Profile::V6_1, true, 1, false),
         render(Profile::V6_1, true, 1, true)
     );
-    let with = render(Profile::Mainline, true, 1, true);
-    let without = render(Profile::Mainline, true, 1, false);
+    let with = render(Profile::V6_17, true, 1, true);
+    let without = render(Profile::V6_17, true, 1, false);
     assert_eq!(with.lines().count(), without.lines().count() + 4 + 4 + 4);
     assert!(!without.contains("TYFA") && !without.contains('Y'));
     // the plain file never has tier or mm lines
     assert_eq!(
-        render(Profile::Mainline, false, 1, true),
-        render(Profile::Mainline, false, 1, false)
+        render(Profile::V6_17, false, 1, true),
+        render(Profile::V6_17, false, 1, false)
     );
 }
 
@@ -294,7 +294,7 @@ fn show_memcg_disabled_and_id_width() {
         first_node: true,
         lg: &lg,
     }];
-    show(&mut s, Profile::Mainline, false, &v, CLOCK, 1, true);
+    show(&mut s, Profile::V6_17, false, &v, CLOCK, 1, true);
     assert!(
         s.starts_with("memcg     0 \n node     0\n          0          0 "),
         "{s:?}"
@@ -451,7 +451,7 @@ fn oracle_6_12_lru_gen_full_max_seq() {
 #[test]
 fn format_7_header_with_64_bit_cgroup_id() {
     // 7.x prints the 6.12 body under `memcg %llu %s`: build one from our mainline text
-    let full = render(Profile::Mainline, true, 1, true);
+    let full = render(Profile::V6_17, true, 1, true);
     let text = full
         .replace("memcg     1 /\n", "memcg 1 /\n")
         .replace("memcg     5 /t\n", "memcg 4294967324 /t\n");
@@ -679,7 +679,7 @@ fn expected_gens(profile: Profile, full: bool, lg: &LruGen, clock: Clock, nr_his
 
 #[test]
 fn round_trip_fixed_states() {
-    for profile in [Profile::V6_1, Profile::Mainline] {
+    for profile in [Profile::V6_1, Profile::V6_17] {
         for full in [false, true] {
             for nr_hist in [1, 4] {
                 for mm in [false, true] {
@@ -764,7 +764,7 @@ proptest! {
         jiffies in any::<u64>(),
         hz in prop::sample::select(vec![100u64, 250, 300, 1000]),
     ) {
-        let profile = if v61 { Profile::V6_1 } else { Profile::Mainline };
+        let profile = if v61 { Profile::V6_1 } else { Profile::V6_17 };
         let nr_hist = if stats { 4 } else { 1 };
         let clock = Clock { jiffies, hz };
         let paths: Vec<String> = (0..lgs.len()).map(|i| format!("/g{i}/with space")).collect();
@@ -858,7 +858,7 @@ fn corpus() -> Vec<String> {
         format!("{HEADER_6_1}{}", read_data("oracle-6.1-lru_gen_full-max_seq.txt")),
         format!("{HEADER_6_1}{}", read_data("oracle-6.12-lru_gen_full-max_seq.txt")),
     ];
-    for p in [Profile::V6_1, Profile::Mainline] {
+    for p in [Profile::V6_1, Profile::V6_17] {
         v.push(render(p, true, 1, true));
         v.push(render(p, true, 4, true));
         v.push(render(p, false, 1, true));
@@ -890,7 +890,7 @@ proptest! {
 
     #[test]
     fn command_parser_never_panics(s in "(?s).{0,120}", t in "[-+ 0-9a-zA-Z,;\n\t\r\u{0}\u{a0}]{0,80}") {
-        for p in [Profile::V6_1, Profile::Mainline] {
+        for p in [Profile::V6_1, Profile::V6_17] {
             let _ = parse_commands(&s, p);
             let _ = parse_commands(&t, p);
             // the iterator stops after its first error
@@ -904,7 +904,7 @@ proptest! {
 // Write commands
 // ---------------------------------------------------------------------------------------------
 
-const BOTH: [Profile; 2] = [Profile::V6_1, Profile::Mainline];
+const BOTH: [Profile; 2] = [Profile::V6_1, Profile::V6_17];
 
 fn age(memcg_id: u64, node: usize, max_gen: u64, swappiness: Option<u32>, force_scan: bool) -> Command {
     Command::Age {
@@ -1009,7 +1009,7 @@ fn commands_trailing_garbage_is_einval() {
     // 6.1: the %u after the generation fails on `x`, which is then trailing
     fails("+ 2 0 3x", Profile::V6_1, Errno::EINVAL, "nothing after it, found `x`");
     // mainline: %4s needs no space before it and takes `x` as the swappiness
-    fails("+ 2 0 3x", Profile::Mainline, Errno::EINVAL, "found `x`");
+    fails("+ 2 0 3x", Profile::V6_17, Errno::EINVAL, "found `x`");
     for p in BOTH {
         fails("+ 2 0 3 100 1 7", p, Errno::EINVAL, "found `7`");
         fails("- 2 0 3 100 5k", p, Errno::EINVAL, "found `k`");
@@ -1058,7 +1058,7 @@ fn commands_swappiness_6_1() {
 
 #[test]
 fn commands_swappiness_mainline() {
-    let p = Profile::Mainline;
+    let p = Profile::V6_17;
     assert_eq!(one("- 2 0 3 201", p), evict(2, 0, 3, Some(201), u64::MAX));
     assert_eq!(one("- 2 0 3 max 64", p), evict(2, 0, 3, Some(201), 64));
     assert_eq!(one("+ 2 0 3 max", p), age(2, 0, 3, Some(201), true));
@@ -1164,8 +1164,8 @@ fn generation_checks() {
     // can_swap = 0 looks at file, which has room
     assert_eq!(check_age(Profile::V6_1, &lg, 7, 0, false), Ok(AgeCheck::Run));
     // mainline: only max_gen > max_seq is refused
-    assert_eq!(check_age(Profile::Mainline, &lg, 6, 60, false), Ok(AgeCheck::Run));
-    assert_eq!(check_age(Profile::Mainline, &lg, 8, 60, false), Err(Errno::EINVAL));
+    assert_eq!(check_age(Profile::V6_17, &lg, 6, 60, false), Ok(AgeCheck::Run));
+    assert_eq!(check_age(Profile::V6_17, &lg, 8, 60, false), Err(Errno::EINVAL));
 
     assert_eq!(check_evict(&lg, 5), Ok(()));
     assert_eq!(check_evict(&lg, 6), Err(Errno::EINVAL));
@@ -1177,7 +1177,7 @@ fn generation_checks() {
     assert!(!eviction_done(Profile::V6_1, &lg, 4, 60));
     assert!(eviction_done(Profile::V6_1, &lg, 4, 0));
     // mainline: evictable_min_seq (both types at 60, file at 0, anon at 201)
-    assert!(!eviction_done(Profile::Mainline, &lg, 4, 60));
-    assert!(eviction_done(Profile::Mainline, &lg, 4, 0));
-    assert!(!eviction_done(Profile::Mainline, &lg, 4, 201));
+    assert!(!eviction_done(Profile::V6_17, &lg, 4, 60));
+    assert!(eviction_done(Profile::V6_17, &lg, 4, 0));
+    assert!(!eviction_done(Profile::V6_17, &lg, 4, 201));
 }

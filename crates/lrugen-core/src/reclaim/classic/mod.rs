@@ -343,6 +343,7 @@ impl Classic {
             scan_ev,
             if file { Stat::PgscanFile } else { Stat::PgscanAnon },
             nr_scanned,
+            false,
         );
         if nr_taken == 0 {
             self.scratch = list;
@@ -359,6 +360,7 @@ impl Classic {
             steal_ev,
             if file { Stat::PgstealFile } else { Stat::PgstealAnon },
             nr_reclaimed,
+            false,
         );
         let nr_pageout = sc.stat.nr_pageout - before.nr_pageout;
         self.lru_note_cost(m, memcg, node, file, nr_pageout, nr_scanned - nr_reclaimed);

@@ -4,7 +4,7 @@
 //! `run_aging`, `run_eviction`) — working-set estimation and proactive reclaim.
 
 use super::debugfs::{self, AgeCheck, Clock, Command, CommandError, Errno, LruvecView};
-use super::{eviction, Mglru, Profile};
+use super::{eviction, Mglru};
 use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
 use crate::mm::{Machine, HZ};
 use crate::reclaim::{Reclaimer, ScanControl};
@@ -93,7 +93,7 @@ impl Mglru {
                     Ok(AgeCheck::Run) => {
                         let seq = self.lruvecs[lv].max_seq;
                         let aged = self.try_to_inc_max_seq(m, lv, seq, swappiness, force_scan);
-                        if !aged && profile == Profile::Mainline {
+                        if !aged && profile.switches.aging_feedback_rework {
                             return Err(err(Errno::EEXIST, "no new generation was created".into()));
                         }
                     }
@@ -118,9 +118,10 @@ impl Mglru {
                         if sc.nr_reclaimed >= nr_to_reclaim {
                             break;
                         }
-                        let budget = match profile {
-                            Profile::Mainline => super::state::MAX_LRU_BATCH,
-                            Profile::V6_1 => u64::MAX,
+                        let budget = if profile.switches.scan_batch_bounded {
+                            super::state::MAX_LRU_BATCH
+                        } else {
+                            u64::MAX
                         };
                         if eviction::evict_folios(self, m, memcg, node, &mut sc, swappiness, budget) == 0 {
                             break;

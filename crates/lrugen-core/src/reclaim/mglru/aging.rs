@@ -11,7 +11,7 @@
 
 use super::bloom::{reset_bloom_filter, test_bloom_filter, update_bloom_filter};
 use super::state::{mm_stat, MmTail, MIN_LRU_BATCH};
-use super::{evictable_min_seq, gen_from_seq, hist_from_seq, pid, type_range, LruGen, Mglru, Profile};
+use super::{evictable_min_seq, gen_from_seq, hist_from_seq, pid, type_range, LruGen, Mglru};
 use super::{MAX_NR_GENS, MIN_NR_GENS};
 use crate::mm::folio::{pg, FolioId, ANON, FILE};
 use crate::mm::memcg::MemcgId;
@@ -77,29 +77,26 @@ impl Mglru {
     /// `folio_update_gen`: a young PTE was seen by a page-table walk or look-around with a walk.
     /// Returns the folio's old gen if it moved to `gen`, else `None`.
     pub fn folio_update_gen(&self, m: &mut Machine, id: FolioId, gen: usize) -> Option<usize> {
+        let rework = self.sw().workingset_protection_rework;
+        let refs_flags = self.refs_flags();
         let f = &mut m.folios[id];
-        match self.profile() {
-            Profile::V6_1 => {
-                if f.gen_counter() == 0 {
-                    f.set(pg::REFERENCED);
-                    return None;
-                }
+        if rework {
+            // second chance: the first sighting only marks the folio referenced
+            if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
+                f.set(pg::REFERENCED);
+                f.set_refs(0);
+                return None;
             }
-            Profile::Mainline => {
-                // second chance: the first sighting only marks the folio referenced
-                if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
-                    f.set(pg::REFERENCED);
-                    f.set_refs(0);
-                    return None;
-                }
-                if f.gen_counter() == 0 {
-                    return None;
-                }
+            if f.gen_counter() == 0 {
+                return None;
             }
+        } else if f.gen_counter() == 0 {
+            f.set(pg::REFERENCED);
+            return None;
         }
         let old = f.gen_counter() as usize - 1;
-        f.clear(self.refs_flags());
-        if self.profile() == Profile::Mainline {
+        f.clear(refs_flags);
+        if rework {
             f.set(pg::WORKINGSET);
         }
         f.set_gen_counter(gen as u32 + 1);
@@ -137,7 +134,7 @@ impl Mglru {
 
     /// Whether `ty` can be evicted at `swappiness` (6.1: anon needs `can_swap`).
     fn type_evictable(&self, ty: usize, swappiness: u32) -> bool {
-        type_range(self.profile(), swappiness).contains(&ty)
+        type_range(self.sw(), swappiness).contains(&ty)
     }
 
     /// `inc_min_seq`: retire the oldest generation of `ty`, moving its folios to `min_seq + 1`
@@ -155,11 +152,11 @@ impl Mglru {
                     let f = m.folios[id];
                     // mainline counts every folio it moves, walk-promoted ones included, except
                     // saturated ones ("don't count the workingset being lazily promoted", §4.7)
-                    if self.profile() == Profile::Mainline {
+                    if self.sw().workingset_protection_rework {
                         let refs = self.folio_lru_refs(&f);
                         let ws = f.test(pg::WORKINGSET);
                         if refs + ws as u32 != 5 {
-                            let tier = pid::tier_from_refs(self.profile(), refs, ws);
+                            let tier = pid::tier_from_refs(self.sw(), refs, ws);
                             self.lruvecs[lv].protected[hist][ty][tier] += 1;
                         }
                     }
@@ -171,17 +168,17 @@ impl Mglru {
                 }
             }
         }
-        let (profile, nr_hist) = (self.profile(), self.nr_hist);
-        pid::reset_ctrl_pos(&mut self.lruvecs[lv], profile, nr_hist, ty, true);
+        let (sw, nr_hist) = (*self.sw(), self.nr_hist);
+        pid::reset_ctrl_pos(&mut self.lruvecs[lv], &sw, nr_hist, ty, true);
         self.lruvecs[lv].min_seq[ty] += 1;
     }
 
     /// `try_to_inc_min_seq`: drop empty oldest generations. Returns whether any min_seq moved.
     pub fn try_to_inc_min_seq(&mut self, lv: usize, swappiness: u32) -> bool {
-        let profile = self.profile();
+        let sw = *self.sw();
         let lg = &self.lruvecs[lv];
         let mut min_seq = lg.min_seq;
-        for t in type_range(profile, swappiness) {
+        for t in type_range(&sw, swappiness) {
             while min_seq[t] + MIN_NR_GENS <= lg.max_seq {
                 let gen = gen_from_seq(min_seq[t]);
                 if lg.folios[gen][t].iter().any(|l| !l.is_empty()) {
@@ -190,30 +187,25 @@ impl Mglru {
                 min_seq[t] += 1;
             }
         }
-        match profile {
-            Profile::V6_1 => {
-                if swappiness != 0 {
-                    min_seq[ANON] = min_seq[ANON].min(min_seq[FILE]);
-                    min_seq[FILE] = min_seq[ANON].max(lg.min_seq[FILE]);
-                }
+        if !sw.aging_feedback_rework {
+            if swappiness != 0 {
+                min_seq[ANON] = min_seq[ANON].min(min_seq[FILE]);
+                min_seq[FILE] = min_seq[ANON].max(lg.min_seq[FILE]);
             }
-            Profile::Mainline => {
-                if swappiness > 0 && swappiness <= 200 {
-                    let s = lg.max_seq - MIN_NR_GENS;
-                    if min_seq[ANON] > s && min_seq[FILE] < s {
-                        min_seq[ANON] = s;
-                    } else if min_seq[FILE] > s && min_seq[ANON] < s {
-                        min_seq[FILE] = s;
-                    }
-                }
+        } else if swappiness > 0 && swappiness <= 200 {
+            let s = lg.max_seq - MIN_NR_GENS;
+            if min_seq[ANON] > s && min_seq[FILE] < s {
+                min_seq[ANON] = s;
+            } else if min_seq[FILE] > s && min_seq[ANON] < s {
+                min_seq[FILE] = s;
             }
         }
         let mut success = false;
-        for t in type_range(profile, swappiness) {
+        for t in type_range(&sw, swappiness) {
             if min_seq[t] == self.lruvecs[lv].min_seq[t] {
                 continue;
             }
-            pid::reset_ctrl_pos(&mut self.lruvecs[lv], profile, self.nr_hist, t, true);
+            pid::reset_ctrl_pos(&mut self.lruvecs[lv], &sw, self.nr_hist, t, true);
             self.lruvecs[lv].min_seq[t] = min_seq[t];
             success = true;
         }
@@ -244,9 +236,9 @@ impl Mglru {
             m.update_lru_size_raw(memcg, node, z, Lru::of(t, false), d);
             m.update_lru_size_raw(memcg, node, z, Lru::of(t, true), -d);
         }
-        let (profile, nr_hist) = (self.profile(), self.nr_hist);
+        let (sw, nr_hist) = (*self.sw(), self.nr_hist);
         for t in [ANON, FILE] {
-            pid::reset_ctrl_pos(&mut self.lruvecs[lv], profile, nr_hist, t, false);
+            pid::reset_ctrl_pos(&mut self.lruvecs[lv], &sw, nr_hist, t, false);
         }
         let lg = &mut self.lruvecs[lv];
         lg.timestamps[next] = m.jiffies();
@@ -268,10 +260,11 @@ impl Mglru {
         }
         let memcg = (lv / self.nr_nodes) as MemcgId;
         let node = lv % self.nr_nodes;
-        let walk_allowed = match self.profile() {
+        let walk_allowed = if self.sw().walk_swappiness {
+            self.should_walk_mmu()
+        } else {
             // 6.1: a forced scan walks even without the capability
-            Profile::V6_1 => force_scan || self.should_walk_mmu(),
-            Profile::Mainline => self.should_walk_mmu(),
+            force_scan || self.should_walk_mmu()
         };
         if !walk_allowed {
             // iterate_mm_list_nowalk
@@ -344,7 +337,7 @@ impl Mglru {
             return true;
         }
         x.lru_gen_bitmap &= !bit;
-        let size: u64 = type_range(self.profile(), w.swappiness)
+        let size: u64 = type_range(self.sw(), w.swappiness)
             .map(|t| if t == FILE { x.rss_file } else { x.rss_anon })
             .sum();
         size < MIN_LRU_BATCH
@@ -360,7 +353,7 @@ impl Mglru {
         }
         let _ = m;
         // file VMAs: all skipped when only anon may be reclaimed (mainline swappiness 201)
-        self.profile() == Profile::Mainline && w.swappiness > 200
+        self.sw().walk_swappiness && w.swappiness > 200
     }
 
     /// `walk_mm`: walk every eligible VMA of `mm`, PMD by PMD.
@@ -390,24 +383,13 @@ impl Mglru {
         }
         w.mm_stats[mm_stat::NONLEAF_TOTAL] += 1;
         let nonleaf = self.should_clear_pmd_young();
-        match self.profile() {
-            Profile::V6_1 => {
-                if nonleaf {
-                    if pmd & PMD_YOUNG == 0 {
-                        return;
-                    }
-                    // walk_pmd_range_locked: clear the non-leaf accessed bit
-                    m.mms[mm as usize].pmds[pi] &= !PMD_YOUNG;
-                }
+        // 6.1: the non-leaf accessed bit is tested (and cleared, walk_pmd_range_locked) even
+        // in a forced scan
+        if nonleaf && (!w.force_scan || !self.sw().walk_swappiness) {
+            if pmd & PMD_YOUNG == 0 {
+                return;
             }
-            Profile::Mainline => {
-                if !w.force_scan && nonleaf {
-                    if pmd & PMD_YOUNG == 0 {
-                        return;
-                    }
-                    m.mms[mm as usize].pmds[pi] &= !PMD_YOUNG;
-                }
-            }
+            m.mms[mm as usize].pmds[pi] &= !PMD_YOUNG;
         }
         let item = pmd_item(mm, pi);
         if !w.force_scan && !test_bloom_filter(&self.lruvecs[w.lv].mm_state, w.seq, item) {
@@ -483,10 +465,7 @@ impl Mglru {
         if !f.is_file_lru() && swappiness == 0 {
             return false;
         }
-        match self.profile() {
-            Profile::V6_1 => true,
-            Profile::Mainline => f.gen_counter() != 0,
-        }
+        !self.sw().walk_swappiness || f.gen_counter() != 0
     }
 
     /// A dirty PTE makes its folio dirty (except anon not yet in the swap cache).
@@ -525,11 +504,11 @@ impl Mglru {
     /// `should_run_aging`. Returns (need aging, evictable pages — before the priority shift).
     pub fn should_run_aging(&self, lv: usize, swappiness: u32) -> (bool, u64) {
         let lg = &self.lruvecs[lv];
-        let profile = self.profile();
-        match profile {
-            Profile::V6_1 => {
+        let sw = self.sw();
+        match sw.aging_feedback_rework {
+            false => {
                 let (mut old, mut young, mut total) = (0, 0, 0);
-                for t in type_range(profile, swappiness) {
+                for t in type_range(sw, swappiness) {
                     for seq in lg.min_seq[t]..=lg.max_seq {
                         let size = lg.gen_pages(gen_from_seq(seq), t);
                         total += size;
@@ -550,8 +529,8 @@ impl Mglru {
                 };
                 (need, total)
             }
-            Profile::Mainline => {
-                let ems = evictable_min_seq(profile, lg, swappiness);
+            true => {
+                let ems = evictable_min_seq(sw, lg, swappiness);
                 if ems + MIN_NR_GENS > lg.max_seq {
                     return (true, 0);
                 }
@@ -587,7 +566,8 @@ impl Mglru {
                 end = vpn + batch / 2;
             }
         }
-        if self.profile() == Profile::Mainline && end - start == 1 {
+        let rework = self.sw().workingset_protection_rework;
+        if rework && end - start == 1 {
             return;
         }
         let pi = MmStruct::pmd_index(vpn);
@@ -599,7 +579,7 @@ impl Mglru {
         m.count_ptes((end - start) as u64);
         // 6.1: the swappiness filter of get_pfn_folio is `!walk || walk->can_swap`
         let swappiness = 1;
-        let mut young: u64 = if self.profile() == Profile::Mainline { 1 } else { 0 };
+        let mut young: u64 = if rework { 1 } else { 0 };
         let mut to_update: Vec<FolioId> = Vec::new();
         for v in start..end {
             let i = (v - pmd_base) as usize;
@@ -617,7 +597,7 @@ impl Mglru {
             let g = m.folios[id].gen_counter();
             if g == 0 {
                 // isolated (the target, or a folio under another reclaim): remember the reference
-                if self.profile() == Profile::V6_1 {
+                if !rework {
                     m.folios[id].set(pg::REFERENCED);
                 }
                 continue;
@@ -629,8 +609,8 @@ impl Mglru {
         if suitable_to_scan(end as u64 - start as u64, young) {
             update_bloom_filter(&mut self.lruvecs[lv].mm_state, max_seq, pmd_item(mm, pi));
         }
-        match self.profile() {
-            Profile::V6_1 => {
+        match rework {
+            false => {
                 if !walk_attached && to_update.len() < 15 {
                     for id in to_update {
                         self.activate(m, id);
@@ -646,7 +626,7 @@ impl Mglru {
                     }
                 }
             }
-            Profile::Mainline => {
+            true => {
                 for id in to_update {
                     if walk_attached {
                         if let Some(old) = self.folio_update_gen(m, id, new_gen) {
@@ -657,7 +637,7 @@ impl Mglru {
                         }
                     } else {
                         let mut f = m.folios[id];
-                        let activate = Self::set_refs(&mut f);
+                        let activate = self.set_refs(&mut f);
                         m.folios[id] = f;
                         if activate && f.gen_counter() as usize - 1 != new_gen {
                             self.activate(m, id);
@@ -691,17 +671,22 @@ impl Mglru {
             }
             let young = m.pte(mm, vpn) & pte::YOUNG != 0;
             let mut r = 0;
-            match self.profile() {
-                Profile::Mainline => {
-                    // invalid_folio_referenced_vma: mappings without recency never count
-                    if !vma.has_recency() || !young {
+            // invalid_folio_referenced_vma (6.3): mappings without recency never count
+            if self.sw().vma_has_recency && !vma.has_recency() {
+                continue;
+            }
+            match self.sw().workingset_protection_rework {
+                true => {
+                    if !young {
                         continue;
                     }
                     *m.pte_mut(mm, vpn) &= !pte::YOUNG;
-                    self.look_around(m, mm, vpn, &vma, id, walk_attached);
+                    if vma.has_recency() {
+                        self.look_around(m, mm, vpn, &vma, id, walk_attached);
+                    }
                     r += 1;
                 }
-                Profile::V6_1 => {
+                false => {
                     if young && vma.has_recency() {
                         // the window includes the target, whose young bit it clears
                         self.look_around(m, mm, vpn, &vma, id, walk_attached);
@@ -730,19 +715,19 @@ impl Mglru {
 pub fn check_references(p: &mut Mglru, m: &mut Machine, id: FolioId, sc: &ScanControl) -> FolioRef {
     let (ptes, flags) = p.folio_referenced(m, id, sc);
     if flags & vmf::LOCKED != 0 {
-        if p.profile() == Profile::V6_1 {
+        if !p.sw().workingset_protection_rework {
             // the classic check clears PG_referenced before it looks at VM_LOCKED
             m.folios[id].clear(pg::REFERENCED);
         }
         return FolioRef::Activate;
     }
-    match p.profile() {
-        Profile::Mainline => {
+    match p.sw().workingset_protection_rework {
+        true => {
             if ptes == 0 {
                 return FolioRef::Reclaim;
             }
             let mut f = m.folios[id];
-            let act = Mglru::set_refs(&mut f);
+            let act = p.set_refs(&mut f);
             m.folios[id] = f;
             if act {
                 FolioRef::Activate
@@ -750,7 +735,7 @@ pub fn check_references(p: &mut Mglru, m: &mut Machine, id: FolioId, sc: &ScanCo
                 FolioRef::Keep
             }
         }
-        Profile::V6_1 => {
+        false => {
             // the classic two-touch logic
             let referenced_folio = m.folios[id].test_clear(pg::REFERENCED);
             let file = m.folios[id].is_file_lru();
@@ -775,15 +760,15 @@ pub fn check_references(p: &mut Mglru, m: &mut Machine, id: FolioId, sc: &ScanCo
 pub fn age_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanControl) {
     let min_ttl = p.cfg.min_ttl_ms * crate::mm::HZ / 1000;
     let now = m.jiffies();
-    let profile = p.profile();
-    if profile == Profile::V6_1 {
+    let sw = *p.sw();
+    if !sw.eviction_path_aging {
         sc.last_reclaimed = sc.nr_reclaimed;
         if !sc.memcgs_need_aging {
             sc.memcgs_need_aging = true;
             return;
         }
     }
-    if profile == Profile::Mainline {
+    if sw.eviction_path_aging {
         super::eviction::set_initial_priority(p, m, node, sc);
     }
     let mut success = false;
@@ -798,8 +783,8 @@ pub fn age_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanContro
         let (need, total) = p.should_run_aging(lv, swappiness);
         let nr_to_scan = total >> sc.priority;
         let lg = &p.lruvecs[lv];
-        match profile {
-            Profile::V6_1 => {
+        match sw.eviction_path_aging {
+            false => {
                 if min_ttl > 0 {
                     let birth = lg.timestamps[gen_from_seq(lg.min_seq[FILE])];
                     if birth + min_ttl > now {
@@ -815,11 +800,16 @@ pub fn age_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanContro
                 }
                 success = true;
             }
-            Profile::Mainline => {
-                // lruvec_is_reclaimable: sizable and its oldest evictable generation older than min_ttl
+            true => {
+                // lruvec_is_reclaimable: sizable and its oldest evictable generation (6.12: its
+                // oldest file generation) older than min_ttl
                 let sizable = (p.evictable_size(lv, swappiness) >> sc.priority) != 0;
-                let ems = evictable_min_seq(profile, lg, swappiness);
-                let birth = lg.timestamps[gen_from_seq(ems)];
+                let oldest = if sw.aging_feedback_rework {
+                    evictable_min_seq(&sw, lg, swappiness)
+                } else {
+                    lg.min_seq[FILE]
+                };
+                let birth = lg.timestamps[gen_from_seq(oldest)];
                 if min_ttl == 0 || (sizable && now > birth + min_ttl) {
                     success = true;
                 }

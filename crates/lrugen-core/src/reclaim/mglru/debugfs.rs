@@ -10,7 +10,7 @@
 //! `\n`, and every generation, tier and mm-stats line ending in its last marker character (a space
 //! when the marker is blank, so those lines end with a space):
 //!
-//! | | [`Profile::V6_1`] (Debian 6.1.192) | [`Profile::Mainline`] (≈6.17) |
+//! | | [`Profile::V6_1`] (Debian 6.1.192) | [`Profile::V6_17`] (≈6.17) |
 //! |---|---|---|
 //! | header | `memcg %5hu %s` (16-bit id) | same |
 //! | first row of `lru_gen` | `min_seq[anon]` | `min(min_seq[anon], min_seq[file])` |
@@ -24,7 +24,7 @@
 //! Reads what 6.1, 6.12 and 7.x kernels print (both files), telling the formats apart from the
 //! text itself ([`Format`]): 6.1 has blank tier markers and six mm stats; 6.12 has `RTx`/`xxx`
 //! and four `TYFA` stats; 7.x prints the same body under an unpadded `memcg %llu %s` header
-//! carrying the 64-bit cgroup id. Our own [`Profile::Mainline`] output has the 6.12 body and
+//! carrying the 64-bit cgroup id. Our own [`Profile::V6_17`] output has the 6.12 body and
 //! header, so it is read as [`Format::V6_12`]. The parser never panics.
 //!
 //! # Writing: [`parse_commands`] and [`commands`]
@@ -134,9 +134,10 @@ const MARKERS_MAINLINE: Markers = Markers {
 };
 
 fn markers(profile: Profile) -> &'static Markers {
-    match profile {
-        Profile::V6_1 => &MARKERS_6_1,
-        Profile::Mainline => &MARKERS_MAINLINE,
+    if profile.switches.mm_stats_tyfa {
+        &MARKERS_MAINLINE
+    } else {
+        &MARKERS_6_1
     }
 }
 
@@ -188,10 +189,11 @@ fn gen_size(lg: &LruGen, gen: usize, ty: usize) -> u64 {
 /// The first generation a read prints.
 fn first_row(profile: Profile, full: bool, lg: &LruGen) -> u64 {
     if !full {
-        match profile {
-            Profile::V6_1 => lg.min_seq[ANON],
+        if profile.switches.aging_feedback_rework {
             // evictable_min_seq(min_seq, MAX_SWAPPINESS / 2): both types
-            Profile::Mainline => lg.min_seq[ANON].min(lg.min_seq[FILE]),
+            lg.min_seq[ANON].min(lg.min_seq[FILE])
+        } else {
+            lg.min_seq[ANON]
         }
     } else if lg.max_seq >= MAX_NR_GENS as u64 {
         lg.max_seq - MAX_NR_GENS as u64 + 1
@@ -234,7 +236,7 @@ fn show_full(out: &mut String, ctx: ShowCtx, lg: &LruGen, seq: u64) {
             let (s, n): (&[u8; 3], [u64; 3]) = if seq == lg.max_seq {
                 (m.rt, [lg.avg_refaulted[ty][tier], lg.avg_total[ty][tier], 0])
             } else if seq == lg.min_seq[ty] || ctx.nr_hist > 1 {
-                let p = protected_idx(ctx.profile, tier).map_or(0, |i| lg.protected[hist][ty][i]);
+                let p = protected_idx(&ctx.profile.switches, tier).map_or(0, |i| lg.protected[hist][ty][i]);
                 (b"rep", [lg.refaulted[hist][ty][tier], lg.evicted[hist][ty][tier], p])
             } else {
                 (m.none, [0; 3])
@@ -246,7 +248,7 @@ fn show_full(out: &mut String, ctx: ShowCtx, lg: &LruGen, seq: u64) {
         out.push('\n');
     }
 
-    if ctx.profile == Profile::Mainline && !ctx.has_mm_state {
+    if ctx.profile.switches.mm_stats_tyfa && !ctx.has_mm_state {
         return;
     }
     out.push_str("                      ");
@@ -273,7 +275,7 @@ fn show_full(out: &mut String, ctx: ShowCtx, lg: &LruGen, seq: u64) {
 pub enum Format {
     /// 6.1: `memcg %5hu %s`; tier markers `RT ` / `rep` / blanks; six mm stats `LOYNFA`.
     V6_1,
-    /// 6.12 (also 6.13–6.17 and our [`Profile::Mainline`]): `memcg %5hu %s`; tier markers
+    /// 6.12 (also 6.13–6.17 and our [`Profile::V6_17`]): `memcg %5hu %s`; tier markers
     /// `RTx` / `rep` / `xxx`; four mm stats `TYFA`.
     V6_12,
     /// 7.x: the 6.12 body under `memcg %llu %s` (64-bit cgroup id, unpadded, e.g. `memcg 28 /t`).
@@ -1245,9 +1247,10 @@ fn scan_command(cur: &[u8], profile: Profile) -> Result<Command, (Errno, String)
     }
     sc.skip();
     let mut end = sc.pos;
-    let tok = match profile {
-        Profile::V6_1 => sc.uint().map(SwapTok::Num),
-        Profile::Mainline => sc.word4().map(SwapTok::Word),
+    let tok = if profile.switches.swappiness_max {
+        sc.word4().map(SwapTok::Word)
+    } else {
+        sc.uint().map(SwapTok::Num)
     };
     let mut opt = None;
     if tok.is_some() {
@@ -1343,8 +1346,8 @@ pub fn check_age(
     swappiness: u32,
     force_scan: bool,
 ) -> Result<AgeCheck, Errno> {
-    match profile {
-        Profile::V6_1 => {
+    match profile.switches.aging_feedback_rework {
+        false => {
             if max_gen < lg.max_seq {
                 return Ok(AgeCheck::NoOp);
             }
@@ -1358,7 +1361,7 @@ pub fn check_age(
             }
             Ok(AgeCheck::Run)
         }
-        Profile::Mainline => {
+        true => {
             if max_gen > lg.max_seq {
                 Err(Errno::EINVAL)
             } else {
@@ -1382,9 +1385,10 @@ pub fn check_evict(lg: &LruGen, min_gen: u64) -> Result<(), Errno> {
 /// The loop condition of `run_eviction`: done once `min_gen` is older than what may be evicted —
 /// 6.1: `min_seq[anon]` (`min_seq[file]` at swappiness 0); mainline: `evictable_min_seq`.
 pub fn eviction_done(profile: Profile, lg: &LruGen, min_gen: u64, swappiness: u32) -> bool {
-    let oldest = match profile {
-        Profile::V6_1 => lg.min_seq[if swappiness != 0 { ANON } else { FILE }],
-        Profile::Mainline => super::evictable_min_seq(profile, lg, swappiness),
+    let oldest = if profile.switches.aging_feedback_rework {
+        super::evictable_min_seq(&profile.switches, lg, swappiness)
+    } else {
+        lg.min_seq[if swappiness != 0 { ANON } else { FILE }]
     };
     min_gen < oldest
 }

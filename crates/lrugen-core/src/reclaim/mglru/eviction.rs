@@ -9,7 +9,7 @@
 //! `shrink_folio_list`. Survivors are put back, clean ones retried once.
 
 use super::state::{MAX_LRU_BATCH, MAX_NR_ZONES, MIN_LRU_BATCH};
-use super::{evictable_min_seq, gen_from_seq, hist_from_seq, pid, type_range, Mglru, Profile};
+use super::{evictable_min_seq, gen_from_seq, hist_from_seq, pid, type_range, Mglru};
 use super::{MAX_NR_GENS, MIN_NR_GENS};
 use crate::mm::folio::{pg, FolioId, ANON, FILE, NIL};
 use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
@@ -27,7 +27,7 @@ fn nr_swap_pages(m: &Machine, memcg: MemcgId) -> u64 {
 /// `get_swappiness`: 0 when anon cannot be reclaimed (fewer than `MIN_LRU_BATCH` free swap
 /// slots, or `!may_swap` in mainline); otherwise the proactive override or the memcg's.
 pub fn get_swappiness(p: &Mglru, m: &Machine, memcg: MemcgId, sc: &ScanControl) -> u32 {
-    if p.profile() == Profile::Mainline && !sc.may_swap {
+    if p.sw().eviction_path_aging && !sc.may_swap {
         return 0;
     }
     if nr_swap_pages(m, memcg) < MIN_LRU_BATCH {
@@ -44,7 +44,7 @@ fn fls(x: u64) -> i64 {
 /// `set_initial_priority` (mainline root reclaim and kswapd): start at the priority where
 /// `(reclaimable >> priority)` is about `nr_to_reclaim`.
 pub fn set_initial_priority(p: &Mglru, m: &Machine, node: usize, sc: &mut ScanControl) {
-    if p.profile() != Profile::Mainline || sc.priority != DEF_PRIORITY || sc.nr_to_reclaim < MIN_LRU_BATCH {
+    if !p.sw().eviction_path_aging || sc.priority != DEF_PRIORITY || sc.nr_to_reclaim < MIN_LRU_BATCH {
         return;
     }
     let mut reclaimable = m.lruvec_state(ROOT_MEMCG, node, Stat::NrInactiveFile).max(0) as u64;
@@ -67,7 +67,7 @@ fn root_reclaim(sc: &ScanControl) -> bool {
 /// `lru_gen_shrink_node` (`set_initial_priority`, then every memcg as `shrink_many` would
 /// visit them, stopping on `should_abort_scan`); memcg reclaim: the classic iteration.
 pub fn shrink_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanControl) {
-    if p.profile() == Profile::V6_1 || !root_reclaim(sc) {
+    if !p.sw().memcg_lru || !root_reclaim(sc) {
         vmscan::shrink_node_memcgs(m, p, node, sc);
         return;
     }
@@ -98,11 +98,10 @@ pub fn shrink_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanCon
 
 /// `lru_gen_shrink_lruvec` for lruvec (memcg, node).
 pub fn shrink_lruvec(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) {
-    match p.profile() {
-        Profile::Mainline => {
-            try_to_shrink_lruvec(p, m, memcg, node, sc);
-        }
-        Profile::V6_1 => shrink_lruvec_6_1(p, m, memcg, node, sc),
+    if p.sw().eviction_path_aging {
+        try_to_shrink_lruvec(p, m, memcg, node, sc);
+    } else {
+        shrink_lruvec_6_1(p, m, memcg, node, sc);
     }
 }
 
@@ -150,8 +149,8 @@ fn get_nr_to_scan(
 }
 
 /// Mainline `should_abort_scan`.
-fn should_abort_scan(_p: &Mglru, m: &Machine, node: usize, sc: &ScanControl) -> bool {
-    if !root_reclaim(sc) {
+fn should_abort_scan(p: &Mglru, m: &Machine, node: usize, sc: &ScanControl) -> bool {
+    if !root_reclaim(sc) && !p.sw().memcg_reclaim_early_stop {
         return false;
     }
     if sc.nr_reclaimed >= sc.nr_to_reclaim.max(2 << sc.order) {
@@ -176,8 +175,48 @@ fn eligible_zones_all(m: &Machine, node: usize, sc: &ScanControl, ok: impl Fn(us
         .all(|(zi, z)| z.managed == 0 || ok(zi, z))
 }
 
+/// 7.2 `try_to_shrink_lruvec` (`kernel-mglru.md` §17.2): one budget, batches of at most
+/// `MIN_LRU_BATCH` folios, aging whenever `should_run_aging` asks (two generations: at any
+/// priority), root reclaim stopping after the batch that followed an aging attempt, the flushers
+/// woken per batch (`handle_reclaim_writeback`). Returns whether the lruvec should rotate.
+fn try_to_shrink_lruvec_7_2(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) -> bool {
+    let swappiness = get_swappiness(p, m, memcg, sc);
+    let lv = p.lv(memcg, node);
+    let total = p.evictable_size(lv, swappiness);
+    let mut budget = apply_protection(m, memcg, sc, total) >> sc.priority;
+    let mut rotate = false;
+    while budget > 0 {
+        let mc = &m.memcgs[memcg];
+        if mc.usage <= mc.emin && mc.emin > 0 {
+            return true;
+        }
+        let lg = &p.lruvecs[lv];
+        let ems = evictable_min_seq(p.sw(), lg, swappiness);
+        let need = ems + MIN_NR_GENS > lg.max_seq || (ems + MIN_NR_GENS == lg.max_seq && sc.priority < DEF_PRIORITY);
+        if need {
+            let seq = lg.max_seq;
+            rotate |= p.try_to_inc_max_seq(m, lv, seq, swappiness, false);
+        }
+        let dirty0 = sc.stat.nr_unqueued_dirty;
+        let taken0 = sc.nr_file_taken;
+        let delta = evict_folios(p, m, memcg, node, sc, swappiness, budget.min(MIN_LRU_BATCH));
+        let dirty = sc.stat.nr_unqueued_dirty - dirty0;
+        if dirty > 0 && dirty == sc.nr_file_taken - taken0 {
+            vmscan::flush_dirty_file(m, p, node);
+        }
+        if delta == 0 || should_abort_scan(p, m, node, sc) || (need && root_reclaim(sc)) {
+            break;
+        }
+        budget = budget.saturating_sub(delta);
+    }
+    rotate
+}
+
 /// Mainline `try_to_shrink_lruvec`. Returns whether the lruvec should rotate (it aged).
 pub fn try_to_shrink_lruvec(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) -> bool {
+    if p.sw().reclaim_loop_single_budget {
+        return try_to_shrink_lruvec_7_2(p, m, memcg, node, sc);
+    }
     let swappiness = get_swappiness(p, m, memcg, sc);
     let dirty0 = sc.stat.nr_unqueued_dirty;
     let taken0 = sc.nr_file_taken;
@@ -322,18 +361,30 @@ pub fn evict_folios(
     nr_to_scan: u64,
 ) -> u64 {
     let lv = p.lv(memcg, node);
-    let profile = p.profile();
+    let sw = *p.sw();
     let mut list = std::mem::take(&mut p.scratch);
     list.clear();
+    if sw.reclaim_loop_single_budget {
+        // 7.2: drop the generations emptied by frees before choosing what to scan
+        p.try_to_inc_min_seq(lv, swappiness);
+    }
     let (mut scanned, ty) = isolate_folios(p, m, memcg, node, sc, swappiness, nr_to_scan, &mut list);
-    scanned += p.try_to_inc_min_seq(lv, swappiness) as u64;
-    let lg = &p.lruvecs[lv];
-    let stop = match profile {
-        Profile::Mainline => evictable_min_seq(profile, lg, swappiness) + MIN_NR_GENS > lg.max_seq,
-        Profile::V6_1 => {
-            let t = if swappiness == 0 { FILE } else { ANON };
-            lg.max_seq + 1 - lg.min_seq[t] == MIN_NR_GENS
+    if sw.reclaim_loop_single_budget {
+        // 7.2: exactly the pages examined; 0 only when nothing can be evicted
+        if scanned > 0 {
+            p.try_to_inc_min_seq(lv, swappiness);
         }
+    } else {
+        scanned += p.try_to_inc_min_seq(lv, swappiness) as u64;
+    }
+    let lg = &p.lruvecs[lv];
+    let stop = if sw.reclaim_loop_single_budget {
+        scanned == 0
+    } else if sw.aging_feedback_rework {
+        evictable_min_seq(&sw, lg, swappiness) + MIN_NR_GENS > lg.max_seq
+    } else {
+        let t = if swappiness == 0 { FILE } else { ANON };
+        lg.max_seq + 1 - lg.min_seq[t] == MIN_NR_GENS
     };
     if stop {
         scanned = 0;
@@ -362,8 +413,8 @@ pub fn evict_folios(
                 back.push(id);
                 continue;
             }
-            match profile {
-                Profile::V6_1 => {
+            match sw.workingset_protection_rework {
+                false => {
                     if f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)) {
                         if f.test(pg::WORKINGSET) {
                             m.folios[id].set(pg::REFERENCED);
@@ -386,7 +437,7 @@ pub fn evict_folios(
                     }
                     clean.push(id);
                 }
-                Profile::Mainline => {
+                true => {
                     if !skip_retry && !f.test(pg::ACTIVE) && !f.mapped() && !f.test(pg::DIRTY) && !f.test(pg::WRITEBACK)
                     {
                         clean.push(id);
@@ -407,7 +458,7 @@ pub fn evict_folios(
         for &id in back.iter() {
             p.putback(m, id);
         }
-        count_scan(m, memcg, sc, steal_ev, typed, reclaimed);
+        count_scan(m, memcg, sc, steal_ev, typed, reclaimed, sw.node_reclaim_stats);
         // on the second pass nothing is retried, so `clean` is empty
         if clean.is_empty() {
             break;
@@ -435,11 +486,11 @@ fn isolate_folios(
     list: &mut Vec<FolioId>,
 ) -> (u64, usize) {
     let lv = p.lv(memcg, node);
-    let (mut ty, mut tier) = pid::select_type(&p.lruvecs[lv], p.profile(), p.nr_hist, swappiness);
-    let tries = type_range(p.profile(), swappiness).len();
+    let (mut ty, mut tier) = pid::select_type(&p.lruvecs[lv], p.sw(), p.nr_hist, swappiness);
+    let tries = type_range(p.sw(), swappiness).len();
     let mut scanned = 0;
     for _ in 0..tries {
-        let t = tier.unwrap_or_else(|| pid::get_tier_idx(&p.lruvecs[lv], p.profile(), p.nr_hist, ty));
+        let t = tier.unwrap_or_else(|| pid::get_tier_idx(&p.lruvecs[lv], p.sw(), p.nr_hist, ty));
         scanned = scan_folios(p, m, memcg, node, sc, ty, t, nr_to_scan, list);
         if scanned > 0 {
             break;
@@ -469,9 +520,10 @@ fn scan_folios(
         return 0;
     }
     let gen = gen_from_seq(lg.min_seq[ty]);
-    let mut remaining = match p.profile() {
-        Profile::Mainline => nr_to_scan.min(MAX_LRU_BATCH),
-        Profile::V6_1 => MAX_LRU_BATCH,
+    let mut remaining = if p.sw().scan_batch_bounded {
+        nr_to_scan.min(MAX_LRU_BATCH)
+    } else {
+        MAX_LRU_BATCH
     };
     let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
     let reclaim_idx = sc.reclaim_idx.min(MAX_NR_ZONES - 1);
@@ -517,17 +569,18 @@ fn scan_folios(
     m.count_scanned(sorted);
     let (scan_ev, _) = vmscan::scan_event(sc.reclaimer);
     let typed = if ty == FILE { Stat::PgscanFile } else { Stat::PgscanAnon };
-    count_scan(m, memcg, sc, scan_ev, typed, isolated);
+    let node_stats = p.sw().node_reclaim_stats;
+    count_scan(m, memcg, sc, scan_ev, typed, isolated, node_stats);
     if sorted > 0 {
-        if !sc.cgroup_reclaim() {
+        if node_stats || !sc.cgroup_reclaim() {
             m.count_vm_events(Stat::Pgrefill, sorted);
         }
         m.count_memcg_events(memcg, Stat::Pgrefill, sorted);
     }
-    if p.profile() == Profile::Mainline && ty == FILE {
+    if p.sw().dirty_throttling_counts && ty == FILE {
         sc.nr_file_taken += isolated;
     }
-    if isolated > 0 || remaining == 0 {
+    if isolated > 0 || remaining == 0 || p.sw().reclaim_loop_single_budget {
         scanned
     } else {
         0
@@ -557,13 +610,13 @@ fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut S
     let min_gen = gen_from_seq(lg.min_seq[t]);
     let refs = p.folio_lru_refs(&f);
     let ws = f.test(pg::WORKINGSET);
-    let tier = pid::tier_from_refs(p.profile(), refs, ws);
-    let profile = p.profile();
+    let sw = *p.sw();
+    let tier = pid::tier_from_refs(&sw, refs, ws);
     // the list the folio is physically on is the oldest generation's
     let on_gen = min_gen;
     // unevictable
     if !f.evictable() {
-        if profile == Profile::V6_1 {
+        if !sw.workingset_protection_rework {
             return false; // the generic path culls it
         }
         p.del(m, id, true);
@@ -581,27 +634,30 @@ fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut S
         return true;
     }
     // protected by its tier
-    let saturated = match profile {
-        Profile::V6_1 => refs == 4,
-        Profile::Mainline => refs + ws as u32 == 5,
+    let saturated = if sw.workingset_protection_rework {
+        refs + ws as u32 == 5
+    } else {
+        refs == 4
     };
     if tier > tier_idx || saturated {
         let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
         let new_gen = p.folio_inc_gen(m, id, false);
-        match profile {
-            Profile::V6_1 => {
+        match sw.workingset_protection_rework {
+            false => {
                 relink(p, m, lv, id, on_gen, new_gen, true);
                 if tier > 0 {
                     p.lruvecs[lv].protected[hist][t][tier - 1] += 1;
                 }
-                let s = if t == FILE {
-                    Stat::WorkingsetActivateFile
-                } else {
-                    Stat::WorkingsetActivateAnon
-                };
-                m.mod_lruvec_state(f.memcg, f.node(), s, 1);
+                if !sw.workingset_activate_at_refault {
+                    let s = if t == FILE {
+                        Stat::WorkingsetActivateFile
+                    } else {
+                        Stat::WorkingsetActivateAnon
+                    };
+                    m.mod_lruvec_state(f.memcg, f.node(), s, 1);
+                }
             }
-            Profile::Mainline => {
+            true => {
                 relink(p, m, lv, id, on_gen, new_gen, false);
                 if !saturated {
                     p.lruvecs[lv].protected[hist][t][tier] += 1;
@@ -611,19 +667,19 @@ fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut S
         return true;
     }
     // ineligible
-    if z > sc.reclaim_idx.min(MAX_NR_ZONES - 1) || (profile == Profile::Mainline && !f.test(pg::LRU)) {
+    if z > sc.reclaim_idx.min(MAX_NR_ZONES - 1) || (sw.workingset_protection_rework && !f.test(pg::LRU)) {
         let new_gen = p.folio_inc_gen(m, id, false);
         relink(p, m, lv, id, on_gen, new_gen, true);
         return true;
     }
-    if profile == Profile::Mainline && t == FILE && f.test(pg::DIRTY) {
+    if sw.dirty_throttling_counts && t == FILE && f.test(pg::DIRTY) {
         sc.nr_file_taken += 1;
         if !f.test(pg::WRITEBACK) {
             sc.stat.nr_unqueued_dirty += 1;
         }
     }
-    // waiting for writeback
-    if f.test(pg::WRITEBACK) || (t == FILE && f.test(pg::DIRTY)) {
+    // waiting for writeback (7.2 and 6.12.117: isolated, shrink_folio_list reactivates them)
+    if !sw.dirty_writeback_reactivation && (f.test(pg::WRITEBACK) || (t == FILE && f.test(pg::DIRTY))) {
         let new_gen = p.folio_inc_gen(m, id, true);
         relink(p, m, lv, id, on_gen, new_gen, false);
         return true;
@@ -635,7 +691,8 @@ fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut S
 /// `isolate_folio`: take a candidate off its generation list for `shrink_folio_list`.
 fn isolate_folio(p: &mut Mglru, m: &mut Machine, id: FolioId, sc: &ScanControl) -> bool {
     let f = m.folios[id];
-    if p.profile() == Profile::V6_1 {
+    let rework = p.sw().workingset_protection_rework;
+    if !rework {
         if !sc.may_unmap && f.mapped() {
             return false;
         }
@@ -646,13 +703,14 @@ fn isolate_folio(p: &mut Mglru, m: &mut Machine, id: FolioId, sc: &ScanControl) 
     {
         let fm = &mut m.folios[id];
         if !fm.test(pg::REFERENCED) {
-            match p.profile() {
-                Profile::V6_1 => fm.clear(pg::REFS_MASK | pg::REFERENCED | pg::WORKINGSET),
-                Profile::Mainline => fm.set_refs(0),
+            if rework {
+                fm.set_refs(0);
+            } else {
+                fm.clear(pg::REFS_MASK | pg::REFERENCED | pg::WORKINGSET);
             }
         }
         fm.clear(pg::RECLAIM);
-        if p.profile() == Profile::V6_1 {
+        if !rework {
             fm.clear(pg::REFERENCED);
         }
     }

@@ -6,8 +6,9 @@
 //! The sections follow the kernel's: the folio flags and placement (this file), aging
 //! (`aging`: generations, the mm list, the page-table walk, look-around), eviction (`eviction`),
 //! refaults (`workingset`), the PID controller (`pid`), Bloom filters (`bloom`) and debugfs
-//! (`debugfs`). Two kernel profiles are selectable per run ([`Profile`]): `6.1` (the series as
-//! merged, Debian's 6.1.192) and `mainline` (≈6.17); every difference asks the profile.
+//! (`debugfs`). The kernel is a value ([`Profile`]): a preset (`6.1`, `6.12`, `6.17`, `7.2`;
+//! `mainline` = the newest) of behaviour switches ([`Switches`], one per kernel change), any of
+//! which a run may flip; every difference between kernels reads one switch.
 
 pub mod admin;
 pub mod aging;
@@ -23,7 +24,9 @@ use crate::mm::folio::{pg, Folio, FolioId, ListHead, ANON, FILE};
 use crate::mm::memcg::MemcgId;
 use crate::mm::vmstat::Stat;
 use crate::mm::{Lru, Machine};
-pub use state::{gen_from_seq, hist_from_seq, LruGen, Profile, MAX_NR_GENS, MAX_NR_TIERS, MIN_NR_GENS};
+pub use state::{
+    gen_from_seq, hist_from_seq, LruGen, Preset, Profile, Switches, MAX_NR_GENS, MAX_NR_TIERS, MIN_NR_GENS,
+};
 
 /// `/sys/kernel/mm/lru_gen/enabled` capability bits.
 pub mod caps {
@@ -57,7 +60,7 @@ pub struct MglruConfig {
 impl Default for MglruConfig {
     fn default() -> Self {
         MglruConfig {
-            profile: Profile::Mainline,
+            profile: Profile::MAINLINE,
             caps: caps::CORE | caps::MM_WALK | caps::NONLEAF_YOUNG,
             hw_pte_young: true,
             hw_nonleaf_pmd_young: true,
@@ -103,6 +106,12 @@ impl Mglru {
         self.cfg.profile
     }
 
+    /// The behaviour switches of the profile.
+    #[inline]
+    pub fn sw(&self) -> &Switches {
+        &self.cfg.profile.switches
+    }
+
     /// Lruvec index of a folio.
     #[inline]
     pub(crate) fn lv_of(&self, f: &Folio) -> usize {
@@ -137,9 +146,10 @@ impl Mglru {
     /// `LRU_REFS_FLAGS` of the profile, with the refs mask.
     #[inline]
     pub fn refs_flags(&self) -> u32 {
-        match self.profile() {
-            Profile::V6_1 => pg::REFS_MASK | pg::REFERENCED | pg::WORKINGSET,
-            Profile::Mainline => pg::REFS_MASK | pg::REFERENCED,
+        if self.sw().workingset_protection_rework {
+            pg::REFS_MASK | pg::REFERENCED
+        } else {
+            pg::REFS_MASK | pg::REFERENCED | pg::WORKINGSET
         }
     }
 
@@ -147,13 +157,13 @@ impl Mglru {
     /// mainline counts all (mask + 1 while referenced, else 0).
     #[inline]
     pub fn folio_lru_refs(&self, f: &Folio) -> u32 {
-        pid::folio_lru_refs(self.profile(), f.flags)
+        pid::folio_lru_refs(self.sw(), f.flags)
     }
 
     /// The tier of a folio.
     #[inline]
     pub fn folio_tier(&self, f: &Folio) -> usize {
-        pid::tier_from_refs(self.profile(), self.folio_lru_refs(f), f.test(pg::WORKINGSET))
+        pid::tier_from_refs(self.sw(), self.folio_lru_refs(f), f.test(pg::WORKINGSET))
     }
 
     /// `lru_gen_inc_refs` (mainline) / `folio_inc_refs` (6.1): one more file-descriptor access.
@@ -161,36 +171,36 @@ impl Mglru {
         if f.test(pg::UNEVICTABLE) {
             return;
         }
-        match self.profile() {
-            Profile::V6_1 => {
-                if !f.test(pg::REFERENCED) {
-                    f.set(pg::REFERENCED);
-                } else if !f.test(pg::WORKINGSET) {
-                    f.set(pg::WORKINGSET);
-                } else if f.refs() < 3 {
-                    f.set_refs(f.refs() + 1);
-                }
+        if self.sw().workingset_protection_rework {
+            if !f.test(pg::REFERENCED) {
+                f.set(pg::REFERENCED);
+                f.set_refs(0);
+            } else if f.refs() < 3 {
+                f.set_refs(f.refs() + 1);
+            } else {
+                f.set(pg::WORKINGSET);
             }
-            Profile::Mainline => {
-                if !f.test(pg::REFERENCED) {
-                    f.set(pg::REFERENCED);
-                    f.set_refs(0);
-                } else if f.refs() < 3 {
-                    f.set_refs(f.refs() + 1);
-                } else {
-                    f.set(pg::WORKINGSET);
-                }
-            }
+        } else if !f.test(pg::REFERENCED) {
+            f.set(pg::REFERENCED);
+        } else if !f.test(pg::WORKINGSET) {
+            f.set(pg::WORKINGSET);
+        } else if f.refs() < 3 {
+            f.set_refs(f.refs() + 1);
         }
     }
 
-    /// `lru_gen_set_refs` (mainline): a young PTE seen through rmap. The first sighting only sets
+    /// `lru_gen_set_refs` (6.14+): a young PTE seen through rmap. The first sighting only sets
     /// `PG_referenced` (returns false); a later one clears the refs, sets `PG_workingset` and asks
-    /// for activation (returns true).
-    pub fn set_refs(f: &mut Folio) -> bool {
+    /// for activation (returns true). 7.2 (`set_refs_three_step`): a folio with refs ≤ 1 gets one
+    /// more reference (`folio_mark_accessed`) and is activated without `PG_workingset`.
+    pub fn set_refs(&self, f: &mut Folio) -> bool {
         if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
             f.set(pg::REFERENCED);
             return false;
+        }
+        if self.sw().set_refs_three_step && self.folio_lru_refs(f) <= 1 {
+            self.inc_refs(f);
+            return true;
         }
         f.clear(pg::REFS_MASK | pg::REFERENCED);
         f.set(pg::WORKINGSET);
@@ -237,36 +247,34 @@ impl Mglru {
     pub fn folio_seq(&self, lg: &LruGen, f: &Folio, reclaiming: bool) -> u64 {
         let t = f.lru_type();
         let min_seq = lg.min_seq[t];
-        match self.profile() {
-            Profile::V6_1 => {
-                if f.test(pg::ACTIVE) {
-                    lg.max_seq
-                } else if (t == ANON && !f.test(pg::SWAPCACHE))
-                    || (f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)))
-                {
-                    lg.max_seq - 1
-                } else if reclaiming || min_seq + MIN_NR_GENS >= lg.max_seq {
-                    min_seq
-                } else {
-                    min_seq + 1
-                }
-            }
-            Profile::Mainline => {
-                let ws = f.test(pg::WORKINGSET) as u64;
-                let g = if f.test(pg::ACTIVE) {
-                    MIN_NR_GENS - ws
-                } else if reclaiming {
-                    MAX_NR_GENS as u64
-                } else if (t == ANON && !f.test(pg::SWAPCACHE))
-                    || (f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)))
-                {
-                    MIN_NR_GENS
-                } else {
-                    MAX_NR_GENS as u64 - ws
-                };
-                (lg.max_seq + 1).saturating_sub(g).max(min_seq)
-            }
+        if !self.sw().workingset_protection_rework {
+            return if f.test(pg::ACTIVE) {
+                lg.max_seq
+            } else if (t == ANON && !f.test(pg::SWAPCACHE))
+                || (f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)))
+            {
+                lg.max_seq - 1
+            } else if reclaiming || min_seq + MIN_NR_GENS >= lg.max_seq {
+                min_seq
+            } else {
+                min_seq + 1
+            };
         }
+        let ws = f.test(pg::WORKINGSET) as u64;
+        let g = if f.test(pg::ACTIVE) {
+            MIN_NR_GENS - ws
+        } else if reclaiming {
+            MAX_NR_GENS as u64
+        } else if (t == ANON && !f.test(pg::SWAPCACHE))
+            || (f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)))
+        {
+            MIN_NR_GENS
+        } else if self.sw().folio_seq_referenced {
+            MAX_NR_GENS as u64 - (ws != 0 || f.test(pg::REFERENCED)) as u64
+        } else {
+            MAX_NR_GENS as u64 - ws
+        };
+        (lg.max_seq + 1).saturating_sub(g).max(min_seq)
     }
 
     /// `lru_gen_add_folio`: place an evictable folio on its generation list (tail if
@@ -354,7 +362,7 @@ impl Mglru {
     pub fn evictable_size(&self, lv: usize, swappiness: u32) -> u64 {
         let lg = &self.lruvecs[lv];
         let mut total = 0;
-        for t in type_range(self.profile(), swappiness) {
+        for t in type_range(self.sw(), swappiness) {
             for seq in lg.min_seq[t]..=lg.max_seq {
                 total += lg.gen_pages(gen_from_seq(seq), t);
             }
@@ -364,18 +372,19 @@ impl Mglru {
 }
 
 /// The types reclaim may touch at `swappiness`: 0 → file only; 201 (mainline) → anon only.
-pub fn type_range(profile: Profile, swappiness: u32) -> std::ops::Range<usize> {
+pub fn type_range(sw: &Switches, swappiness: u32) -> std::ops::Range<usize> {
     let min_type = if swappiness == 0 { FILE } else { ANON };
-    let max_type = match profile {
-        Profile::Mainline if swappiness >= state::SWAPPINESS_ANON_ONLY => ANON,
-        _ => FILE,
+    let max_type = if sw.swappiness_max && swappiness >= state::SWAPPINESS_ANON_ONLY {
+        ANON
+    } else {
+        FILE
     };
     min_type..max_type + 1
 }
 
 /// `evictable_min_seq`: the oldest generation among the types `swappiness` allows.
-pub fn evictable_min_seq(profile: Profile, lg: &LruGen, swappiness: u32) -> u64 {
-    type_range(profile, swappiness)
+pub fn evictable_min_seq(sw: &Switches, lg: &LruGen, swappiness: u32) -> u64 {
+    type_range(sw, swappiness)
         .map(|t| lg.min_seq[t])
         .min()
         .unwrap_or(lg.min_seq[FILE])
@@ -383,9 +392,14 @@ pub fn evictable_min_seq(profile: Profile, lg: &LruGen, swappiness: u32) -> u64 
 
 impl Policy for Mglru {
     fn name(&self) -> &'static str {
-        match self.profile() {
-            Profile::V6_1 => "mglru-6.1",
-            Profile::Mainline => "mglru",
+        if self.profile() == Profile::MAINLINE {
+            return "mglru";
+        }
+        match self.profile().preset {
+            Preset::V6_1 => "mglru-6.1",
+            Preset::V6_12 => "mglru-6.12",
+            Preset::V6_17 => "mglru-6.17",
+            Preset::V7_2 => "mglru-7.2",
         }
     }
 
@@ -417,9 +431,16 @@ impl Policy for Mglru {
             self.add_unevictable(m, id);
             return;
         }
-        // folio_add_lru: a folio added inside a fault on a VMA with recency is hot
+        // folio_add_lru: a folio added inside a fault on a VMA with recency is hot (7.2:
+        // referenced, unless it is a workingset folio)
         if ctx.in_fault {
-            m.folios[id].set(pg::ACTIVE);
+            if self.sw().fault_mark_accessed && !m.folios[id].test(pg::WORKINGSET) {
+                let mut f = m.folios[id];
+                self.inc_refs(&mut f);
+                m.folios[id] = f;
+            } else {
+                m.folios[id].set(pg::ACTIVE);
+            }
         }
         self.add(m, id, false);
     }
@@ -441,7 +462,7 @@ impl Policy for Mglru {
         if !f.test(pg::LRU) || f.test(pg::UNEVICTABLE) || f.gen_counter() == 0 {
             return;
         }
-        if self.profile() == Profile::Mainline {
+        if self.sw().workingset_protection_rework {
             // lru_gen_clear_refs: forget the references; a folio already in the oldest
             // generation of its type stays where it is, uncounted
             m.folios[id].clear(pg::REFS_MASK | pg::REFERENCED | pg::WORKINGSET);
@@ -458,7 +479,7 @@ impl Policy for Mglru {
     }
 
     fn madvise_6_1(&self) -> bool {
-        self.profile() == Profile::V6_1
+        !self.sw().pageout_ignore_references
     }
 
     fn mark_accessed(&mut self, m: &mut Machine, id: FolioId) {
@@ -484,7 +505,7 @@ impl Policy for Mglru {
     }
 
     fn keep_referenced_mapped(&self) -> bool {
-        self.profile() == Profile::V6_1
+        !self.sw().workingset_protection_rework
     }
 
     fn check_references(&mut self, m: &mut Machine, id: FolioId, sc: &ScanControl) -> FolioRef {

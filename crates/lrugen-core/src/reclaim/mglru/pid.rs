@@ -27,7 +27,7 @@
 //! modulo 2^64 (they cannot overflow with realistic page counts, but the products of
 //! [`positive_ctrl_err`] would panic in debug builds instead of wrapping as the kernel's do).
 
-use super::state::{hist_from_seq, LruGen, Profile, MAX_NR_HIST_GENS, MAX_NR_TIERS, MIN_LRU_BATCH};
+use super::state::{hist_from_seq, LruGen, Switches, MAX_NR_HIST_GENS, MAX_NR_TIERS, MIN_LRU_BATCH};
 use crate::mm::folio::{pg, ANON, FILE};
 
 /// `MAX_SWAPPINESS`.
@@ -53,11 +53,12 @@ pub struct CtrlPos {
 /// lives at `t − 1` and index 3 of our array is unused. Mainline keeps tier `t` at `t`.
 /// `sort_folio` and the debugfs reader must use the same mapping.
 #[inline]
-pub fn protected_idx(profile: Profile, tier: usize) -> Option<usize> {
+pub fn protected_idx(sw: &Switches, tier: usize) -> Option<usize> {
     debug_assert!(tier < MAX_NR_TIERS);
-    match profile {
-        Profile::V6_1 => tier.checked_sub(1),
-        Profile::Mainline => Some(tier),
+    if sw.workingset_protection_rework {
+        Some(tier)
+    } else {
+        tier.checked_sub(1)
     }
 }
 
@@ -71,7 +72,7 @@ fn check_nr_hist(nr_hist: usize) {
 
 /// Adds one tier's average and current-slot counts into `pos`.
 #[inline]
-fn add_tier(pos: &mut CtrlPos, lg: &LruGen, profile: Profile, hist: usize, ty: usize, tier: usize) {
+fn add_tier(pos: &mut CtrlPos, lg: &LruGen, sw: &Switches, hist: usize, ty: usize, tier: usize) {
     pos.refaulted = pos
         .refaulted
         .wrapping_add(lg.avg_refaulted[ty][tier])
@@ -80,7 +81,7 @@ fn add_tier(pos: &mut CtrlPos, lg: &LruGen, profile: Profile, hist: usize, ty: u
         .total
         .wrapping_add(lg.avg_total[ty][tier])
         .wrapping_add(lg.evicted[hist][ty][tier]);
-    if let Some(p) = protected_idx(profile, tier) {
+    if let Some(p) = protected_idx(sw, tier) {
         pos.total = pos.total.wrapping_add(lg.protected[hist][ty][p]);
     }
 }
@@ -90,18 +91,15 @@ fn add_tier(pos: &mut CtrlPos, lg: &LruGen, profile: Profile, hist: usize, ty: u
 /// Reads history slot `hist(min_seq[ty])` plus the moving averages. `tier` in `0..MAX_NR_TIERS`
 /// reads that tier; `tier == MAX_NR_TIERS` (mainline only) sums all four tiers, as mainline's
 /// type selection does. The 6.1 profile panics on `tier == MAX_NR_TIERS` (6.1 never asks for it).
-pub fn read_ctrl_pos(lg: &LruGen, profile: Profile, nr_hist: usize, ty: usize, tier: usize, gain: u64) -> CtrlPos {
+pub fn read_ctrl_pos(lg: &LruGen, sw: &Switches, nr_hist: usize, ty: usize, tier: usize, gain: u64) -> CtrlPos {
     check_nr_hist(nr_hist);
     let hist = hist_from_seq(lg.min_seq[ty], nr_hist);
-    let tiers = match profile {
-        Profile::V6_1 => {
-            assert!(tier < MAX_NR_TIERS, "6.1 reads one tier at a time (tier {tier})");
-            tier..=tier
-        }
-        Profile::Mainline => {
-            assert!(tier <= MAX_NR_TIERS, "tier {tier} out of range");
-            tier % MAX_NR_TIERS..=tier.min(MAX_NR_TIERS - 1)
-        }
+    let tiers = if sw.type_selection_rework {
+        assert!(tier <= MAX_NR_TIERS, "tier {tier} out of range");
+        tier % MAX_NR_TIERS..=tier.min(MAX_NR_TIERS - 1)
+    } else {
+        assert!(tier < MAX_NR_TIERS, "6.1 reads one tier at a time (tier {tier})");
+        tier..=tier
     };
     let mut pos = CtrlPos {
         refaulted: 0,
@@ -109,7 +107,7 @@ pub fn read_ctrl_pos(lg: &LruGen, profile: Profile, nr_hist: usize, ty: usize, t
         gain,
     };
     for t in tiers {
-        add_tier(&mut pos, lg, profile, hist, ty, t);
+        add_tier(&mut pos, lg, sw, hist, ty, t);
     }
     pos
 }
@@ -136,9 +134,9 @@ pub fn positive_ctrl_err(sp: &CtrlPos, pv: &CtrlPos) -> bool {
 
 /// The first tier in `1..MAX_NR_TIERS` whose `pv` (read with `pv_gain`) fails against `sp`, minus
 /// one; `MAX_NR_TIERS − 1` if none fails.
-fn first_failing_tier(lg: &LruGen, profile: Profile, nr_hist: usize, sp: &CtrlPos, ty: usize, pv_gain: u64) -> usize {
+fn first_failing_tier(lg: &LruGen, sw: &Switches, nr_hist: usize, sp: &CtrlPos, ty: usize, pv_gain: u64) -> usize {
     for tier in 1..MAX_NR_TIERS {
-        let pv = read_ctrl_pos(lg, profile, nr_hist, ty, tier, pv_gain);
+        let pv = read_ctrl_pos(lg, sw, nr_hist, ty, tier, pv_gain);
         if !positive_ctrl_err(sp, &pv) {
             return tier - 1;
         }
@@ -151,20 +149,17 @@ fn first_failing_tier(lg: &LruGen, profile: Profile, nr_hist: usize, sp: &CtrlPo
 /// The setpoint is tier 0 of `ty`; tiers 1, 2, 3 are compared in turn and the scan stops at the
 /// first one refaulting more than the setpoint allows. The gains leave a margin for noise: 1 : 2 in
 /// 6.1, 2 : 3 in mainline. 0 protects tiers 1–3; 3 protects nothing by tier.
-pub fn get_tier_idx(lg: &LruGen, profile: Profile, nr_hist: usize, ty: usize) -> usize {
-    let (sp_gain, pv_gain) = match profile {
-        Profile::V6_1 => (1, 2),
-        Profile::Mainline => (2, 3),
-    };
-    let sp = read_ctrl_pos(lg, profile, nr_hist, ty, 0, sp_gain);
-    first_failing_tier(lg, profile, nr_hist, &sp, ty, pv_gain)
+pub fn get_tier_idx(lg: &LruGen, sw: &Switches, nr_hist: usize, ty: usize) -> usize {
+    let (sp_gain, pv_gain) = if sw.type_selection_rework { (2, 3) } else { (1, 2) };
+    let sp = read_ctrl_pos(lg, sw, nr_hist, ty, 0, sp_gain);
+    first_failing_tier(lg, sw, nr_hist, &sp, ty, pv_gain)
 }
 
 /// `get_type_to_scan` of 6.1: PID on tier 0 of anon (gain `swappiness`) against tier 0 of file
 /// (gain `200 − swappiness`), then the tier index of the chosen type against the *other* type's
 /// tier 0, with the same per-type gains.
-fn get_type_to_scan_v6_1(lg: &LruGen, nr_hist: usize, swappiness: u32) -> (usize, usize) {
-    let p = Profile::V6_1;
+fn get_type_to_scan_v6_1(lg: &LruGen, sw: &Switches, nr_hist: usize, swappiness: u32) -> (usize, usize) {
+    let p = sw;
     // The kernel computes `int gain[] = { swappiness, 200 - swappiness }` and converts to unsigned
     // long in positive_ctrl_err; a swappiness above 200 (impossible in 6.1) would wrap.
     let gain = [
@@ -192,36 +187,32 @@ fn get_type_to_scan_v6_1(lg: &LruGen, nr_hist: usize, swappiness: u32) -> (usize
 ///   otherwise anon's sum over all tiers (gain `swappiness`) against file's (gain
 ///   `200 − swappiness`): file unless file's weighted refault rate is the higher. No `min_seq`
 ///   shortcut.
-pub fn select_type(lg: &LruGen, profile: Profile, nr_hist: usize, swappiness: u32) -> (usize, Option<usize>) {
+pub fn select_type(lg: &LruGen, sw: &Switches, nr_hist: usize, swappiness: u32) -> (usize, Option<usize>) {
     check_nr_hist(nr_hist);
-    match profile {
-        Profile::V6_1 => {
-            if swappiness == 0 {
-                (FILE, None)
-            } else if lg.min_seq[ANON] < lg.min_seq[FILE] {
-                (ANON, None)
-            } else if swappiness == 1 {
-                (FILE, None)
-            } else if swappiness == MAX_SWAPPINESS {
-                (ANON, None)
-            } else {
-                let (ty, tier) = get_type_to_scan_v6_1(lg, nr_hist, swappiness);
-                (ty, Some(tier))
-            }
-        }
-        Profile::Mainline => {
-            if swappiness <= 1 {
-                return (FILE, None);
-            }
-            if swappiness >= MAX_SWAPPINESS {
-                return (ANON, None);
-            }
-            let all = MAX_NR_TIERS;
-            let sp = read_ctrl_pos(lg, profile, nr_hist, ANON, all, u64::from(swappiness));
-            let pv = read_ctrl_pos(lg, profile, nr_hist, FILE, all, u64::from(MAX_SWAPPINESS - swappiness));
-            (if positive_ctrl_err(&sp, &pv) { FILE } else { ANON }, None)
-        }
+    if !sw.type_selection_rework {
+        return if swappiness == 0 {
+            (FILE, None)
+        } else if lg.min_seq[ANON] < lg.min_seq[FILE] {
+            (ANON, None)
+        } else if swappiness == 1 {
+            (FILE, None)
+        } else if swappiness == MAX_SWAPPINESS {
+            (ANON, None)
+        } else {
+            let (ty, tier) = get_type_to_scan_v6_1(lg, sw, nr_hist, swappiness);
+            (ty, Some(tier))
+        };
     }
+    if swappiness <= 1 {
+        return (FILE, None);
+    }
+    if swappiness >= MAX_SWAPPINESS {
+        return (ANON, None);
+    }
+    let all = MAX_NR_TIERS;
+    let sp = read_ctrl_pos(lg, sw, nr_hist, ANON, all, u64::from(swappiness));
+    let pv = read_ctrl_pos(lg, sw, nr_hist, FILE, all, u64::from(MAX_SWAPPINESS - swappiness));
+    (if positive_ctrl_err(&sp, &pv) { FILE } else { ANON }, None)
 }
 
 /// `reset_ctrl_pos`, called with the LRU lock held when a sequence number advances.
@@ -235,7 +226,7 @@ pub fn select_type(lg: &LruGen, profile: Profile, nr_hist: usize, swappiness: u3
 ///   slot, nothing.
 ///
 /// Clearing zeroes refaulted, evicted and the profile's protected slots (6.1: indices 0..=2 only).
-pub fn reset_ctrl_pos(lg: &mut LruGen, profile: Profile, nr_hist: usize, ty: usize, carryover: bool) {
+pub fn reset_ctrl_pos(lg: &mut LruGen, sw: &Switches, nr_hist: usize, ty: usize, carryover: bool) {
     check_nr_hist(nr_hist);
     let clear = if carryover { nr_hist == 1 } else { nr_hist > 1 };
     if !carryover && !clear {
@@ -244,7 +235,7 @@ pub fn reset_ctrl_pos(lg: &mut LruGen, profile: Profile, nr_hist: usize, ty: usi
     let seq = if carryover { lg.min_seq[ty] } else { lg.max_seq + 1 };
     let hist = hist_from_seq(seq, nr_hist);
     for tier in 0..MAX_NR_TIERS {
-        let prot = protected_idx(profile, tier);
+        let prot = protected_idx(sw, tier);
         if carryover {
             let sum = lg.avg_refaulted[ty][tier].wrapping_add(lg.refaulted[hist][ty][tier]);
             lg.avg_refaulted[ty][tier] = sum / 2;
@@ -281,17 +272,14 @@ fn order_base_2(n: u32) -> usize {
 /// * Mainline: 0 without `PG_referenced`, else mask + 1 (1..=4): N accesses give N up to 4;
 ///   the 5th sets `PG_workingset`, which [`tier_from_refs`] takes separately.
 #[inline]
-pub fn folio_lru_refs(profile: Profile, flags: u32) -> u32 {
+pub fn folio_lru_refs(sw: &Switches, flags: u32) -> u32 {
     let mask = (flags & pg::REFS_MASK) >> pg::REFS_SHIFT;
-    match profile {
-        Profile::V6_1 => mask + u32::from(flags & pg::WORKINGSET != 0),
-        Profile::Mainline => {
-            if flags & pg::REFERENCED == 0 {
-                0
-            } else {
-                mask + 1
-            }
-        }
+    if !sw.workingset_protection_rework {
+        mask + u32::from(flags & pg::WORKINGSET != 0)
+    } else if flags & pg::REFERENCED == 0 {
+        0
+    } else {
+        mask + 1
     }
 }
 
@@ -304,29 +292,89 @@ pub fn folio_lru_refs(profile: Profile, flags: u32) -> u32 {
 /// Either way N accesses through file descriptors land in tier `order_base_2(N)`: N ≤ 1 → 0,
 /// 2 → 1, 3–4 → 2, ≥ 5 → 3.
 #[inline]
-pub fn tier_from_refs(profile: Profile, refs: u32, workingset: bool) -> usize {
+pub fn tier_from_refs(sw: &Switches, refs: u32, workingset: bool) -> usize {
     debug_assert!(refs <= 4, "refs {refs} above BIT(LRU_REFS_WIDTH)");
-    match profile {
-        Profile::V6_1 => order_base_2(refs + 1),
-        Profile::Mainline => {
-            if workingset {
-                MAX_NR_TIERS - 1
-            } else {
-                order_base_2(refs)
-            }
-        }
+    if !sw.workingset_protection_rework {
+        order_base_2(refs + 1)
+    } else if workingset {
+        MAX_NR_TIERS - 1
+    } else {
+        order_base_2(refs)
     }
 }
 
 /// The tier of a folio's flags word: [`tier_from_refs`] of [`folio_lru_refs`].
 #[inline]
-pub fn folio_tier(profile: Profile, flags: u32) -> usize {
-    tier_from_refs(profile, folio_lru_refs(profile, flags), flags & pg::WORKINGSET != 0)
+pub fn folio_tier(sw: &Switches, flags: u32) -> usize {
+    tier_from_refs(sw, folio_lru_refs(sw, flags), flags & pg::WORKINGSET != 0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The two kernels these tests pin down: 6.1 and the 6.14 rework (both 6.17 and 7.2).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Profile {
+        V6_1,
+        Mainline,
+    }
+
+    impl Profile {
+        fn sw(self) -> Switches {
+            match self {
+                Profile::V6_1 => Switches::V6_1,
+                Profile::Mainline => Switches::V6_17,
+            }
+        }
+    }
+
+    // The functions under test, called with a profile (the code itself reads the switches).
+    fn protected_idx(p: Profile, tier: usize) -> Option<usize> {
+        super::protected_idx(&p.sw(), tier)
+    }
+    fn read_ctrl_pos(lg: &LruGen, p: Profile, nr_hist: usize, ty: usize, tier: usize, gain: u64) -> CtrlPos {
+        super::read_ctrl_pos(lg, &p.sw(), nr_hist, ty, tier, gain)
+    }
+    fn get_tier_idx(lg: &LruGen, p: Profile, nr_hist: usize, ty: usize) -> usize {
+        super::get_tier_idx(lg, &p.sw(), nr_hist, ty)
+    }
+    fn select_type(lg: &LruGen, p: Profile, nr_hist: usize, swappiness: u32) -> (usize, Option<usize>) {
+        super::select_type(lg, &p.sw(), nr_hist, swappiness)
+    }
+    fn reset_ctrl_pos(lg: &mut LruGen, p: Profile, nr_hist: usize, ty: usize, carryover: bool) {
+        super::reset_ctrl_pos(lg, &p.sw(), nr_hist, ty, carryover)
+    }
+    fn tier_from_refs(p: Profile, refs: u32, workingset: bool) -> usize {
+        super::tier_from_refs(&p.sw(), refs, workingset)
+    }
+    fn folio_lru_refs(p: Profile, flags: u32) -> u32 {
+        super::folio_lru_refs(&p.sw(), flags)
+    }
+    fn folio_tier(p: Profile, flags: u32) -> usize {
+        super::folio_tier(&p.sw(), flags)
+    }
+
+    /// The 6.12 preset reads the PID statistics as 6.1 does (the rework is 6.14).
+    #[test]
+    fn v6_12_pid_is_6_1s() {
+        let mut g = LruGen::new(0);
+        g.max_seq = 7;
+        g.min_seq = [5, 5];
+        g.refaulted[0][FILE] = [99, 100, 101, 0];
+        g.evicted[0][FILE] = [136, 60, 100, 0];
+        g.protected[0][FILE] = [40, 0, 0, 0];
+        for s in [1, 60, 100, 150] {
+            assert_eq!(
+                super::select_type(&g, &Switches::V6_12, 1, s),
+                super::select_type(&g, &Switches::V6_1, 1, s)
+            );
+        }
+        assert_eq!(
+            super::get_tier_idx(&g, &Switches::V6_12, 1, FILE),
+            super::get_tier_idx(&g, &Switches::V6_1, 1, FILE)
+        );
+    }
 
     const BOTH: [Profile; 2] = [Profile::V6_1, Profile::Mainline];
     const HISTS: [usize; 2] = [1, MAX_NR_HIST_GENS];

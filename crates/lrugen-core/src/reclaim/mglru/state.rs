@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! MGLRU state: constants, the kernel profile, and the per-lruvec `lru_gen_folio` and
+//! MGLRU state: constants, the kernel profiles (switches and presets), and the per-lruvec `lru_gen_folio` and
 //! `lru_gen_mm_state` (`include/linux/mmzone.h`).
 
 use super::bloom::BloomFilter;
@@ -25,51 +25,367 @@ pub const MAX_NR_MM_STATS: usize = 6;
 /// `SWAPPINESS_ANON_ONLY` (mainline): proactive reclaim of anon only.
 pub const SWAPPINESS_ANON_ONLY: u32 = 201;
 
-/// Which kernel's MGLRU to model. The differences are small and local; every place that depends
-/// on the profile asks one of the methods below (see `kernel-mglru.md` §14).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Profile {
-    /// The series as merged in 6.1 (v14/v15; Debian's 6.1.192).
+/// Declares [`Switches`]: one `bool` per kernel change, with its name list and by-name access.
+macro_rules! switches {
+    ($( $(#[$meta:meta])* $name:ident ),* $(,)?) => {
+        /// The behaviour switches of a kernel profile: one per kernel change that altered MGLRU's
+        /// behaviour, named after it, `true` when the change is in (the newer behaviour). Every
+        /// place that behaves differently across kernels reads exactly one of these
+        /// (`if self.sw().vma_has_recency { … }`); no code asks for a version. A [`Profile`] is a
+        /// preset of them ([`Preset`]) with any switches flipped on top. See `kernel-mglru.md`
+        /// §14 and §17; "first release unconfirmed" means that only the switch's state in the
+        /// kernels read (6.1.192, 6.12.117, the 6.17 description, 7.2.13) is established.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Switches {
+            $( $(#[$meta])* pub $name: bool, )*
+        }
+
+        impl Switches {
+            /// The switch names, in declaration order (oldest kernel change first).
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
+
+            /// The switch called `name`.
+            pub fn get(&self, name: &str) -> Option<bool> {
+                match name {
+                    $(stringify!($name) => Some(self.$name),)*
+                    _ => None,
+                }
+            }
+
+            /// Set the switch called `name`; false if there is none.
+            pub fn set(&mut self, name: &str, on: bool) -> bool {
+                match name {
+                    $(stringify!($name) => { self.$name = on; true })*
+                    _ => false,
+                }
+            }
+
+            const ALL_OFF: Switches = Switches { $($name: false,)* };
+        }
+    };
+}
+
+switches! {
+    /// 6.3, "mm: add vma_has_recency()" (Yu Zhao): the rmap walk of `folio_referenced` skips
+    /// VMAs without recency (`VM_SEQ_READ`, `VM_RAND_READ`; `invalid_folio_referenced_vma`), so a
+    /// young PTE in an `MADV_RANDOM` mapping no longer counts. Off: 6.1, where only MGLRU's
+    /// look-around skips them and the young bit still counts unless `VM_SEQ_READ`.
+    vma_has_recency,
+    /// 6.3, "mm: multi-gen LRU: per-node lru_gen_folio lists" (Yu Zhao): root reclaim goes
+    /// through `lru_gen_shrink_node` (`shrink_many` over the memcgs) instead of the classic
+    /// `shrink_node_memcgs` iteration.
+    memcg_lru,
+    /// 6.3, "mm: multi-gen LRU: remove aging fairness safeguard" and "… remove eviction fairness
+    /// safeguard" (Yu Zhao), with `set_initial_priority` and the watermark `should_abort_scan`
+    /// (≈6.7, "mm/mglru: try to stop at high watermarks"): kswapd no longer ages every memcg in
+    /// `lru_gen_age_node` (only `min_ttl` is left there); aging happens in the eviction path
+    /// (`get_nr_to_scan`), the lruvec loop is `try_to_shrink_lruvec`, `!may_swap` makes
+    /// swappiness 0. Off: 6.1's `lru_gen_shrink_lruvec`.
+    eviction_path_aging,
+    /// 6.9, "mm: madvise: pageout: ignore references rather than clearing young" (Barry Song):
+    /// `MADV_PAGEOUT` leaves the accessed bits and reclaims ignoring references. Off: 6.1,
+    /// where `MADV_COLD`/`PAGEOUT` both clear young PTEs and `reclaim_pages` checks references.
+    pageout_ignore_references,
+    /// 6.12.y, "mm: vmscan: fix dirty folios throttling on cgroup v1 for MGLRU" (Jingxiang Zeng;
+    /// in 6.12.117): `sort_folio` counts dirty file folios into `nr_file_taken` and
+    /// `nr_unqueued_dirty`, and the lruvec loop wakes the flushers when all taken file folios
+    /// were unqueued dirty.
+    dirty_throttling_counts,
+    /// ≤6.12 (first release unconfirmed; `kernel-mglru.md` §17.1 rows 9, 24): with the 6.1
+    /// refault test, `workingset_refault` counts every refault on the same lruvec and
+    /// `workingset_activate` every recent one, instead of `sort_folio` counting
+    /// `workingset_activate` when it protects a tier (6.1).
+    workingset_activate_at_refault,
+    /// 6.14, "mm/mglru: rework aging feedback" (Yu Zhao): anon and file `min_seq` move
+    /// independently within ±1 generation (`try_to_inc_min_seq`), `evictable_min_seq` decides
+    /// aging, the stop of a batch, `min_ttl`, the first row of `lru_gen` and the end of a
+    /// debugfs `-`; no young/old balance in `should_run_aging`; debugfs `+` takes a swappiness
+    /// and fails with `EEXIST` when it created nothing. Off: `min_seq[anon]` ≤ `min_seq[file]`.
+    aging_feedback_rework,
+    /// 6.14, "mm/mglru: rework type selection" (Yu Zhao): `get_type_to_scan` compares the sum
+    /// of all tiers, the tier index is always against the type's own tier 0 with gains 2 : 3;
+    /// no `min_seq` shortcut. Off: PID on tier 0, gains 1 : 2, tier index vs the other type.
+    type_selection_rework,
+    /// 6.14, "mm/mglru: rework refault detection" (Yu Zhao): a refault is recent while its
+    /// generation is within `MAX_NR_GENS` of `max_seq`; `workingset_refault` always,
+    /// `workingset_activate` only in a fault, `PG_workingset` and `workingset_restore` from the
+    /// shadow's workingset bit. Off: token `min_seq` must equal the current one.
+    refault_detection_rework,
+    /// 6.14, "mm/mglru: rework workingset protection" (Yu Zhao): refs = mask + 1 while
+    /// `PG_referenced`, `PG_workingset` = tier 3, saturation at refs + workingset = 5
+    /// (`refs_plus_workingset_saturation`), the rmap and walk "second chance"
+    /// (`lru_gen_set_refs`), `lru_gen_folio_seq` placement (`PG_active` → `max_seq − 1`),
+    /// `folio_inc_gen` keeps `PG_workingset`, `lru_gen_clear_refs` on deactivation,
+    /// `protected[tier]` (not `tier − 1`), protected folios to the head of `min_seq + 1`,
+    /// `inc_min_seq` counting what it moves, the put-back rule for rejected folios. Off: the
+    /// 6.1/6.12 encoding (2nd access sets `PG_workingset`, tier = order_base_2(refs + 1)).
+    workingset_protection_rework,
+    /// ≈6.14 (first release unconfirmed; 6.12 still has `walk->can_swap`, §17.1 row 7): the
+    /// page-table walk carries a swappiness (201 skips file VMAs), a forced scan tests non-leaf
+    /// PMD young bits no more, `get_pfn_folio` requires a folio on an MGLRU list, and a walk
+    /// needs the `MM_WALK` capability even when forced.
+    walk_swappiness,
+    /// 6.15, "mm: add swappiness=max arg to memory.reclaim for only anon reclaim" (Zhongkun He):
+    /// swappiness 201 (`SWAPPINESS_ANON_ONLY`; debugfs `max`) reclaims anon only.
+    swappiness_max,
+    /// 6.17 (first release unconfirmed, `kernel-mglru.md` §14 "Scan budget"): `scan_folios`
+    /// examines at most `min(nr_to_scan, MAX_LRU_BATCH)` folios and a debugfs `-` batch is
+    /// `MAX_LRU_BATCH`. Off: `MAX_LRU_BATCH` per call, whatever the budget.
+    scan_batch_bounded,
+    /// ≤6.12 (first release unconfirmed, §17.0): four mm-walk statistics (`TYFA`) and the `x`
+    /// markers (`RTx`/`xxx`) in `lru_gen_full`, whose mm-stats line needs a walk state. Off:
+    /// 6.1's six `LOYNFA` statistics and blank markers.
+    mm_stats_tyfa,
+    /// 7.2, "mm/mglru: use the common routine for dirty/writeback reactivation" (of "mm/mglru:
+    /// improve reclaim loop and dirty folio handling"; backported to 6.12.117): `sort_folio` has
+    /// no dirty/writeback branch; such folios are isolated, and `shrink_folio_list` marks dirty
+    /// file folios `PG_reclaim`, counts `nr_vmscan_immediate_reclaim` and activates them
+    /// (`pgactivate`). Off: `sort_folio` moves them to `min_seq + 1` with `PG_reclaim`.
+    dirty_writeback_reactivation,
+    /// 7.2, "mm/mglru: use folio_mark_accessed to replace folio_set_active": a folio added in a
+    /// fault on a VMA with recency gets `PG_active` only with `PG_workingset`; any other gets
+    /// `folio_mark_accessed` (`PG_referenced`, refs 1). Off: every such folio gets `PG_active`.
+    fault_mark_accessed,
+    /// 7.2 (`kernel-mglru.md` §17.1 row 3; the commit is one of the 7.2 reclaim series,
+    /// subject unconfirmed): `lru_gen_folio_seq` places a non-active, non-tail folio with
+    /// `PG_referenced` (not only `PG_workingset`) in `max_seq − 2`, so a folio referenced while
+    /// in the per-CPU add batch lands a generation younger.
+    folio_seq_referenced,
+    /// 7.2 (§17.1 row 6, subject unconfirmed): `lru_gen_set_refs` in three steps: no refs →
+    /// `PG_referenced`, KEEP; refs ≤ 1 → `folio_mark_accessed`, ACTIVATE; more → `PG_workingset`,
+    /// ACTIVATE. Off (6.14–6.17): the second sighting sets `PG_workingset`.
+    set_refs_three_step,
+    /// 7.2, "mm/mglru: improve reclaim loop and dirty folio handling" (the series; §17.1 rows
+    /// 11–14, §17.2): the lruvec budget is computed once, batches of at most 64 folios, aging at
+    /// any priority when only two generations are left, root reclaim stops after the first batch
+    /// that followed an aging attempt, `evict_folios` returns exactly the pages examined and
+    /// flushes empty generations before and after isolating, the flushers are woken per batch.
+    reclaim_loop_single_budget,
+    /// 7.2 (§17.1 row 17, of the reclaim-loop series): `should_abort_scan` also stops memcg
+    /// reclaim once `nr_to_reclaim` pages are reclaimed. Off: memcg reclaim never stops early.
+    memcg_reclaim_early_stop,
+    /// 7.2, "mm: move pgscan, pgsteal, pgrefill to node stats" (JP Kobryn; §17.1 row 30):
+    /// `pgscan_*`, `pgsteal_*` and `pgrefill` are lruvec statistics, counted in `/proc/vmstat`
+    /// for memcg reclaim too. Off: the global events leave cgroup reclaim out.
+    node_reclaim_stats,
+    /// 7.2 (§17.1 row 24): a recent refault counts `workingset_activate` only if it also restores
+    /// `PG_workingset` from the shadow, in a fault. Off (6.14–6.17): every recent refault in a
+    /// fault counts it.
+    workingset_activate_needs_workingset,
+}
+
+impl Switches {
+    /// Debian 6.1.192: the series as merged (v14/v15).
+    pub const V6_1: Switches = Switches::ALL_OFF;
+    /// Debian 6.12.117: the 6.3–6.12 changes, none of the 6.14 rework (`kernel-mglru.md` §17.3).
+    pub const V6_12: Switches = Switches {
+        vma_has_recency: true,
+        memcg_lru: true,
+        eviction_path_aging: true,
+        pageout_ignore_references: true,
+        dirty_throttling_counts: true,
+        workingset_activate_at_refault: true,
+        mm_stats_tyfa: true,
+        dirty_writeback_reactivation: true,
+        ..Switches::ALL_OFF
+    };
+    /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
+    pub const V6_17: Switches = Switches {
+        aging_feedback_rework: true,
+        type_selection_rework: true,
+        refault_detection_rework: true,
+        workingset_protection_rework: true,
+        walk_swappiness: true,
+        swappiness_max: true,
+        scan_batch_bounded: true,
+        dirty_writeback_reactivation: false,
+        ..Switches::V6_12
+    };
+    /// Debian 7.2.13.
+    pub const V7_2: Switches = Switches {
+        dirty_writeback_reactivation: true,
+        fault_mark_accessed: true,
+        folio_seq_referenced: true,
+        set_refs_three_step: true,
+        reclaim_loop_single_budget: true,
+        memcg_reclaim_early_stop: true,
+        node_reclaim_stats: true,
+        workingset_activate_needs_workingset: true,
+        ..Switches::V6_17
+    };
+}
+
+/// A named set of switches: the kernels the model knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Preset {
+    /// Debian 6.1.192.
     #[serde(rename = "6.1")]
     V6_1,
-    /// Mainline (≈6.15–6.17, `kernel-mglru.md` §1–§13).
-    #[default]
-    #[serde(rename = "mainline")]
-    Mainline,
+    /// Debian 6.12.117.
+    #[serde(rename = "6.12")]
+    V6_12,
+    /// The ≈6.17 kernel of `kernel-mglru.md` §§2–13.
+    #[serde(rename = "6.17")]
+    V6_17,
+    /// Debian 7.2.13.
+    #[serde(rename = "7.2")]
+    V7_2,
+}
+
+impl Preset {
+    /// Every preset, oldest first.
+    pub const ALL: [Preset; 4] = [Preset::V6_1, Preset::V6_12, Preset::V6_17, Preset::V7_2];
+    /// What `mainline` stands for: the newest preset whose real-kernel comparisons hold. Still
+    /// 6.17: the 7.2 preset has the 7.2 switches modelled so far, and on the Debian 7.2.13 mixed
+    /// fixture it misses 15 % more than the kernel where 6.17 misses 6 % less
+    /// (`crates/lrugen-kernel/tests/fixture_vs_model.rs`, `own_presets_vs_debian_6_12_and_7_2`).
+    pub const MAINLINE: Preset = Preset::V6_17;
+
+    /// Its name on the command line and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::V6_1 => "6.1",
+            Preset::V6_12 => "6.12",
+            Preset::V6_17 => "6.17",
+            Preset::V7_2 => "7.2",
+        }
+    }
+
+    /// Its switches.
+    pub fn switches(self) -> Switches {
+        match self {
+            Preset::V6_1 => Switches::V6_1,
+            Preset::V6_12 => Switches::V6_12,
+            Preset::V6_17 => Switches::V6_17,
+            Preset::V7_2 => Switches::V7_2,
+        }
+    }
+}
+
+/// Which kernel's MGLRU to model: a preset, and its switches (the preset's, possibly with some
+/// flipped). Every place that depends on the kernel reads one switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Profile {
+    /// The preset the switches started from.
+    pub preset: Preset,
+    /// The switches in effect.
+    pub switches: Switches,
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Profile::MAINLINE
+    }
 }
 
 impl Profile {
-    /// Its name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::V6_1 => "6.1",
-            Profile::Mainline => "mainline",
+    /// The 6.1 preset.
+    pub const V6_1: Profile = Profile::of(Preset::V6_1);
+    /// The 6.12 preset.
+    pub const V6_12: Profile = Profile::of(Preset::V6_12);
+    /// The 6.17 preset.
+    pub const V6_17: Profile = Profile::of(Preset::V6_17);
+    /// The 7.2 preset.
+    pub const V7_2: Profile = Profile::of(Preset::V7_2);
+    /// `mainline`: the newest preset.
+    pub const MAINLINE: Profile = Profile::of(Preset::MAINLINE);
+
+    /// A preset with its own switches.
+    pub const fn of(preset: Preset) -> Profile {
+        let switches = match preset {
+            Preset::V6_1 => Switches::V6_1,
+            Preset::V6_12 => Switches::V6_12,
+            Preset::V6_17 => Switches::V6_17,
+            Preset::V7_2 => Switches::V7_2,
+        };
+        Profile { preset, switches }
+    }
+
+    /// The preset's name (`6.1`, `6.12`, `6.17`, `7.2`).
+    pub fn name(&self) -> &'static str {
+        self.preset.name()
+    }
+
+    /// The switches that differ from the preset's, with their values, in declaration order.
+    pub fn flipped(&self) -> Vec<(&'static str, bool)> {
+        let base = self.preset.switches();
+        Switches::NAMES
+            .iter()
+            .filter_map(|&n| {
+                let v = self.switches.get(n)?;
+                (base.get(n) != Some(v)).then_some((n, v))
+            })
+            .collect()
+    }
+
+    /// The preset's name followed by the flipped switches: `7.2`, `7.2+vma_has_recency=false`.
+    pub fn label(&self) -> String {
+        let mut s = self.name().to_string();
+        for (n, v) in self.flipped() {
+            s.push_str(&format!("+{n}={v}"));
+        }
+        s
+    }
+
+    /// Flip switch `name` to `on`; an error naming the valid switches if there is none.
+    pub fn set_switch(&mut self, name: &str, on: bool) -> Result<(), String> {
+        if self.switches.set(name, on) {
+            Ok(())
+        } else {
+            Err(format!(
+                "unknown MGLRU switch '{name}': expected one of {}",
+                Switches::NAMES.join(", ")
+            ))
         }
     }
+
+    /// Apply a `NAME=true|false` assignment (the command line's `--switch`).
+    pub fn apply_assignment(&mut self, text: &str) -> Result<(), String> {
+        let Some((name, value)) = text.split_once('=') else {
+            return Err(format!("expected NAME=true or NAME=false, found '{text}'"));
+        };
+        let on = match value.trim() {
+            "true" | "1" | "on" => true,
+            "false" | "0" | "off" => false,
+            v => return Err(format!("switch '{}': expected true or false, found '{v}'", name.trim())),
+        };
+        self.set_switch(name.trim(), on)
+    }
+
     /// Number of mm-walk statistics (`NR_MM_STATS`).
-    pub fn nr_mm_stats(self) -> usize {
-        match self {
-            Profile::V6_1 => 6,
-            Profile::Mainline => 4,
+    pub fn nr_mm_stats(&self) -> usize {
+        if self.switches.mm_stats_tyfa {
+            4
+        } else {
+            6
         }
     }
     /// Letters of the mm-walk statistics in `lru_gen_full`.
-    pub fn mm_stat_chars(self) -> &'static str {
-        match self {
-            Profile::V6_1 => "LOYNFA",
-            Profile::Mainline => "TYFA",
+    pub fn mm_stat_chars(&self) -> &'static str {
+        if self.switches.mm_stats_tyfa {
+            "TYFA"
+        } else {
+            "LOYNFA"
         }
     }
 }
+
+/// The profile names `from_str` accepts (for help texts and errors).
+pub const PROFILE_NAMES: &str = "6.1, 6.12, 6.17, 7.2 or mainline";
 
 impl std::str::FromStr for Profile {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "6.1" | "v6.1" => Ok(Profile::V6_1),
-            "mainline" => Ok(Profile::Mainline),
-            _ => Err(format!("unknown kernel profile '{s}': expected 6.1 or mainline")),
-        }
+        let p = match s {
+            "6.1" | "v6.1" => Preset::V6_1,
+            "6.12" | "v6.12" => Preset::V6_12,
+            "6.17" | "v6.17" => Preset::V6_17,
+            "7.2" | "v7.2" => Preset::V7_2,
+            "mainline" => Preset::MAINLINE,
+            _ => return Err(format!("unknown kernel profile '{s}': expected {PROFILE_NAMES}")),
+        };
+        Ok(Profile::of(p))
     }
 }
 

@@ -9,7 +9,7 @@
 //! in `refaulted[]`, the numerator of the PID controller; `evicted[]` counts the denominator at
 //! shadow time.
 
-use super::{gen_from_seq, hist_from_seq, pid, Mglru, Profile, MAX_NR_GENS};
+use super::{gen_from_seq, hist_from_seq, pid, Mglru, MAX_NR_GENS};
 use crate::mm::folio::{pg, FolioId, FILE};
 use crate::mm::Machine;
 use crate::reclaim::classic::workingset::{refault_stats, Shadow, EVICTION_MASK};
@@ -23,15 +23,16 @@ pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
     let t = f.lru_type();
     let refs = p.folio_lru_refs(&f);
     let ws = f.test(pg::WORKINGSET);
-    let tier = pid::tier_from_refs(p.profile(), refs, ws);
+    let tier = pid::tier_from_refs(p.sw(), refs, ws);
     let lv = p.lv_of(&f);
     let min_seq = p.lruvecs[lv].min_seq[t];
     let token = (min_seq << REFS_WIDTH) | refs.saturating_sub(1) as u64;
     let hist = hist_from_seq(min_seq, p.nr_hist);
     p.lruvecs[lv].evicted[hist][t][tier] += 1;
-    let workingset = match p.profile() {
-        Profile::V6_1 => refs != 0,
-        Profile::Mainline => ws,
+    let workingset = if p.sw().workingset_protection_rework {
+        ws
+    } else {
+        refs != 0
     };
     Shadow {
         eviction: token & EVICTION_MASK,
@@ -51,9 +52,10 @@ pub fn lru_gen_test_recent(p: &Mglru, m: &Machine, s: &Shadow, t: usize) -> Opti
     let lg = &p.lruvecs[p.lv(s.memcg, s.node)];
     let mask = EVICTION_MASK >> REFS_WIDTH;
     let token_seq = s.eviction >> REFS_WIDTH;
-    Some(match p.profile() {
-        Profile::V6_1 => token_seq == lg.min_seq[t] & mask,
-        Profile::Mainline => (lg.max_seq & mask).abs_diff(token_seq) < MAX_NR_GENS as u64,
+    Some(if p.sw().refault_detection_rework {
+        (lg.max_seq & mask).abs_diff(token_seq) < MAX_NR_GENS as u64
+    } else {
+        token_seq == lg.min_seq[t] & mask
     })
 }
 
@@ -71,16 +73,25 @@ pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64,
     };
     let lv = p.lv_of(&f);
     let (refault, activate, restore) = refault_stats(t == FILE);
-    match p.profile() {
-        Profile::V6_1 => {
+    let sw = *p.sw();
+    match sw.refault_detection_rework {
+        false => {
+            // 6.12: every refault on the same lruvec counts, every recent one activates
+            if sw.workingset_activate_at_refault {
+                m.mod_lruvec_state(f.memcg, f.node(), refault, 1);
+            }
             if !recent {
                 return;
             }
             let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
             let refs = (s.eviction & 3) as u32 + s.workingset as u32;
-            let tier = pid::tier_from_refs(Profile::V6_1, refs, false);
+            let tier = pid::tier_from_refs(&sw, refs, false);
             p.lruvecs[lv].refaulted[hist][t][tier] += 1;
-            m.mod_lruvec_state(f.memcg, f.node(), refault, 1);
+            if sw.workingset_activate_at_refault {
+                m.mod_lruvec_state(f.memcg, f.node(), activate, 1);
+            } else {
+                m.mod_lruvec_state(f.memcg, f.node(), refault, 1);
+            }
             if in_fault || refs >= (1 << REFS_WIDTH) - 1 {
                 let fm = &mut m.folios[id];
                 fm.set_refs(3);
@@ -88,16 +99,16 @@ pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64,
                 m.mod_lruvec_state(f.memcg, f.node(), restore, 1);
             }
         }
-        Profile::Mainline => {
+        true => {
             m.mod_lruvec_state(f.memcg, f.node(), refault, 1);
             if !recent {
                 return;
             }
             let refs = (s.eviction & 3) as u32 + 1;
-            let tier = pid::tier_from_refs(Profile::Mainline, refs, s.workingset);
+            let tier = pid::tier_from_refs(&sw, refs, s.workingset);
             let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
             p.lruvecs[lv].refaulted[hist][t][tier] += 1;
-            if in_fault {
+            if in_fault && (s.workingset || !sw.workingset_activate_needs_workingset) {
                 m.mod_lruvec_state(f.memcg, f.node(), activate, 1);
             }
             if s.workingset {

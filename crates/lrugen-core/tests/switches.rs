@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The kernel profiles as data: every MGLRU behaviour switch changes what a small run observes
+//! when it alone flips (so a switch the code ignored would fail its test), the presets are what
+//! `kernel-mglru.md` §17.3 says, and they round-trip through TOML.
+//!
+//! The run is one fixed script on a tiny machine, replayed three times: under global pressure (no
+//! memcg limit: kswapd and direct root reclaim), under a memcg limit, and with little swap. It touches what the switches
+//! decide: file pages read once, twice and many times (tiers), anon stores with swap, a file
+//! mapping with `MADV_RANDOM` (recency), `MADV_COLD` and `MADV_PAGEOUT` of young anon, dirty file
+//! writes, refaults, and debugfs reads and writes (`+` with force_scan, `-` with `max`). Its
+//! fingerprint is the misses, `/proc/vmstat`, the `lru_gen_full` text and the debugfs results.
+
+use lrugen::kernel::Kernel;
+use lrugen::mm::memcg::ROOT_MEMCG;
+use lrugen::mm::pagecache::Advice;
+use lrugen::mm::vm::{pte, vmf, Madv, MMAP_BASE_VPN};
+use lrugen::mm::{Machine, MachineConfig};
+use lrugen::reclaim::mglru::{Mglru, MglruConfig, Preset, Profile, Switches};
+use lrugen::reclaim::Policy;
+use lrugen::workload::{Op, ANON_FILE};
+
+const B: u32 = MMAP_BASE_VPN;
+
+/// xorshift64*, for a fixed access order.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) % n
+    }
+}
+
+/// Everything one run of the script shows.
+fn fingerprint(profile: Profile, limit: Option<u64>, swap: u64) -> String {
+    let mut cfg = MachineConfig::simple(1536, swap);
+    cfg.ra_pages = 0;
+    let m = Machine::new(cfg);
+    let p = Mglru::new(
+        &m,
+        MglruConfig {
+            profile,
+            ..MglruConfig::default()
+        },
+    );
+    let mut k = Kernel::new(m, p);
+    let t = k.create_memcg(ROOT_MEMCG, "t");
+    if let Some(max) = limit {
+        k.m.memcgs[t].max = max;
+    }
+    let task = k.create_mm(t);
+    let hot = k.m.create_file("hot", 256, Advice::Normal);
+    let cold = k.m.create_file("cold", 4096, Advice::Normal);
+    let mapped = k.m.create_file("mapped", 256, Advice::Normal);
+    let dirty = k.m.create_file("dirty", 512, Advice::Normal);
+    let mut out = String::new();
+    let mut step = |k: &mut Kernel<Mglru>, op: Op| {
+        let r = k.step(op);
+        if let Err(e) = r {
+            out.push_str(&format!("{op:?}: {e}\n"));
+        }
+    };
+    let anon = B;
+    let fmap = B + 4096;
+    step(
+        &mut k,
+        Op::Mmap {
+            task,
+            vpn: anon,
+            pages: 1024,
+            file: ANON_FILE,
+            pgoff: 0,
+            flags: vmf::WRITE as u8,
+            compressed_pct: 0,
+        },
+    );
+    step(
+        &mut k,
+        Op::Mmap {
+            task,
+            vpn: fmap,
+            pages: 256,
+            file: mapped,
+            pgoff: 0,
+            flags: vmf::WRITE as u8,
+            compressed_pct: 0,
+        },
+    );
+    step(
+        &mut k,
+        Op::Madvise {
+            task,
+            vpn: fmap,
+            pages: 128,
+            advice: Madv::Random,
+        },
+    );
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for round in 0..6u64 {
+        for i in 0..256 {
+            // hot pages read 1..=4 times per round: every tier
+            for _ in 0..=(i % 4) {
+                step(
+                    &mut k,
+                    Op::Read {
+                        task,
+                        file: hot,
+                        index: i,
+                    },
+                );
+            }
+        }
+        for _ in 0..700 {
+            let index = rng.next(4096);
+            step(
+                &mut k,
+                Op::Read {
+                    task,
+                    file: cold,
+                    index,
+                },
+            );
+        }
+        for i in 0..1024u32 {
+            if rng.next(3) != 0 || round == 0 {
+                step(&mut k, Op::Store { task, vpn: anon + i });
+            }
+        }
+        for i in 0..256u32 {
+            step(&mut k, Op::Load { task, vpn: fmap + i });
+        }
+        for i in 0..128u64 {
+            step(
+                &mut k,
+                Op::Write {
+                    task,
+                    file: dirty,
+                    index: round * 64 + i,
+                },
+            );
+        }
+        // mapped file pages also read through the file, then paged out
+        for i in 128..192u64 {
+            step(
+                &mut k,
+                Op::Read {
+                    task,
+                    file: mapped,
+                    index: i,
+                },
+            );
+        }
+        // dirty ones survive the pageout (the flusher's business) still mapped: 6.9+ leaves
+        // their accessed bits for the next aging walk to find
+        for i in 128..160u32 {
+            step(&mut k, Op::Store { task, vpn: fmap + i });
+        }
+        step(
+            &mut k,
+            Op::Madvise {
+                task,
+                vpn: fmap + 128,
+                pages: 64,
+                advice: Madv::PageOut,
+            },
+        );
+        let advice = if round % 2 == 0 { Madv::PageOut } else { Madv::Cold };
+        step(
+            &mut k,
+            Op::Madvise {
+                task,
+                vpn: anon + 512,
+                pages: 128,
+                advice,
+            },
+        );
+    }
+    let id = t as u64 + 1;
+    let max_seq = k.p.lrugen(t, 0).max_seq;
+    let min_seq = k.p.lrugen(t, 0).min_seq;
+    let full = k.p.debugfs_read(&k.m, true);
+    let cmds = [
+        format!("+ {id} 0 {max_seq} 1 1"),
+        format!("+ {id} 0 {} 100 0", max_seq + 1),
+        format!("- {id} 0 {} max 512", min_seq[0].min(min_seq[1])),
+        format!("- {id} 0 {} 1 512", max_seq.saturating_sub(1)),
+    ];
+    let mut writes = String::new();
+    for c in &cmds {
+        let r = k.p.debugfs_write(&mut k.m, c);
+        writes.push_str(&format!("{c} -> {:?}\n", r.map_err(|e| e.to_string())));
+    }
+    let plain = k.p.debugfs_read(&k.m, false) + &k.p.debugfs_read(&k.m, true);
+    format!(
+        "{out}{}\n{full}\n{writes}{plain}",
+        lrugen::mm::vmstat::format_proc_vmstat(&k.m.vmstat())
+    )
+}
+
+/// The runs of the script: global pressure, a memcg limit, and a swap device too small for the
+/// anon set (reclaim of anon fails, so folios stay mapped: what `MADV_PAGEOUT` leaves of their
+/// accessed bits shows).
+fn both(profile: Profile) -> String {
+    format!(
+        "{}\n=====\n{}\n=====\n{}",
+        fingerprint(profile, None, 4096),
+        fingerprint(profile, Some(1024), 4096),
+        fingerprint(profile, None, 48)
+    )
+}
+
+/// `name` flipped alone, from each preset, changes the fingerprint of at least one of them.
+fn assert_switch_matters(name: &str) {
+    let mut changed = Vec::new();
+    for preset in Preset::ALL {
+        let base = Profile::of(preset);
+        let mut flipped = base;
+        let was = base.switches.get(name).unwrap();
+        flipped.set_switch(name, !was).unwrap();
+        assert_eq!(flipped.flipped(), vec![(Switches::NAMES[index(name)], !was)]);
+        if both(base) != both(flipped) {
+            changed.push(preset.name());
+        }
+    }
+    assert!(
+        !changed.is_empty(),
+        "switch {name}: flipping it alone changed nothing from any preset"
+    );
+}
+
+fn index(name: &str) -> usize {
+    Switches::NAMES.iter().position(|&n| n == name).unwrap()
+}
+
+macro_rules! switch_tests {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                assert_switch_matters(stringify!($name));
+            }
+        )*
+
+        /// Every switch has its test here (`pageout_ignore_references` below).
+        #[test]
+        fn every_switch_has_a_test() {
+            let mut tested: Vec<&str> = vec![$(stringify!($name)),*];
+            tested.push("pageout_ignore_references");
+            tested.sort_unstable();
+            let mut all = Switches::NAMES.to_vec();
+            all.sort_unstable();
+            assert_eq!(tested, all);
+        }
+    };
+}
+
+switch_tests! {
+    vma_has_recency,
+    memcg_lru,
+    eviction_path_aging,
+    dirty_throttling_counts,
+    workingset_activate_at_refault,
+    aging_feedback_rework,
+    type_selection_rework,
+    refault_detection_rework,
+    workingset_protection_rework,
+    walk_swappiness,
+    swappiness_max,
+    scan_batch_bounded,
+    mm_stats_tyfa,
+    dirty_writeback_reactivation,
+    fault_mark_accessed,
+    folio_seq_referenced,
+    set_refs_three_step,
+    reclaim_loop_single_budget,
+    memcg_reclaim_early_stop,
+    node_reclaim_stats,
+    workingset_activate_needs_workingset,
+}
+
+/// MGLRU frees what `MADV_PAGEOUT` isolates as 6.1 does (unmapped first), so the switch shows
+/// only where reclaim fails with the folio still mapped (anon without swap): 6.1 cleared its
+/// accessed bit, 6.9+ leaves it.
+#[test]
+fn pageout_ignore_references() {
+    for on in [false, true] {
+        let mut profile = Profile::V6_1;
+        profile.set_switch("pageout_ignore_references", on).unwrap();
+        let mut cfg = MachineConfig::simple(256, 0);
+        cfg.ra_pages = 0;
+        let m = Machine::new(cfg);
+        let p = Mglru::new(
+            &m,
+            MglruConfig {
+                profile,
+                ..MglruConfig::default()
+            },
+        );
+        let mut k = Kernel::new(m, p);
+        let t = k.create_memcg(ROOT_MEMCG, "t");
+        let task = k.create_mm(t);
+        k.step(Op::Mmap {
+            task,
+            vpn: B,
+            pages: 8,
+            file: ANON_FILE,
+            pgoff: 0,
+            flags: vmf::WRITE as u8,
+            compressed_pct: 0,
+        })
+        .unwrap();
+        for i in 0..8 {
+            k.step(Op::Store { task, vpn: B + i }).unwrap();
+        }
+        k.step(Op::Madvise {
+            task,
+            vpn: B,
+            pages: 8,
+            advice: Madv::PageOut,
+        })
+        .unwrap();
+        k.check().unwrap();
+        let young = (0..8).filter(|&i| k.m.pte(task, B + i) & pte::YOUNG != 0).count();
+        assert_eq!(young, if on { 8 } else { 0 }, "pageout_ignore_references = {on}");
+    }
+}
+
+#[test]
+fn the_same_profile_gives_the_same_bytes() {
+    assert_eq!(both(Profile::V6_12), both(Profile::V6_12));
+}
+
+/// §17.3: 6.12 has the 6.3–6.12 changes and none of the 6.14 rework.
+#[test]
+fn presets_are_the_kernels() {
+    let s = Switches::V6_12;
+    assert!(s.vma_has_recency && s.memcg_lru && s.eviction_path_aging && s.mm_stats_tyfa);
+    assert!(!s.workingset_protection_rework && !s.type_selection_rework && !s.refault_detection_rework);
+    assert!(!s.aging_feedback_rework && !s.walk_swappiness && !s.swappiness_max);
+    assert_eq!(Switches::V6_1, {
+        let mut x = Switches::V6_12;
+        for n in Switches::NAMES {
+            x.set(n, false);
+        }
+        x
+    });
+    // 7.2 has every change; 6.17 all but the 7.2 ones
+    assert!(Switches::NAMES.iter().all(|n| Switches::V7_2.get(n) == Some(true)));
+    let only_7_2 = [
+        "dirty_writeback_reactivation",
+        "fault_mark_accessed",
+        "folio_seq_referenced",
+        "set_refs_three_step",
+        "reclaim_loop_single_budget",
+        "memcg_reclaim_early_stop",
+        "node_reclaim_stats",
+        "workingset_activate_needs_workingset",
+    ];
+    for n in Switches::NAMES {
+        assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");
+    }
+    // the one 7.2 change Debian backported to 6.12.117
+    assert_eq!(Switches::V6_12.get("dirty_writeback_reactivation"), Some(true));
+    assert_eq!("mainline".parse::<Profile>().unwrap(), Profile::MAINLINE);
+    assert_eq!("6.12".parse::<Profile>().unwrap(), Profile::V6_12);
+    assert_eq!("7.2".parse::<Profile>().unwrap().preset, Preset::V7_2);
+    let e = "6.2".parse::<Profile>().unwrap_err();
+    assert!(e.contains("6.1, 6.12, 6.17, 7.2 or mainline"), "{e}");
+}
+
+#[test]
+fn presets_round_trip_through_toml() {
+    for preset in Preset::ALL {
+        let p = Profile::of(preset);
+        let text = toml::to_string(&p).unwrap();
+        let back: Profile = toml::from_str(&text).unwrap();
+        assert_eq!(back, p, "{text}");
+        let sw = toml::to_string(&p.switches).unwrap();
+        assert_eq!(toml::from_str::<Switches>(&sw).unwrap(), p.switches);
+    }
+    // an unknown switch in a switches table is refused
+    let e = toml::from_str::<Switches>("no_such_switch = true")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no_such_switch"), "{e}");
+}
+
+#[test]
+fn assignments_and_labels() {
+    let mut p = Profile::V7_2;
+    p.apply_assignment("vma_has_recency=false").unwrap();
+    assert_eq!(p.label(), "7.2+vma_has_recency=false");
+    assert_eq!(p.flipped(), vec![("vma_has_recency", false)]);
+    p.apply_assignment("vma_has_recency=true").unwrap();
+    assert_eq!(p, Profile::V7_2);
+    let e = p.apply_assignment("vma_has_recncy=false").unwrap_err();
+    assert!(
+        e.contains("unknown MGLRU switch 'vma_has_recncy'") && e.contains("vma_has_recency"),
+        "{e}"
+    );
+    let e = p.apply_assignment("vma_has_recency=maybe").unwrap_err();
+    assert!(e.contains("expected true or false"), "{e}");
+    let e = p.apply_assignment("vma_has_recency").unwrap_err();
+    assert!(e.contains("NAME=true"), "{e}");
+}
+
+#[test]
+fn policy_names_follow_the_preset() {
+    let m = Machine::new(MachineConfig::simple(256, 0));
+    let name = |profile| {
+        Mglru::new(
+            &m,
+            MglruConfig {
+                profile,
+                ..MglruConfig::default()
+            },
+        )
+        .name()
+    };
+    assert_eq!(name(Profile::MAINLINE), "mglru");
+    assert_eq!(name(Profile::V6_1), "mglru-6.1");
+    assert_eq!(name(Profile::V6_12), "mglru-6.12");
+}
