@@ -273,7 +273,10 @@ mod tests {
 
     #[test]
     fn trace_references_count() {
-        let w = WorkloadSpec::Trace { path: "x.lis".into() };
+        let w = WorkloadSpec::Trace {
+            path: "x.lis".into(),
+            format: None,
+        };
         let e = estimate(&cfg(w, 1 << 20, PolicyKind::Mglru), Some(99_999_999_999));
         assert!(e.bytes > 400_000_000_000, "{}", human(e.bytes));
     }
