@@ -183,7 +183,10 @@ const CASES: &[Case] = &[
     case(
         &["kernel", "--out", "{d}/a-file/sub", "--accesses", "10"],
         1,
-        &["--out {d}/a-file/sub", "{d}/a-file is a file: expected a directory path"],
+        &[
+            "--out {d}/a-file/sub",
+            "{d}/a-file is a file: expected a directory path",
+        ],
     ),
     case(
         &["kernel", "--out", "/proc/lrugen-out", "--accesses", "10"],
@@ -305,6 +308,12 @@ const CASES: &[Case] = &[
         &["run", "--lru-gen-enabled", "0xzz", "--accesses", "10"],
         1,
         &["--lru-gen-enabled", "'0xzz'", "0x7"],
+    ),
+    // kstrtouint rules: after a 0 (octal) or 0x (hex) prefix come digits, not a sign
+    case(
+        &["run", "--lru-gen-enabled", "0+5", "--accesses", "10"],
+        1,
+        &["--lru-gen-enabled", "'0+5'"],
     ),
     case(
         &["kernel", "--lru-gen-enabled", "maybe"],
