@@ -297,24 +297,12 @@ fn run_all(cfgs: &[RunConfig], trace: Option<workload::LoadedTrace>) -> Result<V
     Ok(out)
 }
 
-/// Parse `enabled` bits as the kernel does: `y`/`n`, or a number (decimal, 0x hex, 0 octal).
+/// Parse `--lru-gen-enabled` as the kernel reads a write to `enabled` (`y`/`n`, or a number:
+/// decimal, 0x hex, 0 octal; [`lrugen::reclaim::mglru::sysfs::parse_enabled`]), surrounding
+/// white space ignored.
 fn parse_enabled(s: &str) -> Result<u32, String> {
-    let t = s.trim();
-    let v = match t.chars().next() {
-        Some('y') | Some('Y') => 0x7,
-        Some('n') | Some('N') => 0,
-        _ => {
-            let r = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-                u32::from_str_radix(h, 16)
-            } else if t.len() > 1 && t.starts_with('0') {
-                u32::from_str_radix(&t[1..], 8)
-            } else {
-                t.parse()
-            };
-            r.map_err(|_| format!("bad --lru-gen-enabled '{s}': expected y, n or a number such as 0x7"))?
-        }
-    };
-    Ok(v & 0x7)
+    lrugen::reclaim::mglru::sysfs::parse_enabled(s.trim().as_bytes())
+        .map_err(|_| format!("bad --lru-gen-enabled '{s}': expected y, n or a number such as 0x7"))
 }
 
 fn cmd_run(a: RunArgs) -> Result<(), String> {

@@ -355,6 +355,12 @@ const CASES: &[Case] = &[
         1,
         &["--lru-gen-enabled", "'0xzz'", "0x7"],
     ),
+    // kstrtouint rules: after a 0 (octal) or 0x (hex) prefix come digits, not a sign
+    case(
+        &["run", "--lru-gen-enabled", "0+5", "--accesses", "10"],
+        1,
+        &["--lru-gen-enabled", "'0+5'"],
+    ),
     case(
         &["kernel", "--lru-gen-enabled", "maybe"],
         1,

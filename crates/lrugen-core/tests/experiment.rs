@@ -647,3 +647,26 @@ fn bad_switches_name_the_line_and_the_choices() {
     let (_, msg) = err(&sweep);
     assert!(msg.contains("cannot sweep 'mglru.switches.vma_has_recency'"), "{msg}");
 }
+
+/// Fuzzing found the point count of a sweep multiplied without a check: long enough arrays
+/// overflowed (a panic in debug builds, a wrong count in release).
+#[test]
+fn a_sweep_too_large_to_count_is_refused() {
+    let values = vec!["1"; 10_000].join(", ");
+    let mut text = format!("{TINY}\"memcg.high\" = [{values}]\n");
+    for key in ["memcg.low", "memcg.min", "workload.accesses", "machine.memory"] {
+        text.push_str(&format!("\"{key}\" = [{values}]\n"));
+    }
+    let (line, msg) = err(&text.replace("\"memcg.max\" = [\"512K\", 256]\n", ""));
+    assert_eq!(
+        msg,
+        format!("the sweep has more than {} points: at most 100,000", usize::MAX)
+    );
+    assert!(line.is_some());
+    // 10^4 × 10^4 still counts exactly
+    let two = format!("{TINY}\"memcg.high\" = [{values}]\n").replace(
+        "\"memcg.max\" = [\"512K\", 256]",
+        &format!("\"memcg.max\" = [{values}]"),
+    );
+    assert_eq!(err(&two).1, "the sweep has 100000000 points: at most 100,000");
+}

@@ -119,6 +119,7 @@ impl OpFile {
     pub fn parse(text: &str) -> Result<OpFile, OpFileError> {
         let mut out = OpFile::default();
         let mut seen_header = false;
+        let mut seen_anon = false;
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let err = |msg: String| OpFileError { line, msg };
@@ -154,6 +155,10 @@ impl OpFile {
             match kw {
                 "window" => out.window = num("window size")?,
                 "anon" => {
+                    if seen_anon {
+                        return Err(err("anon region declared twice (an op file has one)".into()));
+                    }
+                    seen_anon = true;
                     let n = num("anon pages")?;
                     if n > MAX_PAGES {
                         return Err(err(format!("anon region of {n} pages: at most {MAX_PAGES} (16 TiB)")));
@@ -238,6 +243,19 @@ pub const DUMP_END: &str = "lrugen-replay dump-end";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Fuzzing found a second `anon` line accepted: one shrinking the region left earlier stores
+    /// beyond it (and the printed file did not parse back).
+    #[test]
+    fn one_anon_region() {
+        let e = OpFile::parse("lrugen-ops 1\nanon 3\ns 2\nanon 2\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.msg.as_str()),
+            (4, "anon region declared twice (an op file has one)")
+        );
+        assert!(OpFile::parse("lrugen-ops 1\nanon 3\nanon 3\n").is_err());
+        assert_eq!(OpFile::parse("lrugen-ops 1\nanon 3\ns 2\n").unwrap().anon_pages, 3);
+    }
 
     #[test]
     fn round_trip() {

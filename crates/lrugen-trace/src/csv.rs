@@ -204,6 +204,8 @@ impl fmt::Display for CsvParams {
         }
         match self.delimiter {
             b'\t' => f.write_str(", delimiter=\\t")?,
+            // `delimiter= ,` would read back as a comma: spell the space out
+            b' ' => f.write_str(", delimiter=space")?,
             d => write!(f, ", delimiter={}", d as char)?,
         }
         write!(
@@ -449,6 +451,24 @@ pub(crate) fn sniff(head: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Fuzzing found `delimiter=space` printed as `delimiter= `, which reads back as a comma.
+    #[test]
+    fn every_delimiter_prints_and_parses_back() {
+        for d in (0x21u8..0x7f).chain([b' ', b'\t']) {
+            let p = CsvParams {
+                delimiter: d,
+                ..CsvParams::default()
+            };
+            let text = p.to_string();
+            assert_eq!(text.parse::<CsvParams>(), Ok(p), "{text:?}");
+        }
+        let p: CsvParams = "obj-id-col=2, delimiter=space".parse().unwrap();
+        assert_eq!(
+            p.to_string(),
+            "obj-id-col=2, delimiter=space, has-header=false, obj-id-is-num=true"
+        );
+    }
 
     #[test]
     fn params() {

@@ -265,12 +265,19 @@ impl<R: BufRead> LcsReader<R> {
                 (LCS_OLD_HEADER_SIZE, 1008)
             }
         } else {
-            let found = if n >= LCS_OLD_HEADER_SIZE {
-                format!("{} at 8184 and {} at 1016", hex_at(8184), hex_at(1016))
+            // Where the end magic was missed: 8184 when the data reaches it, else 1016 (the only
+            // place looked at), else where the data ends.
+            let (at, found) = if n >= LCS_HEADER_SIZE {
+                (8184, format!("{} at 8184 and {} at 1016", hex_at(8184), hex_at(1016)))
+            } else if n >= LCS_OLD_HEADER_SIZE {
+                (
+                    1016,
+                    format!("{} at 1016 and end of file after {n} bytes", hex_at(1016)),
+                )
             } else {
-                format!("end of file after {n} bytes")
+                (n, format!("end of file after {n} bytes"))
             };
-            return Err(self.parse_error(Location::Byte(8184), END_EXPECTED, found));
+            return Err(self.parse_error(Location::Byte(at as u64), END_EXPECTED, found));
         };
         let version = u64_at(version_at).unwrap_or(0);
         if !(1..=8).contains(&version) {

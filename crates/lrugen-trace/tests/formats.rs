@@ -562,11 +562,21 @@ fn bad_lcs() {
          (8192-byte header) or 1016 (1024-byte header), found \"0x0000000000000000 at 8184 and \
          0x0000000000000000 at 1016\""
     );
+    // Shorter than either header: the error is where the data ends (fuzzing found it at 8184).
     let e = mem_err(&lcs_header(8192, 1, 0)[..100], f, "t.lcs");
     assert_msg(
         &e,
-        "t.lcs:byte offset 8184: expected the lcs end magic",
+        "t.lcs:byte offset 100: expected the lcs end magic",
         "found \"end of file after 100 bytes\"",
+    );
+    // Long enough for a 1024-byte header only: 1016 is where the end magic was missed.
+    let mut h = lcs_header(8192, 1, 0);
+    h.truncate(1500);
+    let e = mem_err(&h, f, "t.lcs");
+    assert_msg(
+        &e,
+        "t.lcs:byte offset 1016: expected the lcs end magic",
+        "found \"0x0000000000000000 at 1016 and end of file after 1500 bytes\"",
     );
     let e = mem_err(&lcs_header(8192, 9, 0), f, "t.lcs");
     assert_eq!(

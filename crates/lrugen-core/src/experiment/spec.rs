@@ -944,11 +944,20 @@ impl Experiment {
             let path: Vec<&str> = sp.path.split('.').collect();
             expand_dist_for_sweep(&mut doc, &path);
         }
-        let nr_points: usize = sweep.iter().map(|s| s.values.len()).product();
+        // Saturating: a sweep of many long arrays must be refused, not overflow.
+        let nr_points: usize = sweep
+            .iter()
+            .try_fold(1usize, |n, s| n.checked_mul(s.values.len()))
+            .unwrap_or(usize::MAX);
         if nr_points > 100_000 {
+            let count = if nr_points == usize::MAX {
+                format!("more than {}", usize::MAX)
+            } else {
+                nr_points.to_string()
+            };
             return Err(cx.err_at(
                 sweep_spans.first().map(|s| s.0.clone()),
-                format!("the sweep has {nr_points} points: at most 100,000"),
+                format!("the sweep has {count} points: at most 100,000"),
             ));
         }
         let mut points = Vec::with_capacity(nr_points);

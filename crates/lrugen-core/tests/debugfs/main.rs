@@ -1181,3 +1181,23 @@ fn generation_checks() {
     assert!(eviction_done(Profile::V6_17, &lg, 4, 0));
     assert!(!eviction_done(Profile::V6_17, &lg, 4, 201));
 }
+
+/// A command prints as a text that parses back to it under its profile. Fuzzing found 6.1's
+/// "default swappiness, then `opt`" (a swappiness ≥ 2^31) printed as `-1`, which is no `%u`.
+#[test]
+fn commands_print_as_they_parse() {
+    let c = one("- 2 0 3 4294967295 7", Profile::V6_1);
+    assert_eq!(c, evict(2, 0, 3, None, 7));
+    assert_eq!(c.to_string(), "- 2 0 3 4294967295 7");
+    assert_eq!(one(&c.to_string(), Profile::V6_1), c);
+    for (input, p) in [
+        ("+ 2 0 3", Profile::Mainline),
+        ("+ 2 0 3 max 0", Profile::Mainline),
+        ("- 1 1 5 0x10 99", Profile::Mainline),
+        ("- 2 0 1 2147483648", Profile::V6_1),
+        ("+ 2 0 3 100 5", Profile::V6_1),
+    ] {
+        let c = one(input, p);
+        assert_eq!(one(&c.to_string(), p), c, "{input:?} prints as {c}");
+    }
+}

@@ -922,7 +922,8 @@ impl Command {
     }
 }
 
-/// The command as it could be written (`+ 2 0 7`, `- 2 0 5 200 1024`): absent fields stay absent.
+/// The command as it could be written (`+ 2 0 7`, `- 2 0 5 200 1024`): absent fields stay absent,
+/// and the text parses back to the same command under the profile it was parsed with.
 impl fmt::Display for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (c, gen, opt) = match *self {
@@ -937,7 +938,10 @@ impl fmt::Display for Command {
         match (self.swappiness(), opt) {
             (None, None) => Ok(()),
             (Some(s), None) => write!(f, " {s}"),
-            (s, Some(o)) => write!(f, " {} {o}", s.map_or("-1".to_string(), |s| s.to_string())),
+            (Some(s), Some(o)) => write!(f, " {s} {o}"),
+            // only 6.1 gives `opt` without a swappiness: `(unsigned int)-1`, negative as an `int`
+            // (`-1` itself is not a `%u`, and mainline has no way to write this command)
+            (None, Some(o)) => write!(f, " {} {o}", u32::MAX),
         }
     }
 }
@@ -1165,8 +1169,10 @@ enum SwapTok<'a> {
     Word(&'a [u8]),
 }
 
-/// `kstrtouint(s, 0, &v)`.
-fn kstrtouint(s: &[u8]) -> Result<u32, Errno> {
+/// `kstrtouint(s, 0, &v)`: an optional `+`, then decimal, `0x`/`0X` hex (a hex digit must follow
+/// the prefix) or `0` octal digits, then at most one newline and nothing else. `EINVAL` for no
+/// digits or anything after them, `ERANGE` when the value does not fit in 32 bits.
+pub fn kstrtouint(s: &[u8]) -> Result<u32, Errno> {
     let s = s.strip_prefix(b"+").unwrap_or(s);
     let (base, mut i): (u64, usize) = if s.first() == Some(&b'0') {
         let hex = s.get(1).is_some_and(|&c| c | 0x20 == b'x') && s.get(2).is_some_and(u8::is_ascii_hexdigit);

@@ -17,6 +17,7 @@ pub mod debugfs;
 pub mod eviction;
 pub mod pid;
 pub mod state;
+pub mod sysfs;
 pub mod workingset;
 
 use super::{AddCtx, FolioRef, ListRef, Policy, ScanControl};
