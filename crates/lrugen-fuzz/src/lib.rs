@@ -350,7 +350,7 @@ pub fn debugfs_cmd(data: &[u8]) {
         let _ = debugfs::detect_format(&text);
         return;
     }
-    let profile = if sel % 4 == 1 { Profile::V6_1 } else { Profile::Mainline };
+    let profile = if sel % 4 == 1 { Profile::V6_1 } else { Profile::MAINLINE };
     let all = debugfs::parse_commands(&text, profile);
     let mut ok = Vec::new();
     let mut first_err = None;

@@ -1191,9 +1191,9 @@ fn commands_print_as_they_parse() {
     assert_eq!(c.to_string(), "- 2 0 3 4294967295 7");
     assert_eq!(one(&c.to_string(), Profile::V6_1), c);
     for (input, p) in [
-        ("+ 2 0 3", Profile::Mainline),
-        ("+ 2 0 3 max 0", Profile::Mainline),
-        ("- 1 1 5 0x10 99", Profile::Mainline),
+        ("+ 2 0 3", Profile::MAINLINE),
+        ("+ 2 0 3 max 0", Profile::MAINLINE),
+        ("- 1 1 5 0x10 99", Profile::MAINLINE),
         ("- 2 0 1 2147483648", Profile::V6_1),
         ("+ 2 0 3 100 5", Profile::V6_1),
     ] {
