@@ -81,7 +81,7 @@ struct RunArgs {
         default_value = "mglru,classic,lru,opt"
     )]
     policy: Vec<String>,
-    /// MGLRU kernel profile: a preset of behaviour switches, 6.1, 6.12, 6.17, 7.2 or mainline
+    /// MGLRU kernel profile: a preset of behaviour switches, 6.1, 6.12, 6.17, 7.2, mainline or mglru-fg
     /// (the newest preset that matches its kernel's fixtures, now 6.17; default).
     #[arg(
         long = "profile",

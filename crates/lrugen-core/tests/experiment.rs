@@ -191,7 +191,10 @@ fn errors_name_the_file_line_and_expectation() {
     );
     let (line, msg) = err(&format!("profiles = [\"5.15\"]\n{w}"));
     assert_eq!(line, Some(1));
-    assert!(msg.contains("expected 6.1, 6.12, 6.17, 7.2 or mainline"), "{msg}");
+    assert!(
+        msg.contains("expected 6.1, 6.12, 6.17, 7.2, mainline or mglru-fg"),
+        "{msg}"
+    );
     let (line, msg) = err(&format!("policies = [\"lru\"]\nbaseline = \"opt\"\n{w}"));
     assert_eq!(line, Some(2));
     assert!(msg.contains("expected one of lru"), "{msg}");

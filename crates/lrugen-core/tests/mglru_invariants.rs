@@ -385,7 +385,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn profile() -> impl Strategy<Value = Profile> {
-    prop_oneof![Just(Profile::V6_1), Just(Profile::V6_17)]
+    prop_oneof![Just(Profile::V6_1), Just(Profile::V6_17), Just(Profile::MGLRU_FG)]
 }
 
 proptest! {

@@ -210,10 +210,11 @@ fn both(profile: Profile) -> String {
     )
 }
 
-/// `name` flipped alone, from each preset, changes the fingerprint of at least one of them.
+/// `name` flipped alone, from each preset (the kernels and `mglru-fg`), changes the fingerprint
+/// of at least one of them.
 fn assert_switch_matters(name: &str) {
     let mut changed = Vec::new();
-    for preset in Preset::ALL {
+    for preset in Preset::ALL.into_iter().chain([Preset::MglruFg]) {
         let base = Profile::of(preset);
         let mut flipped = base;
         let was = base.switches.get(name).unwrap();
@@ -242,11 +243,15 @@ macro_rules! switch_tests {
             }
         )*
 
-        /// Every switch has its test here (`pageout_ignore_references` below).
+        /// Every switch has its test here (`pageout_ignore_references` below; `fg_access_promotion`
+        /// in `mglru_fg.rs`).
         #[test]
         fn every_switch_has_a_test() {
             let mut tested: Vec<&str> = vec![$(stringify!($name)),*];
             tested.push("pageout_ignore_references");
+            // no folio of the script is read 8 times: `mglru_fg.rs`,
+            // `overflow_moves_to_the_next_generation_and_restarts_at_3`
+            tested.push("fg_access_promotion");
             tested.sort_unstable();
             let mut all = Switches::NAMES.to_vec();
             all.sort_unstable();
@@ -256,6 +261,9 @@ macro_rules! switch_tests {
 }
 
 switch_tests! {
+    fg_unified_refs,
+    fg_min_seq_promotion,
+    fg_pid_gains_1_2,
     vma_has_recency,
     memcg_lru,
     eviction_path_aging,
@@ -346,7 +354,14 @@ fn presets_are_the_kernels() {
         x
     });
     // 7.2 has every change; 6.17 all but the 7.2 ones
-    assert!(Switches::NAMES.iter().all(|n| Switches::V7_2.get(n) == Some(true)));
+    // (the `fg_*` switches are MGLRU-FG's, a variant on top of 7.2: off in every kernel)
+    let kernel_switches = || Switches::NAMES.iter().filter(|n| !n.starts_with("fg_"));
+    assert!(kernel_switches().all(|n| Switches::V7_2.get(n) == Some(true)));
+    assert!(Switches::NAMES.iter().all(|n| Switches::MGLRU_FG.get(n) == Some(true)));
+    assert!(Switches::NAMES
+        .iter()
+        .filter(|n| n.starts_with("fg_"))
+        .all(|n| Switches::V7_2.get(n) == Some(false)));
     let only_7_2 = [
         "dirty_writeback_reactivation",
         "fault_mark_accessed",
@@ -357,7 +372,7 @@ fn presets_are_the_kernels() {
         "node_reclaim_stats",
         "workingset_activate_needs_workingset",
     ];
-    for n in Switches::NAMES {
+    for n in kernel_switches() {
         assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");
     }
     // the one 7.2 change Debian backported to 6.12.117
@@ -366,7 +381,7 @@ fn presets_are_the_kernels() {
     assert_eq!("6.12".parse::<Profile>().unwrap(), Profile::V6_12);
     assert_eq!("7.2".parse::<Profile>().unwrap().preset, Preset::V7_2);
     let e = "6.2".parse::<Profile>().unwrap_err();
-    assert!(e.contains("6.1, 6.12, 6.17, 7.2 or mainline"), "{e}");
+    assert!(e.contains("6.1, 6.12, 6.17, 7.2, mainline or mglru-fg"), "{e}");
 }
 
 #[test]

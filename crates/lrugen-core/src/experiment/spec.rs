@@ -851,7 +851,10 @@ impl Experiment {
             if p == PolicyKind::Mglru {
                 for &pr in &profiles {
                     variants.push(Variant {
-                        label: if profiles.len() > 1 {
+                        // a variant (`mglru-fg`) is its own row, even alone
+                        label: if pr.preset == crate::reclaim::mglru::Preset::MglruFg {
+                            pr.label()
+                        } else if profiles.len() > 1 {
                             format!("mglru-{}", pr.label())
                         } else {
                             "mglru".into()

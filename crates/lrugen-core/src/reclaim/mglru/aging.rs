@@ -79,7 +79,24 @@ impl Mglru {
     pub fn folio_update_gen(&self, m: &mut Machine, id: FolioId, gen: usize) -> Option<usize> {
         let rework = self.sw().workingset_protection_rework;
         let refs_flags = self.refs_flags();
+        let fg = self.sw().fg_unified_refs;
         let f = &mut m.folios[id];
+        if fg {
+            // v3 (inferred, `variants.md` §1.6 rule 2): the walk's second chance on the unified
+            // counter; a young folio goes to `gen` with refs at least WORKINGSET
+            let refs = pid::fg_refs(f.flags);
+            if refs == 0 {
+                pid::fg_set_refs(&mut f.flags, pid::FG_REFS_REFERENCED);
+                return None;
+            }
+            if f.gen_counter() == 0 {
+                return None;
+            }
+            let old = f.gen_counter() as usize - 1;
+            pid::fg_set_refs(&mut f.flags, refs.max(pid::FG_REFS_WORKINGSET));
+            f.set_gen_counter(gen as u32 + 1);
+            return Some(old);
+        }
         if rework {
             // second chance: the first sighting only marks the folio referenced
             if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
@@ -155,7 +172,9 @@ impl Mglru {
                     if self.sw().workingset_protection_rework {
                         let refs = self.folio_lru_refs(&f);
                         let ws = f.test(pg::WORKINGSET);
-                        if refs + ws as u32 != 5 {
+                        // v3: FG's counter overflows into a promotion, it never saturates
+                        let saturated = !self.sw().fg_unified_refs && refs + ws as u32 == 5;
+                        if !saturated {
                             let tier = pid::tier_from_refs(self.sw(), refs, ws);
                             self.lruvecs[lv].protected[hist][ty][tier] += 1;
                         }

@@ -634,7 +634,10 @@ fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut S
         return true;
     }
     // protected by its tier
-    let saturated = if sw.workingset_protection_rework {
+    // v3: FG's counter never saturates (an overflow promotes at access time)
+    let saturated = if sw.fg_unified_refs {
+        false
+    } else if sw.workingset_protection_rework {
         refs + ws as u32 == 5
     } else {
         refs == 4
@@ -701,8 +704,10 @@ fn isolate_folio(p: &mut Mglru, m: &mut Machine, id: FolioId, sc: &ScanControl) 
         }
     }
     {
+        let fg = p.sw().fg_unified_refs;
         let fm = &mut m.folios[id];
-        if !fm.test(pg::REFERENCED) {
+        // v3: `folio_test_referenced` is refs ≥ 1, so an unreferenced folio has nothing to clear
+        if !fg && !fm.test(pg::REFERENCED) {
             if rework {
                 fm.set_refs(0);
             } else {

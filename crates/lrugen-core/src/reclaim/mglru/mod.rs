@@ -8,7 +8,8 @@
 //! refaults (`workingset`), the PID controller (`pid`), Bloom filters (`bloom`) and debugfs
 //! (`debugfs`). The kernel is a value ([`Profile`]): a preset (`6.1`, `6.12`, `6.17`, `7.2`;
 //! `mainline` = the newest) of behaviour switches ([`Switches`], one per kernel change), any of
-//! which a run may flip; every difference between kernels reads one switch.
+//! which a run may flip; every difference between kernels reads one switch. The variant
+//! MGLRU-FG (v3) is the preset `mglru-fg`: 7.2 plus the `fg_*` switches (`variants.md` §1).
 
 pub mod admin;
 pub mod aging;
@@ -147,7 +148,8 @@ impl Mglru {
     /// `LRU_REFS_FLAGS` of the profile, with the refs mask.
     #[inline]
     pub fn refs_flags(&self) -> u32 {
-        if self.sw().workingset_protection_rework {
+        // v3: the whole counter lives in these three places
+        if self.sw().workingset_protection_rework && !self.sw().fg_unified_refs {
             pg::REFS_MASK | pg::REFERENCED
         } else {
             pg::REFS_MASK | pg::REFERENCED | pg::WORKINGSET
@@ -170,6 +172,13 @@ impl Mglru {
     /// `lru_gen_inc_refs` (mainline) / `folio_inc_refs` (6.1): one more file-descriptor access.
     pub fn inc_refs(&self, f: &mut Folio) {
         if f.test(pg::UNEVICTABLE) {
+            return;
+        }
+        if self.sw().fg_unified_refs {
+            // v3 `folio_inc_lru_refs`: one more access, saturating here; the overflow promotion
+            // needs the lruvec and is done by `fg_mark_accessed`
+            let refs = pid::fg_refs(f.flags);
+            pid::fg_set_refs(&mut f.flags, (refs + 1).min(pid::FG_REFS_MAX));
             return;
         }
         if self.sw().workingset_protection_rework {
@@ -195,6 +204,17 @@ impl Mglru {
     /// for activation (returns true). 7.2 (`set_refs_three_step`): a folio with refs ≤ 1 gets one
     /// more reference (`folio_mark_accessed`) and is activated without `PG_workingset`.
     pub fn set_refs(&self, f: &mut Folio) -> bool {
+        if self.sw().fg_unified_refs {
+            // v3 (inferred: the rmap path keeps 7.2's steps on the unified counter): no refs →
+            // REFERENCED, keep; otherwise at least WORKINGSET, activate
+            let refs = pid::fg_refs(f.flags);
+            if refs == 0 {
+                pid::fg_set_refs(&mut f.flags, pid::FG_REFS_REFERENCED);
+                return false;
+            }
+            pid::fg_set_refs(&mut f.flags, refs.max(pid::FG_REFS_WORKINGSET));
+            return true;
+        }
         if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
             f.set(pg::REFERENCED);
             return false;
@@ -206,6 +226,79 @@ impl Mglru {
         f.clear(pg::REFS_MASK | pg::REFERENCED);
         f.set(pg::WORKINGSET);
         true
+    }
+
+    /// `folio_test_workingset`: v3 `refs ≥ LRU_REFS_WORKINGSET` under FG, else the flag.
+    #[inline]
+    pub fn test_workingset(&self, f: &Folio) -> bool {
+        if self.sw().fg_unified_refs {
+            pid::fg_refs(f.flags) >= pid::FG_REFS_WORKINGSET
+        } else {
+            f.test(pg::WORKINGSET)
+        }
+    }
+
+    /// `folio_test_referenced`: v3 `refs ≥ LRU_REFS_REFERENCED` under FG, else the flag.
+    #[inline]
+    pub fn test_referenced(&self, f: &Folio) -> bool {
+        if self.sw().fg_unified_refs {
+            pid::fg_refs(f.flags) >= pid::FG_REFS_REFERENCED
+        } else {
+            f.test(pg::REFERENCED)
+        }
+    }
+
+    /// MGLRU-FG v3 `folio_mark_accessed` → `folio_inc_lru_refs`: one more fd access, with the
+    /// access-time promotions (`fg_access_promotion`, `fg_min_seq_promotion`). A promotion only
+    /// rewrites the gen counter (and the sizes); `sort_folio` relinks the folio, as after a
+    /// page-table walk (inferred: lazy, as `folio_update_gen`; `variants.md` §1.4).
+    pub fn fg_mark_accessed(&mut self, m: &mut Machine, id: FolioId) {
+        let f = m.folios[id];
+        if f.test(pg::UNEVICTABLE) {
+            return;
+        }
+        let refs = pid::fg_refs(f.flags);
+        let sw = *self.sw();
+        let on_list = f.test(pg::LRU) && f.gen_counter() != 0 && !f.test(pg::ISOLATED);
+        let (new_refs, mut target) = if refs >= pid::FG_REFS_MAX {
+            // v3: overflow past LRU_REFS_MAX → the next generation, refs restart at 3
+            if sw.fg_access_promotion && on_list {
+                (pid::FG_REFS_ACTIVATED, Some(1))
+            } else {
+                (pid::FG_REFS_MAX, None)
+            }
+        } else {
+            (refs + 1, None)
+        };
+        let mut fm = f;
+        pid::fg_set_refs(&mut fm.flags, new_refs);
+        m.folios[id] = fm;
+        if !on_list {
+            return;
+        }
+        let lv = self.lv_of(&f);
+        let lg = &self.lruvecs[lv];
+        let t = f.lru_type();
+        let gen = f.gen_counter() as usize - 1;
+        // the folio's seq: the one in min_seq..=max_seq whose slot is its gen
+        let seq = (lg.min_seq[t]..=lg.max_seq)
+            .find(|&s| gen_from_seq(s) == gen)
+            .unwrap_or(lg.max_seq);
+        // v3: an access to a folio of min_seq with refs ≥ 2 moves it to min_seq + 1
+        if target.is_none() && sw.fg_min_seq_promotion && seq == lg.min_seq[t] && new_refs >= pid::FG_REFS_WORKINGSET {
+            target = Some(1);
+        }
+        let Some(step) = target else {
+            return;
+        };
+        let new_seq = (seq + step).min(lg.max_seq);
+        if new_seq == seq {
+            return;
+        }
+        let new_gen = gen_from_seq(new_seq);
+        m.folios[id].set_gen_counter(new_gen as u32 + 1);
+        let f = m.folios[id];
+        self.update_size(m, &f, Some(gen), Some(new_gen));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -261,7 +354,13 @@ impl Mglru {
                 min_seq + 1
             };
         }
-        let ws = f.test(pg::WORKINGSET) as u64;
+        // v3: placement keyed on refs ≥ LRU_REFS_WORKINGSET (the 7.2 PG_referenced row is gone)
+        let fg = self.sw().fg_unified_refs;
+        let ws = if fg {
+            (pid::fg_refs(f.flags) >= pid::FG_REFS_WORKINGSET) as u64
+        } else {
+            f.test(pg::WORKINGSET) as u64
+        };
         let g = if f.test(pg::ACTIVE) {
             MIN_NR_GENS - ws
         } else if reclaiming {
@@ -270,7 +369,7 @@ impl Mglru {
             || (f.test(pg::RECLAIM) && (f.test(pg::DIRTY) || f.test(pg::WRITEBACK)))
         {
             MIN_NR_GENS
-        } else if self.sw().folio_seq_referenced {
+        } else if self.sw().folio_seq_referenced && !fg {
             MAX_NR_GENS as u64 - (ws != 0 || f.test(pg::REFERENCED)) as u64
         } else {
             MAX_NR_GENS as u64 - ws
@@ -401,6 +500,7 @@ impl Policy for Mglru {
             Preset::V6_12 => "mglru-6.12",
             Preset::V6_17 => "mglru-6.17",
             Preset::V7_2 => "mglru-7.2",
+            Preset::MglruFg => "mglru-fg",
         }
     }
 
@@ -435,7 +535,7 @@ impl Policy for Mglru {
         // folio_add_lru: a folio added inside a fault on a VMA with recency is hot (7.2:
         // referenced, unless it is a workingset folio)
         if ctx.in_fault {
-            if self.sw().fault_mark_accessed && !m.folios[id].test(pg::WORKINGSET) {
+            if self.sw().fault_mark_accessed && !self.test_workingset(&m.folios[id]) {
                 let mut f = m.folios[id];
                 self.inc_refs(&mut f);
                 m.folios[id] = f;
@@ -484,6 +584,10 @@ impl Policy for Mglru {
     }
 
     fn mark_accessed(&mut self, m: &mut Machine, id: FolioId) {
+        if self.sw().fg_unified_refs {
+            self.fg_mark_accessed(m, id);
+            return;
+        }
         let mut f = m.folios[id];
         self.inc_refs(&mut f);
         m.folios[id] = f;

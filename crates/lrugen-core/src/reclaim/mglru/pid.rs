@@ -150,7 +150,12 @@ fn first_failing_tier(lg: &LruGen, sw: &Switches, nr_hist: usize, sp: &CtrlPos, 
 /// first one refaulting more than the setpoint allows. The gains leave a margin for noise: 1 : 2 in
 /// 6.1, 2 : 3 in mainline. 0 protects tiers 1–3; 3 protects nothing by tier.
 pub fn get_tier_idx(lg: &LruGen, sw: &Switches, nr_hist: usize, ty: usize) -> usize {
-    let (sp_gain, pv_gain) = if sw.type_selection_rework { (2, 3) } else { (1, 2) };
+    // v3: FG's PID gains are 1 : 2 (`fg_pid_gains_1_2`)
+    let (sp_gain, pv_gain) = if sw.type_selection_rework && !sw.fg_pid_gains_1_2 {
+        (2, 3)
+    } else {
+        (1, 2)
+    };
     let sp = read_ctrl_pos(lg, sw, nr_hist, ty, 0, sp_gain);
     first_failing_tier(lg, sw, nr_hist, &sp, ty, pv_gain)
 }
@@ -273,6 +278,9 @@ fn order_base_2(n: u32) -> usize {
 ///   the 5th sets `PG_workingset`, which [`tier_from_refs`] takes separately.
 #[inline]
 pub fn folio_lru_refs(sw: &Switches, flags: u32) -> u32 {
+    if sw.fg_unified_refs {
+        return fg_refs(flags);
+    }
     let mask = (flags & pg::REFS_MASK) >> pg::REFS_SHIFT;
     if !sw.workingset_protection_rework {
         mask + u32::from(flags & pg::WORKINGSET != 0)
@@ -281,6 +289,40 @@ pub fn folio_lru_refs(sw: &Switches, flags: u32) -> u32 {
     } else {
         mask + 1
     }
+}
+
+/// MGLRU-FG v3 `LRU_REFS_MAX`: the counter holds 0..=7 (three bits).
+pub const FG_REFS_MAX: u32 = 7;
+/// MGLRU-FG v3 `LRU_REFS_REFERENCED`: `folio_test_referenced` is `refs ≥ 1`.
+pub const FG_REFS_REFERENCED: u32 = 1;
+/// MGLRU-FG v3 `LRU_REFS_WORKINGSET`: `folio_test_workingset` is `refs ≥ 2`.
+pub const FG_REFS_WORKINGSET: u32 = 2;
+/// MGLRU-FG v3 `LRU_REFS_ACTIVATED` (= `LRU_REFS_PROTECTED`): a folio counts as active, and an
+/// overflowing one restarts, at 3.
+pub const FG_REFS_ACTIVATED: u32 = 3;
+
+/// MGLRU-FG v3 `lru_refs_from_flags`: bit 0 of the counter is `PG_referenced`, bit 1
+/// `PG_workingset`, bit 2 the low bit of the refs field (the intermediate encoding of the series;
+/// the flags word has no free bit, and this one needs none).
+#[inline]
+pub fn fg_refs(flags: u32) -> u32 {
+    u32::from(flags & pg::REFERENCED != 0)
+        | u32::from(flags & pg::WORKINGSET != 0) << 1
+        | (((flags & pg::REFS_MASK) >> pg::REFS_SHIFT) & 1) << 2
+}
+
+/// MGLRU-FG v3 `lru_refs_set_flags`: store `refs` (0..=7) in the flags word.
+#[inline]
+pub fn fg_set_refs(flags: &mut u32, refs: u32) {
+    debug_assert!(refs <= FG_REFS_MAX);
+    *flags &= !(pg::REFERENCED | pg::WORKINGSET | pg::REFS_MASK);
+    if refs & 1 != 0 {
+        *flags |= pg::REFERENCED;
+    }
+    if refs & 2 != 0 {
+        *flags |= pg::WORKINGSET;
+    }
+    *flags |= ((refs >> 2) & 1) << pg::REFS_SHIFT;
 }
 
 /// `lru_tier_from_refs`: the tier of `refs` as returned by [`folio_lru_refs`] for the same profile
@@ -293,6 +335,16 @@ pub fn folio_lru_refs(sw: &Switches, flags: u32) -> u32 {
 /// 2 → 1, 3–4 → 2, ≥ 5 → 3.
 #[inline]
 pub fn tier_from_refs(sw: &Switches, refs: u32, workingset: bool) -> usize {
+    if sw.fg_unified_refs {
+        // v3: tier = fls(refs − 1) for refs ≥ 2 (ceil(log2 refs)): 0,1 → 0; 2 → 1; 3–4 → 2;
+        // 5–7 → 3. PG_workingset is bit 1 of refs, not a tier of its own.
+        debug_assert!(refs <= FG_REFS_MAX, "refs {refs} above LRU_REFS_MAX");
+        return if refs < FG_REFS_WORKINGSET {
+            0
+        } else {
+            (32 - (refs - 1).leading_zeros()) as usize
+        };
+    }
     debug_assert!(refs <= 4, "refs {refs} above BIT(LRU_REFS_WIDTH)");
     if !sw.workingset_protection_rework {
         order_base_2(refs + 1)

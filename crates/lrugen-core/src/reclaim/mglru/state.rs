@@ -173,6 +173,24 @@ switches! {
     /// `PG_workingset` from the shadow, in a fault. Off (6.14–6.17): every recent refault in a
     /// fault counts it.
     workingset_activate_needs_workingset,
+    /// MGLRU-FG (Kairui Song, "mm/mglru: frequency guided promotion (MGLRU-FG)", v3, Oct 2026,
+    /// on mm-new; not merged; `variants.md` §1). v3: one access counter `refs` in
+    /// `0..=LRU_REFS_MAX` (7) replaces `PG_referenced`/`PG_workingset` and the refs field
+    /// (bit 0 in `PG_referenced`, bit 1 in `PG_workingset`, bit 2 in the refs field: the
+    /// intermediate encoding, no new flag bit); REFERENCED = 1, WORKINGSET = 2, ACTIVATED = 3 are
+    /// thresholds on it; tier = `fls(refs − 1)`; placement keyed on `refs ≥ 2`; the shadow keeps
+    /// the tier and `refs ≥ 2`; no refault distance (the RFC had one; v3 dropped it).
+    fg_unified_refs,
+    /// MGLRU-FG v3 (needs `fg_unified_refs`): an fd access that would take `refs` past 7 moves
+    /// the folio to the next generation (capped at `max_seq`, lazily: `sort_folio` relinks it)
+    /// and sets `refs` to 3.
+    fg_access_promotion,
+    /// MGLRU-FG v3 (needs `fg_unified_refs`): an fd access to a folio of its type's `min_seq`
+    /// that leaves `refs ≥ 2` moves it to `min_seq + 1` (lazily).
+    fg_min_seq_promotion,
+    /// MGLRU-FG v3: the PID controller's `get_tier_idx` gains go back to 1 : 2 (setpoint :
+    /// process variable) from 6.14's 2 : 3.
+    fg_pid_gains_1_2,
 }
 
 impl Switches {
@@ -214,6 +232,14 @@ impl Switches {
         workingset_activate_needs_workingset: true,
         ..Switches::V6_17
     };
+    /// MGLRU-FG v3 on top of the newest kernel preset (7.2): every `fg_*` switch on.
+    pub const MGLRU_FG: Switches = Switches {
+        fg_unified_refs: true,
+        fg_access_promotion: true,
+        fg_min_seq_promotion: true,
+        fg_pid_gains_1_2: true,
+        ..Switches::V7_2
+    };
 }
 
 /// A named set of switches: the kernels the model knows.
@@ -231,10 +257,14 @@ pub enum Preset {
     /// Debian 7.2.13.
     #[serde(rename = "7.2")]
     V7_2,
+    /// MGLRU-FG v3 (a proposed variant, not a kernel): 7.2 plus the `fg_*` switches.
+    #[serde(rename = "mglru-fg")]
+    MglruFg,
 }
 
 impl Preset {
-    /// Every preset, oldest first.
+    /// Every kernel preset, oldest first (the variant presets, [`Preset::MglruFg`], are not kernels
+    /// and are left out).
     pub const ALL: [Preset; 4] = [Preset::V6_1, Preset::V6_12, Preset::V6_17, Preset::V7_2];
     /// What `mainline` stands for: the newest preset whose real-kernel comparisons hold. Still
     /// 6.17: the 7.2 preset has the 7.2 switches modelled so far, and on the Debian 7.2.13 mixed
@@ -249,6 +279,7 @@ impl Preset {
             Preset::V6_12 => "6.12",
             Preset::V6_17 => "6.17",
             Preset::V7_2 => "7.2",
+            Preset::MglruFg => "mglru-fg",
         }
     }
 
@@ -259,6 +290,7 @@ impl Preset {
             Preset::V6_12 => Switches::V6_12,
             Preset::V6_17 => Switches::V6_17,
             Preset::V7_2 => Switches::V7_2,
+            Preset::MglruFg => Switches::MGLRU_FG,
         }
     }
 }
@@ -288,6 +320,8 @@ impl Profile {
     pub const V6_17: Profile = Profile::of(Preset::V6_17);
     /// The 7.2 preset.
     pub const V7_2: Profile = Profile::of(Preset::V7_2);
+    /// The MGLRU-FG v3 variant (7.2 + `fg_*`).
+    pub const MGLRU_FG: Profile = Profile::of(Preset::MglruFg);
     /// `mainline`: the newest preset.
     pub const MAINLINE: Profile = Profile::of(Preset::MAINLINE);
 
@@ -298,11 +332,12 @@ impl Profile {
             Preset::V6_12 => Switches::V6_12,
             Preset::V6_17 => Switches::V6_17,
             Preset::V7_2 => Switches::V7_2,
+            Preset::MglruFg => Switches::MGLRU_FG,
         };
         Profile { preset, switches }
     }
 
-    /// The preset's name (`6.1`, `6.12`, `6.17`, `7.2`).
+    /// The preset's name (`6.1`, `6.12`, `6.17`, `7.2`, `mglru-fg`).
     pub fn name(&self) -> &'static str {
         self.preset.name()
     }
@@ -372,7 +407,7 @@ impl Profile {
 }
 
 /// The profile names `from_str` accepts (for help texts and errors).
-pub const PROFILE_NAMES: &str = "6.1, 6.12, 6.17, 7.2 or mainline";
+pub const PROFILE_NAMES: &str = "6.1, 6.12, 6.17, 7.2, mainline or mglru-fg";
 
 impl std::str::FromStr for Profile {
     type Err = String;
@@ -383,6 +418,7 @@ impl std::str::FromStr for Profile {
             "6.17" | "v6.17" => Preset::V6_17,
             "7.2" | "v7.2" => Preset::V7_2,
             "mainline" => Preset::MAINLINE,
+            "mglru-fg" | "fg" => Preset::MglruFg,
             _ => return Err(format!("unknown kernel profile '{s}': expected {PROFILE_NAMES}")),
         };
         Ok(Profile::of(p))

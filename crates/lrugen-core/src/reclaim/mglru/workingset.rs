@@ -22,11 +22,15 @@ pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
     let f = m.folios[id];
     let t = f.lru_type();
     let refs = p.folio_lru_refs(&f);
-    let ws = f.test(pg::WORKINGSET);
+    let fg = p.sw().fg_unified_refs;
+    let ws = p.test_workingset(&f);
     let tier = pid::tier_from_refs(p.sw(), refs, ws);
     let lv = p.lv_of(&f);
     let min_seq = p.lruvecs[lv].min_seq[t];
-    let token = (min_seq << REFS_WIDTH) | refs.saturating_sub(1) as u64;
+    // v3 (inferred: the token layout): FG's 0..=7 does not fit the 2-bit field, so the shadow
+    // keeps the tier there, and `refs ≥ 2` as its workingset bit
+    let low = if fg { tier as u64 } else { refs.saturating_sub(1) as u64 };
+    let token = (min_seq << REFS_WIDTH) | low;
     let hist = hist_from_seq(min_seq, p.nr_hist);
     p.lruvecs[lv].evicted[hist][t][tier] += 1;
     let workingset = if p.sw().workingset_protection_rework {
@@ -74,6 +78,25 @@ pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64,
     let lv = p.lv_of(&f);
     let (refault, activate, restore) = refault_stats(t == FILE);
     let sw = *p.sw();
+    if sw.fg_unified_refs {
+        // v3: no refault distance (the RFC 00/32 had one; v3 dropped it): the 7.2 accounting,
+        // with the tier from the shadow and workingset restored as refs = LRU_REFS_WORKINGSET
+        m.mod_lruvec_state(f.memcg, f.node(), refault, 1);
+        if !recent {
+            return;
+        }
+        let tier = (s.eviction & 3) as usize;
+        let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
+        p.lruvecs[lv].refaulted[hist][t][tier] += 1;
+        if in_fault && (s.workingset || !sw.workingset_activate_needs_workingset) {
+            m.mod_lruvec_state(f.memcg, f.node(), activate, 1);
+        }
+        if s.workingset {
+            pid::fg_set_refs(&mut m.folios[id].flags, pid::FG_REFS_WORKINGSET);
+            m.mod_lruvec_state(f.memcg, f.node(), restore, 1);
+        }
+        return;
+    }
     match sw.refault_detection_rework {
         false => {
             // 6.12: every refault on the same lruvec counts, every recent one activates
