@@ -1201,3 +1201,26 @@ fn commands_print_as_they_parse() {
         assert_eq!(one(&c.to_string(), p), c, "{input:?} prints as {c}");
     }
 }
+
+/// Fuzzing found a ` node` line followed by no generation line read as a lruvec with no
+/// generations (whose format no line tells): the kernel prints at least two generations under
+/// every node, so such a text is refused, naming the node's line.
+#[test]
+fn a_node_without_generations_is_refused() {
+    for (text, line) in [
+        ("memcg 00000 14 \n node  00\n", 3),
+        (
+            "memcg     1 /\n node     0\nmemcg     2 /a\n node     0\n  0 100 1 2\n",
+            3,
+        ),
+        ("memcg     1 /\n node     0\n node     1\n  0 100 1 2\n", 3),
+    ] {
+        let e = lrugen::reclaim::mglru::debugfs::parse(text).unwrap_err();
+        assert_eq!(e.line, line, "{e}");
+        assert!(
+            e.to_string()
+                .contains("a generation line after the ` node` line of line 2"),
+            "{e}"
+        );
+    }
+}

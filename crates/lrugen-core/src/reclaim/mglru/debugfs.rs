@@ -708,6 +708,18 @@ pub fn parse(text: &str) -> Result<Vec<ParsedLruvec>, ParseError> {
     let mut memcg: Option<(u64, String)> = None;
     let mut pending_header: Option<usize> = None;
     let mut cur: Option<ParsedLruvec> = None;
+    // the line of the current ` node`: the kernel prints at least MIN_NR_GENS generations under
+    // each, so a node line followed by no generation line is no kernel's output
+    let mut node_line = 0usize;
+    let no_gens = |cur: &Option<ParsedLruvec>, node_line: usize, ln: usize, found: String| {
+        cur.as_ref().filter(|lv| lv.gens.is_empty()).map(|_| {
+            perr(
+                ln,
+                format!("a generation line after the ` node` line of line {node_line}"),
+                found,
+            )
+        })
+    };
 
     for (ln, text, raw) in lines {
         let need_node = |what: &str| {
@@ -738,6 +750,9 @@ pub fn parse(text: &str) -> Result<Vec<ParsedLruvec>, ParseError> {
                         quote(text),
                     ));
                 }
+                if let Some(e) = no_gens(&cur, node_line, ln, quote(text)) {
+                    return Err(e);
+                }
                 out.extend(cur.take());
                 memcg = Some((id, path.to_string()));
                 pending_header = Some(ln);
@@ -746,6 +761,10 @@ pub fn parse(text: &str) -> Result<Vec<ParsedLruvec>, ParseError> {
                 let Some((id, path)) = &memcg else {
                     return Err(perr(ln, "a `memcg` header before the first ` node` line", quote(text)));
                 };
+                if let Some(e) = no_gens(&cur, node_line, ln, quote(text)) {
+                    return Err(e);
+                }
+                node_line = ln;
                 out.extend(cur.take());
                 cur = Some(ParsedLruvec {
                     memcg_id: *id,
@@ -847,6 +866,9 @@ pub fn parse(text: &str) -> Result<Vec<ParsedLruvec>, ParseError> {
             format!("a ` node` line after the `memcg` header of line {h}"),
             "end of text",
         ));
+    }
+    if let Some(e) = no_gens(&cur, node_line, end_line, "end of text".to_string()) {
+        return Err(e);
     }
     out.extend(cur);
     Ok(out)
