@@ -104,4 +104,14 @@ fn regressions_reach_their_code() {
     let r = lrugen_trace::RecordReader::new(&lcs[2..], lrugen_trace::TraceFormat::Lcs, "t", &Default::default());
     let e = r.into_iter().find_map(Result::err).expect("an error");
     assert_eq!(e.location(), Some(lrugen_trace::Location::Byte(1016)), "{e}");
+    // a ` node` line with no generation under it is refused
+    let t = read("debugfs_cmd", "node-without-generations");
+    let e = lrugen::reclaim::mglru::debugfs::parse(&String::from_utf8_lossy(&t[1..])).unwrap_err();
+    assert!(e.to_string().contains("a generation line after the ` node` line"), "{e}");
+    // a short text whose format no line tells parses, its format untold
+    let t = read("debugfs_cmd", "format-untold-is-not-an-error");
+    let text = String::from_utf8_lossy(&t[1..]);
+    let lvs = lrugen::reclaim::mglru::debugfs::parse(&text).expect("parses");
+    assert!(lvs.iter().all(|lv| !lv.gens.is_empty()));
+    assert_eq!(lrugen::reclaim::mglru::debugfs::detect_format(&text), None);
 }
