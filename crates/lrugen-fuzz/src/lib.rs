@@ -339,7 +339,10 @@ pub fn debugfs_cmd(data: &[u8]) {
                 // every lruvec has its generations (the kernel prints at least two per node);
                 // the format may stay untold: a short text whose header layout and lines fit
                 // more than one kernel's output parses with no format (`detect_format`: None)
-                assert!(lruvecs.iter().all(|lv| !lv.gens.is_empty()), "a lruvec without generations");
+                assert!(
+                    lruvecs.iter().all(|lv| !lv.gens.is_empty()),
+                    "a lruvec without generations"
+                );
                 let _ = debugfs::detect_format(&text);
             }
             Err(e) => {

@@ -107,7 +107,10 @@ fn regressions_reach_their_code() {
     // a ` node` line with no generation under it is refused
     let t = read("debugfs_cmd", "node-without-generations");
     let e = lrugen::reclaim::mglru::debugfs::parse(&String::from_utf8_lossy(&t[1..])).unwrap_err();
-    assert!(e.to_string().contains("a generation line after the ` node` line"), "{e}");
+    assert!(
+        e.to_string().contains("a generation line after the ` node` line"),
+        "{e}"
+    );
     // a short text whose format no line tells parses, its format untold
     let t = read("debugfs_cmd", "format-untold-is-not-an-error");
     let text = String::from_utf8_lossy(&t[1..]);
