@@ -111,3 +111,41 @@ mod tests {
         assert_eq!(CacheResult::default().miss_ratio(), 0.0);
     }
 }
+
+/// The set of resident pages of a reference cache: a bit per dense page id, grown on demand (the
+/// one structure [`Lru`], [`Opt`] and [`OptCache`] share).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PageSet(Vec<u64>);
+
+impl PageSet {
+    /// A set with room for pages `0..nr_pages`.
+    pub(crate) fn with_pages(nr_pages: usize) -> PageSet {
+        PageSet(vec![0; nr_pages.div_ceil(64)])
+    }
+
+    /// Whether `page` is in the set (a page beyond the room is not).
+    #[inline]
+    pub(crate) fn contains(&self, page: usize) -> bool {
+        self.0.get(page >> 6).is_some_and(|w| w & (1u64 << (page & 63)) != 0)
+    }
+
+    /// Add `page`, which must be within the room.
+    #[inline]
+    pub(crate) fn insert(&mut self, page: usize) {
+        self.0[page >> 6] |= 1u64 << (page & 63);
+    }
+
+    /// Remove `page`, which must be within the room.
+    #[inline]
+    pub(crate) fn remove(&mut self, page: usize) {
+        self.0[page >> 6] &= !(1u64 << (page & 63));
+    }
+
+    /// Make room for pages `0..nr_pages` (never shrinks).
+    pub(crate) fn reserve(&mut self, nr_pages: usize) {
+        let words = nr_pages.div_ceil(64);
+        if words > self.0.len() {
+            self.0.resize(words, 0);
+        }
+    }
+}

@@ -24,7 +24,7 @@ const NEXT: usize = 1;
 #[derive(Debug, Clone)]
 pub struct Lru {
     links: Vec<[u32; 2]>,
-    resident: Vec<u64>,
+    resident: crate::PageSet,
     len: usize,
     capacity: usize,
     requests: u64,
@@ -43,7 +43,7 @@ impl Lru {
     pub fn with_pages(capacity: usize, nr_pages: u32) -> Self {
         let mut lru = Lru {
             links: vec![[HEAD as u32; 2]],
-            resident: Vec::new(),
+            resident: crate::PageSet::default(),
             len: 0,
             capacity,
             requests: 0,
@@ -70,8 +70,7 @@ impl Lru {
 
     /// Whether `page` is resident (no side effect on recency or counts).
     pub fn contains(&self, page: u32) -> bool {
-        let p = page as usize;
-        self.resident.get(p >> 6).is_some_and(|w| w & (1u64 << (p & 63)) != 0)
+        self.resident.contains(page as usize)
     }
 
     /// References `page`: returns `true` on a hit. The page becomes the most
@@ -88,8 +87,7 @@ impl Lru {
             self.grow(node);
         }
         self.requests += 1;
-        let (word, bit) = (p >> 6, 1u64 << (p & 63));
-        if self.resident[word] & bit != 0 {
+        if self.resident.contains(p) {
             self.hits += 1;
             if self.links[HEAD][NEXT] as usize != node {
                 self.unlink(node);
@@ -103,13 +101,12 @@ impl Lru {
         if self.len == self.capacity {
             let victim = self.links[HEAD][PREV] as usize;
             self.unlink(victim);
-            let v = victim - 1;
-            self.resident[v >> 6] &= !(1u64 << (v & 63));
+            self.resident.remove(victim - 1);
         } else {
             self.len += 1;
         }
         self.push_front(node);
-        self.resident[word] |= bit;
+        self.resident.insert(p);
         false
     }
 
@@ -169,10 +166,7 @@ impl Lru {
         if nr_pages + 1 > self.links.len() {
             self.links.resize(nr_pages + 1, [HEAD as u32; 2]);
         }
-        let words = nr_pages.div_ceil(64);
-        if words > self.resident.len() {
-            self.resident.resize(words, 0);
-        }
+        self.resident.reserve(nr_pages);
     }
 }
 

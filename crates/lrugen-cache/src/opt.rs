@@ -86,7 +86,7 @@ pub struct Opt<'a> {
     pos: usize,
     capacity: usize,
     len: usize,
-    resident: Vec<u64>,
+    resident: crate::PageSet,
     heap: BinaryHeap<u32>,
     hits: u64,
 }
@@ -106,7 +106,7 @@ impl<'a> Opt<'a> {
             pos: 0,
             capacity,
             len: 0,
-            resident: vec![0; (next.nr_unique() as usize).div_ceil(64)],
+            resident: crate::PageSet::with_pages(next.nr_unique() as usize),
             heap: BinaryHeap::with_capacity(heap_cap),
             hits: 0,
         }
@@ -120,9 +120,8 @@ impl<'a> Opt<'a> {
         let &page = self.pages.get(i)?;
         self.pos = i + 1;
         let p = page as usize;
-        let (word, bit) = (p >> 6, 1u64 << (p & 63));
         let next = self.next[i];
-        if self.resident[word] & bit != 0 {
+        if self.resident.contains(p) {
             self.hits += 1;
             // The entry `i` of this page is now stale.
             self.heap.push(next);
@@ -147,12 +146,12 @@ impl<'a> Opt<'a> {
                 victim_key as usize - n
             };
             debug_assert!(victim_key as usize > i && victim != p);
-            self.resident[victim >> 6] &= !(1u64 << (victim & 63));
+            self.resident.remove(victim);
         } else {
             self.len += 1;
             self.heap.push(next);
         }
-        self.resident[word] |= bit;
+        self.resident.insert(p);
         Some(false)
     }
 
@@ -184,8 +183,7 @@ impl<'a> Opt<'a> {
 
     /// Whether `page` is resident.
     pub fn contains(&self, page: u32) -> bool {
-        let p = page as usize;
-        self.resident.get(p >> 6).is_some_and(|w| w & (1u64 << (p & 63)) != 0)
+        self.resident.contains(page as usize)
     }
 }
 
@@ -313,7 +311,7 @@ impl NextUseFile {
 pub struct OptCache {
     capacity: usize,
     len: usize,
-    resident: Vec<u64>,
+    resident: crate::PageSet,
     heap: BinaryHeap<u64>,
     pos: u64,
     hits: u64,
@@ -328,7 +326,7 @@ impl OptCache {
         OptCache {
             capacity,
             len: 0,
-            resident: vec![0; (nr_pages as usize).div_ceil(64)],
+            resident: crate::PageSet::with_pages(nr_pages as usize),
             heap: BinaryHeap::with_capacity(heap_cap.min(1 << 24) as usize),
             pos: 0,
             hits: 0,
@@ -344,12 +342,8 @@ impl OptCache {
         let i = self.pos;
         self.pos += 1;
         let p = page as usize;
-        let (word, bit) = (p >> 6, 1u64 << (p & 63));
-        if word >= self.resident.len() {
-            self.grow(word);
-        }
         let key = (u64::from(next) << 32) | u64::from(page);
-        if self.resident[word] & bit != 0 {
+        if self.resident.contains(p) {
             self.hits += 1;
             // The entry `i` of this page is now stale.
             self.heap.push(key);
@@ -369,18 +363,14 @@ impl OptCache {
             drop(top);
             let victim = (victim_key & 0xffff_ffff) as usize;
             debug_assert!(victim_key >> 32 > i && victim != p);
-            self.resident[victim >> 6] &= !(1u64 << (victim & 63));
+            self.resident.remove(victim);
         } else {
             self.len += 1;
             self.heap.push(key);
         }
-        self.resident[word] |= bit;
+        self.resident.reserve(p + 1);
+        self.resident.insert(p);
         false
-    }
-
-    #[cold]
-    fn grow(&mut self, word: usize) {
-        self.resident.resize(word + 1, 0);
     }
 
     /// Counts of the references so far.
@@ -400,8 +390,7 @@ impl OptCache {
 
     /// Whether `page` is resident.
     pub fn contains(&self, page: u32) -> bool {
-        let p = page as usize;
-        self.resident.get(p >> 6).is_some_and(|w| w & (1u64 << (p & 63)) != 0)
+        self.resident.contains(page as usize)
     }
 }
 
