@@ -123,10 +123,18 @@ impl<P: Policy> Kernel<P> {
         Ok(id)
     }
 
-    /// `folio_add_lru` of the in-flight folio.
+    /// `folio_add_lru` of the in-flight folio: into the `lru_add` batch, drained when full.
     fn add_lru(&mut self, id: FolioId, ctx: AddCtx) {
         self.m.in_flight = NIL;
-        self.p.add_folio(&mut self.m, id, ctx);
+        self.p.lru_add_prepare(&mut self.m, id, ctx);
+        if self.m.lru_add.push(id) >= self.p.folio_batch_size() || self.m.lru_cache_disabled {
+            crate::reclaim::lru_add_drain(&mut self.m, &mut self.p);
+        }
+    }
+
+    /// `lru_add_drain` (the one CPU's batch).
+    pub fn lru_add_drain(&mut self) {
+        crate::reclaim::lru_add_drain(&mut self.m, &mut self.p);
     }
 
     /// Return to user space: reclaim what the last operation charged over `memory.high`.
@@ -391,6 +399,10 @@ impl<P: Policy> Kernel<P> {
         use crate::workload::Op;
         // the flusher's periodic wakeup, when due
         crate::reclaim::writeback::periodic(&mut self.m, &mut self.p);
+        if matches!(op, Op::Exit { .. } | Op::Munmap { .. } | Op::Madvise { .. }) {
+            // exit_mmap, unmap_region and madvise drain the local lru_add batch first
+            self.lru_add_drain();
+        }
         let r = match op {
             Op::Read { task, file, index } => self.read_page(task, file, index),
             Op::Write { task, file, index } => self.write_page(task, file, index),
@@ -511,7 +523,7 @@ impl<P: Policy> Kernel<P> {
         self.m.folios[id].set(pg::MLOCKED);
         if self.m.folios[id].test(pg::LRU) {
             self.p.del_folio(&mut self.m, id);
-            self.p.add_folio(&mut self.m, id, AddCtx::default());
+            self.p.add_folio(&mut self.m, id);
         }
     }
 

@@ -176,7 +176,7 @@ fn errors_name_the_file_line_and_expectation() {
     // A bad distribution string.
     let (line, msg) = err("[memcg]\nmax = 10\n[workload]\nkind = \"anon\"\npages = 10\nwrite_ratio = 0.1\ndist = \"pareto\"\naccesses = 1\n");
     assert_eq!(line, Some(7), "{msg}");
-    assert!(msg.contains("expected 'uniform' or 'zipf:THETA'"), "{msg}");
+    assert!(msg.contains("expected 'uniform', 'zipf:THETA'"), "{msg}");
     // A workload that fails its own checks.
     let (line, msg) = err("[memcg]\nmax = 10\n[workload]\nkind = \"anon\"\npages = 10\nwrite_ratio = 1.5\ndist = \"uniform\"\naccesses = 1\n");
     assert_eq!(line, Some(3), "{msg}");

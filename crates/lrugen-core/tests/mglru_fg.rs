@@ -22,6 +22,8 @@ fn kernel(profile: Profile) -> K {
     cfg.ra_pages = 0;
     let mut m = Machine::new(cfg);
     m.debug_checks = true;
+    // each folio on its list when the operation returns: the lifecycle steps are visible
+    m.lru_cache_disabled = true;
     let p = Mglru::new(
         &m,
         MglruConfig {

@@ -41,12 +41,15 @@ fn both(test: impl Fn(Profile)) {
 
 /// A kernel on a one-node machine of `pages` pages and `swap` pages of swap, read-ahead off (every
 /// read instantiates exactly the page asked for), the invariant checker on after every reclaim
-/// pass; a memcg `/t` and a task charged to it. `tweak` adjusts the MGLRU configuration.
+/// pass, the `lru_add` batch off (`lru_cache_disable`: each new folio is on its list when the
+/// operation returns); a memcg `/t` and a task charged to it. `tweak` adjusts the MGLRU
+/// configuration.
 fn setup(profile: Profile, pages: u64, swap: u64, tweak: impl FnOnce(&mut MglruConfig)) -> (K, MemcgId, u32) {
     let mut cfg = MachineConfig::simple(pages, swap);
     cfg.ra_pages = 0;
     let mut m = Machine::new(cfg);
     m.debug_checks = true;
+    m.lru_cache_disabled = true;
     let mut mcfg = MglruConfig {
         profile,
         ..MglruConfig::default()
@@ -1474,6 +1477,7 @@ fn mm_added_after_a_walk_is_force_scanned() {
     for profile in [Profile::V6_1, Profile::V6_17] {
         for hook in [true, false] {
             let mut m = Machine::new(MachineConfig::simple(8_192, 2_048));
+            m.lru_cache_disabled = true;
             let t = m.create_memcg(lrugen::mm::memcg::ROOT_MEMCG, "t");
             let mm1 = m.create_mm(t);
             let a1 = m.mmap(mm1, 256, vmf::WRITE, None);

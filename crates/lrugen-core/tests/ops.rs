@@ -23,6 +23,8 @@ fn machine(pages: u64, swap: u64) -> Machine {
     let mut cfg = MachineConfig::simple(pages, swap);
     cfg.ra_pages = 0;
     let mut m = Machine::new(cfg);
+    // each folio on its list when the operation returns (lru_cache_disable)
+    m.lru_cache_disabled = true;
     m.debug_checks = true;
     m
 }

@@ -265,6 +265,7 @@ switch_tests! {
     fg_min_seq_promotion,
     fg_pid_gains_1_2,
     vma_has_recency,
+    folio_batch_size_31,
     memcg_lru,
     eviction_path_aging,
     dirty_throttling_counts,

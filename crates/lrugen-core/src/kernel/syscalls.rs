@@ -197,7 +197,7 @@ impl<P: Policy> Kernel<P> {
             shrink_folio_list(&mut self.m, &mut self.p, &mut batch, &mut sc, ignore_references);
             for id in batch {
                 clear_isolated(&mut self.m, id);
-                self.p.add_folio(&mut self.m, id, AddCtx::default());
+                self.p.add_folio(&mut self.m, id);
             }
         }
     }

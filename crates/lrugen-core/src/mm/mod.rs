@@ -199,6 +199,12 @@ pub struct Machine {
     /// Folio allocated by a fault or read path and not yet on an LRU list (the checker's
     /// "in flight" exception), or `NIL`.
     pub in_flight: FolioId,
+    /// The per-CPU `lru_add` batch (`reclaim::LruAddBatch`): new folios not yet on an LRU.
+    pub lru_add: crate::reclaim::LruAddBatch,
+    /// `lru_cache_disable()` in effect: a new folio goes on its LRU list at once instead of
+    /// waiting in the batch (the kernel does this around migration; the lifecycle tests use it
+    /// to see every step).
+    pub lru_cache_disabled: bool,
     /// The task running on the (single) CPU, if any (`current`).
     pub current_task: Option<u32>,
     /// kswapd runs as a task of the virtual-time engine: waking it only sets
@@ -260,6 +266,8 @@ impl Machine {
             debug_checks: false,
             check_failure: None,
             in_flight: folio::NIL,
+            lru_add: Default::default(),
+            lru_cache_disabled: false,
             current_task: None,
             kswapd_async: false,
             wb_wakeup: u64::MAX,
@@ -697,6 +705,7 @@ impl Machine {
         let f = self.folios[id];
         debug_assert!(f.test(pg::ALLOCATED));
         debug_assert!(!f.test(pg::LRU) && f.mapcount == 0);
+        self.lru_add.remove(id);
         self.nodes[f.node()].zones[f.zone()].give(&mut self.folios, id);
         self.count_vm_events(Stat::Pgfree, 1);
     }

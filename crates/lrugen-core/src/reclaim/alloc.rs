@@ -296,7 +296,7 @@ pub fn munlock_folio<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
     }
     if m.folios[id].test(pg::LRU) {
         p.del_folio(m, id);
-        p.add_folio(m, id, super::AddCtx::default());
+        p.add_folio(m, id);
     }
 }
 

@@ -76,6 +76,14 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
         if id == m.in_flight || f.test(pg::ZSPAGE) {
             continue;
         }
+        if m.lru_add.folios().contains(&id) {
+            if f.test(pg::LRU) || f.test(pg::ISOLATED) {
+                return Err(format!(
+                    "folio {id} waits in the lru_add batch but is on a list or isolated"
+                ));
+            }
+            continue;
+        }
         match (f.test(pg::LRU), f.test(pg::ISOLATED)) {
             (true, false) => {
                 if seen[id as usize] != 1 {

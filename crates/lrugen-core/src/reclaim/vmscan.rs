@@ -263,6 +263,8 @@ pub fn shrink_node_memcgs<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc
 /// `shrink_node`: one pass over a node.
 pub fn shrink_node<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc: &mut ScanControl) {
     let before = sc.nr_reclaimed;
+    // every reclaim path drains the local CPU's lru_add batch before it isolates folios
+    super::lru_add_drain(m, p);
     p.prepare_node(m, node, sc);
     p.shrink_node_lruvecs(m, node, sc);
     if sc.nr_reclaimed > before {

@@ -18,6 +18,14 @@ pub enum Dist {
         /// The exponent θ (≠ 1).
         theta: f64,
     },
+    /// A Gaussian centred on the middle of `0..n` with standard deviation `sd_pct` % of `n`,
+    /// drawn again outside the range and *not* scattered: the hot keys are contiguous, as in
+    /// memtier's Gaussian key pattern (fio's `normal` is a different construction, hashed; see
+    /// `workload::gen::fio`).
+    Gauss {
+        /// σ as a percentage of the range (> 0).
+        sd_pct: f64,
+    },
 }
 
 impl std::fmt::Display for Dist {
@@ -25,6 +33,7 @@ impl std::fmt::Display for Dist {
         match self {
             Dist::Uniform => write!(f, "uniform"),
             Dist::Zipf { theta } => write!(f, "zipf:{theta}"),
+            Dist::Gauss { sd_pct } => write!(f, "gauss:{sd_pct}"),
         }
     }
 }
@@ -34,12 +43,24 @@ impl std::str::FromStr for Dist {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "uniform" | "random" => Ok(Dist::Uniform),
+            _ if s.starts_with("gauss") => {
+                let t = s.strip_prefix("gauss:").ok_or_else(|| {
+                    format!("bad distribution '{s}': expected gauss:SD_PCT (e.g. gauss:25, σ = 25 % of the range)")
+                })?;
+                let sd_pct: f64 = t
+                    .parse()
+                    .map_err(|_| format!("bad σ in '{s}': expected a percentage such as gauss:25"))?;
+                if !(sd_pct > 0.0 && sd_pct.is_finite()) {
+                    return Err(format!("bad σ {sd_pct} in '{s}': expected a percentage > 0"));
+                }
+                Ok(Dist::Gauss { sd_pct })
+            }
             _ => {
                 let t = s
                     .strip_prefix("zipf:")
                     .or_else(|| s.strip_prefix("zipf"))
                     .ok_or_else(|| {
-                        format!("unknown distribution '{s}': expected 'uniform' or 'zipf:THETA' (e.g. zipf:0.9)")
+                        format!("unknown distribution '{s}': expected 'uniform', 'zipf:THETA' (e.g. zipf:0.9) or 'gauss:SD_PCT' (e.g. gauss:25)")
                     })?;
                 let theta: f64 = if t.is_empty() {
                     1.1
@@ -65,6 +86,7 @@ pub struct Sampler {
     n: u64,
     rng: StdRng,
     zipf: Option<ZipfState>,
+    gauss: Option<rand_distr::Normal<f64>>,
 }
 
 #[derive(Clone, Debug)]
@@ -95,8 +117,14 @@ impl Sampler {
     pub fn new(dist: Dist, n: u64, seed: u64) -> Self {
         assert!(n >= 1, "a distribution needs at least one key");
         let mut rng = StdRng::seed_from_u64(seed);
+        let gauss = match dist {
+            Dist::Gauss { sd_pct } => {
+                rand_distr::Normal::new(n as f64 / 2.0, (sd_pct / 100.0 * n as f64).max(f64::MIN_POSITIVE)).ok()
+            }
+            _ => None,
+        };
         let zipf = match dist {
-            Dist::Uniform => None,
+            Dist::Uniform | Dist::Gauss { .. } => None,
             Dist::Zipf { theta } => {
                 let zetan = zeta(n, theta);
                 let zeta2 = zeta(2, theta);
@@ -110,13 +138,22 @@ impl Sampler {
                 })
             }
         };
-        Sampler { n, rng, zipf }
+        Sampler { n, rng, zipf, gauss }
     }
 
     /// The Zipf rank (0 = hottest) of the next draw, before scattering; uniform draws are returned
     /// as they are.
     #[inline]
     pub fn next_rank(&mut self) -> u64 {
+        if let Some(g) = &self.gauss {
+            use rand_distr::Distribution as _;
+            loop {
+                let x = g.sample(&mut self.rng);
+                if x >= 0.0 && x < self.n as f64 {
+                    return x as u64;
+                }
+            }
+        }
         match &self.zipf {
             None => self.rng.random_range(0..self.n),
             Some(z) => {
@@ -158,6 +195,25 @@ mod tests {
         assert_eq!("zipf".parse::<Dist>(), Ok(Dist::Zipf { theta: 1.1 }));
         assert!("zipf:1".parse::<Dist>().is_err());
         assert!("pareto".parse::<Dist>().unwrap_err().contains("expected"));
+        assert_eq!("gauss:25".parse::<Dist>(), Ok(Dist::Gauss { sd_pct: 25.0 }));
+        assert_eq!(Dist::Gauss { sd_pct: 25.0 }.to_string(), "gauss:25");
+        for bad in ["gauss", "gauss:", "gauss:0", "gauss:-3", "gauss:x", "gauss:inf"] {
+            assert!(bad.parse::<Dist>().unwrap_err().contains("gauss:"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn gauss_is_centred_with_its_sd() {
+        let n = 10_000u64;
+        let mut s = Sampler::new(Dist::Gauss { sd_pct: 10.0 }, n, 4);
+        let xs: Vec<f64> = (0..200_000).map(|_| s.next_key() as f64).collect();
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64).sqrt();
+        assert!((mean - 5000.0).abs() < 20.0, "mean {mean}");
+        assert!((sd - 1000.0).abs() < 20.0, "sd {sd}");
+        // a wide one stays in range (draws outside are drawn again)
+        let mut w = Sampler::new(Dist::Gauss { sd_pct: 200.0 }, 16, 4);
+        assert!((0..10_000).all(|_| w.next_key() < 16));
     }
 
     #[test]

@@ -27,12 +27,15 @@ pub const ALL_LRUS: [Lru; 5] = [
 ];
 
 /// A kernel on a one-node machine of `pages` pages and `swap` swap pages, with read-ahead off so
-/// that every read instantiates exactly the page asked for, and the invariant checker on.
+/// that every read instantiates exactly the page asked for, the per-CPU `lru_add` batch off
+/// (`lru_cache_disable`: each new folio is on its list when the operation returns) and the
+/// invariant checker on.
 pub fn kernel(pages: u64, swap: u64) -> K {
     let mut cfg = MachineConfig::simple(pages, swap);
     cfg.ra_pages = 0;
     let mut m = Machine::new(cfg);
     m.debug_checks = true;
+    m.lru_cache_disabled = true;
     let p = Classic::new(&m);
     Kernel::new(m, p)
 }

@@ -13,7 +13,7 @@
 pub mod workingset;
 
 use super::vmscan::{self, clear_isolated, count_scan, mark_isolated};
-use super::{AddCtx, FolioRef, ListRef, Policy, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
+use super::{FolioRef, ListRef, Policy, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use crate::mm::folio::{pg, FolioId, ListHead, ANON, FILE, NIL};
 use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
 use crate::mm::node::WMARK_HIGH;
@@ -461,7 +461,7 @@ impl Policy for Classic {
         self.lruvecs.resize(m.memcgs.len() * m.nr_nodes(), Lruvec::default());
     }
 
-    fn add_folio(&mut self, m: &mut Machine, id: FolioId, _ctx: AddCtx) {
+    fn add_folio(&mut self, m: &mut Machine, id: FolioId) {
         if !m.folios[id].evictable() {
             m.folios[id].clear(pg::ACTIVE);
             m.folios[id].set(pg::UNEVICTABLE);

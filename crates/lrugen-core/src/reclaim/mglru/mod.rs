@@ -526,24 +526,37 @@ impl Policy for Mglru {
         }
     }
 
-    fn add_folio(&mut self, m: &mut Machine, id: FolioId, ctx: AddCtx) {
+    fn add_folio(&mut self, m: &mut Machine, id: FolioId) {
         if !m.folios[id].evictable() {
             m.count_vm_events(Stat::UnevictablePgsCulled, 1);
             self.add_unevictable(m, id);
             return;
         }
+        self.add(m, id, false);
+    }
+
+    fn folio_batch_size(&self) -> usize {
+        if self.sw().folio_batch_size_31 {
+            crate::reclaim::LRU_ADD_BATCH_MAX
+        } else {
+            15
+        }
+    }
+
+    fn lru_add_prepare(&mut self, m: &mut Machine, id: FolioId, ctx: AddCtx) {
         // folio_add_lru: a folio added inside a fault on a VMA with recency is hot (7.2:
-        // referenced, unless it is a workingset folio)
-        if ctx.in_fault {
+        // referenced if it is not already, unless it is a workingset folio)
+        if ctx.in_fault && m.folios[id].evictable() {
             if self.sw().fault_mark_accessed && !self.test_workingset(&m.folios[id]) {
-                let mut f = m.folios[id];
-                self.inc_refs(&mut f);
-                m.folios[id] = f;
+                if self.sw().fg_unified_refs || !m.folios[id].test(pg::REFERENCED) {
+                    let mut f = m.folios[id];
+                    self.inc_refs(&mut f);
+                    m.folios[id] = f;
+                }
             } else {
                 m.folios[id].set(pg::ACTIVE);
             }
         }
-        self.add(m, id, false);
     }
 
     fn del_folio(&mut self, m: &mut Machine, id: FolioId) {

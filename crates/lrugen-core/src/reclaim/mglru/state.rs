@@ -87,6 +87,12 @@ switches! {
     /// `MADV_PAGEOUT` leaves the accessed bits and reclaims ignoring references. Off: 6.1,
     /// where `MADV_COLD`/`PAGEOUT` both clear young PTEs and `reclaim_pages` checks references.
     pageout_ignore_references,
+    /// ≤6.12 (first release unconfirmed; the sources read: Debian 6.1.192's `PAGEVEC_SIZE` is
+    /// 15, 6.12.118's `PAGEVEC_SIZE` and 7.2.13's `FOLIO_BATCH_SIZE` are 31): the per-CPU
+    /// `lru_add` batch holds 31 folios. A buffered read marks its new folio accessed while it
+    /// waits there, so where placement reads `PG_referenced` (`folio_seq_referenced`) all but
+    /// the folio that fills the batch land a generation younger. Off: 15.
+    folio_batch_size_31,
     /// 6.12.y, "mm: vmscan: fix dirty folios throttling on cgroup v1 for MGLRU" (Jingxiang Zeng;
     /// in 6.12.117): `sort_folio` counts dirty file folios into `nr_file_taken` and
     /// `nr_unqueued_dirty`, and the lruvec loop wakes the flushers when all taken file folios
@@ -202,6 +208,7 @@ impl Switches {
         memcg_lru: true,
         eviction_path_aging: true,
         pageout_ignore_references: true,
+        folio_batch_size_31: true,
         dirty_throttling_counts: true,
         workingset_activate_at_refault: true,
         mm_stats_tyfa: true,
