@@ -8,15 +8,12 @@ use crate::out::{out, outln};
 use clap::Args;
 use lrugen::experiment::outdir::{self, Request, Staging};
 use lrugen::experiment::size::parse_pages;
-use lrugen::mm::MachineConfig;
-use lrugen::reclaim::mglru::{MglruConfig, Profile};
-use lrugen::sim::{MemcgConfig, PolicyKind, RunConfig};
+use lrugen::sim::PolicyKind;
 use lrugen::workload::dist::Dist;
-use lrugen::workload::WorkloadSpec;
 use lrugen_kernel::ops::{self, Access};
 use lrugen_kernel::ops::{OpFile, ReplayOp};
 use lrugen_kernel::report::{Report, Settings};
-use lrugen_kernel::{file_read_ops, KernelOpts, KernelSource, LruMode};
+use lrugen_kernel::{KernelOpts, KernelSource, LruMode};
 use std::path::PathBuf;
 
 /// Options of `lrugen kernel`.
@@ -60,13 +57,26 @@ pub struct KernelArgs {
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     memcg_max: Option<String>,
     /// Built-in workload: file (buffered reads of one file), mmap (loads through a shared
-    /// mapping of it), anon (populate, then loads and stores, with swap) or mixed (file reads and
-    /// anon accesses in turn). With --trace: file or mmap.
+    /// mapping of it), anon (populate, then loads and stores, with swap), mixed (file reads and
+    /// anon accesses in turn) or hotcold (a hot file of --hot-size read once, then read from
+    /// --dist while a cold file of --size is read once through, its reads spread evenly). With
+    /// --trace: file or mmap.
     #[arg(long, value_name = "KIND", default_value = "file", conflicts_with = "exp")]
     access: String,
     /// File size of the built-in workload.
     #[arg(long, value_name = "SIZE", default_value = "64M", allow_hyphen_values = true)]
     size: String,
+    /// Hot file of the built-in hotcold workload.
+    #[arg(long, value_name = "SIZE", default_value = "16M", allow_hyphen_values = true)]
+    hot_size: String,
+    /// Advice the files are opened and mapped with: random (POSIX_FADV_RANDOM, MADV_RANDOM: no
+    /// read-ahead or read-around; from 6.3 young PTEs of the mapping are ignored) or normal.
+    #[arg(long, value_name = "ADVICE", default_value = "random", conflicts_with = "exp")]
+    advice: String,
+    /// read_ahead_kb of the data disk (default: the kernel's, 128); the model reads ahead a
+    /// quarter of it in pages. Matters with --advice normal.
+    #[arg(long, value_name = "KB", value_parser = count32, allow_negative_numbers = true)]
+    read_ahead_kb: Option<u32>,
     /// Anon region of the built-in anon and mixed workloads.
     #[arg(long, value_name = "SIZE", default_value = "16M", allow_hyphen_values = true)]
     anon_size: String,
@@ -76,7 +86,8 @@ pub struct KernelArgs {
     /// Measured accesses of the built-in workload.
     #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = count, allow_negative_numbers = true)]
     accesses: u64,
-    /// Page distribution: uniform or zipf:THETA.
+    /// Page distribution: uniform, zipf:THETA or gauss:SD_PCT (a Gaussian around the middle,
+    /// σ = SD_PCT % of the range, hot pages contiguous).
     #[arg(long, default_value = "zipf:0.9")]
     dist: String,
     /// Seed of the stream.
@@ -103,6 +114,11 @@ pub struct KernelArgs {
     /// wrote (replaced whole). Checked before booting; written as DIR.partial, renamed when done.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Also write the run as a fixture (the command, the built-in workload, the settings and
+    /// everything the guest reported) for the model's tests: a new file, or one `lrugen kernel`
+    /// wrote (replaced). Built-in workloads only. Checked before booting; written whole.
+    #[arg(long, value_name = "FILE.json", conflicts_with_all = ["exp", "trace"])]
+    fixture: Option<PathBuf>,
     /// Write --out into a non-empty directory lrugen did not write (files of the same names are
     /// replaced, the others kept).
     #[arg(long, requires = "out")]
@@ -130,11 +146,13 @@ enum Swap {
 /// Everything checked before booting.
 struct Plan {
     ops: OpFile,
+    /// The built-in workload that made `ops`, if it is one.
+    builtin: Option<ops::BuiltIn>,
     workload: String,
     memcg_bytes: u64,
     policy: PolicyKind,
+    /// The value for /sys/kernel/mm/lru_gen/enabled (`n`, or the capability bits as 0xNNNN).
     enabled: String,
-    caps: u32,
     swap: Swap,
     swap_mib: u64,
     /// vm.swappiness: the flag's, else the experiment's if it sets one.
@@ -146,6 +164,11 @@ struct Plan {
 fn plan(a: &KernelArgs) -> Result<Plan, String> {
     let access: Access = a.access.parse().map_err(|e| format!("--access: {e}"))?;
     let dist: Dist = a.dist.parse().map_err(|e| format!("--dist: {e}"))?;
+    let advice = match a.advice.as_str() {
+        "random" => ops::FileAdvice::Random,
+        "normal" => ops::FileAdvice::Normal,
+        x => return Err(format!("--advice: expected random or normal, found '{x}'")),
+    };
     if !(0.0..=1.0).contains(&a.write_ratio) {
         return Err(format!(
             "--write-ratio: expected a fraction in 0..=1, found {}",
@@ -201,6 +224,7 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         .as_deref()
         .map(|s| parse_pages(s).map_err(|e| format!("--memcg-max: {e}")))
         .transpose()?;
+    let mut builtin = None;
     let (ops, workload, memcg_pages) = if let Some(path) = &a.exp {
         let exp = lrugen::experiment::spec::Experiment::from_file(path).map_err(|e| e.to_string())?;
         if let Some(why) = &exp.skip {
@@ -235,7 +259,10 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
             .to_vec()
             .map_err(|e| format!("{}: reading back its page ids: {e}", path.display()))?;
         let window = a.every.unwrap_or((pages.len() as u64 / 20).max(1));
-        let ops = ops::trace_ops(&pages, nr, access == Access::Mmap, window);
+        let mut ops = ops::trace_ops(&pages, nr, access == Access::Mmap, window);
+        for f in &mut ops.files {
+            f.advice = advice;
+        }
         let w = format!(
             "trace {}: {} {} of {} distinct pages",
             path.display(),
@@ -251,45 +278,33 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     } else {
         let file_pages = parse_pages(&a.size).map_err(|e| format!("--size: {e}"))?;
         let anon_pages = parse_pages(&a.anon_size).map_err(|e| format!("--anon-size: {e}"))?;
-        if file_pages == 0 || anon_pages == 0 || a.accesses == 0 {
-            return Err("--size, --anon-size and --accesses must be positive".into());
+        let hot_pages = parse_pages(&a.hot_size).map_err(|e| format!("--hot-size: {e}"))?;
+        if file_pages == 0 || anon_pages == 0 || hot_pages == 0 || a.accesses == 0 {
+            return Err("--size, --anon-size, --hot-size and --accesses must be positive".into());
         }
-        let window = a.every.unwrap_or((a.accesses / 20).max(1));
-        let (ops, w) = match access {
-            Access::File => (
-                file_read_ops(file_pages, a.accesses, dist, a.seed, window),
-                format!("{} buffered reads of a {} MiB file", a.accesses, file_pages >> 8),
-            ),
-            Access::Mmap => (
-                ops::mmap_reads(file_pages, a.accesses, dist, a.seed, window),
-                format!("{} mmap loads of a {} MiB file", a.accesses, file_pages >> 8),
-            ),
-            Access::Anon => (
-                lrugen_kernel::anon_ops(anon_pages, a.accesses, dist, a.write_ratio, a.seed, window)
-                    .map_err(|e| e.to_string())?,
-                format!(
-                    "{} loads/stores ({}% stores) of a {} MiB anon region",
-                    a.accesses,
-                    a.write_ratio * 100.0,
-                    anon_pages >> 8
-                ),
-            ),
-            Access::Mixed => (
-                ops::file_and_anon(file_pages, anon_pages, a.accesses, dist, a.write_ratio, a.seed, window),
-                format!(
-                    "{} accesses alternating buffered reads of a {} MiB file and loads/stores ({}% stores) of a {} MiB anon region",
-                    a.accesses,
-                    file_pages >> 8,
-                    a.write_ratio * 100.0,
-                    anon_pages >> 8
-                ),
-            ),
+        if access == Access::HotCold && file_pages > a.accesses {
+            return Err(format!(
+                "--access hotcold reads the cold file (--size, {file_pages} pages) once through among the \
+                 --accesses: expected at least {file_pages} accesses, found {}",
+                a.accesses
+            ));
+        }
+        let b = ops::BuiltIn {
+            access,
+            file_pages,
+            anon_pages,
+            hot_pages,
+            accesses: a.accesses,
+            dist,
+            write_ratio: a.write_ratio,
+            advice,
+            seed: a.seed,
+            window: a.every.unwrap_or((a.accesses / 20).max(1)),
         };
-        (
-            ops,
-            format!("{w}, {}, seed {}", a.dist, a.seed),
-            memcg_flag.unwrap_or(parse_pages("32M")?),
-        )
+        let ops = b.ops().map_err(|e| e.to_string())?;
+        let w = b.describe();
+        builtin = Some(b);
+        (ops, w, memcg_flag.unwrap_or(parse_pages("32M")?))
     };
     if memcg_pages == 0 {
         return Err("--memcg-max: a memcg of 0 bytes leaves no room to run".into());
@@ -300,11 +315,11 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     }
     Ok(Plan {
         ops,
+        builtin,
         workload,
         memcg_bytes: memcg_pages * 4096,
         policy,
         enabled,
-        caps: bits,
         swap,
         swap_mib: if swap == Swap::None {
             0
@@ -326,6 +341,9 @@ fn measured_len(o: &OpFile) -> u64 {
 
 pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     let p = plan(&a)?;
+    if let Some(path) = &a.fixture {
+        check_fixture_target(path)?;
+    }
     // the output directory, checked (and its partial directory created) before booting
     let staging = match &a.out {
         Some(dir) => Some(Staging::prepare(Request {
@@ -358,6 +376,7 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     o.swappiness = p.swappiness;
     o.min_ttl_ms = p.min_ttl_ms;
     o.page_cluster = a.page_cluster;
+    o.read_ahead_kb = a.read_ahead_kb;
     o.swap_mib = p.swap_mib;
     o.swap_zram = p.swap == Swap::Zram;
     o.lru_gen_every_window = p.policy == PolicyKind::Mglru;
@@ -380,34 +399,8 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     };
     // the model: the same op file and settings, with the kernel's effective capacity (without
     // the replayer's own anon pages and the kernel's charges when the workload has no anon)
-    let cap = run.model_capacity_pages(p.ops.anon_pages > 0).max(1);
-    let swap_pages = p.swap_mib << 8;
-    let mut machine = MachineConfig::simple(cap * 4 + 65_536 + swap_pages, swap_pages);
-    machine.swappiness = p.swappiness.unwrap_or(60);
-    if p.swap == Swap::Zram {
-        // no measurement (nothing swapped): zram's usual 3:1
-        machine.zram_ratio = Some(zram_ratio.unwrap_or(3.0));
-    }
-    let mut cfg = RunConfig::new(
-        machine,
-        MemcgConfig {
-            max: Some(cap),
-            ..Default::default()
-        },
-        WorkloadSpec::Trace {
-            path: "kernel-run".into(),
-            format: None,
-        },
-        p.policy,
-    );
-    let profile = profile_for_release(&run.kernel_release);
-    cfg.mglru = MglruConfig {
-        profile,
-        caps: p.caps,
-        min_ttl_ms: p.min_ttl_ms.unwrap_or(0) as u64,
-        ..Default::default()
-    };
-    let model = lrugen_kernel::model::run(&p.ops, &cfg).map_err(|e| e.to_string())?;
+    let cap = run.model_capacity_for(&p.ops).max(1);
+    let profile = lrugen_kernel::model::profile_for_release(&run.kernel_release);
     let settings = Settings {
         lru: p.policy.name().into(),
         lru_gen_enabled: p.enabled.clone(),
@@ -415,6 +408,7 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         swappiness: p.swappiness,
         min_ttl_ms: p.min_ttl_ms,
         page_cluster: a.page_cluster,
+        read_ahead_kb: a.read_ahead_kb,
         swap: match p.swap {
             Swap::None => "none",
             Swap::Disk => "disk",
@@ -427,7 +421,20 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         model_profile: profile.name().into(),
         model_capacity_pages: cap,
     };
-    let report = Report::build(&run, &model, p.workload.clone(), settings).map_err(|e| e.to_string())?;
+    let cfg = lrugen_kernel::model::config(&settings, profile).map_err(|e| e.to_string())?;
+    let model = lrugen_kernel::model::run(&p.ops, &cfg).map_err(|e| e.to_string())?;
+    let report = Report::build(&run, &model, p.workload.clone(), settings.clone()).map_err(|e| e.to_string())?;
+    if let (Some(path), Some(b)) = (&a.fixture, &p.builtin) {
+        let c = lrugen_kernel::Capture {
+            command: command_line(),
+            workload: b.clone(),
+            settings,
+            run: run.clone(),
+        };
+        let text = serde_json::to_string_pretty(&c).map_err(|e| e.to_string())? + "\n";
+        write_whole(path, &text)?;
+        eprintln!("wrote {}", path.display());
+    }
     out!("{}", report.table());
     if let Some(staging) = staging {
         let dir = staging.dir().to_path_buf();
@@ -457,36 +464,55 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The model profile for a kernel release: its own preset. 6.1.y → `6.1`, 6.12.y → `6.12`,
-/// 7.x → `7.2` (the only 7.x modelled), 6.13–6.19 → `6.17` (the kernel spec's ≈6.17,
-/// `kernel-mglru.md` §§2–13); anything older than 6.12 but not 6.1 (6.2–6.11) → `6.12`, the
-/// preset with the 6.3–6.12 changes and none of the 6.14 rework.
-fn profile_for_release(release: &str) -> Profile {
-    let mut it = release.split(|c: char| !c.is_ascii_digit());
-    let major: u32 = it.next().and_then(|x| x.parse().ok()).unwrap_or(0);
-    let minor: u32 = it.next().and_then(|x| x.parse().ok()).unwrap_or(0);
-    match (major, minor) {
-        (6, 1) => Profile::V6_1,
-        (6, 0..=12) => Profile::V6_12,
-        (6, _) => Profile::V6_17,
-        (m, _) if m >= 7 => Profile::V7_2,
-        _ => Profile::V6_1,
+/// `lrugen kernel` and its arguments as typed (quoted where a shell would need it).
+fn command_line() -> String {
+    let mut v = vec!["lrugen".to_string()];
+    v.extend(std::env::args().skip(1).map(|a| {
+        if a.chars().all(|c| c.is_ascii_alphanumeric() || "-_.,:/=+@".contains(c)) {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        }
+    }));
+    v.join(" ")
+}
+
+/// `--fixture FILE` is writable without losing anything: its directory exists and FILE is new or
+/// a capture `lrugen kernel` wrote.
+fn check_fixture_target(path: &std::path::Path) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!("--fixture {}: no directory {}", path.display(), dir.display()));
     }
+    if path.is_dir() {
+        return Err(format!(
+            "--fixture {}: is a directory, expected a file name",
+            path.display()
+        ));
+    }
+    if path.exists() {
+        lrugen_kernel::Capture::load(path)
+            .map_err(|e| format!("--fixture: {e} (refusing to replace a file lrugen kernel did not write)"))?;
+    }
+    Ok(())
+}
+
+/// Write `text` to `path` whole: into `path.partial`, then renamed over it.
+fn write_whole(path: &std::path::Path, text: &str) -> Result<(), String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text).map_err(|e| format!("--fixture {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("--fixture {}: {e}", path.display()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::Parser;
-
-    #[test]
-    fn the_model_profile_follows_the_kernel_release() {
-        assert_eq!(profile_for_release("6.1.0-57-amd64"), Profile::V6_1);
-        assert_eq!(profile_for_release("6.12.117+deb12-amd64"), Profile::V6_12);
-        assert_eq!(profile_for_release("7.2.13+deb14-amd64"), Profile::V7_2);
-        assert_eq!(profile_for_release("6.10.3"), Profile::V6_12);
-        assert_eq!(profile_for_release("6.17.0"), Profile::V6_17);
-    }
 
     #[derive(Parser)]
     struct T {
@@ -514,7 +540,6 @@ mod tests {
         let p = plan_of(&["--exp", e]).unwrap();
         assert_eq!(p.swappiness, Some(100));
         assert_eq!(p.min_ttl_ms, Some(1000));
-        assert_eq!(p.caps, 3);
         assert_eq!(p.enabled, "0x0003");
         assert_eq!(p.memcg_bytes, 4 << 20);
         let p = plan_of(&[
@@ -528,9 +553,12 @@ mod tests {
             "7",
         ])
         .unwrap();
-        assert_eq!((p.swappiness, p.min_ttl_ms, p.caps), (Some(10), Some(5), 7));
+        assert_eq!(
+            (p.swappiness, p.min_ttl_ms, p.enabled.as_str()),
+            (Some(10), Some(5), "0x0007")
+        );
         // the built-in workload keeps the kernel's defaults
         let p = plan_of(&[]).unwrap();
-        assert_eq!((p.swappiness, p.min_ttl_ms, p.caps), (None, None, 7));
+        assert_eq!((p.swappiness, p.min_ttl_ms, p.enabled.as_str()), (None, None, "0x0007"));
     }
 }

@@ -190,6 +190,50 @@ const CASES: &[Case] = &[
         ],
     ),
     case(
+        &["kernel", "--access", "hotcold", "--size", "1M", "--accesses", "10"],
+        1,
+        &[
+            "--access hotcold",
+            "--size, 256 pages",
+            "expected at least 256 accesses, found 10",
+        ],
+    ),
+    case(
+        &["kernel", "--advice", "sequential"],
+        1,
+        &["--advice", "expected random or normal", "'sequential'"],
+    ),
+    case(
+        &["kernel", "--dist", "gauss:0"],
+        1,
+        &["--dist", "gauss:0", "expected a percentage > 0"],
+    ),
+    case(
+        &["kernel", "--fixture", "{d}/a-file", "--accesses", "10"],
+        1,
+        &[
+            "--fixture",
+            "{d}/a-file: line 1 column ",
+            "not a capture",
+            "refusing to replace",
+        ],
+    ),
+    case(
+        &["kernel", "--fixture", "{d}/nodir/x.json", "--accesses", "10"],
+        1,
+        &["--fixture {d}/nodir/x.json", "no directory {d}/nodir"],
+    ),
+    case(
+        &["kernel", "--fixture", "{d}", "--accesses", "10"],
+        1,
+        &["--fixture {d}", "is a directory, expected a file name"],
+    ),
+    case(
+        &["kernel", "--fixture", "{d}/x.json", "--trace", "{d}/good.lis"],
+        2,
+        &["--fixture", "cannot be used with", "--trace"],
+    ),
+    case(
         &["kernel", "--out", "/proc/lrugen-out", "--accesses", "10"],
         1,
         &["--out /proc/lrugen-out", "cannot create /proc/lrugen-out.partial"],

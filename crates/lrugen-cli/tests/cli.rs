@@ -532,7 +532,7 @@ fn kernel_bad_flags_are_refused_before_booting() {
     );
     fails(
         &["kernel", "--access", "random"],
-        &["--access", "expected file, mmap, anon or mixed"],
+        &["--access", "expected file, mmap, anon, mixed or hotcold"],
     );
     fails(&["kernel", "--lru-gen-enabled", "0xzz"], &["--lru-gen-enabled", "0xzz"]);
     fails(&["kernel", "--lru", "lfu"], &["--lru", "expected mglru or classic"]);

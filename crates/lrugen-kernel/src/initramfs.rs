@@ -25,6 +25,9 @@ pub struct InitSpec {
     pub swappiness: Option<u32>,
     /// `vm.page-cluster`.
     pub page_cluster: u32,
+    /// `/sys/block/vda/queue/read_ahead_kb` of the data disk, if set (the kernel's default is
+    /// 128).
+    pub read_ahead_kb: Option<u32>,
     /// `/sys/kernel/mm/lru_gen/min_ttl_ms`, if set.
     pub min_ttl_ms: Option<u32>,
     /// `swapon /dev/vdb` (a second virtio disk made with `mkswap` on the host).
@@ -66,6 +69,15 @@ pub fn init_script(s: &InitSpec) -> String {
         let _ = writeln!(o, "echo {v} > /proc/sys/vm/swappiness");
     }
     let _ = writeln!(o, "echo {} > /proc/sys/vm/page-cluster", s.page_cluster);
+    // The model maps one page per file fault: no fault-around (do_fault_around), which would map
+    // the cached neighbours with young PTEs.
+    o.push_str("echo 4096 > /sys/kernel/debug/fault_around_bytes || echo 'lrugen: fault_around_bytes failed'\n");
+    if let Some(kb) = s.read_ahead_kb {
+        let _ = writeln!(
+            o,
+            "echo {kb} > /sys/block/vda/queue/read_ahead_kb || echo 'lrugen: read_ahead_kb failed'"
+        );
+    }
     if s.swap {
         o.push_str("swapon /dev/vdb || echo 'lrugen: swapon failed'\n");
     }
@@ -261,6 +273,7 @@ mod tests {
             lru,
             swappiness: Some(60),
             page_cluster: 0,
+            read_ahead_kb: Some(0),
             min_ttl_ms: None,
             swap: false,
             zram_bytes: 0,
@@ -281,6 +294,8 @@ mod tests {
             "mount -t ext4 -o ro /dev/vda /data",
             "echo y > /sys/kernel/mm/lru_gen/enabled",
             "echo 0 > /proc/sys/vm/page-cluster",
+            "echo 4096 > /sys/kernel/debug/fault_around_bytes",
+            "echo 0 > /sys/block/vda/queue/read_ahead_kb",
             "echo 33554432 > /sys/fs/cgroup/t/memory.max",
             "echo 3 > /proc/sys/vm/drop_caches",
             "=== lrugen begin vmstat-before",
@@ -300,6 +315,12 @@ mod tests {
         }
         let c = init_script(&spec(LruMode::Classic));
         assert!(c.contains("echo n > /sys/kernel/mm/lru_gen/enabled"));
+        let mut d = spec(LruMode::Classic);
+        d.read_ahead_kb = None;
+        assert!(
+            !init_script(&d).contains("read_ahead_kb"),
+            "the kernel's default is left alone"
+        );
         assert!(!c.contains("swapon"));
         let mut sw = spec(LruMode::Mglru { enabled: "y".into() });
         sw.swap = true;

@@ -1,25 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The model side of `lrugen kernel`: an op file replayed on lrugen's simulated machine exactly as
-//! the guest replays it (one process; files opened `POSIX_FADV_RANDOM`; file mappings shared,
-//! read-only and `MADV_RANDOM`; one private anonymous region), sampled at the replayer's window
+//! the guest replays it (one process; files opened `POSIX_FADV_RANDOM` and mapped shared,
+//! read-only and `MADV_RANDOM`, or `NORMAL` both, as their `file` lines say; one private
+//! anonymous region), sampled at the replayer's window
 //! boundaries (every `window` measured accesses, and at the end).
 
+use crate::report::Settings;
 use crate::Error;
 use lrugen::kernel::Kernel;
 use lrugen::mm::memcg::MemcgId;
 use lrugen::mm::pagecache::Advice;
 use lrugen::mm::vm::vmf;
 use lrugen::mm::Machine;
+use lrugen::mm::MachineConfig;
 use lrugen::reclaim::classic::Classic;
 use lrugen::reclaim::mglru::Mglru;
+use lrugen::reclaim::mglru::{MglruConfig, Profile};
+use lrugen::sim::MemcgConfig;
 use lrugen::sim::{self, KernelRunOptions, PolicyKind, RunConfig, RunResult};
+use lrugen::workload::WorkloadSpec;
 use lrugen::workload::{Op, Step, Stream};
-use lrugen_replay::{OpFile, ReplayOp};
+use lrugen_replay::{FileAdvice, OpFile, ReplayOp};
 use std::collections::BTreeMap;
 
 /// Set the op file's process up on `m` in memcg `t` and return its steps and the number of page
 /// keys (file pages, then anon pages: key = the page's place in that order).
 pub fn steps(ops: &OpFile, m: &mut Machine, t: MemcgId) -> Result<(Vec<Step>, u32), Error> {
+    steps_of(ops, m, t, true)
+}
+
+/// [`steps`], with the replayer's own op list (`replayer`) or the workload alone.
+fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result<(Vec<Step>, u32), Error> {
     let task = m.create_mm(t);
     // replay file id -> (model file, first key, vpn of its mapping if mmapped)
     let mut files: BTreeMap<u32, (u32, u64, Option<u32>)> = BTreeMap::new();
@@ -31,30 +42,71 @@ pub fn steps(ops: &OpFile, m: &mut Machine, t: MemcgId) -> Result<(Vec<Step>, u3
                 f.id, f.pages
             )));
         }
-        let id = m.create_file(&f.path, f.pages, Advice::Random);
+        let (advice, vm_flags) = match f.advice {
+            FileAdvice::Random => (Advice::Random, vmf::RAND_READ),
+            FileAdvice::Normal => (Advice::Normal, 0),
+        };
+        let id = m.create_file(&f.path, f.pages, advice);
         let mapped = ops
             .ops
             .iter()
             .any(|o| matches!(o, ReplayOp::MmapLoad { file, .. } if *file == f.id));
-        let base = mapped.then(|| m.mmap(task, f.pages as u32, vmf::RAND_READ, Some((id, 0))));
+        let base = mapped.then(|| m.mmap(task, f.pages as u32, vm_flags, Some((id, 0))));
         files.insert(f.id, (id, keys, base));
         keys += f.pages;
     }
     let anon_key = keys;
     let anon_base = (ops.anon_pages > 0).then(|| m.mmap(task, ops.anon_pages as u32, vmf::WRITE, None));
     keys += ops.anon_pages;
+    // With swap (an anon workload), the replayer's own op list is anon memory that reclaim can
+    // swap out like the workload's: written whole before the replay, then read once, in order,
+    // a page every OPS_PER_PAGE ops. (Without swap it cannot be reclaimed and is left out of the
+    // capacity instead: `KernelRun::model_capacity_for`.)
+    let own_pages = if replayer && ops.anon_pages > 0 {
+        crate::replayer_own_pages(ops) - crate::REPLAYER_FIXED_PAGES
+    } else {
+        0
+    };
+    let own_key = keys;
+    let own_base = (own_pages > 0).then(|| m.mmap(task, own_pages as u32, vmf::WRITE, None));
+    keys += own_pages;
     if keys > u32::MAX as u64 {
         return Err(Error::Config(format!("{keys} pages are too many for the model")));
     }
     let mut measure = !ops.ops.contains(&ReplayOp::MeasureStart);
-    let mut out = Vec::with_capacity(ops.ops.len());
+    let mut out = Vec::with_capacity(ops.ops.len() + 2 * own_pages as usize);
+    if let Some(base) = own_base {
+        out.extend((0..own_pages).map(|p| Step {
+            op: Op::Store {
+                task,
+                vpn: base + p as u32,
+            },
+            key: (own_key + p) as u32,
+            measure: false,
+        }));
+    }
+    let per_page = (4096 / std::mem::size_of::<ReplayOp>()) as u64;
     let file = |id: u32| {
         files
             .get(&id)
             .copied()
             .ok_or_else(|| Error::Config(format!("file {id} is not declared")))
     };
-    for op in &ops.ops {
+    for (i, op) in ops.ops.iter().enumerate() {
+        if let Some(base) = own_base {
+            let i = i as u64;
+            if i % per_page == 0 && i / per_page < own_pages {
+                let p = i / per_page;
+                out.push(Step {
+                    op: Op::Load {
+                        task,
+                        vpn: base + p as u32,
+                    },
+                    key: (own_key + p) as u32,
+                    measure: false,
+                });
+            }
+        }
         let (op, key) = match *op {
             ReplayOp::MeasureStart => {
                 measure = true;
@@ -98,8 +150,18 @@ pub fn steps(ops: &OpFile, m: &mut Machine, t: MemcgId) -> Result<(Vec<Step>, u3
 /// workload is ignored), recording a sample (misses so far, generations) after every
 /// `ops.window` measured accesses and at the end.
 pub fn run(ops: &OpFile, cfg: &RunConfig) -> Result<RunResult, Error> {
+    run_of(ops, cfg, true)
+}
+
+/// [`run`] of the workload's ops alone, without the replayer's own pages: the model's own run
+/// of the same workload, step for step.
+pub fn run_workload_only(ops: &OpFile, cfg: &RunConfig) -> Result<RunResult, Error> {
+    run_of(ops, cfg, false)
+}
+
+fn run_of(ops: &OpFile, cfg: &RunConfig, replayer: bool) -> Result<RunResult, Error> {
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
-    let (steps, nr) = steps(ops, &mut m, t)?;
+    let (steps, nr) = steps_of(ops, &mut m, t, replayer)?;
     let stream = Stream::from_steps(steps, nr);
     let opts = KernelRunOptions {
         sample_every: Some(ops.window.max(1)),
@@ -122,4 +184,105 @@ pub fn run(ops: &OpFile, cfg: &RunConfig) -> Result<RunResult, Error> {
     r.wall_seconds = start.elapsed().as_secs_f64();
     r.workload = "op file".into();
     Ok(r)
+}
+
+/// The model profile for a kernel release: its own preset. 6.1.y → `6.1`, 6.12.y → `6.12`,
+/// 7.x → `7.2` (the only 7.x modelled), 6.13–6.19 → `6.17` (the kernel spec's ≈6.17,
+/// `kernel-mglru.md` §§2–13); anything older than 6.12 but not 6.1 (6.2–6.11) → `6.12`, the
+/// preset with the 6.3–6.12 changes and none of the 6.14 rework.
+pub fn profile_for_release(release: &str) -> Profile {
+    let mut it = release.split(|c: char| !c.is_ascii_digit());
+    let major: u32 = it.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+    let minor: u32 = it.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+    match (major, minor) {
+        (6, 1) => Profile::V6_1,
+        (6, 0..=12) => Profile::V6_12,
+        (6, _) => Profile::V6_17,
+        (m, _) if m >= 7 => Profile::V7_2,
+        _ => Profile::V6_1,
+    }
+}
+
+/// The model's configuration for an op file the kernel ran with `s`: a memcg of the kernel's
+/// effective capacity (`s.model_capacity_pages`), the swap, swappiness, zram ratio, read-ahead,
+/// `min_ttl_ms` and `lru_gen` capabilities of the run, and `profile` (normally
+/// [`profile_for_release`] of the kernel that ran).
+pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
+    let policy: PolicyKind = s.lru.parse().map_err(|e: String| Error::Config(format!("lru: {e}")))?;
+    let caps = match s.lru_gen_enabled.as_str() {
+        "y" => 0x7,
+        "n" => 0,
+        x => u32::from_str_radix(x.trim_start_matches("0x"), 16)
+            .map_err(|_| Error::Config(format!("lru_gen_enabled: expected y, n or 0xBITS, found '{x}'")))?,
+    };
+    let cap = s.model_capacity_pages.max(1);
+    let swap_pages = s.swap_mib << 8;
+    let mut machine = MachineConfig::simple(cap * 4 + 65_536 + swap_pages, swap_pages);
+    machine.swappiness = s.swappiness.unwrap_or(60);
+    if let Some(kb) = s.read_ahead_kb {
+        machine.ra_pages = u64::from(kb / 4);
+    }
+    if s.swap == "zram" {
+        // no measurement (nothing swapped): zram's usual 3:1
+        machine.zram_ratio = Some(s.zram_ratio.unwrap_or(3.0));
+    }
+    let mut cfg = RunConfig::new(
+        machine,
+        MemcgConfig {
+            max: Some(cap),
+            ..Default::default()
+        },
+        WorkloadSpec::Trace {
+            path: "kernel-run".into(),
+            format: None,
+        },
+        policy,
+    );
+    cfg.mglru = MglruConfig {
+        profile,
+        caps,
+        min_ttl_ms: s.min_ttl_ms.unwrap_or(0) as u64,
+        ..Default::default()
+    };
+    Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_profile_follows_the_kernel_release() {
+        assert_eq!(profile_for_release("6.1.0-57-amd64"), Profile::V6_1);
+        assert_eq!(profile_for_release("6.12.117+deb12-amd64"), Profile::V6_12);
+        assert_eq!(profile_for_release("7.2.13+deb14-amd64"), Profile::V7_2);
+        assert_eq!(profile_for_release("6.10.3"), Profile::V6_12);
+        assert_eq!(profile_for_release("6.17.0"), Profile::V6_17);
+    }
+
+    #[test]
+    fn config_takes_the_run_settings() {
+        let s = Settings {
+            lru: "mglru".into(),
+            lru_gen_enabled: "0x0003".into(),
+            swappiness: Some(10),
+            swap: "zram".into(),
+            swap_mib: 64,
+            read_ahead_kb: Some(0),
+            model_capacity_pages: 7000,
+            ..Default::default()
+        };
+        let c = config(&s, Profile::V6_12).unwrap();
+        assert_eq!(c.memcg.max, Some(7000));
+        assert_eq!(c.machine.swappiness, 10);
+        assert_eq!(c.machine.ra_pages, 0);
+        assert_eq!(c.machine.zram_ratio, Some(3.0));
+        assert_eq!(c.mglru.caps, 3);
+        assert_eq!(c.mglru.profile, Profile::V6_12);
+        let bad = Settings {
+            lru_gen_enabled: "maybe".into(),
+            ..s
+        };
+        assert!(config(&bad, Profile::V6_1).unwrap_err().to_string().contains("0xBITS"));
+    }
 }

@@ -9,11 +9,13 @@ use lrugen::mm::vm::vmf;
 use lrugen::mm::Machine;
 use lrugen::workload::dist::{Dist, Sampler};
 use lrugen::workload::{Op, Step};
-pub use lrugen_replay::{OpFile, ReplayFile, ReplayOp};
+pub use lrugen_replay::{FileAdvice, OpFile, ReplayFile, ReplayOp};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// How the built-in workload or a trace touches its pages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Access {
     /// Buffered 4 KiB `pread`s of one file.
     File,
@@ -23,6 +25,9 @@ pub enum Access {
     Anon,
     /// File reads and anon accesses interleaved, one of each in turn.
     Mixed,
+    /// A hot file read over and over (after one unmeasured pass) while a cold file is read once,
+    /// page after page, its reads spread evenly among the hot ones ([`hot_and_cold`]).
+    HotCold,
 }
 
 impl std::str::FromStr for Access {
@@ -33,7 +38,8 @@ impl std::str::FromStr for Access {
             "mmap" => Ok(Access::Mmap),
             "anon" => Ok(Access::Anon),
             "mixed" => Ok(Access::Mixed),
-            _ => Err(format!("expected file, mmap, anon or mixed, found '{s}'")),
+            "hotcold" => Ok(Access::HotCold),
+            _ => Err(format!("expected file, mmap, anon, mixed or hotcold, found '{s}'")),
         }
     }
 }
@@ -46,8 +52,157 @@ impl Access {
             Access::Mmap => "mmap",
             Access::Anon => "anon",
             Access::Mixed => "mixed",
+            Access::HotCold => "hotcold",
         }
     }
+}
+
+/// [`FileAdvice`] in JSON (`"random"`, `"normal"`).
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "FileAdvice", rename_all = "lowercase")]
+enum FileAdviceDef {
+    Random,
+    Normal,
+}
+
+/// A built-in workload of `lrugen kernel`, everything that determines its op file: what
+/// `--access`, `--size`, `--anon-size`, `--hot-size`, `--accesses`, `--dist`, `--write-ratio`,
+/// `--advice`, `--seed` and `--every` say. Kept in a fixture so that a test rebuilds the very ops
+/// the kernel ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BuiltIn {
+    /// How the pages are touched.
+    pub access: Access,
+    /// Pages of the (cold, for `hotcold`) file.
+    pub file_pages: u64,
+    /// Pages of the anon region (`anon`, `mixed`).
+    pub anon_pages: u64,
+    /// Pages of the hot file (`hotcold`).
+    pub hot_pages: u64,
+    /// Measured accesses.
+    pub accesses: u64,
+    /// Page distribution (of the hot file for `hotcold`).
+    pub dist: Dist,
+    /// Fraction of anon accesses that are stores.
+    pub write_ratio: f64,
+    /// Advice the files are opened and mapped with.
+    #[serde(with = "FileAdviceDef")]
+    pub advice: FileAdvice,
+    /// Seed.
+    pub seed: u64,
+    /// Measured accesses per window.
+    pub window: u64,
+}
+
+impl BuiltIn {
+    /// The op file.
+    pub fn ops(&self) -> Result<OpFile, Error> {
+        let (d, seed, w) = (self.dist, self.seed, self.window);
+        let mut o = match self.access {
+            Access::File => crate::file_read_ops(self.file_pages, self.accesses, d, seed, w),
+            Access::Mmap => mmap_reads(self.file_pages, self.accesses, d, seed, w),
+            Access::Anon => crate::anon_ops(self.anon_pages, self.accesses, d, self.write_ratio, seed, w)?,
+            Access::Mixed => file_and_anon(
+                self.file_pages,
+                self.anon_pages,
+                self.accesses,
+                d,
+                self.write_ratio,
+                seed,
+                w,
+            ),
+            Access::HotCold => hot_and_cold(self.hot_pages, self.file_pages, self.accesses, d, seed, w)?,
+        };
+        for f in &mut o.files {
+            f.advice = self.advice;
+        }
+        Ok(o)
+    }
+
+    /// One line for the report.
+    pub fn describe(&self) -> String {
+        let mib = |p: u64| p as f64 / 256.0;
+        let w = match self.access {
+            Access::File => format!("{} buffered reads of a {} MiB file", self.accesses, mib(self.file_pages)),
+            Access::Mmap => format!("{} mmap loads of a {} MiB file", self.accesses, mib(self.file_pages)),
+            Access::Anon => format!(
+                "{} loads/stores ({}% stores) of a {} MiB anon region",
+                self.accesses,
+                self.write_ratio * 100.0,
+                mib(self.anon_pages)
+            ),
+            Access::Mixed => format!(
+                "{} accesses alternating buffered reads of a {} MiB file and loads/stores ({}% stores) of a {} MiB anon region",
+                self.accesses,
+                mib(self.file_pages),
+                self.write_ratio * 100.0,
+                mib(self.anon_pages)
+            ),
+            Access::HotCold => format!(
+                "{} buffered reads: a {} MiB hot file (one pass first) under one pass over a {} MiB cold file",
+                self.accesses,
+                mib(self.hot_pages),
+                mib(self.file_pages)
+            ),
+        };
+        let advice = match self.advice {
+            FileAdvice::Random => "",
+            FileAdvice::Normal => ", MADV_NORMAL",
+        };
+        format!("{w}, {}{advice}, seed {}", self.dist, self.seed)
+    }
+}
+
+/// A hot set under a one-pass cold stream: file 0 (`hot_pages` pages) read once in order (not
+/// measured), then `accesses` measured buffered reads of which `cold_pages` read file 1 once, page
+/// 0 to the last, spread evenly (access `i` is cold when `⌊(i+1)·C/A⌋ > ⌊i·C/A⌋`), and the rest
+/// read pages of file 0 drawn from `dist` with `seed`.
+pub fn hot_and_cold(
+    hot_pages: u64,
+    cold_pages: u64,
+    accesses: u64,
+    dist: Dist,
+    seed: u64,
+    window: u64,
+) -> Result<OpFile, Error> {
+    if hot_pages == 0 || cold_pages == 0 || cold_pages > accesses {
+        return Err(Error::Config(format!(
+            "a hot/cold workload needs a hot and a cold file of at least one page and at least as many accesses as cold pages (hot {hot_pages}, cold {cold_pages}, accesses {accesses})"
+        )));
+    }
+    let mut s = Sampler::new(dist, hot_pages, seed);
+    let mut ops = Vec::with_capacity((hot_pages + accesses + 1) as usize);
+    ops.extend((0..hot_pages).map(|index| ReplayOp::Read { file: 0, index }));
+    ops.push(ReplayOp::MeasureStart);
+    let mut cold = 0u64;
+    for i in 0..accesses {
+        let c = (i as u128 + 1) * cold_pages as u128 / accesses as u128;
+        ops.push(if c > cold as u128 {
+            cold += 1;
+            ReplayOp::Read {
+                file: 1,
+                index: cold - 1,
+            }
+        } else {
+            ReplayOp::Read {
+                file: 0,
+                index: s.next_key(),
+            }
+        });
+    }
+    debug_assert_eq!(cold, cold_pages);
+    let file = |id: u32, pages: u64| ReplayFile {
+        id,
+        path: format!("file{id}"),
+        pages,
+        advice: FileAdvice::Random,
+    };
+    Ok(OpFile {
+        window,
+        files: vec![file(0, hot_pages), file(1, cold_pages)],
+        anon_pages: 0,
+        ops,
+    })
 }
 
 fn one_file(pages: u64) -> Vec<ReplayFile> {
@@ -55,6 +210,7 @@ fn one_file(pages: u64) -> Vec<ReplayFile> {
         id: 0,
         path: "file0".into(),
         pages,
+        advice: FileAdvice::Random,
     }]
 }
 
@@ -254,6 +410,7 @@ pub fn from_stream(m: &Machine, steps: impl IntoIterator<Item = Step>, window: u
                 id,
                 path: format!("f{id}"),
                 pages,
+                advice: FileAdvice::Random,
             })
             .collect(),
         anon_pages,

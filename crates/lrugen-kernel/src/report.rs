@@ -13,13 +13,13 @@ use lrugen::reclaim::mglru::debugfs;
 use lrugen::sim::RunResult;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The settings both sides ran with.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Settings {
     /// `mglru` or `classic`.
     pub lru: String,
@@ -33,6 +33,10 @@ pub struct Settings {
     pub min_ttl_ms: Option<u32>,
     /// `vm.page-cluster` (the model has no swap read-ahead: it behaves as 0).
     pub page_cluster: u32,
+    /// `read_ahead_kb` of the data disk (None: the kernel's 128; the model's `ra_pages` is a
+    /// quarter of it).
+    #[serde(default)]
+    pub read_ahead_kb: Option<u32>,
     /// `none`, `disk` or `zram`.
     pub swap: String,
     /// Swap size, MiB.

@@ -121,7 +121,8 @@ fn tasks_vmas_and_file_mappings_are_laid_out_for_one_process() {
         [ReplayFile {
             id: f,
             path: format!("f{f}"),
-            pages: 10
+            pages: 10,
+            advice: lrugen_replay::FileAdvice::Random,
         }]
     );
     assert_ne!(f, unused);

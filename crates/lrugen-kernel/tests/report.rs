@@ -66,8 +66,23 @@ fn the_models_replay_of_an_op_file_is_its_own_run_of_the_workload() {
     let spec = anon_spec(&f);
     let cfg = config(&f, PolicyKind::Mglru, spec);
     let own = lrugen::sim::run(&cfg, None, &mut |_, _| {}).unwrap();
-    let replay = model::run(&f.ops().unwrap(), &cfg).unwrap();
+    let ops = f.ops().unwrap();
+    let replay = model::run_workload_only(&ops, &cfg).unwrap();
     same_counters(&own, &replay);
+    // the replay compared with the kernel also has the replayer's op list: at least one more
+    // fault per op-list page (its store before the replay; its one load may fault again once
+    // swapped out), in less room for the workload
+    let with = model::run(&ops, &cfg).unwrap();
+    let own_pages = lrugen_kernel::replayer_own_pages(&ops) - lrugen_kernel::REPLAYER_FIXED_PAGES;
+    use lrugen::mm::vmstat::Stat;
+    assert_eq!(with.accesses, replay.accesses, "its steps are not measured");
+    assert!(
+        with.vm(Stat::Pgfault) - replay.vm(Stat::Pgfault) >= own_pages as i64,
+        "{} vs {}: at least one fault per op-list page ({own_pages})",
+        with.vm(Stat::Pgfault),
+        replay.vm(Stat::Pgfault)
+    );
+    assert!(with.misses > replay.misses, "the op list takes room from the workload");
 
     let f = load("debian-6.1-classic-file-zipf.json");
     let ops = f.ops().unwrap();

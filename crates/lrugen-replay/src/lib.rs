@@ -5,6 +5,7 @@
 //! lrugen-ops 1
 //! window 1000              # print miss counts every 1000 measured accesses
 //! file 0 data/file0 16384  # file id, path relative to the data mount, pages
+//! file 1 data/file1 512 normal  # optional advice: random (the default) or normal
 //! anon 4096                # an anonymous region of 4096 pages (optional)
 //! r 0 123                  # buffered pread of page 123 of file 0
 //! p 0 123                  # buffered pwrite of the whole page 123 of file 0
@@ -40,6 +41,28 @@ pub enum ReplayOp {
     MeasureStart,
 }
 
+/// The access-pattern advice a file is opened and mapped with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FileAdvice {
+    /// `POSIX_FADV_RANDOM` on the descriptor, `MADV_RANDOM` on the mapping: no read-ahead, no
+    /// mmap read-around, and (from 6.3, `vma_has_recency`) young PTEs of the mapping ignored.
+    #[default]
+    Random,
+    /// `POSIX_FADV_NORMAL` and `MADV_NORMAL`: the kernel's default read-ahead (as large as the
+    /// disk's `read_ahead_kb`) and read-around.
+    Normal,
+}
+
+impl FileAdvice {
+    /// The word in a `file` line.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileAdvice::Random => "random",
+            FileAdvice::Normal => "normal",
+        }
+    }
+}
+
 /// A file the ops name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReplayFile {
@@ -49,6 +72,8 @@ pub struct ReplayFile {
     pub path: String,
     /// Size in pages.
     pub pages: u64,
+    /// Advice.
+    pub advice: FileAdvice,
 }
 
 /// A parsed op file.
@@ -89,7 +114,10 @@ impl OpFile {
         s.push_str("lrugen-ops 1\n");
         let _ = writeln!(s, "window {}", self.window);
         for f in &self.files {
-            let _ = writeln!(s, "file {} {} {}", f.id, f.path, f.pages);
+            let _ = match f.advice {
+                FileAdvice::Random => writeln!(s, "file {} {} {}", f.id, f.path, f.pages),
+                a => writeln!(s, "file {} {} {} {}", f.id, f.path, f.pages, a.name()),
+            };
         }
         if self.anon_pages > 0 {
             let _ = writeln!(s, "anon {}", self.anon_pages);
@@ -178,6 +206,18 @@ impl OpFile {
                     if pages > MAX_PAGES {
                         return Err(err(format!("file of {pages} pages: at most {MAX_PAGES} (16 TiB)")));
                     }
+                    let advice = match it.next() {
+                        None | Some("random") => FileAdvice::Random,
+                        Some("normal") => FileAdvice::Normal,
+                        Some(t) => {
+                            return Err(err(format!(
+                                "expected the file's advice (random or normal) after its size, found '{t}'"
+                            )))
+                        }
+                    };
+                    if let Some(t) = it.next() {
+                        return Err(err(format!("unexpected '{t}' after the file's advice")));
+                    }
                     if out.files.iter().any(|f| f.id as u64 == id) {
                         return Err(err(format!("file id {id} declared twice")));
                     }
@@ -185,6 +225,7 @@ impl OpFile {
                         id: id as u32,
                         path,
                         pages,
+                        advice,
                     });
                 }
                 "r" | "m" | "p" => {
@@ -261,11 +302,20 @@ mod tests {
     fn round_trip() {
         let f = OpFile {
             window: 2,
-            files: vec![ReplayFile {
-                id: 0,
-                path: "file0".into(),
-                pages: 8,
-            }],
+            files: vec![
+                ReplayFile {
+                    id: 0,
+                    path: "file0".into(),
+                    pages: 8,
+                    advice: FileAdvice::Random,
+                },
+                ReplayFile {
+                    id: 1,
+                    path: "file1".into(),
+                    pages: 2,
+                    advice: FileAdvice::Normal,
+                },
+            ],
             anon_pages: 4,
             ops: vec![
                 ReplayOp::Store { vpn: 3 },
@@ -279,8 +329,14 @@ mod tests {
         let text = f.to_text();
         assert!(text.ends_with("l 0\np 0 7\n"), "{text}");
         assert_eq!(OpFile::parse(&text).unwrap(), f);
+        assert!(text.contains("file 0 file0 8\nfile 1 file1 2 normal\n"), "{text}");
         assert!(f.writes(0));
         assert!(!f.writes(1));
+        let e = OpFile::parse("lrugen-ops 1\nfile 0 f 4 sequential\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.msg.contains("random or normal"), "{e}");
+        let e = OpFile::parse("lrugen-ops 1\nfile 0 f 4 normal x\n").unwrap_err();
+        assert!(e.msg.contains("unexpected 'x'"), "{e}");
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! and print the misses per window. Before each access, `mincore()` on the page tells whether it is
 //! resident; `mincore` sets no accessed bit and does not touch the LRU, so the count does not
 //! disturb what it measures. A buffered read's page is looked up through a shared read-only
-//! mapping of the same file that is never accessed (so it adds no PTE references). File
-//! mappings are `MADV_RANDOM` (no read-around on a fault), as files are `POSIX_FADV_RANDOM`. A
+//! mapping of the same file that is never accessed (so it adds no PTE references). Files are
+//! opened `POSIX_FADV_RANDOM` and mapped `MADV_RANDOM` (no read-ahead or read-around), or
+//! `POSIX_FADV_NORMAL` and `MADV_NORMAL` when their `file` line says `normal`. A
 //! buffered write writes a whole page with `pwrite` (files written are opened read-write); a write
 //! to a page not resident is not counted as a miss (the kernel does not read a page it overwrites
 //! whole).
@@ -12,7 +13,7 @@
 //! Built for a guest as a static executable:
 //! `RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu`
 
-use lrugen_replay::{OpFile, ReplayOp, DUMP_END, DUMP_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
+use lrugen_replay::{FileAdvice, OpFile, ReplayOp, DUMP_END, DUMP_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
 use std::io::Write as _;
 use std::os::unix::io::AsRawFd;
 
@@ -131,12 +132,27 @@ fn main() {
         let fd = file.as_raw_fd();
         // SAFETY: plain syscall on an open fd.
         unsafe {
-            libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_RANDOM);
+            libc::posix_fadvise(
+                fd,
+                0,
+                0,
+                match f.advice {
+                    FileAdvice::Random => libc::POSIX_FADV_RANDOM,
+                    FileAdvice::Normal => libc::POSIX_FADV_NORMAL,
+                },
+            );
         }
         let m = map(fd, f.pages, false);
         // SAFETY: advice on a mapping we own.
         unsafe {
-            libc::madvise(m.base as *mut libc::c_void, f.pages as usize * PAGE, libc::MADV_RANDOM);
+            libc::madvise(
+                m.base as *mut libc::c_void,
+                f.pages as usize * PAGE,
+                match f.advice {
+                    FileAdvice::Random => libc::MADV_RANDOM,
+                    FileAdvice::Normal => libc::MADV_NORMAL,
+                },
+            );
         }
         files.push((f.id, file, m));
     }
