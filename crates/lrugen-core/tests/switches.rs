@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The kernel profiles as data: every MGLRU behaviour switch changes what a small run observes
-//! when it alone flips (so a switch the code ignored would fail its test), the presets are what
+//! when it alone flips (so a switch the code ignored would fail its test; in which direction is
+//! `switch_effects.rs`'s business), the presets are what
 //! `kernel-mglru.md` §17.3 says, and they round-trip through TOML.
 //!
 //! The run is one fixed script on a tiny machine, replayed three times: under global pressure (no
@@ -13,7 +14,7 @@
 use lrugen::kernel::Kernel;
 use lrugen::mm::memcg::ROOT_MEMCG;
 use lrugen::mm::pagecache::Advice;
-use lrugen::mm::vm::{pte, vmf, Madv, MMAP_BASE_VPN};
+use lrugen::mm::vm::{vmf, Madv, MMAP_BASE_VPN};
 use lrugen::mm::{Machine, MachineConfig};
 use lrugen::reclaim::mglru::{Mglru, MglruConfig, Preset, Profile, Switches};
 use lrugen::reclaim::Policy;
@@ -243,8 +244,8 @@ macro_rules! switch_tests {
             }
         )*
 
-        /// Every switch has its test here (`pageout_ignore_references` below; `fg_access_promotion`
-        /// in `mglru_fg.rs`).
+        /// Every switch has its test here (`pageout_ignore_references`, whose effect the script
+        /// cannot show, in `switch_effects.rs`; `fg_access_promotion` in `mglru_fg.rs`).
         #[test]
         fn every_switch_has_a_test() {
             let mut tested: Vec<&str> = vec![$(stringify!($name)),*];
@@ -285,53 +286,6 @@ switch_tests! {
     memcg_reclaim_early_stop,
     node_reclaim_stats,
     workingset_activate_needs_workingset,
-}
-
-/// MGLRU frees what `MADV_PAGEOUT` isolates as 6.1 does (unmapped first), so the switch shows
-/// only where reclaim fails with the folio still mapped (anon without swap): 6.1 cleared its
-/// accessed bit, 6.9+ leaves it.
-#[test]
-fn pageout_ignore_references() {
-    for on in [false, true] {
-        let mut profile = Profile::V6_1;
-        profile.set_switch("pageout_ignore_references", on).unwrap();
-        let mut cfg = MachineConfig::simple(256, 0);
-        cfg.ra_pages = 0;
-        let m = Machine::new(cfg);
-        let p = Mglru::new(
-            &m,
-            MglruConfig {
-                profile,
-                ..MglruConfig::default()
-            },
-        );
-        let mut k = Kernel::new(m, p);
-        let t = k.create_memcg(ROOT_MEMCG, "t");
-        let task = k.create_mm(t);
-        k.step(Op::Mmap {
-            task,
-            vpn: B,
-            pages: 8,
-            file: ANON_FILE,
-            pgoff: 0,
-            flags: vmf::WRITE as u8,
-            compressed_pct: 0,
-        })
-        .unwrap();
-        for i in 0..8 {
-            k.step(Op::Store { task, vpn: B + i }).unwrap();
-        }
-        k.step(Op::Madvise {
-            task,
-            vpn: B,
-            pages: 8,
-            advice: Madv::PageOut,
-        })
-        .unwrap();
-        k.check().unwrap();
-        let young = (0..8).filter(|&i| k.m.pte(task, B + i) & pte::YOUNG != 0).count();
-        assert_eq!(young, if on { 8 } else { 0 }, "pageout_ignore_references = {on}");
-    }
 }
 
 #[test]
