@@ -3,14 +3,18 @@
 //! kernel change it models says it should (`switches.rs` only checks that each one changes
 //! something). A test names the change, the expected direction, and the presets it starts from;
 //! where a switch's effect cannot show in counters the comment says so. The `fg_*` switches are
-//! MGLRU-FG's and are tested in `mglru_fg.rs`.
+//! MGLRU-FG's and are tested in `mglru_fg.rs`. The variants of `variants.md` §2 that are switches
+//! (`readahead_placement`, `refault_distance`) have their tests here, and so do the switches the
+//! classic LRU reads (the same `Profile`: `vma_has_recency`, `pageout_ignore_references`,
+//! `node_reclaim_stats`).
 
 use lrugen::kernel::{Access, Kernel};
 use lrugen::mm::memcg::{MemcgId, ROOT_MEMCG};
 use lrugen::mm::pagecache::Advice;
 use lrugen::mm::vm::{pte, vmf, Madv, MMAP_BASE_VPN};
-use lrugen::mm::vmstat::Stat;
+use lrugen::mm::vmstat::{Counters, Stat};
 use lrugen::mm::{Machine, MachineConfig};
+use lrugen::reclaim::classic::Classic;
 use lrugen::reclaim::mglru::{Mglru, MglruConfig, Profile, Switches};
 use lrugen::workload::{Op, ANON_FILE};
 use std::collections::BTreeMap;
@@ -911,6 +915,348 @@ fn workingset_activate_needs_workingset_bounds_activations_by_restores() {
             sum(&on)
         );
     }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Variants (`variants.md` §2), off in every kernel preset
+// -------------------------------------------------------------------------------------------------
+
+/// `readahead_placement` (Barry Song, 2026): of the folios one fault reads around, only the one
+/// the fault asked for is placed as a faulted folio; the others land older. Off, all 32 share
+/// the faulting folio's generation.
+#[test]
+fn readahead_placement_places_read_around_folios_older() {
+    for base in KERNELS {
+        let mut same = [0; 2];
+        for on in [false, true] {
+            let mut cfg = MachineConfig::simple(1024, 0);
+            cfg.ra_pages = 32;
+            let mut m = Machine::new(cfg);
+            m.debug_checks = true;
+            let profile = with(base, "readahead_placement", on);
+            let p = Mglru::new(
+                &m,
+                MglruConfig {
+                    profile,
+                    ..MglruConfig::default()
+                },
+            );
+            let mut k = Kernel::new(m, p);
+            let t = k.create_memcg(ROOT_MEMCG, "t");
+            let task = k.create_mm(t);
+            let f = k.m.create_file("f", 64, Advice::Normal);
+            mmap(&mut k, task, B, 64, f);
+            assert_eq!(k.step(Op::Load { task, vpn: B + 16 }).unwrap(), Access::Major);
+            k.check().unwrap();
+            let gen = |id: u32| k.m.folios[id].gen_counter();
+            let target = gen(k.m.pte(task, B + 16) & pte::PFN_MASK);
+            let mut read = 0;
+            for i in 0..64 {
+                if let lrugen::mm::pagecache::Slot::Folio(id) = k.m.files[f as usize].slot(i) {
+                    read += 1;
+                    same[on as usize] += (gen(id) == target) as usize;
+                }
+            }
+            assert_eq!(read, 32, "{}: read-around of 32 pages", base.label());
+        }
+        assert_eq!(
+            same,
+            [32, 1],
+            "{}: folios in the faulting folio's generation (off, on)",
+            base.label()
+        );
+    }
+}
+
+/// `refault_distance` (Kairui Song's RFC): a file page evicted and read again after fewer
+/// evictions than the workingset size is activated at refault, so it comes back into an active
+/// generation; without the check a buffered refault is placed old.
+#[test]
+fn refault_distance_activates_short_distance_refaults() {
+    for base in KERNELS {
+        let mut active = [0; 2];
+        for on in [false, true] {
+            let (mut k, t, task) = kernel(with(base, "refault_distance", on), 2048, 2048, Some(512));
+            let a = k.m.create_file("a", 64, Advice::Normal);
+            let c = k.m.create_file("c", 512, Advice::Normal);
+            mmap(&mut k, task, B, 300, ANON_FILE);
+            for i in 0..300 {
+                k.step(Op::Store { task, vpn: B + i }).unwrap();
+            }
+            for i in 0..64 {
+                k.step(Op::Read {
+                    task,
+                    file: a,
+                    index: i,
+                })
+                .unwrap();
+            }
+            for i in 0..220 {
+                k.step(Op::Read {
+                    task,
+                    file: c,
+                    index: i,
+                })
+                .unwrap();
+            }
+            let mut refaults = 0;
+            for i in 0..64 {
+                if k.step(Op::Read {
+                    task,
+                    file: a,
+                    index: i,
+                })
+                .unwrap()
+                    == Access::Major
+                {
+                    refaults += 1;
+                }
+            }
+            k.check().unwrap();
+            assert!(
+                refaults > 16,
+                "{} on = {on}: only {refaults} pages of a refaulted",
+                base.label()
+            );
+            let lg = k.p.lrugen(t, 0);
+            let young = [lg.max_seq, lg.max_seq - 1].map(lrugen::reclaim::mglru::gen_from_seq);
+            active[on as usize] = (0..64)
+                .filter(|&i| match k.m.files[a as usize].slot(i) {
+                    lrugen::mm::pagecache::Slot::Folio(id) => {
+                        young.contains(&(k.m.folios[id].gen_counter() as usize - 1))
+                    }
+                    _ => false,
+                })
+                .count();
+        }
+        assert!(
+            active[1] > active[0] + 16,
+            "{}: pages of a in an active generation (off, on) = {active:?}",
+            base.label()
+        );
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// The classic LRU reads the same profile
+// -------------------------------------------------------------------------------------------------
+
+type C = Kernel<Classic>;
+
+fn classic(profile: Profile, pages: u64, swap: u64, limit: Option<u64>) -> (C, MemcgId, u32) {
+    let mut cfg = MachineConfig::simple(pages, swap);
+    cfg.ra_pages = 0;
+    let mut m = Machine::new(cfg);
+    m.debug_checks = true;
+    let p = Classic::with_profile(&m, profile);
+    let mut k = Kernel::new(m, p);
+    let t = k.create_memcg(ROOT_MEMCG, "t");
+    if let Some(max) = limit {
+        k.m.memcgs[t].max = max;
+    }
+    let task = k.create_mm(t);
+    (k, t, task)
+}
+
+/// The classic LRU's run of [`random_mapping`]: a hot set mapped with `advice`, loaded in a loop
+/// beside a cold stream; returns the majors of the hot set and the vmstat/memory.stat counters.
+fn classic_random_mapping(profile: Profile, advice: Madv) -> (i64, Counters, Counters) {
+    let (mut k, t, task) = classic(profile, 2048, 0, Some(512));
+    let mapped = k.m.create_file("mapped", 256, Advice::Normal);
+    let cold = k.m.create_file("cold", 8192, Advice::Normal);
+    k.step(Op::Mmap {
+        task,
+        vpn: B,
+        pages: 256,
+        file: mapped,
+        pgoff: 0,
+        flags: vmf::WRITE as u8,
+        compressed_pct: 0,
+    })
+    .unwrap();
+    k.step(Op::Madvise {
+        task,
+        vpn: B,
+        pages: 256,
+        advice,
+    })
+    .unwrap();
+    let mut rng = Rng(7);
+    let mut majors = 0;
+    for _ in 0..10 {
+        for i in 0..256u32 {
+            if k.step(Op::Load { task, vpn: B + i }).unwrap() == Access::Major {
+                majors += 1;
+            }
+        }
+        for _ in 0..400 {
+            let index = rng.next(8192);
+            k.step(Op::Read {
+                task,
+                file: cold,
+                index,
+            })
+            .unwrap();
+        }
+    }
+    k.check().unwrap();
+    (majors, k.m.vmstat(), k.m.memcg_stat(t))
+}
+
+/// Classic, "mm: add vma_has_recency()": `folio_referenced` ignores `MADV_RANDOM` mappings, so
+/// their young PTEs no longer activate the folios: the hot set faults in again and again (the
+/// commit's own fio test is the other side of this: the pages a random reader does not reuse
+/// stop crowding the active list). `MADV_NORMAL` is untouched.
+#[test]
+fn classic_vma_has_recency_stops_protecting_random_mappings() {
+    for base in KERNELS {
+        let off = classic_random_mapping(with(base, "vma_has_recency", false), Madv::Random).0;
+        let on = classic_random_mapping(with(base, "vma_has_recency", true), Madv::Random).0;
+        assert!(
+            on > 2 * off,
+            "{}: MADV_RANDOM hot set majors off {off}, on {on}",
+            base.label()
+        );
+        let off = classic_random_mapping(with(base, "vma_has_recency", false), Madv::Normal).0;
+        let on = classic_random_mapping(with(base, "vma_has_recency", true), Madv::Normal).0;
+        assert_eq!(off, on, "{}: MADV_NORMAL must not change", base.label());
+    }
+}
+
+/// `vma_has_recency` in `zap_pte_range` (either LRU): unmapping a young PTE of an `MADV_RANDOM`
+/// mapping marks the folio accessed in 6.1 (only `VM_SEQ_READ` was excluded), not after 6.3.
+#[test]
+fn zap_of_a_random_mapping_marks_accessed_only_without_vma_has_recency() {
+    use lrugen::mm::folio::pg;
+    for base in KERNELS {
+        let mut referenced = [0; 2];
+        for on in [false, true] {
+            let (mut k, _t, task) = classic(with(base, "vma_has_recency", on), 1024, 0, None);
+            let f = k.m.create_file("f", 64, Advice::Normal);
+            k.step(Op::Mmap {
+                task,
+                vpn: B,
+                pages: 64,
+                file: f,
+                pgoff: 0,
+                flags: 0,
+                compressed_pct: 0,
+            })
+            .unwrap();
+            k.step(Op::Madvise {
+                task,
+                vpn: B,
+                pages: 64,
+                advice: Madv::Random,
+            })
+            .unwrap();
+            for i in 0..64 {
+                k.step(Op::Load { task, vpn: B + i }).unwrap();
+            }
+            k.step(Op::Munmap {
+                task,
+                vpn: B,
+                pages: 64,
+            })
+            .unwrap();
+            k.check().unwrap();
+            referenced[on as usize] = (0..64)
+                .filter(|&i| match k.m.files[f as usize].slot(i) {
+                    lrugen::mm::pagecache::Slot::Folio(id) => k.m.folios[id].test(pg::REFERENCED),
+                    _ => false,
+                })
+                .count();
+        }
+        assert_eq!(
+            referenced,
+            [64, 0],
+            "{}: PG_referenced after munmap (off, on)",
+            base.label()
+        );
+    }
+}
+
+/// Classic, `pageout_ignore_references` (`mm/madvise.c` is shared by both LRUs): `MADV_PAGEOUT`
+/// leaves the accessed bits; seen where reclaim fails with the folio still mapped (no swap).
+#[test]
+fn classic_pageout_ignore_references_leaves_young_bits() {
+    for base in KERNELS {
+        for on in [false, true] {
+            let (mut k, _t, task) = classic(with(base, "pageout_ignore_references", on), 256, 0, None);
+            k.step(Op::Mmap {
+                task,
+                vpn: B,
+                pages: 8,
+                file: ANON_FILE,
+                pgoff: 0,
+                flags: vmf::WRITE as u8,
+                compressed_pct: 0,
+            })
+            .unwrap();
+            for i in 0..8 {
+                k.step(Op::Store { task, vpn: B + i }).unwrap();
+            }
+            k.step(Op::Madvise {
+                task,
+                vpn: B,
+                pages: 8,
+                advice: Madv::PageOut,
+            })
+            .unwrap();
+            k.check().unwrap();
+            let young = (0..8).filter(|&i| k.m.pte(task, B + i) & pte::YOUNG != 0).count();
+            assert_eq!(young, if on { 8 } else { 0 }, "{} on = {on}", base.label());
+        }
+    }
+}
+
+/// Classic, "mm: move pgscan, pgsteal, pgrefill to node stats": memcg-limit reclaim by
+/// `shrink_inactive_list` and `shrink_active_list` shows in `/proc/vmstat` as in `memory.stat`.
+#[test]
+fn classic_node_reclaim_stats_count_memcg_reclaim_globally() {
+    for base in KERNELS {
+        let (_, off, _) = classic_random_mapping(with(base, "node_reclaim_stats", false), Madv::Normal);
+        let (_, on, memcg) = classic_random_mapping(with(base, "node_reclaim_stats", true), Madv::Normal);
+        for s in [Stat::PgscanDirect, Stat::PgstealDirect, Stat::Pgrefill] {
+            assert!(memcg.get(s) > 0, "{} {}", base.label(), s.name());
+            assert_eq!(off.get(s), 0, "{} {} off", base.label(), s.name());
+            assert_eq!(on.get(s), memcg.get(s), "{} {} on", base.label(), s.name());
+        }
+    }
+}
+
+/// A classic run (`lrugen run --policy classic --profile 6.1`) takes the run's profile.
+#[test]
+fn a_classic_run_takes_the_runs_profile() {
+    use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
+    use lrugen::workload::{dist::Dist, WorkloadSpec};
+    let w = WorkloadSpec::FileRead {
+        files: 1,
+        file_pages: 512,
+        dist: Dist::Uniform,
+        accesses: 2000,
+    };
+    let mut cfg = RunConfig::new(
+        MachineConfig::simple(4096, 0),
+        MemcgConfig::default(),
+        w,
+        PolicyKind::Classic,
+    );
+    cfg.mglru.profile = Profile::V6_1;
+    assert_eq!(sim::run(&cfg, None, &mut |_, _| {}).unwrap().policy, "classic-6.1");
+    cfg.mglru.profile = Profile::MAINLINE;
+    assert_eq!(sim::run(&cfg, None, &mut |_, _| {}).unwrap().policy, "classic");
+}
+
+/// The classic LRU is named after its profile, as MGLRU is.
+#[test]
+fn classic_names_follow_the_preset() {
+    use lrugen::reclaim::Policy;
+    let m = Machine::new(MachineConfig::simple(256, 0));
+    assert_eq!(Classic::new(&m).name(), "classic");
+    assert_eq!(Classic::with_profile(&m, Profile::MAINLINE).name(), "classic");
+    assert_eq!(Classic::with_profile(&m, Profile::V6_1).name(), "classic-6.1");
+    assert_eq!(Classic::with_profile(&m, Profile::V7_2).name(), "classic-7.2");
 }
 
 /// Every kernel switch has a direction test here (`fg_*`: `mglru_fg.rs`).

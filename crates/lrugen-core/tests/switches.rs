@@ -244,12 +244,16 @@ macro_rules! switch_tests {
             }
         )*
 
-        /// Every switch has its test here (`pageout_ignore_references`, whose effect the script
-        /// cannot show, in `switch_effects.rs`; `fg_access_promotion` in `mglru_fg.rs`).
+        /// Every switch has its test here (`pageout_ignore_references`, `readahead_placement` and
+        /// `refault_distance`, whose effects the script cannot show, in `switch_effects.rs`;
+        /// `fg_access_promotion` in `mglru_fg.rs`).
         #[test]
         fn every_switch_has_a_test() {
             let mut tested: Vec<&str> = vec![$(stringify!($name)),*];
             tested.push("pageout_ignore_references");
+            // the variants' effects need read-ahead or a refault pattern the script lacks
+            tested.push("readahead_placement");
+            tested.push("refault_distance");
             // no folio of the script is read 8 times: `mglru_fg.rs`,
             // `overflow_moves_to_the_next_generation_and_restarts_at_3`
             tested.push("fg_access_promotion");
@@ -309,9 +313,23 @@ fn presets_are_the_kernels() {
     });
     // 7.2 has every change; 6.17 all but the 7.2 ones
     // (the `fg_*` switches are MGLRU-FG's, a variant on top of 7.2: off in every kernel)
-    let kernel_switches = || Switches::NAMES.iter().filter(|n| !n.starts_with("fg_"));
+    // (and the variants `readahead_placement`, `refault_distance`, proposals that no kernel has)
+    let variants = ["readahead_placement", "refault_distance"];
+    assert!(variants.iter().all(|n| Switches::MGLRU_FG.get(n) == Some(false)));
+    assert!(Preset::ALL
+        .iter()
+        .all(|p| variants.iter().all(|n| p.switches().get(n) == Some(false))));
+    let kernel_switches = || {
+        Switches::NAMES
+            .iter()
+            .filter(move |n| !n.starts_with("fg_") && !variants.contains(n))
+    };
     assert!(kernel_switches().all(|n| Switches::V7_2.get(n) == Some(true)));
-    assert!(Switches::NAMES.iter().all(|n| Switches::MGLRU_FG.get(n) == Some(true)));
+    assert!(kernel_switches().all(|n| Switches::MGLRU_FG.get(n) == Some(true)));
+    assert!(Switches::NAMES
+        .iter()
+        .filter(|n| n.starts_with("fg_"))
+        .all(|n| Switches::MGLRU_FG.get(n) == Some(true)));
     assert!(Switches::NAMES
         .iter()
         .filter(|n| n.starts_with("fg_"))

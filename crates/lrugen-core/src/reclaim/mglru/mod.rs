@@ -533,8 +533,9 @@ impl Policy for Mglru {
             return;
         }
         // folio_add_lru: a folio added inside a fault on a VMA with recency is hot (7.2:
-        // referenced, unless it is a workingset folio)
-        if ctx.in_fault {
+        // referenced, unless it is a workingset folio); with `readahead_placement`, only the
+        // folio the fault asked for
+        if ctx.in_fault && !(ctx.readahead && self.sw().readahead_placement) {
             if self.sw().fault_mark_accessed && !self.test_workingset(&m.folios[id]) {
                 let mut f = m.folios[id];
                 self.inc_refs(&mut f);
@@ -579,8 +580,8 @@ impl Policy for Mglru {
         m.count_events(f.memcg, Stat::Pgdeactivate, 1);
     }
 
-    fn madvise_6_1(&self) -> bool {
-        !self.sw().pageout_ignore_references
+    fn switches(&self) -> &Switches {
+        self.sw()
     }
 
     fn mark_accessed(&mut self, m: &mut Machine, id: FolioId) {
