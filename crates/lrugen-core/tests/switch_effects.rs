@@ -446,12 +446,12 @@ fn pageout_ignore_references_leaves_young_bits() {
 /// "mm: vmscan: fix dirty folios throttling on cgroup v1 for MGLRU": `sort_folio` counts the
 /// dirty file folios it moves into `nr_unqueued_dirty`/`nr_file_taken`, so reclaim that meets
 /// only dirty folios wakes the flushers: more pages written back, fewer left dirty. Tested from
-/// 6.17, where `sort_folio` still has its dirty branch. From 6.12.117 it changes nothing here
-/// (the backported reactivation isolates dirty folios, and 6.12 wakes the flushers after the
-/// loop from the same counts either way); from 7.2 it changes the per-batch wake-up, in no
-/// direction the kernel change states, so 7.2 is not asserted. (A run of only dirty writes does
-/// not show it: the flusher keeps a memcg under its background threshold, so reclaim rarely
-/// meets a dirty folio.)
+/// 6.17, where `sort_folio` still has its dirty branch. From 6.12.117 and 7.2 it changes
+/// nothing here: the backported reactivation isolates dirty folios, so 6.12 wakes the flushers
+/// after the loop from `shrink_folio_list`'s counts either way, and 7.2 replaced the mechanism by
+/// a per-batch `handle_reclaim_writeback` (unqueued dirty == pages isolated; the series removed
+/// `sc->file_taken` and `sc->unqueued_dirty`). (A run of only dirty writes does not show it: the
+/// flusher keeps a memcg under its background threshold, so reclaim rarely meets a dirty folio.)
 #[test]
 fn dirty_throttling_counts_wakes_the_flushers() {
     let (off, on) = off_on(Profile::V6_17, "dirty_throttling_counts", |p| mixed(p, Some(1024)));
@@ -459,6 +459,10 @@ fn dirty_throttling_counts_wakes_the_flushers() {
     assert!(b > a, "nr_written off {a}, on {b}");
     let (a, b) = (get(&off, "nr_dirty"), get(&on, "nr_dirty"));
     assert!(b < a, "nr_dirty off {a}, on {b}");
+    for base in [Profile::V6_12, Profile::V7_2] {
+        let (off, on) = off_on(base, "dirty_throttling_counts", |p| mixed(p, Some(1024)));
+        assert_eq!(off, on, "{}", base.label());
+    }
 }
 
 /// `workingset_activate_at_refault` (≤6.12): `workingset_refault` counts every refault on the
