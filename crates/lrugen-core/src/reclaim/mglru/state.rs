@@ -29,7 +29,8 @@ pub const SWAPPINESS_ANON_ONLY: u32 = 201;
 macro_rules! switches {
     ($( $(#[$meta:meta])* $name:ident ),* $(,)?) => {
         /// The behaviour switches of a kernel profile: one per kernel change that altered MGLRU's
-        /// behaviour, named after it, `true` when the change is in (the newer behaviour). Every
+        /// behaviour (or the classic LRU's, or both: one switch), and per proposed variant, named
+        /// after it, `true` when the change is in (the newer behaviour). Every
         /// place that behaves differently across kernels reads exactly one of these
         /// (`if self.sw().vma_has_recency { … }`); no code asks for a version. A [`Profile`] is a
         /// preset of them ([`Preset`]) with any switches flipped on top. See `kernel-mglru.md`
@@ -90,7 +91,9 @@ switches! {
     /// 6.12.y, "mm: vmscan: fix dirty folios throttling on cgroup v1 for MGLRU" (Jingxiang Zeng;
     /// in 6.12.117): `sort_folio` counts dirty file folios into `nr_file_taken` and
     /// `nr_unqueued_dirty`, and the lruvec loop wakes the flushers when all taken file folios
-    /// were unqueued dirty.
+    /// were unqueued dirty. Changes nothing once `dirty_writeback_reactivation` isolates dirty
+    /// folios (6.12.117) or `reclaim_loop_single_budget` wakes the flushers per batch (7.2, whose
+    /// series removed `sc->file_taken`).
     dirty_throttling_counts,
     /// ≤6.12 (first release unconfirmed; `kernel-mglru.md` §17.1 rows 9, 24): with the 6.1
     /// refault test, `workingset_refault` counts every refault on the same lruvec and
