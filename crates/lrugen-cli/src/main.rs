@@ -81,8 +81,9 @@ struct RunArgs {
         default_value = "mglru,classic,lru,opt"
     )]
     policy: Vec<String>,
-    /// MGLRU kernel profile: a preset of behaviour switches, 6.1, 6.12, 6.17, 7.2, mainline or mglru-fg
-    /// (the newest preset that matches its kernel's fixtures, now 6.17; default).
+    /// Kernel profile (MGLRU's, and the classic LRU's where a change touched it): a preset of
+    /// behaviour switches, 6.1, 6.12, 6.17, 7.2, mainline or mglru-fg (the newest preset that
+    /// matches its kernel's fixtures, now 6.17; default).
     #[arg(
         long = "profile",
         alias = "kernel",
@@ -90,7 +91,7 @@ struct RunArgs {
         default_value = "mainline"
     )]
     kernel: String,
-    /// Flip one MGLRU behaviour switch of the profile, NAME=true or NAME=false (repeatable;
+    /// Flip one behaviour switch of the profile, NAME=true or NAME=false (repeatable;
     /// the names are those of `[mglru.switches]`, see docs/experiments.md).
     #[arg(long = "switch", value_name = "NAME=BOOL")]
     switch: Vec<String>,

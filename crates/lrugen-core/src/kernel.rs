@@ -157,10 +157,10 @@ impl<P: Policy> Kernel<P> {
         task: u32,
         file: u32,
         index: u64,
-        in_fault: bool,
+        ctx: AddCtx,
         readahead_mark: bool,
     ) -> Result<FolioId, AllocError> {
-        let id = self.page_cache_add(task, file, index, in_fault, readahead_mark)?;
+        let id = self.page_cache_add(task, file, index, ctx, readahead_mark)?;
         self.m.count_vm_events(Stat::Pgpgin, 4);
         Ok(id)
     }
@@ -172,7 +172,7 @@ impl<P: Policy> Kernel<P> {
         task: u32,
         file: u32,
         index: u64,
-        in_fault: bool,
+        ctx: AddCtx,
         readahead_mark: bool,
     ) -> Result<FolioId, AllocError> {
         let memcg = self.m.mms[task as usize].memcg;
@@ -181,14 +181,15 @@ impl<P: Policy> Kernel<P> {
             self.m.folios[id].set(pg::READAHEAD);
         }
         if let Some(shadow) = self.m.page_cache_insert(id, file, index) {
-            self.p.refault(&mut self.m, id, shadow, in_fault);
+            self.p.refault(&mut self.m, id, shadow, ctx.in_fault);
         }
-        self.add_lru(id, AddCtx { in_fault });
+        self.add_lru(id, ctx);
         Ok(id)
     }
 
     /// Read pages `[start, start + nr)` of `file` that are not cached, marking page
-    /// `start + nr - lookahead` with `PG_readahead` (`page_cache_ra_unbounded`).
+    /// `start + nr - lookahead` with `PG_readahead` (`page_cache_ra_unbounded`). `fault_at`: the
+    /// page a fault on a VMA with recency asked for (`current->in_lru_fault`), if in one.
     fn do_page_cache_ra(
         &mut self,
         task: u32,
@@ -196,7 +197,7 @@ impl<P: Policy> Kernel<P> {
         start: u64,
         nr: u64,
         lookahead: u64,
-        in_fault: bool,
+        fault_at: Option<u64>,
     ) -> Result<(), AllocError> {
         let size = self.m.files[file as usize].size;
         let end = (start + nr).min(size);
@@ -205,7 +206,11 @@ impl<P: Policy> Kernel<P> {
                 continue;
             }
             let mark = lookahead > 0 && i == start + nr - lookahead;
-            self.page_cache_read(task, file, i, in_fault, mark)?;
+            let ctx = AddCtx {
+                in_fault: fault_at.is_some(),
+                readahead: fault_at.is_some_and(|f| f != i),
+            };
+            self.page_cache_read(task, file, i, ctx, mark)?;
         }
         Ok(())
     }
@@ -255,7 +260,7 @@ impl<P: Policy> Kernel<P> {
             init(&mut ra);
         } else {
             // Standalone, small random read: read as is, and leave the window alone.
-            return self.do_page_cache_ra(task, file, index, req, 0, false);
+            return self.do_page_cache_ra(task, file, index, req, 0, None);
         }
         // readit: a synchronous read that would hit its own marker merges the next window.
         if !hit_marker && index == ra.start && ra.size == ra.async_size {
@@ -271,7 +276,7 @@ impl<P: Policy> Kernel<P> {
         self.m.files[file as usize].ra.start = ra.start;
         self.m.files[file as usize].ra.size = ra.size;
         self.m.files[file as usize].ra.async_size = ra.async_size;
-        self.do_page_cache_ra(task, file, ra.start, ra.size, ra.async_size, false)
+        self.do_page_cache_ra(task, file, ra.start, ra.size, ra.async_size, None)
     }
 
     /// `page_cache_sync_ra`: a buffered read missed at `index`.
@@ -279,7 +284,7 @@ impl<P: Policy> Kernel<P> {
         let f = &self.m.files[file as usize];
         if f.advice == Advice::Random || f.ra.ra_pages == 0 {
             // force_page_cache_ra / no read-ahead: just what was asked
-            return self.do_page_cache_ra(task, file, index, req, 0, false);
+            return self.do_page_cache_ra(task, file, index, req, 0, None);
         }
         self.ondemand_readahead(task, file, index, req, false)
     }
@@ -297,7 +302,7 @@ impl<P: Policy> Kernel<P> {
                 match self.m.files[file as usize].slot(index) {
                     Slot::Folio(id) => id,
                     // The window moved past the page (filemap_create_folio): read it alone.
-                    _ => self.page_cache_read(task, file, index, false, false)?,
+                    _ => self.page_cache_read(task, file, index, AddCtx::default(), false)?,
                 }
             }
         };
@@ -326,7 +331,7 @@ impl<P: Policy> Kernel<P> {
             Slot::Folio(id) => id,
             _ => {
                 access = Access::Minor;
-                self.page_cache_add(task, file, index, false, false)?
+                self.page_cache_add(task, file, index, AddCtx::default(), false)?
             }
         };
         self.p.mark_accessed(&mut self.m, id);
@@ -486,6 +491,7 @@ impl<P: Policy> Kernel<P> {
         let vma = self.m.mms[task as usize].vmas[vi];
         let ctx = AddCtx {
             in_fault: vma.has_recency(),
+            readahead: false,
         };
         let r = if vma.is_anon() {
             if e & pte::SWAP != 0 {
@@ -653,7 +659,7 @@ impl<P: Policy> Kernel<P> {
                 self.do_sync_mmap_readahead(task, file, index, vma, ctx)?;
                 match self.m.files[file as usize].slot(index) {
                     Slot::Folio(id) => id,
-                    _ => self.page_cache_read(task, file, index, ctx.in_fault, false)?,
+                    _ => self.page_cache_read(task, file, index, ctx, false)?,
                 }
             }
         };
@@ -677,7 +683,7 @@ impl<P: Policy> Kernel<P> {
     ) -> Result<(), AllocError> {
         let ra = self.m.files[file as usize].ra;
         if vma.flags & vmf::RAND_READ != 0 || ra.ra_pages == 0 {
-            return self.do_page_cache_ra(task, file, index, 1, 0, ctx.in_fault);
+            return self.do_page_cache_ra(task, file, index, 1, 0, ctx.in_fault.then_some(index));
         }
         if vma.flags & vmf::SEQ_READ != 0 {
             return self.ondemand_readahead(task, file, index, ra.ra_pages, false);
@@ -685,14 +691,21 @@ impl<P: Policy> Kernel<P> {
         let miss = ra.mmap_miss + 1;
         self.m.files[file as usize].ra.mmap_miss = miss;
         if miss > 100 {
-            return self.do_page_cache_ra(task, file, index, 1, 0, ctx.in_fault);
+            return self.do_page_cache_ra(task, file, index, 1, 0, ctx.in_fault.then_some(index));
         }
         let start = index.saturating_sub(ra.ra_pages / 2);
         let fr = &mut self.m.files[file as usize].ra;
         fr.start = start;
         fr.size = ra.ra_pages;
         fr.async_size = ra.ra_pages / 4;
-        self.do_page_cache_ra(task, file, start, ra.ra_pages, ra.ra_pages / 4, ctx.in_fault)
+        self.do_page_cache_ra(
+            task,
+            file,
+            start,
+            ra.ra_pages,
+            ra.ra_pages / 4,
+            ctx.in_fault.then_some(index),
+        )
     }
 
     /// Process exit (`exit_mmap`).

@@ -231,10 +231,10 @@ fn munmap_of_a_file_range_keeps_the_other_mapper_and_the_rmap() {
     assert_eq!((tail.start, tail.pgoff), (B + 6, 6));
     // the rmap finds the mappers through the split VMA
     let id = cached(&k, f, 7).unwrap();
-    assert_eq!(k.m.folio_referenced(id, None).ptes, 1);
+    assert_eq!(k.m.folio_referenced(id, None, true).ptes, 1);
     let id = cached(&k, f, 3).unwrap();
     assert_eq!(k.m.folios[id].mapcount, 1);
-    assert_eq!(k.m.folio_referenced(id, None).ptes, 1);
+    assert_eq!(k.m.folio_referenced(id, None, true).ptes, 1);
     assert_eq!(k.m.pte(b, B + 515) & pte::YOUNG, 0, "b's accessed bit was cleared");
     ok(&mut k, load(a, B + 9));
     assert_eq!(k.m.files[f as usize].mappings.len(), 3);
@@ -597,10 +597,10 @@ fn rmap_of_a_shared_anon_folio_finds_both_mappers() {
         let child = forked(&mut k, t, parent);
         ok(&mut k, load(child, B));
         let id = mapped(&k, parent, B);
-        assert_eq!(k.m.folio_referenced(id, None).ptes, 2);
+        assert_eq!(k.m.folio_referenced(id, None, true).ptes, 2);
         assert_eq!(k.m.pte(parent, B) & pte::YOUNG, 0);
         assert_eq!(k.m.pte(child, B) & pte::YOUNG, 0);
-        assert_eq!(k.m.folio_referenced(id, None).ptes, 0);
+        assert_eq!(k.m.folio_referenced(id, None, true).ptes, 0);
     };
     for profile in [Profile::V6_1, Profile::V6_17] {
         let (k, t, parent) = mglru(profile, 1024, 0);

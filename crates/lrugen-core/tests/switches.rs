@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The kernel profiles as data: every MGLRU behaviour switch changes what a small run observes
-//! when it alone flips (so a switch the code ignored would fail its test), the presets are what
+//! when it alone flips (so a switch the code ignored would fail its test; in which direction is
+//! `switch_effects.rs`'s business), the presets are what
 //! `kernel-mglru.md` §17.3 says, and they round-trip through TOML.
 //!
 //! The run is one fixed script on a tiny machine, replayed three times: under global pressure (no
@@ -13,7 +14,7 @@
 use lrugen::kernel::Kernel;
 use lrugen::mm::memcg::ROOT_MEMCG;
 use lrugen::mm::pagecache::Advice;
-use lrugen::mm::vm::{pte, vmf, Madv, MMAP_BASE_VPN};
+use lrugen::mm::vm::{vmf, Madv, MMAP_BASE_VPN};
 use lrugen::mm::{Machine, MachineConfig};
 use lrugen::reclaim::mglru::{Mglru, MglruConfig, Preset, Profile, Switches};
 use lrugen::reclaim::Policy;
@@ -243,12 +244,16 @@ macro_rules! switch_tests {
             }
         )*
 
-        /// Every switch has its test here (`pageout_ignore_references` below; `fg_access_promotion`
-        /// in `mglru_fg.rs`).
+        /// Every switch has its test here (`pageout_ignore_references`, `readahead_placement` and
+        /// `refault_distance`, whose effects the script cannot show, in `switch_effects.rs`;
+        /// `fg_access_promotion` in `mglru_fg.rs`).
         #[test]
         fn every_switch_has_a_test() {
             let mut tested: Vec<&str> = vec![$(stringify!($name)),*];
             tested.push("pageout_ignore_references");
+            // the variants' effects need read-ahead or a refault pattern the script lacks
+            tested.push("readahead_placement");
+            tested.push("refault_distance");
             // no folio of the script is read 8 times: `mglru_fg.rs`,
             // `overflow_moves_to_the_next_generation_and_restarts_at_3`
             tested.push("fg_access_promotion");
@@ -288,53 +293,6 @@ switch_tests! {
     workingset_activate_needs_workingset,
 }
 
-/// MGLRU frees what `MADV_PAGEOUT` isolates as 6.1 does (unmapped first), so the switch shows
-/// only where reclaim fails with the folio still mapped (anon without swap): 6.1 cleared its
-/// accessed bit, 6.9+ leaves it.
-#[test]
-fn pageout_ignore_references() {
-    for on in [false, true] {
-        let mut profile = Profile::V6_1;
-        profile.set_switch("pageout_ignore_references", on).unwrap();
-        let mut cfg = MachineConfig::simple(256, 0);
-        cfg.ra_pages = 0;
-        let m = Machine::new(cfg);
-        let p = Mglru::new(
-            &m,
-            MglruConfig {
-                profile,
-                ..MglruConfig::default()
-            },
-        );
-        let mut k = Kernel::new(m, p);
-        let t = k.create_memcg(ROOT_MEMCG, "t");
-        let task = k.create_mm(t);
-        k.step(Op::Mmap {
-            task,
-            vpn: B,
-            pages: 8,
-            file: ANON_FILE,
-            pgoff: 0,
-            flags: vmf::WRITE as u8,
-            compressed_pct: 0,
-        })
-        .unwrap();
-        for i in 0..8 {
-            k.step(Op::Store { task, vpn: B + i }).unwrap();
-        }
-        k.step(Op::Madvise {
-            task,
-            vpn: B,
-            pages: 8,
-            advice: Madv::PageOut,
-        })
-        .unwrap();
-        k.check().unwrap();
-        let young = (0..8).filter(|&i| k.m.pte(task, B + i) & pte::YOUNG != 0).count();
-        assert_eq!(young, if on { 8 } else { 0 }, "pageout_ignore_references = {on}");
-    }
-}
-
 #[test]
 fn the_same_profile_gives_the_same_bytes() {
     assert_eq!(both(Profile::V6_12), both(Profile::V6_12));
@@ -356,9 +314,23 @@ fn presets_are_the_kernels() {
     });
     // 7.2 has every change; 6.17 all but the 7.2 ones
     // (the `fg_*` switches are MGLRU-FG's, a variant on top of 7.2: off in every kernel)
-    let kernel_switches = || Switches::NAMES.iter().filter(|n| !n.starts_with("fg_"));
+    // (and the variants `readahead_placement`, `refault_distance`, proposals that no kernel has)
+    let variants = ["readahead_placement", "refault_distance"];
+    assert!(variants.iter().all(|n| Switches::MGLRU_FG.get(n) == Some(false)));
+    assert!(Preset::ALL
+        .iter()
+        .all(|p| variants.iter().all(|n| p.switches().get(n) == Some(false))));
+    let kernel_switches = || {
+        Switches::NAMES
+            .iter()
+            .filter(move |n| !n.starts_with("fg_") && !variants.contains(n))
+    };
     assert!(kernel_switches().all(|n| Switches::V7_2.get(n) == Some(true)));
-    assert!(Switches::NAMES.iter().all(|n| Switches::MGLRU_FG.get(n) == Some(true)));
+    assert!(kernel_switches().all(|n| Switches::MGLRU_FG.get(n) == Some(true)));
+    assert!(Switches::NAMES
+        .iter()
+        .filter(|n| n.starts_with("fg_"))
+        .all(|n| Switches::MGLRU_FG.get(n) == Some(true)));
     assert!(Switches::NAMES
         .iter()
         .filter(|n| n.starts_with("fg_"))

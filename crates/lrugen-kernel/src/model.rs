@@ -176,7 +176,7 @@ fn run_of(ops: &OpFile, cfg: &RunConfig, replayer: bool) -> Result<RunResult, Er
             sim::run_kernel(Kernel::new(m, p), t, stream, &opts, &mut |_, _| {}).map_err(err)?
         }
         PolicyKind::Classic => {
-            let p = Classic::new(&m);
+            let p = Classic::with_profile(&m, cfg.mglru.profile);
             sim::run_kernel(Kernel::new(m, p), t, stream, &opts, &mut |_, _| {}).map_err(err)?
         }
         p => return Err(Error::Config(format!("policy {} is not a kernel policy", p.name()))),

@@ -25,13 +25,10 @@ const SHAPES: &[&str] = &[
 const SERIES: &[&str] = &["6.1", "6.12", "7.2"];
 const LRUS: &[&str] = &["mglru", "classic"];
 
-const NODE_STATS: &str = "classic: no node-level accounting of memcg reclaim in pgscan_kswapd/_direct \
-    (7.2, \"mm: move pgscan, pgsteal, pgrefill to node stats\"): the switch node_reclaim_stats is read by MGLRU only";
+const NODE_STATS: &str = "classic 7.2 anon-gauss: pgscan by reclaimer follows the classic model's excess \
+    scanning on this shape (see CLASSIC_612)";
 const CLASSIC_612: &str = "classic: Debian 6.12 and 7.2 refault and scan less than 6.1 on this shape (the kernels \
-    agree with each other); the change after 6.1 that does it is not identified and the classic model has one \
-    behaviour for every version";
-const CLASSIC_RECENCY: &str = "classic: from 6.3 (vma_has_recency) folio_referenced skips MADV_RANDOM VMAs, so \
-    mapped folios are not rotated and reclaim scans less; the classic model still counts their young PTEs";
+    agree with each other); the change after 6.1 that does it is not identified and the classic presets do not have it";
 const ANON_SWAP: &str = "anon-gauss: the model misses 2.5-3.8 % more and swaps out 14-17 % less than the kernel; \
     the replayer's own anon (its op list, modelled as anon pages read once in order) explains the 8-14 % \
     shortfall of before, not this";
@@ -67,7 +64,6 @@ const GAPS: &[(&str, &str, &str)] = &[
     ("debian-6.12-classic-anon-gauss", "pgscan", CLASSIC_612),
     ("debian-6.12-classic-hot-cold", "misses", CLASSIC_612),
     ("debian-6.12-classic-hot-cold", "workingset_refault_file", CLASSIC_612),
-    ("debian-6.12-classic-mmap-random", "pgscan", CLASSIC_RECENCY),
     ("debian-6.12-mglru-anon-gauss", "misses", ANON_SWAP),
     ("debian-6.12-mglru-anon-gauss", "pswpout", ANON_SWAP),
     ("debian-6.12-mglru-mmap-normal", "seqs", SEQS),
@@ -77,21 +73,6 @@ const GAPS: &[(&str, &str, &str)] = &[
     ("debian-7.2-classic-anon-gauss", "pgscan_by_reclaimer", NODE_STATS),
     ("debian-7.2-classic-hot-cold", "misses", CLASSIC_612),
     ("debian-7.2-classic-hot-cold", "workingset_refault_file", CLASSIC_612),
-    ("debian-7.2-classic-hot-cold", "pgscan_by_reclaimer", NODE_STATS),
-    (
-        "debian-7.2-classic-mixed-swappiness10",
-        "pgscan_by_reclaimer",
-        NODE_STATS,
-    ),
-    (
-        "debian-7.2-classic-mixed-swappiness100",
-        "pgscan_by_reclaimer",
-        NODE_STATS,
-    ),
-    ("debian-7.2-classic-mmap-normal", "pgscan_by_reclaimer", NODE_STATS),
-    ("debian-7.2-classic-mmap-random", "pgscan", CLASSIC_RECENCY),
-    ("debian-7.2-classic-mmap-random", "pgscan_by_reclaimer", NODE_STATS),
-    ("debian-7.2-classic-zipf-pread", "pgscan_by_reclaimer", NODE_STATS),
     ("debian-7.2-mglru-anon-gauss", "misses", ANON_SWAP),
     ("debian-7.2-mglru-anon-gauss", "pswpout", ANON_SWAP),
     ("debian-7.2-mglru-anon-gauss", "seqs", SEQS),
@@ -104,8 +85,6 @@ const GAPS: &[(&str, &str, &str)] = &[
 const SIGN_GAPS: &[(&str, &str, &str)] = &[
     ("6.12", "anon-gauss", CLASSIC_612),
     ("7.2", "anon-gauss", CLASSIC_612),
-    ("6.12", "mmap-random", CLASSIC_RECENCY),
-    ("7.2", "mmap-random", CLASSIC_RECENCY),
     (
         "7.2",
         "mmap-normal",

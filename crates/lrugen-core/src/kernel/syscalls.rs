@@ -129,11 +129,11 @@ impl<P: Policy> Kernel<P> {
     }
 
     /// `madvise_cold_or_pageout_pte_range` over `[start, end)` of one VMA, one PTE table at a time:
-    /// folios on an LRU list that only this process maps lose their references (and, unless 6.12+
-    /// PAGEOUT, their PTE accessed bits); COLD deactivates them, PAGEOUT isolates them and hands
+    /// folios on an LRU list that only this process maps lose their references (and, unless
+    /// PAGEOUT with `pageout_ignore_references` (6.9), their PTE accessed bits); COLD deactivates them, PAGEOUT isolates them and hands
     /// each table's batch to `reclaim_pages`.
     fn cold_or_pageout(&mut self, task: u32, start: u32, end: u32, pageout: bool) {
-        let legacy = self.p.madvise_6_1();
+        let legacy = !self.p.switches().pageout_ignore_references;
         let mut list: Vec<FolioId> = Vec::new();
         for pi in MmStruct::pmd_index(start)..=MmStruct::pmd_index(end - 1) {
             let pmd = self.m.mms[task as usize].pmds[pi];
@@ -269,6 +269,7 @@ impl<P: Policy> Kernel<P> {
             id,
             AddCtx {
                 in_fault: vma.has_recency(),
+                readahead: false,
             },
         );
         if vma.flags & vmf::LOCKED != 0 {

@@ -967,8 +967,11 @@ impl Machine {
 
     /// `folio_referenced`: test and clear the accessed bit of every PTE mapping the folio. With a
     /// target memcg, mappings of other memcgs' processes are skipped (`invalid_folio_referenced_vma`).
-    /// A `VM_LOCKED` mapping stops the walk and is reported in `vm_flags`.
-    pub fn folio_referenced(&mut self, id: FolioId, target: Option<MemcgId>) -> Referenced {
+    /// A `VM_LOCKED` mapping stops the walk and is reported in `vm_flags`. `vma_has_recency`
+    /// (6.3, "mm: add vma_has_recency()"): mappings without recency (`VM_SEQ_READ`,
+    /// `VM_RAND_READ`) are skipped too, their accessed bits left alone; without it (6.1) every
+    /// young bit is cleared and counts unless the mapping is `VM_SEQ_READ`.
+    pub fn folio_referenced(&mut self, id: FolioId, target: Option<MemcgId>, vma_has_recency: bool) -> Referenced {
         let mut hits: smallvec_like::Few = Default::default();
         let mut r = Referenced::default();
         let memcgs = &self.memcgs;
@@ -978,6 +981,9 @@ impl Machine {
                 if !memcgs.is_descendant(mms[mm as usize].memcg, t) {
                     return true;
                 }
+            }
+            if vma_has_recency && !vma.has_recency() {
+                return true;
             }
             if vma.flags & vm::vmf::LOCKED != 0 {
                 r.vm_flags |= vm::vmf::LOCKED;
@@ -990,8 +996,11 @@ impl Machine {
             let p = self.pte_mut(mm, vpn);
             if *p & pte::YOUNG != 0 {
                 *p &= !pte::YOUNG;
-                r.ptes += 1;
-                r.vm_flags |= flags;
+                // 6.1: "Don't treat a reference through a sequentially read mapping as such."
+                if flags & vm::vmf::SEQ_READ == 0 {
+                    r.ptes += 1;
+                    r.vm_flags |= flags;
+                }
             }
         }
         r
@@ -1137,9 +1146,9 @@ mod tests {
         }
         m.map_folio(mm, va + 1, id, true);
         assert_eq!(m.lruvec_state(ROOT_MEMCG, 0, Stat::NrAnonPages), 1);
-        let r = m.folio_referenced(id, None);
+        let r = m.folio_referenced(id, None, true);
         assert_eq!(r.ptes, 1);
-        assert_eq!(m.folio_referenced(id, None).ptes, 0, "young bit was cleared");
+        assert_eq!(m.folio_referenced(id, None, true).ptes, 0, "young bit was cleared");
         let slot = m.swap.alloc().unwrap();
         m.swap_cache_add(id, slot);
         m.try_to_unmap(id);

@@ -224,7 +224,8 @@ pub fn release_mm<P: Policy>(m: &mut Machine, p: &mut P, mm: u32) {
 
 /// `zap_pte_range` over `[start, end)` of VMA `vma` of `mm`: anon folios lose this mapping (and
 /// are freed when nobody maps them and no swap entry still needs them), file folios are unmapped
-/// (a dirty PTE dirties the folio; a young one marks it accessed if the VMA has recency), swap
+/// (a dirty PTE dirties the folio; a young one marks it accessed if the VMA has recency, or in
+/// 6.1 if it is not `VM_SEQ_READ`), swap
 /// entries release their slot reference, zero-page PTEs are cleared. PTE tables stay.
 pub fn zap_range<P: Policy>(m: &mut Machine, p: &mut P, mm: u32, vma: &Vma, start: u32, end: u32) {
     if start >= end {
@@ -250,8 +251,14 @@ pub fn zap_range<P: Policy>(m: &mut Machine, p: &mut P, mm: u32, vma: &Vma, star
                     drop_anon_mapping(m, p, id);
                 } else {
                     m.unmap_one(id, mm, vpn);
-                    // zap_present_folio_ptes: what the task used stays warm
-                    if e & pte::YOUNG != 0 && vma.has_recency() {
+                    // zap_present_folio_ptes: what the task used stays warm (6.1: unless the
+                    // VMA is VM_SEQ_READ; `vma_has_recency`: unless it has no recency)
+                    let recency = if p.switches().vma_has_recency {
+                        vma.has_recency()
+                    } else {
+                        vma.flags & vmf::SEQ_READ == 0
+                    };
+                    if e & pte::YOUNG != 0 && recency {
                         p.mark_accessed(m, id);
                     }
                     if vma.flags & vmf::LOCKED != 0 && m.folios[id].mapcount == 0 {

@@ -20,6 +20,7 @@ pub mod writeback;
 use crate::mm::folio::{FolioId, ListHead};
 use crate::mm::memcg::MemcgId;
 use crate::mm::Machine;
+use mglru::Switches;
 
 /// `DEF_PRIORITY`: reclaim scans `size >> priority` per pass, from 12 down to 0.
 pub const DEF_PRIORITY: i32 = 12;
@@ -174,6 +175,9 @@ pub enum FolioRef {
 pub struct AddCtx {
     /// Added while the task is in a page fault on a VMA with recency (`current->in_lru_fault`).
     pub in_fault: bool,
+    /// Read ahead or around a fault: not the page the fault asked for (only meaningful with
+    /// `in_fault`; the `readahead_placement` variant places such folios as if not in a fault).
+    pub readahead: bool,
 }
 
 /// A list the invariant checker should walk: its owner lruvec and what the policy calls it.
@@ -230,13 +234,11 @@ pub trait Policy {
     /// `pgdeactivate` where the kernel does.
     fn deactivate(&mut self, m: &mut Machine, id: FolioId);
 
-    /// Whether `MADV_COLD`/`MADV_PAGEOUT` follow 6.1 (`madvise_cold_or_pageout_pte_range` clears
-    /// young PTEs for both, and `reclaim_pages` checks references) rather than 6.12 and later
-    /// (PAGEOUT leaves the accessed bits, marks active folios workingset, and reclaims ignoring
-    /// references).
-    fn madvise_6_1(&self) -> bool {
-        false
-    }
+    /// The kernel behaviour switches of the policy's profile. The kernel code around the policy
+    /// reads the switches that are not the LRU's own from here: `pageout_ignore_references`
+    /// (`madvise_cold_or_pageout_pte_range`, `reclaim_pages`) and `vma_has_recency`
+    /// (`zap_pte_range`), for either LRU.
+    fn switches(&self) -> &Switches;
 
     /// Called once per node pass before the memcgs are shrunk (`prepare_scan_control`).
     fn prepare_node(&mut self, _m: &mut Machine, _node: usize, _sc: &mut ScanControl) {}

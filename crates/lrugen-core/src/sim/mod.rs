@@ -97,7 +97,8 @@ pub struct RunConfig {
     pub capacity: Option<u64>,
     /// Run the invariant checker after every reclaim pass.
     pub check: bool,
-    /// MGLRU settings (profile, capabilities, hardware accessed bits, min_ttl_ms).
+    /// MGLRU settings (profile, capabilities, hardware accessed bits, min_ttl_ms). The profile
+    /// is the kernel's for the classic LRU too (`Classic::with_profile`).
     #[serde(default)]
     pub mglru: MglruConfig,
     /// Capture `lru_gen`/`lru_gen_full` every this many steps (and at the end).
@@ -379,7 +380,7 @@ fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_
                 run_engine(Kernel::new(m, p), t, streams, ecfg, cfg.sample_every)?
             }
             _ => {
-                let p = Classic::new(&m);
+                let p = Classic::with_profile(&m, cfg.mglru.profile);
                 run_engine(Kernel::new(m, p), t, streams, ecfg, cfg.sample_every)?
             }
         };
@@ -391,7 +392,7 @@ fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_
     let start = std::time::Instant::now();
     let mut r = match cfg.policy {
         PolicyKind::Classic => {
-            let p = Classic::new(&m);
+            let p = Classic::with_profile(&m, cfg.mglru.profile);
             run_kernel(Kernel::new(m, p), t, stream, &KernelRunOptions::of(cfg), progress)?
         }
         PolicyKind::Mglru => {

@@ -9,9 +9,15 @@
 //! (`inactive_is_low`), or refaults show a new working set forming, `shrink_active_list` moves
 //! folios from the tail of the active list to the inactive list, setting `PG_workingset`.
 //! `get_scan_count` splits the scan between anon and file by swappiness and recent IO cost.
+//!
+//! The kernel version is a [`Profile`], the same value MGLRU reads: the classic LRU reads the
+//! switches of the changes that touched it (`vma_has_recency` in `folio_referenced` and
+//! `zap_pte_range`, `pageout_ignore_references` in `madvise`, `node_reclaim_stats` for
+//! `pgscan`/`pgsteal`/`pgrefill`); the other switches are MGLRU's and change nothing here.
 
 pub mod workingset;
 
+use super::mglru::{Preset, Profile, Switches};
 use super::vmscan::{self, clear_isolated, count_scan, mark_isolated};
 use super::{FolioRef, ListRef, Policy, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use crate::mm::folio::{pg, FolioId, ListHead, ANON, FILE, NIL};
@@ -61,6 +67,7 @@ pub struct Classic {
     pub bucket_order: u32,
     nr_nodes: usize,
     scratch: Vec<FolioId>,
+    profile: Profile,
 }
 
 /// How `get_scan_count` balances anon and file (`enum scan_balance`).
@@ -84,14 +91,30 @@ pub fn inactive_is_low_sizes(inactive: u64, active: u64) -> bool {
 }
 
 impl Classic {
-    /// A classic LRU for machine `m`.
+    /// A classic LRU for machine `m`, as `mainline` ([`Profile::MAINLINE`]).
     pub fn new(m: &Machine) -> Self {
+        Self::with_profile(m, Profile::MAINLINE)
+    }
+
+    /// A classic LRU for machine `m` as the kernel `profile` has it.
+    pub fn with_profile(m: &Machine, profile: Profile) -> Self {
         Classic {
             lruvecs: vec![Lruvec::default(); m.memcgs.len() * m.nr_nodes()],
             bucket_order: workingset::bucket_order(m.cfg.total_pages()),
             nr_nodes: m.nr_nodes(),
             scratch: Vec::with_capacity(SWAP_CLUSTER_MAX as usize),
+            profile,
         }
+    }
+
+    /// The kernel profile.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    #[inline]
+    fn sw(&self) -> &Switches {
+        &self.profile.switches
     }
 
     /// The list a folio is on or would go on (`folio_lru_list`).
@@ -343,7 +366,7 @@ impl Classic {
             scan_ev,
             if file { Stat::PgscanFile } else { Stat::PgscanAnon },
             nr_scanned,
-            false,
+            self.sw().node_reclaim_stats,
         );
         if nr_taken == 0 {
             self.scratch = list;
@@ -360,7 +383,7 @@ impl Classic {
             steal_ev,
             if file { Stat::PgstealFile } else { Stat::PgstealAnon },
             nr_reclaimed,
-            false,
+            self.sw().node_reclaim_stats,
         );
         let nr_pageout = sc.stat.nr_pageout - before.nr_pageout;
         self.lru_note_cost(m, memcg, node, file, nr_pageout, nr_scanned - nr_reclaimed);
@@ -385,7 +408,8 @@ impl Classic {
         let file = lru.is_file();
         let mut hold = Vec::new();
         let nr_scanned = self.isolate(m, memcg, node, lru, nr_to_scan, sc, &mut hold);
-        if !sc.cgroup_reclaim() {
+        // 7.2 (`node_reclaim_stats`): a node statistic, counted for cgroup reclaim too
+        if self.sw().node_reclaim_stats || !sc.cgroup_reclaim() {
             m.count_vm_events(Stat::Pgrefill, nr_scanned);
         }
         m.count_memcg_events(memcg, Stat::Pgrefill, nr_scanned);
@@ -403,7 +427,7 @@ impl Classic {
                 self.lruvec_add(m, id);
                 continue;
             }
-            let r = m.folio_referenced(id, sc.target_memcg);
+            let r = m.folio_referenced(id, sc.target_memcg, self.sw().vma_has_recency);
             if r.ptes > 0 && r.vm_flags & vmf::EXEC != 0 && f.is_file_lru() {
                 nr_rotated += 1;
                 active.push(id);
@@ -454,7 +478,20 @@ impl Classic {
 
 impl Policy for Classic {
     fn name(&self) -> &'static str {
-        "classic"
+        if self.profile == Profile::MAINLINE {
+            return "classic";
+        }
+        match self.profile.preset {
+            Preset::V6_1 => "classic-6.1",
+            Preset::V6_12 => "classic-6.12",
+            Preset::V6_17 => "classic-6.17",
+            Preset::V7_2 => "classic-7.2",
+            Preset::MglruFg => "classic-mglru-fg",
+        }
+    }
+
+    fn switches(&self) -> &Switches {
+        self.sw()
     }
 
     fn memcg_created(&mut self, m: &Machine, _memcg: MemcgId) {
@@ -616,7 +653,7 @@ impl Policy for Classic {
     }
 
     fn check_references(&mut self, m: &mut Machine, id: FolioId, sc: &ScanControl) -> FolioRef {
-        let r = m.folio_referenced(id, sc.target_memcg);
+        let r = m.folio_referenced(id, sc.target_memcg, self.sw().vma_has_recency);
         // PG_referenced is test-and-cleared before the VM_LOCKED check, so an mlocked folio loses it.
         let referenced_folio = m.folios[id].test_clear(pg::REFERENCED);
         if r.vm_flags & vmf::LOCKED != 0 {

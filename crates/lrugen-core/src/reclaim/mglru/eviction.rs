@@ -577,7 +577,11 @@ fn scan_folios(
         }
         m.count_memcg_events(memcg, Stat::Pgrefill, sorted);
     }
-    if p.sw().dirty_throttling_counts && ty == FILE {
+    // the pages taken, against which the flusher wake-up compares the unqueued dirty ones:
+    // `sc->nr.file_taken` of the 6.12.y fix, or 7.2's per-batch `handle_reclaim_writeback(isolated)`,
+    // which no longer needs that fix's counters (7.2 removed `sc->file_taken`); only file batches
+    // can have unqueued dirty folios, so counting file pages is enough for both
+    if (p.sw().dirty_throttling_counts || p.sw().reclaim_loop_single_budget) && ty == FILE {
         sc.nr_file_taken += isolated;
     }
     if isolated > 0 || remaining == 0 || p.sw().reclaim_loop_single_budget {

@@ -545,8 +545,9 @@ impl Policy for Mglru {
 
     fn lru_add_prepare(&mut self, m: &mut Machine, id: FolioId, ctx: AddCtx) {
         // folio_add_lru: a folio added inside a fault on a VMA with recency is hot (7.2:
-        // referenced if it is not already, unless it is a workingset folio)
-        if ctx.in_fault && m.folios[id].evictable() {
+        // referenced if it is not already, unless it is a workingset folio); with
+        // `readahead_placement`, only the folio the fault asked for
+        if ctx.in_fault && m.folios[id].evictable() && !(ctx.readahead && self.sw().readahead_placement) {
             if self.sw().fault_mark_accessed && !self.test_workingset(&m.folios[id]) {
                 if self.sw().fg_unified_refs || !m.folios[id].test(pg::REFERENCED) {
                     let mut f = m.folios[id];
@@ -592,8 +593,8 @@ impl Policy for Mglru {
         m.count_events(f.memcg, Stat::Pgdeactivate, 1);
     }
 
-    fn madvise_6_1(&self) -> bool {
-        !self.sw().pageout_ignore_references
+    fn switches(&self) -> &Switches {
+        self.sw()
     }
 
     fn mark_accessed(&mut self, m: &mut Machine, id: FolioId) {

@@ -29,7 +29,8 @@ pub const SWAPPINESS_ANON_ONLY: u32 = 201;
 macro_rules! switches {
     ($( $(#[$meta:meta])* $name:ident ),* $(,)?) => {
         /// The behaviour switches of a kernel profile: one per kernel change that altered MGLRU's
-        /// behaviour, named after it, `true` when the change is in (the newer behaviour). Every
+        /// behaviour (or the classic LRU's, or both: one switch), and per proposed variant, named
+        /// after it, `true` when the change is in (the newer behaviour). Every
         /// place that behaves differently across kernels reads exactly one of these
         /// (`if self.sw().vma_has_recency { … }`); no code asks for a version. A [`Profile`] is a
         /// preset of them ([`Preset`]) with any switches flipped on top. See `kernel-mglru.md`
@@ -96,7 +97,9 @@ switches! {
     /// 6.12.y, "mm: vmscan: fix dirty folios throttling on cgroup v1 for MGLRU" (Jingxiang Zeng;
     /// in 6.12.117): `sort_folio` counts dirty file folios into `nr_file_taken` and
     /// `nr_unqueued_dirty`, and the lruvec loop wakes the flushers when all taken file folios
-    /// were unqueued dirty.
+    /// were unqueued dirty. Changes nothing once `dirty_writeback_reactivation` isolates dirty
+    /// folios (6.12.117) or `reclaim_loop_single_budget` wakes the flushers per batch (7.2, whose
+    /// series removed `sc->file_taken`).
     dirty_throttling_counts,
     /// ≤6.12 (first release unconfirmed; `kernel-mglru.md` §17.1 rows 9, 24): with the 6.1
     /// refault test, `workingset_refault` counts every refault on the same lruvec and
@@ -179,6 +182,27 @@ switches! {
     /// `PG_workingset` from the shadow, in a fault. Off (6.14–6.17): every recent refault in a
     /// fault counts it.
     workingset_activate_needs_workingset,
+    /// Variant, not merged (off in every kernel preset; `variants.md` §2.7): Barry Song's
+    /// readahead placement (2026, LWN 1060967 and 1072866): only the folio a fault on a VMA with
+    /// recency asked for gets the in-fault treatment (`PG_active`, or 7.2's
+    /// `folio_mark_accessed`); the folios read around or ahead of it in the same fault are added
+    /// as outside a fault (oldest placement), since most of them are never touched. Off: every
+    /// folio read in the fault is placed young. The refault accounting of those folios is
+    /// unchanged (still "in a fault"); the proposal's exact form is inferred from the placement
+    /// rules.
+    readahead_placement,
+    /// Variant, not merged (off in every kernel preset; `variants.md` §2.5): Kairui Song's
+    /// refault distance for MGLRU ("workingset, lru_gen: apply refault-distance based
+    /// re-activation", RFC, Sept 2023; again in "mm/mglru: MGLRU-FG and refault distance
+    /// support", RFC 00/32, May 2026): each lruvec counts its evictions (`LruGen::evictions`), a
+    /// shadow also keeps that clock, and a refault whose distance (evictions since) is at most the
+    /// classic workingset size (`workingset_test_recent`'s formula, anon included when swap is
+    /// usable) gets `PG_active`, so it is placed in `max_seq − 1` (`max_seq` with
+    /// `PG_workingset`; 6.1's placement: `max_seq`). The shadow token then keeps 16 bits of
+    /// `min_seq` and the clock the other 18 (a distance of 2^18 evictions or more wraps).
+    /// Counters are unchanged (no `workingset_activate` of its own). Off: no distance check;
+    /// also off under `fg_unified_refs` (MGLRU-FG v3 has no refault distance).
+    refault_distance,
     /// MGLRU-FG (Kairui Song, "mm/mglru: frequency guided promotion (MGLRU-FG)", v3, Oct 2026,
     /// on mm-new; not merged; `variants.md` §1). v3: one access counter `refs` in
     /// `0..=LRU_REFS_MAX` (7) replaces `PG_referenced`/`PG_workingset` and the refs field
@@ -502,6 +526,9 @@ pub struct LruGen {
     pub refaulted: [[[u64; MAX_NR_TIERS]; 2]; MAX_NR_HIST_GENS],
     /// Page-table walk state.
     pub mm_state: MmState,
+    /// Folios evicted so far: the non-resident clock of the `refault_distance` variant
+    /// (`lruvec->evictions` in Kairui Song's series; unused otherwise).
+    pub evictions: u64,
 }
 
 impl LruGen {
@@ -522,6 +549,7 @@ impl LruGen {
                 seq: MIN_NR_GENS,
                 ..Default::default()
             },
+            evictions: 0,
         }
     }
 

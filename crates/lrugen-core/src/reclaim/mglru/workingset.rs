@@ -11,11 +11,22 @@
 
 use super::{gen_from_seq, hist_from_seq, pid, Mglru, MAX_NR_GENS};
 use crate::mm::folio::{pg, FolioId, FILE};
+use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 use crate::reclaim::classic::workingset::{refault_stats, Shadow, EVICTION_MASK};
 
 /// `LRU_REFS_WIDTH`.
 const REFS_WIDTH: u32 = 2;
+/// `refault_distance` variant: bits of the shadow's eviction field kept for the token
+/// (16 of `min_seq`, 2 of refs); the clock has the rest.
+const DISTANCE_TOKEN_BITS: u32 = 18;
+const DISTANCE_TOKEN_MASK: u64 = (1 << DISTANCE_TOKEN_BITS) - 1;
+const DISTANCE_CLOCK_MASK: u64 = EVICTION_MASK >> DISTANCE_TOKEN_BITS;
+
+/// Whether the `refault_distance` variant is in effect (not under MGLRU-FG, which dropped it).
+fn distance_on(p: &Mglru) -> bool {
+    p.sw().refault_distance && !p.sw().fg_unified_refs
+}
 
 /// `lru_gen_eviction`: the shadow of a folio being reclaimed; counts `evicted[]`.
 pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
@@ -30,7 +41,13 @@ pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
     // v3 (inferred: the token layout): FG's 0..=7 does not fit the 2-bit field, so the shadow
     // keeps the tier there, and `refs ≥ 2` as its workingset bit
     let low = if fg { tier as u64 } else { refs.saturating_sub(1) as u64 };
-    let token = (min_seq << REFS_WIDTH) | low;
+    let mut token = (min_seq << REFS_WIDTH) | low;
+    if distance_on(p) {
+        // refault_distance: the eviction clock above the (narrower) token
+        let clock = p.lruvecs[lv].evictions & DISTANCE_CLOCK_MASK;
+        token = (clock << DISTANCE_TOKEN_BITS) | (token & DISTANCE_TOKEN_MASK);
+        p.lruvecs[lv].evictions += 1;
+    }
     let hist = hist_from_seq(min_seq, p.nr_hist);
     p.lruvecs[lv].evicted[hist][t][tier] += 1;
     let workingset = if p.sw().workingset_protection_rework {
@@ -54,13 +71,40 @@ pub fn lru_gen_test_recent(p: &Mglru, m: &Machine, s: &Shadow, t: usize) -> Opti
         return None;
     }
     let lg = &p.lruvecs[p.lv(s.memcg, s.node)];
-    let mask = EVICTION_MASK >> REFS_WIDTH;
-    let token_seq = s.eviction >> REFS_WIDTH;
+    let (mask, token_seq) = if distance_on(p) {
+        (
+            DISTANCE_TOKEN_MASK >> REFS_WIDTH,
+            (s.eviction & DISTANCE_TOKEN_MASK) >> REFS_WIDTH,
+        )
+    } else {
+        (EVICTION_MASK >> REFS_WIDTH, s.eviction >> REFS_WIDTH)
+    };
     Some(if p.sw().refault_detection_rework {
         (lg.max_seq & mask).abs_diff(token_seq) < MAX_NR_GENS as u64
     } else {
         token_seq == lg.min_seq[t] & mask
     })
+}
+
+/// `refault_distance` variant: whether the evictions since the shadow's are at most the
+/// workingset size of the evicting lruvec, as the classic `workingset_test_recent` sizes it
+/// (MGLRU's active/inactive sizes: the two youngest generations are "active").
+fn refault_distance_within_workingset(p: &Mglru, m: &Machine, s: &Shadow, file: bool) -> bool {
+    let lg = &p.lruvecs[p.lv(s.memcg, s.node)];
+    let clock = s.eviction >> DISTANCE_TOKEN_BITS;
+    let distance = lg.evictions.wrapping_sub(clock) & DISTANCE_CLOCK_MASK;
+    let st = |x: Stat| m.lruvec_state(s.memcg, s.node, x).max(0) as u64;
+    let mut workingset_size = st(Stat::NrActiveFile);
+    if !file {
+        workingset_size += st(Stat::NrInactiveFile);
+    }
+    if m.swap.nr_free() > 0 && m.memcgs.swap_margin(s.memcg) > 0 {
+        workingset_size += st(Stat::NrActiveAnon);
+        if file {
+            workingset_size += st(Stat::NrInactiveAnon);
+        }
+    }
+    distance <= workingset_size
 }
 
 /// `lru_gen_refault`: a folio is instantiated where `shadow` was.
@@ -77,6 +121,9 @@ pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64,
     };
     let lv = p.lv_of(&f);
     let (refault, activate, restore) = refault_stats(t == FILE);
+    if distance_on(p) && refault_distance_within_workingset(p, m, &s, t == FILE) {
+        m.folios[id].set(pg::ACTIVE);
+    }
     let sw = *p.sw();
     if sw.fg_unified_refs {
         // v3: no refault distance (the RFC 00/32 had one; v3 dropped it): the 7.2 accounting,
