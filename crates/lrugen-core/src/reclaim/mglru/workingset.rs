@@ -11,11 +11,30 @@
 
 use super::{gen_from_seq, hist_from_seq, pid, Mglru, MAX_NR_GENS};
 use crate::mm::folio::{pg, FolioId, FILE};
+use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 use crate::reclaim::classic::workingset::{refault_stats, Shadow, EVICTION_MASK};
 
 /// `LRU_REFS_WIDTH`.
 const REFS_WIDTH: u32 = 2;
+/// MGLRU-FG with `fg_refault_distance` (inferred token layout): generation bits of the token;
+/// the eviction clock takes the bits above them.
+const FG_SEQ_BITS: u32 = 14;
+/// Eviction clock bits of an FG refault-distance token.
+const FG_AGE_BITS: u32 = super::super::classic::workingset::EVICTION_BITS - REFS_WIDTH - FG_SEQ_BITS;
+
+/// Whether the shadows carry an eviction clock (MGLRU-FG with `fg_refault_distance`).
+fn fg_distance(p: &Mglru) -> bool {
+    p.sw().fg_unified_refs && p.sw().fg_refault_distance
+}
+
+/// Low clock bits an FG refault-distance shadow drops so that the clock of the machine fits
+/// (`bucket_order` for `FG_AGE_BITS`).
+fn fg_bucket_order(m: &Machine) -> u32 {
+    let total = m.cfg.total_pages();
+    let max_order = 64 - total.saturating_sub(1).leading_zeros();
+    max_order.saturating_sub(FG_AGE_BITS)
+}
 
 /// `lru_gen_eviction`: the shadow of a folio being reclaimed; counts `evicted[]`.
 pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
@@ -30,7 +49,15 @@ pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
     // v3 (inferred: the token layout): FG's 0..=7 does not fit the 2-bit field, so the shadow
     // keeps the tier there, and `refs ≥ 2` as its workingset bit
     let low = if fg { tier as u64 } else { refs.saturating_sub(1) as u64 };
-    let token = (min_seq << REFS_WIDTH) | low;
+    let mut token = (min_seq << REFS_WIDTH) | low;
+    if fg_distance(p) {
+        let age = p.lruvecs[lv].nonresident_age >> fg_bucket_order(m);
+        let seq_mask = (1u64 << FG_SEQ_BITS) - 1;
+        token = ((age & ((1 << FG_AGE_BITS) - 1)) << (FG_SEQ_BITS + REFS_WIDTH))
+            | ((min_seq & seq_mask) << REFS_WIDTH)
+            | low;
+        p.lruvecs[lv].nonresident_age += 1;
+    }
     let hist = hist_from_seq(min_seq, p.nr_hist);
     p.lruvecs[lv].evicted[hist][t][tier] += 1;
     let workingset = if p.sw().workingset_protection_rework {
@@ -54,13 +81,41 @@ pub fn lru_gen_test_recent(p: &Mglru, m: &Machine, s: &Shadow, t: usize) -> Opti
         return None;
     }
     let lg = &p.lruvecs[p.lv(s.memcg, s.node)];
-    let mask = EVICTION_MASK >> REFS_WIDTH;
-    let token_seq = s.eviction >> REFS_WIDTH;
+    let (mask, token_seq) = if fg_distance(p) {
+        let mask = (1u64 << FG_SEQ_BITS) - 1;
+        (mask, (s.eviction >> REFS_WIDTH) & mask)
+    } else {
+        (EVICTION_MASK >> REFS_WIDTH, s.eviction >> REFS_WIDTH)
+    };
     Some(if p.sw().refault_detection_rework {
         (lg.max_seq & mask).abs_diff(token_seq) < MAX_NR_GENS as u64
     } else {
         token_seq == lg.min_seq[t] & mask
     })
+}
+
+/// MGLRU-FG refault distance (RFC 00/32; inferred as the classic `workingset_test_recent`): the
+/// evictions of the lruvec since the shadow's, against `refault_threshold_pct` of the workingset
+/// size (active file, plus inactive file for an anon refault, plus anon while swap has room).
+fn fg_refault_within(p: &Mglru, m: &Machine, s: &Shadow, file: bool) -> bool {
+    let lg = &p.lruvecs[p.lv(s.memcg, s.node)];
+    let order = fg_bucket_order(m);
+    let age_mask = (1u64 << FG_AGE_BITS) - 1;
+    let evicted_at = (s.eviction >> (FG_SEQ_BITS + REFS_WIDTH)) & age_mask;
+    let now = (lg.nonresident_age >> order) & age_mask;
+    let distance = (now.wrapping_sub(evicted_at) & age_mask) << order;
+    let st = |x: Stat| m.lruvec_state(s.memcg, s.node, x).max(0) as u64;
+    let mut ws = st(Stat::NrActiveFile);
+    if !file {
+        ws += st(Stat::NrInactiveFile);
+    }
+    if m.swap.nr_free() > 0 && m.memcgs.swap_margin(s.memcg) > 0 {
+        ws += st(Stat::NrActiveAnon);
+        if file {
+            ws += st(Stat::NrInactiveAnon);
+        }
+    }
+    distance * 100 <= ws * p.cfg.fg.refault_threshold_pct as u64
 }
 
 /// `lru_gen_refault`: a folio is instantiated where `shadow` was.
@@ -82,13 +137,20 @@ pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64,
         // v3: no refault distance (the RFC 00/32 had one; v3 dropped it): the 7.2 accounting,
         // with the tier from the shadow and workingset restored as refs = LRU_REFS_WORKINGSET
         m.mod_lruvec_state(f.memcg, f.node(), refault, 1);
+        // RFC 00/32 (`fg_refault_distance`): a refault within the workingset size is activated,
+        // recent or not (the distance is its own test, as in the classic LRU)
+        let distance_activated = fg_distance(p) && fg_refault_within(p, m, &s, t == FILE);
+        if distance_activated {
+            m.folios[id].set(pg::ACTIVE);
+            m.mod_lruvec_state(f.memcg, f.node(), activate, 1);
+        }
         if !recent {
             return;
         }
         let tier = (s.eviction & 3) as usize;
         let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
         p.lruvecs[lv].refaulted[hist][t][tier] += 1;
-        if in_fault && (s.workingset || !sw.workingset_activate_needs_workingset) {
+        if !distance_activated && in_fault && (s.workingset || !sw.workingset_activate_needs_workingset) {
             m.mod_lruvec_state(f.memcg, f.node(), activate, 1);
         }
         if s.workingset {
