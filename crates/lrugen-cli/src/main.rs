@@ -73,7 +73,9 @@ struct RunArgs {
     /// --cpus and the devices still apply).
     #[arg(long, value_name = "NAME", default_value = "file-read")]
     workload: String,
-    /// Policies to run, comma-separated: mglru, classic, lru, opt.
+    /// Policies to run, comma-separated: mglru (with --profile), mglru-fg, mglru@PROFILE (MGLRU
+    /// with a profile of its own, e.g. mglru@7.2 or mglru@mglru-fg+fg_refault_distance=true),
+    /// classic, lru, opt. `--policy mglru-fg,mglru@7.2,classic` compares FG with 7.2 and classic.
     #[arg(
         long,
         value_name = "LIST",
@@ -271,6 +273,49 @@ fn parse_policies(list: &[String]) -> Result<Vec<PolicyKind>, String> {
     Ok(out)
 }
 
+/// A `--policy` entry of `lrugen run`: a policy, and for MGLRU a profile of its own
+/// (`mglru-fg`, `mglru@7.2`, `mglru@mglru-fg+fg_refault_distance=true`; bare `mglru` takes
+/// `--profile`).
+#[derive(Clone, Debug, PartialEq)]
+struct RunPolicy {
+    kind: PolicyKind,
+    profile: Option<lrugen::reclaim::mglru::Profile>,
+}
+
+fn parse_run_policies(list: &[String]) -> Result<Vec<RunPolicy>, String> {
+    let mut out: Vec<RunPolicy> = Vec::new();
+    for p in list {
+        let p = p.trim();
+        let e = if p == "mglru-fg" {
+            RunPolicy {
+                kind: PolicyKind::Mglru,
+                profile: Some(lrugen::reclaim::mglru::Profile::MGLRU_FG),
+            }
+        } else if let Some(prof) = p.strip_prefix("mglru@") {
+            let profile = prof.parse().map_err(|e| format!("--policy {p}: {e}"))?;
+            RunPolicy {
+                kind: PolicyKind::Mglru,
+                profile: Some(profile),
+            }
+        } else {
+            let kind = p.parse().map_err(|_| {
+                format!(
+                    "unknown policy '{p}': expected one of mglru, mglru-fg, mglru@PROFILE (e.g. mglru@7.2), \
+                     classic, lru, opt"
+                )
+            })?;
+            RunPolicy { kind, profile: None }
+        };
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    if out.is_empty() {
+        return Err("no policy given".into());
+    }
+    Ok(out)
+}
+
 fn progress_bar(label: &str, total: u64) -> indicatif::ProgressBar {
     let pb = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
     pb.set_style(
@@ -308,7 +353,13 @@ fn parse_enabled(s: &str) -> Result<u32, String> {
 
 fn cmd_run(a: RunArgs) -> Result<(), String> {
     checks::memory_budget(a.memory_budget.as_deref())?;
-    let mut policies = parse_policies(&a.policy)?;
+    let mut runs = parse_run_policies(&a.policy)?;
+    let mut policies: Vec<PolicyKind> = Vec::new();
+    for r in &runs {
+        if !policies.contains(&r.kind) {
+            policies.push(r.kind);
+        }
+    }
     let mut profile: lrugen::reclaim::mglru::Profile = a.kernel.parse().map_err(|e| format!("--profile: {e}"))?;
     for sw in &a.switch {
         profile
@@ -322,6 +373,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         hw_nonleaf_pmd_young: !a.no_hw_nonleaf_young,
         stats: false,
         min_ttl_ms: a.min_ttl_ms,
+        fg: Default::default(),
     };
     if a.capacity == Some(0) {
         return Err("--capacity: a cache of 0 pages leaves no room to run (expected at least 1 page)".into());
@@ -488,6 +540,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     if engine.is_some() && tasks > 1 {
         left_out = policies.iter().filter(|p| !p.is_kernel()).map(|p| p.name()).collect();
         policies.retain(|p| p.is_kernel());
+        runs.retain(|r| r.kind.is_kernel());
         if policies.is_empty() {
             return Err(format!(
                 "--policy {}: the reference caches replay one page stream, and this run has {tasks} \
@@ -496,9 +549,41 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             ));
         }
     }
-    let cfgs: Vec<RunConfig> = policies
+    // bare `mglru` runs --profile; an entry's own profile replaces it, --switch flips on top
+    let mut run_mglru = Vec::new();
+    for r in &runs {
+        let mut c = mglru.clone();
+        if let Some(mut pr) = r.profile {
+            for sw in &a.switch {
+                pr.apply_assignment(sw).map_err(|e| format!("--switch {sw}: {e}"))?;
+            }
+            c.profile = pr;
+        }
+        run_mglru.push(c);
+    }
+    // rows: with several MGLRU runs each is labelled by its profile (`mglru-7.2`, `mglru-fg`),
+    // as in an experiment's table; a variant (`mglru-fg`) is its own row even alone
+    let nr_mglru = runs.iter().filter(|r| r.kind == PolicyKind::Mglru).count();
+    let labels: Vec<Option<String>> = runs
         .iter()
-        .map(|&p| RunConfig {
+        .zip(&run_mglru)
+        .map(|(r, c)| {
+            if r.kind != PolicyKind::Mglru {
+                None
+            } else if c.profile.preset == lrugen::reclaim::mglru::Preset::MglruFg {
+                Some(c.profile.label())
+            } else if nr_mglru > 1 {
+                Some(format!("mglru-{}", c.profile.label()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let cfgs: Vec<RunConfig> = runs
+        .iter()
+        .zip(&run_mglru)
+        .map(|(r, mglru)| (r.kind, mglru))
+        .map(|(p, mglru)| RunConfig {
             machine: machine.clone(),
             memcg: MemcgConfig {
                 max: memcg_max,
@@ -537,7 +622,12 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             left_out.join(" and ")
         )
     });
-    let results = run_all(&cfgs, trace)?;
+    let mut results = run_all(&cfgs, trace)?;
+    for (r, l) in results.iter_mut().zip(&labels) {
+        if let Some(l) = l {
+            r.policy = l.clone();
+        }
+    }
     let write_failed = || {
         results
             .iter()
@@ -568,7 +658,13 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         a.swappiness
     );
     out!("{}", report::table(&results));
-    if let Some(p) = results.iter().find_map(|r| r.profile.as_ref()) {
+    if nr_mglru > 1 {
+        let all: Vec<String> = results
+            .iter()
+            .filter_map(|r| r.profile.as_ref().map(|p| format!("{} = {p}", r.policy)))
+            .collect();
+        outln!("MGLRU profiles: {}", all.join(", "));
+    } else if let Some(p) = results.iter().find_map(|r| r.profile.as_ref()) {
         outln!("MGLRU profile: {p}");
     }
     if let Some(n) = &note {

@@ -395,6 +395,38 @@ const CASES: &[Case] = &[
             "switch 'vma_has_recency': expected true or false, found \"no\"",
         ],
     ),
+    // --- MGLRU-FG: policies with a profile of their own, [mglru.fg]
+    case(
+        &["run", "--policy", "mglru@6.2", "--accesses", "10"],
+        1,
+        &["--policy mglru@6.2", "unknown kernel profile '6.2'", "7.2", "mglru-fg"],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "mglru@mglru-fg+fg_refault_distance=maybe",
+            "--accesses",
+            "10",
+        ],
+        1,
+        &["fg_refault_distance", "expected true or false, found 'maybe'"],
+    ),
+    case(
+        &["run", "--policy", "mglru-fg3", "--accesses", "10"],
+        1,
+        &["'mglru-fg3'", "mglru-fg", "mglru@PROFILE"],
+    ),
+    case(
+        &["exp", "--out", "out", "{d}/badfg.toml"],
+        1,
+        &["badfg.toml:12", "reset_refs 8 is not below refs_max 7"],
+    ),
+    case(
+        &["exp", "--out", "out", "{d}/badfgkey.toml"],
+        1,
+        &["badfgkey.toml:12", "reset_ref", "reset_refs"],
+    ),
     case(
         &["run", "--lru-gen-enabled", "0xzz", "--accesses", "10"],
         1,
@@ -559,6 +591,14 @@ fn fixtures() -> PathBuf {
     };
     w("badswitch.toml", exp("vma_has_recncy = false").as_bytes());
     w("badswitchvalue.toml", exp("vma_has_recency = \"no\"").as_bytes());
+    let fg = |line: &str| {
+        format!(
+            "policies = [\"mglru\"]\nprofiles = [\"mglru-fg\"]\n[memcg]\nmax = 1000\n[workload]\nkind = \"anon\"\n\
+             pages = 2000\nwrite_ratio = 0.5\ndist = {{ kind = \"uniform\" }}\naccesses = 10\n[mglru.fg]\n{line}\n"
+        )
+    };
+    w("badfg.toml", fg("reset_refs = 8").as_bytes());
+    w("badfgkey.toml", fg("reset_ref = 0").as_bytes());
     w("bad.lis", b"100 8 0 1\n200 1 0 2\n300 eight 0 3\n400 1 0 4\n");
     w("empty.lis", b"");
     // one ARC line asking for a run of 10^11 blocks

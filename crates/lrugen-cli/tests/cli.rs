@@ -565,3 +565,53 @@ fn kernel_bad_flags_are_refused_before_booting() {
         &["build.toml", "fork", "cannot be replayed"],
     );
 }
+
+#[test]
+fn fg_mglru_and_classic_side_by_side() {
+    // bare `mglru` takes --profile; `mglru-fg` and `mglru@PROFILE` carry their own
+    let out = ok(&with(
+        SMALL,
+        &["--policy", "mglru-fg,mglru,classic", "--profile", "7.2"],
+    ));
+    for row in ["mglru-fg", "mglru-7.2", "classic-7.2"] {
+        assert_eq!(table_rows(&out, row).len(), 1, "a {row} row:\n{out}");
+    }
+    assert!(
+        out.contains("MGLRU profiles: mglru-fg = mglru-fg, mglru-7.2 = 7.2"),
+        "{out}"
+    );
+    // the same runs spelled with mglru@: the same rows, the same figures
+    // (classic follows --profile: without it, the mainline classic LRU, labelled `classic`)
+    let again = ok(&with(SMALL, &["--policy", "mglru-fg,mglru@7.2,classic"]));
+    assert_eq!(table_rows(&again, "classic").len(), 1, "{again}");
+    for row in ["mglru-fg", "mglru-7.2"] {
+        assert_eq!(table_rows(&out, row), table_rows(&again, row), "{row}");
+    }
+    // FG is not 7.2: the rows differ
+    assert_ne!(
+        table_rows(&out, "mglru-fg")[0][1..],
+        table_rows(&out, "mglru-7.2")[0][1..]
+    );
+    // a flipped switch in the policy's profile, and the errors
+    let flipped = ok(&with(
+        SMALL,
+        &["--policy", "mglru@mglru-fg+fg_refault_distance=true,classic"],
+    ));
+    assert_eq!(
+        table_rows(&flipped, "mglru-fg+fg_refault_distance=true").len(),
+        1,
+        "{flipped}"
+    );
+    fails(
+        &["run", "--policy", "mglru@9.9", "--accesses", "10"],
+        &["--policy mglru@9.9", "'9.9'", "7.2"],
+    );
+    fails(
+        &["run", "--policy", "mglru@7.2+nope=true", "--accesses", "10"],
+        &["mglru@7.2+nope=true", "'nope'", "vma_has_recency"],
+    );
+    fails(
+        &["run", "--policy", "mglru-gf", "--accesses", "10"],
+        &["'mglru-gf'", "mglru-fg", "mglru@PROFILE"],
+    );
+}

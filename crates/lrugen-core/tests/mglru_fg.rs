@@ -10,14 +10,21 @@ use lrugen::kernel::Kernel;
 use lrugen::mm::folio::{pg, FolioId};
 use lrugen::mm::memcg::{MemcgId, ROOT_MEMCG};
 use lrugen::mm::pagecache::{Advice, Slot};
+use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Machine, MachineConfig};
-use lrugen::reclaim::mglru::{gen_from_seq, pid, Mglru, MglruConfig, Preset, Profile, MAX_NR_TIERS};
+use lrugen::reclaim::mglru::{
+    gen_from_seq, pid, FgParams, Mglru, MglruConfig, Preset, Profile, PromoteTrigger, PromotionMode, MAX_NR_TIERS,
+};
 use lrugen::reclaim::Policy;
 use std::path::Path;
 
 type K = Kernel<Mglru>;
 
 fn kernel(profile: Profile) -> K {
+    kernel_with(profile, FgParams::default())
+}
+
+fn kernel_with(profile: Profile, fg: FgParams) -> K {
     let mut cfg = MachineConfig::simple(2048, 0);
     cfg.ra_pages = 0;
     let mut m = Machine::new(cfg);
@@ -28,6 +35,7 @@ fn kernel(profile: Profile) -> K {
         &m,
         MglruConfig {
             profile,
+            fg,
             ..MglruConfig::default()
         },
     );
@@ -37,7 +45,11 @@ fn kernel(profile: Profile) -> K {
 /// A kernel with one file of 16 pages read once each in memcg `t`: the folios, all in one
 /// generation (`max_seq − 3` clamped to `min_seq` = 0).
 fn read_once(profile: Profile) -> (K, MemcgId, Vec<FolioId>) {
-    let mut k = kernel(profile);
+    read_once_with(profile, FgParams::default())
+}
+
+fn read_once_with(profile: Profile, fg: FgParams) -> (K, MemcgId, Vec<FolioId>) {
+    let mut k = kernel_with(profile, fg);
     let t = k.create_memcg(ROOT_MEMCG, "t");
     let task = k.m.create_mm(t);
     let f = k.m.create_file("f", 16, Advice::Normal);
@@ -255,4 +267,265 @@ fn pid_gains_are_1_to_2() {
     let v72 = pid::get_tier_idx(&lg, &Profile::V7_2.switches, 1, 1);
     assert_eq!(v72, 0);
     assert!(fg > v72, "with 1 : 2 gains tier 1 is not protected: tier_idx {fg}");
+}
+
+/// An FG kernel whose folio `ids[5]` sits in a generation that is neither the oldest nor
+/// `max_seq`, with the `min_seq` promotion off; returns it with its seq.
+fn mid_generation(fg: FgParams) -> (K, FolioId, u64) {
+    let mut p = Profile::MGLRU_FG;
+    p.set_switch("fg_min_seq_promotion", false).unwrap();
+    let (mut k, t, ids) = read_once_with(p, fg);
+    let lv = k.p.lv(t, 0);
+    let seq = k.p.lruvecs[lv].max_seq;
+    k.p.try_to_inc_max_seq(&mut k.m, lv, seq, 60, true);
+    let id = ids[5];
+    let before = seq_of(&k, id);
+    (k, id, before)
+}
+
+/// Accesses until the folio's seq moves; the number taken (at most 20).
+fn accesses_to_promote(k: &mut K, id: FolioId, before: u64) -> u32 {
+    for n in 1..=20 {
+        k.p.mark_accessed(&mut k.m, id);
+        if seq_of(k, id) != before {
+            return n;
+        }
+    }
+    panic!("no promotion in 20 accesses");
+}
+
+#[test]
+fn reset_refs_trigger_and_refs_max_set_the_accesses_per_promotion() {
+    // v3 as modelled: 7 then exceed, restart at 3 → the second promotion takes 5 accesses
+    let (mut k, id, before) = mid_generation(FgParams::default());
+    let first = accesses_to_promote(&mut k, id, before);
+    assert_eq!(refs(&k, id), 3);
+    // RFC 06/32's reading: 8 accesses a step: refs_max 8, reach, restart at 0
+    let mut want = FgParams {
+        refs_max: 8,
+        reset_refs: 0,
+        promote_trigger: PromoteTrigger::Reach,
+        ..FgParams::default()
+    };
+    let (mut k8, id8, b8) = mid_generation(want);
+    let first8 = accesses_to_promote(&mut k8, id8, b8);
+    assert_eq!(refs(&k8, id8), 0, "reset to 0");
+    // both started from the refs `folio_inc_gen` left (0): v3 needs 7 + 1, the RFC reading 8
+    assert_eq!(first, 8, "v3: past 7");
+    assert_eq!(first8, 8, "reach 8");
+    k.check().unwrap();
+    k8.check().unwrap();
+    // refs_max 8 with exceed and reset 0: 9 accesses
+    want.promote_trigger = PromoteTrigger::Exceed;
+    let (mut k9, id9, b9) = mid_generation(want);
+    assert_eq!(accesses_to_promote(&mut k9, id9, b9), 9);
+    assert_eq!(refs(&k9, id9), 0);
+    // a promote_step of 2 moves two generations (capped at max_seq)
+    let two = FgParams {
+        promote_step: 2,
+        ..FgParams::default()
+    };
+    let (mut k2, id2, b2) = mid_generation(two);
+    accesses_to_promote(&mut k2, id2, b2);
+    let max_seq = k2.p.lrugen(k2.m.folios[id2].memcg, 0).max_seq;
+    assert_eq!(seq_of(&k2, id2), (b2 + 2).min(max_seq));
+    assert!(seq_of(&k2, id2) > b2 + 1 || b2 + 1 == max_seq);
+}
+
+#[test]
+fn eager_promotion_relinks_at_once_lazy_waits_for_sort_folio() {
+    for mode in [PromotionMode::Lazy, PromotionMode::Eager] {
+        let fg = FgParams {
+            promotion_mode: mode,
+            ..FgParams::default()
+        };
+        let (mut k, id, before) = mid_generation(fg);
+        let list_before = k.m.folios[id].list_gen();
+        accesses_to_promote(&mut k, id, before);
+        let gen = k.m.folios[id].gen_counter() as usize - 1;
+        let on = k.m.folios[id].list_gen();
+        match mode {
+            PromotionMode::Lazy => assert_eq!(on, list_before, "lazy: still on its old list"),
+            PromotionMode::Eager => assert_eq!(on, gen, "eager: on its new generation's list"),
+        }
+        assert_ne!(gen, list_before);
+        k.check().unwrap();
+    }
+}
+
+#[test]
+fn walk_min_refs_sets_the_sightings_before_a_page_table_promotion() {
+    let (k, _, ids) = read_once(Profile::MGLRU_FG);
+    let mut f = k.m.folios[ids[0]];
+    f.flags = pg::ALLOCATED;
+    // default 1: the first sighting counts a reference, the second promotes (refs ≥ 2)
+    assert!(!k.p.fg_young_sighting(&mut f));
+    assert_eq!(pid::fg_refs(f.flags), 1);
+    assert!(k.p.fg_young_sighting(&mut f));
+    assert_eq!(pid::fg_refs(f.flags), 2);
+    // 0: the first sighting promotes; 3: the fourth
+    for (min, sightings) in [(0, 1), (3, 4)] {
+        let fg = FgParams {
+            walk_min_refs: min,
+            ..FgParams::default()
+        };
+        let (k, _, ids) = read_once_with(Profile::MGLRU_FG, fg);
+        let mut f = k.m.folios[ids[0]];
+        f.flags = pg::ALLOCATED;
+        let n = (1..=8).find(|_| k.p.fg_young_sighting(&mut f)).unwrap();
+        assert_eq!(n, sightings, "walk_min_refs {min}");
+        assert!(pid::fg_refs(f.flags) >= 2);
+    }
+}
+
+/// Protected pages (`protected[]`) and `workingset_activate_file` of a Zipf re-read run of
+/// `profile`: 4 files of 256 pages read with a hot head in a 512-page memcg.
+fn zipf_reread(profile: Profile, fg: FgParams) -> (u64, i64, i64) {
+    let mut k = kernel_with(profile, fg);
+    let t = k.create_memcg(ROOT_MEMCG, "t");
+    k.m.memcgs[t].max = 512;
+    let task = k.m.create_mm(t);
+    let files: Vec<u32> = (0..4)
+        .map(|i| k.m.create_file(&format!("f{i}"), 256, Advice::Normal))
+        .collect();
+    let mut x: u64 = 12345;
+    for _ in 0..20_000 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let r = (x >> 33) as f64 / (1u64 << 31) as f64;
+        // a skewed page: r^3 of 1024 pages
+        let page = ((r * r * r) * 1024.0) as u64;
+        k.read_page(task, files[(page / 256) as usize], page % 256).unwrap();
+    }
+    k.check().unwrap();
+    let lg = k.p.lrugen(t, 0);
+    let protected: u64 = lg.protected.iter().flatten().flatten().sum();
+    let activate = k.m.lruvec_state(t, 0, Stat::WorkingsetActivateFile);
+    let refaults = k.m.lruvec_state(t, 0, Stat::WorkingsetRefaultFile);
+    (protected, activate, refaults)
+}
+
+#[test]
+fn no_tier_protection_stops_eviction_time_protection() {
+    // (with the min_seq promotion on, a folio of min_seq reaching refs 2 leaves min_seq at
+    // access time, so sort_folio finds no folio above tier 0 to protect: tier protection is inert
+    // in the v3 preset on this run; without it, protection shows)
+    let base: Profile = "mglru-fg+fg_min_seq_promotion=false".parse().unwrap();
+    assert_eq!(zipf_reread(Profile::MGLRU_FG, FgParams::default()).0, 0);
+    let (with, _, r1) = zipf_reread(base, FgParams::default());
+    let mut p = base;
+    p.set_switch("fg_no_tier_protection", true).unwrap();
+    let (without, _, r2) = zipf_reread(p, FgParams::default());
+    assert!(r1 > 0 && r2 > 0, "the run refaults: {r1} {r2}");
+    assert!(with > 0, "FG keeps PID tier protection: {with}");
+    assert_eq!(without, 0, "fg_no_tier_protection: nothing protected at eviction");
+    // on 7.2 the switch does nothing (FG only)
+    let mut q = Profile::V7_2;
+    q.set_switch("fg_no_tier_protection", true).unwrap();
+    let v72 = zipf_reread(Profile::V7_2, FgParams::default()).0;
+    assert!(v72 > 0);
+    assert_eq!(zipf_reread(q, FgParams::default()).0, v72);
+}
+
+#[test]
+fn refault_distance_activates_refaults_within_the_workingset() {
+    // buffered reads are not in a fault: FG without the distance counts no activation
+    let (_, off, _) = zipf_reread(Profile::MGLRU_FG, FgParams::default());
+    assert_eq!(off, 0);
+    let mut p = Profile::MGLRU_FG;
+    p.set_switch("fg_refault_distance", true).unwrap();
+    let wide = FgParams {
+        refault_threshold_pct: 1000,
+        ..FgParams::default()
+    };
+    let (_, on, refaults) = zipf_reread(p, wide);
+    assert!(on > 0, "refault distance activates: {on} of {refaults}");
+    // a tighter threshold activates fewer
+    let tight = FgParams {
+        refault_threshold_pct: 1,
+        ..FgParams::default()
+    };
+    let (_, few, _) = zipf_reread(p, tight);
+    assert!(few < on, "1% of the workingset: {few} < {on}");
+}
+
+#[test]
+fn fg_parameters_in_an_experiment_file_and_their_errors() {
+    let base = "profiles = [\"mglru-fg\", \"7.2\"]\npolicies = [\"mglru\", \"classic\"]\n[memcg]\nmax = 1000\n[workload]\nkind = \"file-read\"\nfiles = 1\nfile_pages = 2000\ndist = \"uniform\"\naccesses = 10\n";
+    let e = Experiment::parse(
+        &format!("{base}[mglru.fg]\nreset_refs = 0\npromote_trigger = \"reach\"\npromotion_mode = \"eager\"\n[sweep]\n\"mglru.fg.refs_max\" = [7, 8]\n"),
+        Path::new("t.toml"),
+    )
+    .unwrap();
+    assert_eq!(e.points.len(), 2);
+    let fg = e.points[1].config.mglru.fg;
+    assert_eq!((fg.refs_max, fg.reset_refs), (8, 0));
+    assert_eq!(fg.promote_trigger, PromoteTrigger::Reach);
+    assert_eq!(fg.promotion_mode, PromotionMode::Eager);
+    let labels: Vec<&str> = e.variants.iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(labels, ["mglru-fg", "mglru-7.2", "classic"]);
+    for (bad, needles) in [
+        ("refs_max = 9", &["t.toml:12", "LRU_REFS_MAX 9", "3..=8"][..]),
+        (
+            "reset_refs = 7",
+            &["t.toml:12", "reset_refs", "not below refs_max 7"][..],
+        ),
+        (
+            "refs_referenced = 3",
+            &["t.toml:12", "LRU_REFS_REFERENCED 3", "at most LRU_REFS_WORKINGSET"][..],
+        ),
+        ("promote_trigger = \"soon\"", &["soon", "exceed", "reach"][..]),
+        ("lazy = true", &["lazy", "unknown field"][..]),
+    ] {
+        let err = Experiment::parse(&format!("{base}[mglru.fg]\n{bad}\n"), Path::new("t.toml"))
+            .unwrap_err()
+            .to_string();
+        for n in needles {
+            assert!(err.contains(n), "{bad}: {err}");
+        }
+        assert!(err.contains("t.toml"), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn a_profile_name_carries_flipped_switches() {
+    let p: Profile = "mglru-fg+fg_refault_distance=true+fg_pid_gains_1_2=false"
+        .parse()
+        .unwrap();
+    assert!(p.switches.fg_refault_distance && !p.switches.fg_pid_gains_1_2);
+    assert_eq!(p.label(), "mglru-fg+fg_pid_gains_1_2=false+fg_refault_distance=true");
+    assert_eq!(p.label().parse::<Profile>().unwrap(), p, "a label parses back");
+    let e = "7.2+no_such=true".parse::<Profile>().unwrap_err();
+    assert!(e.contains("no_such") && e.contains("7.2+no_such=true"), "{e}");
+    assert!("9.9".parse::<Profile>().unwrap_err().contains("9.9"));
+}
+
+#[test]
+fn every_fg_example_parses_with_fg_7_2_and_classic_side_by_side() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for dir in [root.clone(), root.join("fg-sweeps")] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if p.extension().is_some_and(|x| x == "toml") && (name.starts_with("fg-") || dir != root) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 7, "{files:?}");
+    for f in files {
+        let e = Experiment::from_file(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let labels: Vec<&str> = e.variants.iter().map(|v| v.label.as_str()).collect();
+        for want in ["mglru-7.2", "classic"] {
+            assert!(labels.contains(&want), "{}: {labels:?}", f.display());
+        }
+        assert!(
+            labels.iter().any(|l| l.starts_with("mglru-fg")),
+            "{}: {labels:?}",
+            f.display()
+        );
+        assert!(e.repetitions >= 3, "{}: 95% CIs need repetitions", f.display());
+        assert_eq!(e.variants[e.baseline].label, "mglru-7.2", "{}", f.display());
+    }
 }

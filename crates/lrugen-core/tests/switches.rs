@@ -257,6 +257,11 @@ macro_rules! switch_tests {
             // no folio of the script is read 8 times: `mglru_fg.rs`,
             // `overflow_moves_to_the_next_generation_and_restarts_at_3`
             tested.push("fg_access_promotion");
+            // MGLRU-FG options off in the preset: `mglru_fg.rs`,
+            // `no_tier_protection_stops_eviction_time_protection` and
+            // `refault_distance_activates_refaults_within_the_workingset`
+            tested.push("fg_no_tier_protection");
+            tested.push("fg_refault_distance");
             tested.sort_unstable();
             let mut all = Switches::NAMES.to_vec();
             all.sort_unstable();
@@ -326,11 +331,12 @@ fn presets_are_the_kernels() {
             .filter(move |n| !n.starts_with("fg_") && !variants.contains(n))
     };
     assert!(kernel_switches().all(|n| Switches::V7_2.get(n) == Some(true)));
-    assert!(kernel_switches().all(|n| Switches::MGLRU_FG.get(n) == Some(true)));
+    // every switch is on in mglru-fg but its two options (an ablation, and the RFC's refault
+    // distance, which v3 as modelled dropped) and the other variants
+    let fg_options = ["fg_no_tier_protection", "fg_refault_distance"];
     assert!(Switches::NAMES
         .iter()
-        .filter(|n| n.starts_with("fg_"))
-        .all(|n| Switches::MGLRU_FG.get(n) == Some(true)));
+        .all(|n| Switches::MGLRU_FG.get(n) == Some(!fg_options.contains(n) && !variants.contains(n))));
     assert!(Switches::NAMES
         .iter()
         .filter(|n| n.starts_with("fg_"))

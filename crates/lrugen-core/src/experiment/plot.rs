@@ -98,6 +98,8 @@ pub fn unit_of(metric: &str) -> Unit {
         "pswpout" => ("pswpout (pages swapped out)", 1.0, true),
         "allocstall" => ("allocstall (direct reclaims)", 1.0, true),
         "oom_kill" => ("oom_kill (kills)", 1.0, true),
+        "workingset_activate" => ("workingset_activate (refaults activated)", 1.0, true),
+        "promotions" => ("access-time promotions (MGLRU-FG)", 1.0, true),
         "iops" => ("IOPS (I/O per second)", 1.0, false),
         "bw_mib_s" => ("bandwidth (MiB/s)", 1.0, false),
         "clat_mean_us" => ("mean completion latency (µs)", 1.0, false),
@@ -593,7 +595,74 @@ pub fn write_plots(r: &Results, dir: &Path) -> Result<Vec<PathBuf>, ExpError> {
             )?;
         }
     }
+    // A sweep: every point's differences from the baseline in one dot-and-whisker chart, so that
+    // which values change the answer (sign, or size beyond the CI) shows at a glance.
+    if e.points.len() > 1 {
+        let base = &r.baseline().label;
+        let mut pts: Vec<Bar> = Vec::new();
+        let mut relative = true;
+        let mut diffs = Vec::new();
+        for p in &e.points {
+            let at: Vec<&str> = p.params.iter().map(|(_, v)| v.as_str()).collect();
+            for v in e.variants.iter().filter(|v| v.label != *base) {
+                if let Some(d) = r
+                    .summary(p.index, &v.label, &e.metric)
+                    .and_then(|s| s.vs_baseline.as_ref())
+                {
+                    relative &= d.rel_pct.is_some();
+                    diffs.push((format!("{} {}", at.join(","), short_label(&v.label)), d));
+                }
+            }
+        }
+        let unit = unit_of(&e.metric);
+        for (l, d) in &diffs {
+            pts.push(if relative {
+                (l.clone(), d.rel_pct.unwrap_or(0.0), d.rel_ci95_pct)
+            } else {
+                (l.clone(), d.diff * unit.scale, d.ci95.map(|c| c * unit.scale))
+            });
+        }
+        if !pts.is_empty() {
+            let what = e.metric.replace('_', " ");
+            let swept: Vec<&str> = e.sweep.iter().map(|s| s.path.as_str()).collect();
+            let swept: Vec<&str> = swept.iter().map(|p| short_path(p)).collect();
+            let title = format!("{}: Δ {what} vs {base} over {}", e.name, swept.join(", "));
+            let (y_desc, unit_suffix) = if relative {
+                (format!("Δ {what} vs {base} (% of {base}), 95% CI"), "%")
+            } else {
+                (format!("Δ {}, 95% CI", unit.label), "")
+            };
+            let x_desc = format!("{} and policy (the line at 0: the baseline)", swept.join(", "));
+            let width = (SIZE.0).max(130 * pts.len() as u32);
+            svg_and_png(
+                dir,
+                &format!("delta-{}-sweep", safe(&e.metric)),
+                (width, SIZE.1),
+                &mut out,
+                &|a| match a {
+                    Area::Svg(a) => draw_delta(&a, &title, (&x_desc, &y_desc), unit_suffix, &pts),
+                    Area::Png(a) => draw_delta(&a, &title, (&x_desc, &y_desc), unit_suffix, &pts),
+                },
+            )
+            .map_err(ExpError::Io)?;
+        }
+    }
     Ok(out)
+}
+
+/// A policy label short enough for a category axis: `mglru-` dropped, flipped switches as `+…`
+/// (`mglru-fg+fg_refault_distance=true` → `fg+…`).
+fn short_label(l: &str) -> String {
+    let l = l.strip_prefix("mglru-").unwrap_or(l);
+    match l.split_once('+') {
+        Some((a, _)) => format!("{a}+…"),
+        None => l.to_string(),
+    }
+}
+
+/// The last segment of a dotted sweep path (`mglru.fg.reset_refs` → `reset_refs`).
+fn short_path(p: &str) -> &str {
+    p.rsplit('.').next().unwrap_or(p)
 }
 
 #[cfg(test)]

@@ -113,7 +113,8 @@ pub struct CellResult {
 /// `misses`, `minor_faults` for every policy; for the kernel policies also `refaults`
 /// (`workingset_refault_anon + _file`), `pgscan` and `pgsteal` (the workload memcg's), and the
 /// `/proc/vmstat` events `pgactivate`, `pgdeactivate`, `pswpin`, `pswpout`, `allocstall` (all
-/// zones) and `oom_kill`. Series (kernel policies, from [`RunResult::series`]): `hits`, `misses`,
+/// zones), `oom_kill` and `workingset_activate` (anon + file), and `promotions` (MGLRU-FG's
+/// access-time promotions, not a kernel counter; 0 for the other policies). Series (kernel policies, from [`RunResult::series`]): `hits`, `misses`,
 /// `refaults`, `usage`, and `gen0` … `gen3`, the pages (anon + file) of the youngest generation,
 /// the next one, and so on.
 ///
@@ -144,6 +145,11 @@ pub fn metrics_of(r: &RunResult) -> (Metrics, Series) {
             + r.vm(Stat::AllocstallMovable);
         put("allocstall", stall as f64);
         put("oom_kill", r.vm(Stat::OomKill) as f64);
+        put(
+            "workingset_activate",
+            (r.vm(Stat::WorkingsetActivateFile) + r.vm(Stat::WorkingsetActivateAnon)) as f64,
+        );
+        put("promotions", r.promotions.unwrap_or(0) as f64);
     }
     if let Some(e) = &r.engine {
         put("iops", e.iops);

@@ -33,6 +33,8 @@ pub const METRICS: &[&str] = &[
     "pswpout",
     "allocstall",
     "oom_kill",
+    "workingset_activate",
+    "promotions",
     "iops",
     "bw_mib_s",
     "clat_mean_us",
@@ -121,6 +123,7 @@ struct RawMglru {
     hw_nonleaf_pmd_young: Option<bool>,
     stats: Option<bool>,
     min_ttl_ms: Option<u64>,
+    fg: Option<crate::reclaim::mglru::FgParams>,
 }
 
 /// `[engine]`: run in virtual time with tasks on CPUs and devices. Devices are preset names
@@ -670,7 +673,9 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
         hw_nonleaf_pmd_young: g.hw_nonleaf_pmd_young.unwrap_or(d.hw_nonleaf_pmd_young),
         stats: g.stats.unwrap_or(d.stats),
         min_ttl_ms: g.min_ttl_ms.unwrap_or(d.min_ttl_ms),
+        fg: g.fg.unwrap_or_default(),
     };
+    mglru.fg.check()?;
     if s.capacity.is_some_and(|c| c.0 == 0) {
         return Err(("capacity".into(), "a cache of 0 pages leaves no room to run".into()));
     }

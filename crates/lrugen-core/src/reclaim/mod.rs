@@ -290,6 +290,12 @@ pub trait Policy {
         None
     }
 
+    /// Access-time promotions so far (MGLRU-FG's one-generation steps on an fd access; not a
+    /// kernel counter): 0 for policies without them.
+    fn promotions(&self) -> u64 {
+        0
+    }
+
     /// The generations of `memcg` summed over nodes, oldest first: (seq, anon pages, file pages),
     /// for policies that have generations.
     fn generations(&self, _m: &Machine, _memcg: MemcgId) -> Option<Vec<(u64, u64, u64)>> {

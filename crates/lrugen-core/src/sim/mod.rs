@@ -167,6 +167,8 @@ pub struct RunResult {
     pub capacity_pages: u64,
     /// `/proc/vmstat` over the run (kernel policies).
     pub vmstat: Option<Counters>,
+    /// Access-time promotions over the run (kernel policies; MGLRU-FG's, 0 for the others).
+    pub promotions: Option<u64>,
     /// The workload memcg's `memory.stat` counters (kernel policies).
     pub memory_stat: Option<Counters>,
     /// The workload memcg's `memory.events`.
@@ -455,6 +457,7 @@ pub fn run_engine<P: Policy>(
 ) -> Result<RunResult, RunError> {
     let mut r = empty_result(k.p.name());
     let before = k.m.vmstat();
+    let promotions_before = k.p.promotions();
     let mut series = Vec::new();
     let failures: Vec<StreamFailure> = streams.iter().map(Stream::failure).collect();
     let e = engine::run_sampled(&mut k, streams, ecfg, sample_every, &mut |k, e| {
@@ -484,6 +487,7 @@ pub fn run_engine<P: Policy>(
     };
     r.error = e.error.clone();
     r.vmstat = Some(k.m.vmstat().delta(&before));
+    r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
     r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
     r.memcg = Some(k.m.memcgs[t].path.clone());
@@ -515,6 +519,7 @@ fn empty_result(policy: &str) -> RunResult {
         hit_ratio: 0.0,
         capacity_pages: 0,
         vmstat: None,
+        promotions: None,
         memory_stat: None,
         memory_events: None,
         memcg: None,
@@ -567,6 +572,7 @@ pub fn run_kernel<P: Policy>(
     let mut r = empty_result(k.p.name());
     let total = stream.len;
     let before = k.m.vmstat();
+    let promotions_before = k.p.promotions();
     let failure = stream.failure();
     let mut steps = 0u64;
     for s in stream.by_ref() {
@@ -643,6 +649,7 @@ pub fn run_kernel<P: Policy>(
         0.0
     };
     r.vmstat = Some(k.m.vmstat().delta(&before));
+    r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
     r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
     r.memcg = Some(k.m.memcgs[t].path.clone());

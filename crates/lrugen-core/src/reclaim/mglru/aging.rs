@@ -84,16 +84,18 @@ impl Mglru {
         if fg {
             // v3 (inferred, `variants.md` §1.6 rule 2): the walk's second chance on the unified
             // counter; a young folio goes to `gen` with refs at least WORKINGSET
-            let refs = pid::fg_refs(f.flags);
-            if refs == 0 {
-                pid::fg_set_refs(&mut f.flags, pid::FG_REFS_REFERENCED);
+            // (`FgParams::walk_min_refs`)
+            if f.gen_counter() == 0 {
+                let refs = pid::fg_refs(f.flags);
+                if refs < self.cfg.fg.walk_min_refs {
+                    self.fg_young_sighting(f);
+                }
                 return None;
             }
-            if f.gen_counter() == 0 {
+            if !self.fg_young_sighting(f) {
                 return None;
             }
             let old = f.gen_counter() as usize - 1;
-            pid::fg_set_refs(&mut f.flags, refs.max(pid::FG_REFS_WORKINGSET));
             f.set_gen_counter(gen as u32 + 1);
             return Some(old);
         }

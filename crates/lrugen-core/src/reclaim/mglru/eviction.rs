@@ -592,7 +592,7 @@ fn scan_folios(
 }
 
 /// Move folio `id` (on a list of lruvec `lv`) to the head or tail of generation `gen`'s list.
-fn relink(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, from_gen: usize, gen: usize, tail: bool) {
+pub(crate) fn relink(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, from_gen: usize, gen: usize, tail: bool) {
     let f = m.folios[id];
     let (t, z) = (f.lru_type(), f.zone());
     let lg = &mut p.lruvecs[lv];
@@ -646,7 +646,9 @@ fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut S
     } else {
         refs == 4
     };
-    if tier > tier_idx || saturated {
+    // MGLRU-FG ablation: no eviction-time tier protection
+    let protect = !(sw.fg_unified_refs && sw.fg_no_tier_protection) && tier > tier_idx;
+    if protect || saturated {
         let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
         let new_gen = p.folio_inc_gen(m, id, false);
         match sw.workingset_protection_rework {

@@ -57,6 +57,144 @@ pub struct MglruConfig {
     pub stats: bool,
     /// `/sys/kernel/mm/lru_gen/min_ttl_ms`.
     pub min_ttl_ms: u64,
+    /// MGLRU-FG's numeric and named parameters (`[mglru.fg]`; read only under `fg_unified_refs`).
+    #[serde(default)]
+    pub fg: FgParams,
+}
+
+/// When an fd access promotes a folio under MGLRU-FG (`variants.md` §1.4 "Trigger and reset").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PromoteTrigger {
+    /// The access that would take `refs` past `refs_max` promotes (v3 as modelled; inferred).
+    Exceed,
+    /// The access that takes `refs` to `refs_max` promotes.
+    Reach,
+}
+
+/// How an access-time promotion is applied (`variants.md` §1.4 "How the promotion is applied").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PromotionMode {
+    /// Only the gen counter (and the sizes) change; `sort_folio` relinks the folio later, as after
+    /// a page-table walk (`folio_update_gen`). Inferred.
+    Lazy,
+    /// The folio moves to the head of its new generation's list at once.
+    Eager,
+}
+
+/// MGLRU-FG's inferred or unknown points that are numbers or named choices (`variants.md` §1.4,
+/// §1.7), `[mglru.fg]` in an experiment file (sweepable: `"mglru.fg.reset_refs" = [0, 1, 3]`).
+/// The yes/no points are switches (`fg_no_tier_protection`, `fg_refault_distance`). Defaults are
+/// the `mglru-fg` preset as modelled (v3); where `variants.md` §1.7 suggests another value, the
+/// field says so. Settled from source: the tier mapping `fls(refs − 1)`, WORKINGSET = 2 (RFC
+/// 06/32), placement keyed on `refs ≥ WORKINGSET`, `REFERENCED < ACTIVATED` (build check), the
+/// bit layout (`mm_inline.h` of a tree with the series); one generation per promotion (06/32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FgParams {
+    /// `LRU_REFS_MAX`, the counter's ceiling: 7 (v3 as modelled: three bits, no new flag bit;
+    /// `variants.md` §1.7 gives 8). At most 8 (`fls(LRU_REFS_MAX − 1) ≤ MAX_NR_TIERS − 1`), more
+    /// than `reset_refs` and at least `LRU_REFS_WORKINGSET` + 1.
+    pub refs_max: u32,
+    /// `LRU_REFS_REFERENCED`, what `folio_set_referenced` raises `refs` to and
+    /// `folio_test_referenced` tests: 1 (inferred from the bit layout: `PG_referenced` is bit 0);
+    /// 1..=`LRU_REFS_WORKINGSET` here (the build check asks for below `ACTIVATED`).
+    pub refs_referenced: u32,
+    /// `refs` after an access-time promotion: 3 (v3 as modelled, `LRU_REFS_ACTIVATED`; RFC 06/32
+    /// says the promotion "resets the reference times count", `variants.md` §1.7: 0 or 1).
+    pub reset_refs: u32,
+    /// Which access promotes: `exceed` (v3 as modelled) or `reach`.
+    pub promote_trigger: PromoteTrigger,
+    /// Generations per access-time promotion: 1 (RFC 06/32: "one gen at a time"), capped at
+    /// `max_seq`. 1..=3.
+    pub promote_step: u32,
+    /// `lazy` (inferred, as modelled) or `eager`.
+    pub promotion_mode: PromotionMode,
+    /// The page-table path (`folio_inc_lru_refs_walk`, rmap and walk): a young PTE promotes (walk:
+    /// to `max_seq`; rmap: activates) a folio whose `refs` is at least this, raising `refs` to at
+    /// least WORKINGSET; below it the sighting adds one reference. 1 (inferred: the 7.2 "second
+    /// chance" on the unified counter); 0 promotes on the first sighting. 0..=`refs_max`.
+    pub walk_min_refs: u32,
+    /// With `fg_refault_distance`: activate a refault whose distance is at most this percentage
+    /// of the workingset size (the classic formula of `workingset_test_recent`): 100 (inferred,
+    /// as the 2023 RFC). 1..=1000.
+    pub refault_threshold_pct: u32,
+}
+
+impl Default for FgParams {
+    fn default() -> Self {
+        FgParams {
+            refs_max: pid::FG_REFS_MAX,
+            refs_referenced: pid::FG_REFS_REFERENCED,
+            reset_refs: pid::FG_REFS_ACTIVATED,
+            promote_trigger: PromoteTrigger::Exceed,
+            promote_step: 1,
+            promotion_mode: PromotionMode::Lazy,
+            walk_min_refs: 1,
+            refault_threshold_pct: 100,
+        }
+    }
+}
+
+impl FgParams {
+    /// Check the values against each other and the kernel's build-time checks; an error names
+    /// the field and what was expected.
+    pub fn check(&self) -> Result<(), (String, String)> {
+        let e = |k: &str, m: String| Err((format!("mglru.fg.{k}"), m));
+        let ws = pid::FG_REFS_WORKINGSET;
+        if self.refs_max <= ws || self.refs_max > pid::FG_REFS_STORE_MAX {
+            return e(
+                "refs_max",
+                format!(
+                    "LRU_REFS_MAX {} out of range {}..={} (above LRU_REFS_WORKINGSET {ws}; fls(LRU_REFS_MAX - 1) <= MAX_NR_TIERS - 1)",
+                    self.refs_max,
+                    ws + 1,
+                    pid::FG_REFS_STORE_MAX
+                ),
+            );
+        }
+        if self.refs_referenced == 0 || self.refs_referenced > ws {
+            return e(
+                "refs_referenced",
+                format!(
+                    "LRU_REFS_REFERENCED {} out of range 1..={ws} (at most LRU_REFS_WORKINGSET)",
+                    self.refs_referenced
+                ),
+            );
+        }
+        if self.reset_refs >= self.refs_max {
+            return e(
+                "reset_refs",
+                format!("reset_refs {} is not below refs_max {}", self.reset_refs, self.refs_max),
+            );
+        }
+        if !(1..=3).contains(&self.promote_step) {
+            return e(
+                "promote_step",
+                format!("promote_step {} out of range 1..=3 generations", self.promote_step),
+            );
+        }
+        if self.walk_min_refs > self.refs_max {
+            return e(
+                "walk_min_refs",
+                format!(
+                    "walk_min_refs {} is above refs_max {}",
+                    self.walk_min_refs, self.refs_max
+                ),
+            );
+        }
+        if !(1..=1000).contains(&self.refault_threshold_pct) {
+            return e(
+                "refault_threshold_pct",
+                format!(
+                    "refault_threshold_pct {} out of range 1..=1000 (percent of the workingset size)",
+                    self.refault_threshold_pct
+                ),
+            );
+        }
+        Ok(())
+    }
 }
 
 impl Default for MglruConfig {
@@ -68,6 +206,7 @@ impl Default for MglruConfig {
             hw_nonleaf_pmd_young: true,
             stats: false,
             min_ttl_ms: 0,
+            fg: FgParams::default(),
         }
     }
 }
@@ -85,6 +224,8 @@ pub struct Mglru {
     pub nr_hist: usize,
     pub(crate) nr_nodes: usize,
     pub(crate) scratch: Vec<FolioId>,
+    /// MGLRU-FG access-time promotions (`fg_mark_accessed` moving a folio up), for the reports.
+    pub fg_promotions: u64,
 }
 
 impl Mglru {
@@ -99,6 +240,7 @@ impl Mglru {
             unevictable: vec![ListHead::default(); n],
             nr_nodes: m.nr_nodes(),
             scratch: Vec::new(),
+            fg_promotions: 0,
         }
     }
 
@@ -178,7 +320,7 @@ impl Mglru {
             // v3 `folio_inc_lru_refs`: one more access, saturating here; the overflow promotion
             // needs the lruvec and is done by `fg_mark_accessed`
             let refs = pid::fg_refs(f.flags);
-            pid::fg_set_refs(&mut f.flags, (refs + 1).min(pid::FG_REFS_MAX));
+            pid::fg_set_refs(&mut f.flags, (refs + 1).min(self.cfg.fg.refs_max));
             return;
         }
         if self.sw().workingset_protection_rework {
@@ -205,15 +347,9 @@ impl Mglru {
     /// more reference (`folio_mark_accessed`) and is activated without `PG_workingset`.
     pub fn set_refs(&self, f: &mut Folio) -> bool {
         if self.sw().fg_unified_refs {
-            // v3 (inferred: the rmap path keeps 7.2's steps on the unified counter): no refs →
-            // REFERENCED, keep; otherwise at least WORKINGSET, activate
-            let refs = pid::fg_refs(f.flags);
-            if refs == 0 {
-                pid::fg_set_refs(&mut f.flags, pid::FG_REFS_REFERENCED);
-                return false;
-            }
-            pid::fg_set_refs(&mut f.flags, refs.max(pid::FG_REFS_WORKINGSET));
-            return true;
+            // v3 (inferred: the rmap path keeps 7.2's steps on the unified counter): below
+            // `walk_min_refs` (1) one more reference, keep; otherwise at least WORKINGSET, activate
+            return self.fg_young_sighting(f);
         }
         if !f.test(pg::REFERENCED) && !f.test(pg::WORKINGSET) {
             f.set(pg::REFERENCED);
@@ -225,6 +361,22 @@ impl Mglru {
         }
         f.clear(pg::REFS_MASK | pg::REFERENCED);
         f.set(pg::WORKINGSET);
+        true
+    }
+
+    /// MGLRU-FG: a young PTE seen through rmap or a page-table walk (`folio_inc_lru_refs_walk`,
+    /// inferred; `FgParams::walk_min_refs`). True if the folio is to be promoted (walk: to
+    /// `max_seq`; rmap: activated), with `refs` raised to at least WORKINGSET; otherwise the
+    /// sighting counts one reference (at least `LRU_REFS_REFERENCED`).
+    pub fn fg_young_sighting(&self, f: &mut Folio) -> bool {
+        let fg = self.cfg.fg;
+        let refs = pid::fg_refs(f.flags);
+        if refs < fg.walk_min_refs {
+            let r = (refs + 1).max(fg.refs_referenced).min(fg.refs_max);
+            pid::fg_set_refs(&mut f.flags, r);
+            return false;
+        }
+        pid::fg_set_refs(&mut f.flags, refs.max(pid::FG_REFS_WORKINGSET));
         true
     }
 
@@ -242,7 +394,7 @@ impl Mglru {
     #[inline]
     pub fn test_referenced(&self, f: &Folio) -> bool {
         if self.sw().fg_unified_refs {
-            pid::fg_refs(f.flags) >= pid::FG_REFS_REFERENCED
+            pid::fg_refs(f.flags) >= self.cfg.fg.refs_referenced
         } else {
             f.test(pg::REFERENCED)
         }
@@ -259,16 +411,18 @@ impl Mglru {
         }
         let refs = pid::fg_refs(f.flags);
         let sw = *self.sw();
+        let fg = self.cfg.fg;
         let on_list = f.test(pg::LRU) && f.gen_counter() != 0 && !f.test(pg::ISOLATED);
-        let (new_refs, mut target) = if refs >= pid::FG_REFS_MAX {
-            // v3: overflow past LRU_REFS_MAX → the next generation, refs restart at 3
-            if sw.fg_access_promotion && on_list {
-                (pid::FG_REFS_ACTIVATED, Some(1))
-            } else {
-                (pid::FG_REFS_MAX, None)
-            }
+        // v3: an overflow past LRU_REFS_MAX moves the folio up, refs restart at `reset_refs` (3);
+        // `reach` promotes on the access that takes refs to LRU_REFS_MAX instead (inferred)
+        let fires = match fg.promote_trigger {
+            PromoteTrigger::Exceed => refs >= fg.refs_max,
+            PromoteTrigger::Reach => refs + 1 >= fg.refs_max,
+        };
+        let (new_refs, mut target) = if fires && sw.fg_access_promotion && on_list {
+            (fg.reset_refs, Some(fg.promote_step as u64))
         } else {
-            (refs + 1, None)
+            ((refs + 1).min(fg.refs_max), None)
         };
         let mut fm = f;
         pid::fg_set_refs(&mut fm.flags, new_refs);
@@ -291,6 +445,7 @@ impl Mglru {
         let Some(step) = target else {
             return;
         };
+        // inferred: capped at max_seq
         let new_seq = (seq + step).min(lg.max_seq);
         if new_seq == seq {
             return;
@@ -299,6 +454,11 @@ impl Mglru {
         m.folios[id].set_gen_counter(new_gen as u32 + 1);
         let f = m.folios[id];
         self.update_size(m, &f, Some(gen), Some(new_gen));
+        self.fg_promotions += 1;
+        if fg.promotion_mode == PromotionMode::Eager {
+            let on = f.list_gen();
+            eviction::relink(self, m, lv, id, on, new_gen, false);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -652,6 +812,10 @@ impl Policy for Mglru {
 
     fn debugfs(&self, m: &Machine, full: bool) -> Option<String> {
         Some(self.debugfs_read(m, full))
+    }
+
+    fn promotions(&self) -> u64 {
+        self.fg_promotions
     }
 
     fn generations(&self, m: &Machine, memcg: MemcgId) -> Option<Vec<(u64, u64, u64)>> {

@@ -291,7 +291,7 @@ pub fn folio_lru_refs(sw: &Switches, flags: u32) -> u32 {
     }
 }
 
-/// MGLRU-FG v3 `LRU_REFS_MAX`: the counter holds 0..=7 (three bits).
+/// MGLRU-FG v3 `LRU_REFS_MAX` as modelled (the default of `FgParams::refs_max`): 0..=7.
 pub const FG_REFS_MAX: u32 = 7;
 /// MGLRU-FG v3 `LRU_REFS_REFERENCED`: `folio_test_referenced` is `refs ≥ 1`.
 pub const FG_REFS_REFERENCED: u32 = 1;
@@ -301,20 +301,24 @@ pub const FG_REFS_WORKINGSET: u32 = 2;
 /// overflowing one restarts, at 3.
 pub const FG_REFS_ACTIVATED: u32 = 3;
 
-/// MGLRU-FG v3 `lru_refs_from_flags`: bit 0 of the counter is `PG_referenced`, bit 1
-/// `PG_workingset`, bit 2 the low bit of the refs field (the intermediate encoding of the series;
-/// the flags word has no free bit, and this one needs none).
+/// The largest `LRU_REFS_MAX` the tier mapping allows: `fls(LRU_REFS_MAX − 1) ≤ MAX_NR_TIERS − 1`
+/// (the header's build check), so 8 with four tiers.
+pub const FG_REFS_STORE_MAX: u32 = 1 << (MAX_NR_TIERS - 1);
+
+/// MGLRU-FG `lru_refs_from_flags` (settled: the header of a tree with the series): bit 0 of the
+/// counter is `PG_referenced`, bit 1 `PG_workingset`, the bits above them the refs field
+/// (`LRU_REFS_WIDTH` = 2 bits here, so up to 15 can be stored; `LRU_REFS_MAX` ≤ 8 is used).
 #[inline]
 pub fn fg_refs(flags: u32) -> u32 {
     u32::from(flags & pg::REFERENCED != 0)
         | u32::from(flags & pg::WORKINGSET != 0) << 1
-        | (((flags & pg::REFS_MASK) >> pg::REFS_SHIFT) & 1) << 2
+        | ((flags & pg::REFS_MASK) >> pg::REFS_SHIFT) << 2
 }
 
-/// MGLRU-FG v3 `lru_refs_set_flags`: store `refs` (0..=7) in the flags word.
+/// MGLRU-FG `lru_refs_set_flags`: store `refs` (0..=`FG_REFS_STORE_MAX`) in the flags word.
 #[inline]
 pub fn fg_set_refs(flags: &mut u32, refs: u32) {
-    debug_assert!(refs <= FG_REFS_MAX);
+    debug_assert!(refs <= FG_REFS_STORE_MAX);
     *flags &= !(pg::REFERENCED | pg::WORKINGSET | pg::REFS_MASK);
     if refs & 1 != 0 {
         *flags |= pg::REFERENCED;
@@ -322,7 +326,7 @@ pub fn fg_set_refs(flags: &mut u32, refs: u32) {
     if refs & 2 != 0 {
         *flags |= pg::WORKINGSET;
     }
-    *flags |= ((refs >> 2) & 1) << pg::REFS_SHIFT;
+    *flags |= ((refs >> 2) << pg::REFS_SHIFT) & pg::REFS_MASK;
 }
 
 /// `lru_tier_from_refs`: the tier of `refs` as returned by [`folio_lru_refs`] for the same profile
@@ -337,8 +341,8 @@ pub fn fg_set_refs(flags: &mut u32, refs: u32) {
 pub fn tier_from_refs(sw: &Switches, refs: u32, workingset: bool) -> usize {
     if sw.fg_unified_refs {
         // v3: tier = fls(refs − 1) for refs ≥ 2 (ceil(log2 refs)): 0,1 → 0; 2 → 1; 3–4 → 2;
-        // 5–7 → 3. PG_workingset is bit 1 of refs, not a tier of its own.
-        debug_assert!(refs <= FG_REFS_MAX, "refs {refs} above LRU_REFS_MAX");
+        // 5–8 → 3. PG_workingset is bit 1 of refs, not a tier of its own.
+        debug_assert!(refs <= FG_REFS_STORE_MAX, "refs {refs} above LRU_REFS_MAX");
         return if refs < FG_REFS_WORKINGSET {
             0
         } else {

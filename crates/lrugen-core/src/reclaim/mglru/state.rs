@@ -221,6 +221,18 @@ switches! {
     /// MGLRU-FG v3: the PID controller's `get_tier_idx` gains go back to 1 : 2 (setpoint :
     /// process variable) from 6.14's 2 : 3.
     fg_pid_gains_1_2,
+    /// MGLRU-FG ablation (`variants.md` §1.4 "Interaction with PID tier protection", inferred;
+    /// off in every preset): with `fg_unified_refs`, `sort_folio` no longer protects a folio
+    /// whose tier is above the PID's `tier_idx`; only access-time promotion protects fd-accessed
+    /// folios. Off: the header's "protected by folio_inc_lru_refs/inc_gen" (both mechanisms).
+    fg_no_tier_protection,
+    /// MGLRU-FG, RFC 00/32 ("MGLRU-FG and refault distance support", May 2026; off in the
+    /// `mglru-fg` preset, v3 as modelled having dropped it): with `fg_unified_refs`, a refault
+    /// whose distance (evictions of the lruvec since the folio's, inferred) is within
+    /// `refault_threshold_pct` of the workingset size (the classic formula, inferred) gets
+    /// `PG_active` (placement `max_seq − 1`, or `max_seq` if workingset) and counts
+    /// `workingset_activate`.
+    fg_refault_distance,
 }
 
 impl Switches {
@@ -442,7 +454,22 @@ pub const PROFILE_NAMES: &str = "6.1, 6.12, 6.17, 7.2, mainline or mglru-fg";
 
 impl std::str::FromStr for Profile {
     type Err = String;
+    /// A preset name, optionally followed by flipped switches as [`Profile::label`] prints them:
+    /// `7.2`, `mglru-fg+fg_refault_distance=true+fg_pid_gains_1_2=false`.
     fn from_str(s: &str) -> Result<Self, String> {
+        let mut parts = s.split('+');
+        let preset = parts.next().unwrap_or_default();
+        let mut profile = Profile::of(preset_from_str(preset)?);
+        for a in parts {
+            profile.apply_assignment(a).map_err(|e| format!("profile '{s}': {e}"))?;
+        }
+        Ok(profile)
+    }
+}
+
+/// A preset by name (`mainline` is the newest kernel one).
+fn preset_from_str(s: &str) -> Result<Preset, String> {
+    {
         let p = match s {
             "6.1" | "v6.1" => Preset::V6_1,
             "6.12" | "v6.12" => Preset::V6_12,
@@ -452,7 +479,7 @@ impl std::str::FromStr for Profile {
             "mglru-fg" | "fg" => Preset::MglruFg,
             _ => return Err(format!("unknown kernel profile '{s}': expected {PROFILE_NAMES}")),
         };
-        Ok(Profile::of(p))
+        Ok(p)
     }
 }
 
@@ -529,6 +556,9 @@ pub struct LruGen {
     /// Folios evicted so far: the non-resident clock of the `refault_distance` variant
     /// (`lruvec->evictions` in Kairui Song's series; unused otherwise).
     pub evictions: u64,
+    /// MGLRU-FG with `fg_refault_distance`: evictions of this lruvec so far (the clock of the
+    /// refault distance, as the classic LRU's `nonresident_age`; not propagated to ancestors).
+    pub nonresident_age: u64,
 }
 
 impl LruGen {
@@ -550,6 +580,7 @@ impl LruGen {
                 ..Default::default()
             },
             evictions: 0,
+            nonresident_age: 0,
         }
     }
 

@@ -28,6 +28,25 @@ fn distance_on(p: &Mglru) -> bool {
     p.sw().refault_distance && !p.sw().fg_unified_refs
 }
 
+/// MGLRU-FG with `fg_refault_distance` (inferred token layout): generation bits of the token;
+/// the eviction clock takes the bits above them.
+const FG_SEQ_BITS: u32 = 14;
+/// Eviction clock bits of an FG refault-distance token.
+const FG_AGE_BITS: u32 = super::super::classic::workingset::EVICTION_BITS - REFS_WIDTH - FG_SEQ_BITS;
+
+/// Whether the shadows carry an eviction clock (MGLRU-FG with `fg_refault_distance`).
+fn fg_distance(p: &Mglru) -> bool {
+    p.sw().fg_unified_refs && p.sw().fg_refault_distance
+}
+
+/// Low clock bits an FG refault-distance shadow drops so that the clock of the machine fits
+/// (`bucket_order` for `FG_AGE_BITS`).
+fn fg_bucket_order(m: &Machine) -> u32 {
+    let total = m.cfg.total_pages();
+    let max_order = 64 - total.saturating_sub(1).leading_zeros();
+    max_order.saturating_sub(FG_AGE_BITS)
+}
+
 /// `lru_gen_eviction`: the shadow of a folio being reclaimed; counts `evicted[]`.
 pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
     let f = m.folios[id];
@@ -47,6 +66,13 @@ pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
         let clock = p.lruvecs[lv].evictions & DISTANCE_CLOCK_MASK;
         token = (clock << DISTANCE_TOKEN_BITS) | (token & DISTANCE_TOKEN_MASK);
         p.lruvecs[lv].evictions += 1;
+    } else if fg_distance(p) {
+        let age = p.lruvecs[lv].nonresident_age >> fg_bucket_order(m);
+        let seq_mask = (1u64 << FG_SEQ_BITS) - 1;
+        token = ((age & ((1 << FG_AGE_BITS) - 1)) << (FG_SEQ_BITS + REFS_WIDTH))
+            | ((min_seq & seq_mask) << REFS_WIDTH)
+            | low;
+        p.lruvecs[lv].nonresident_age += 1;
     }
     let hist = hist_from_seq(min_seq, p.nr_hist);
     p.lruvecs[lv].evicted[hist][t][tier] += 1;
@@ -76,6 +102,9 @@ pub fn lru_gen_test_recent(p: &Mglru, m: &Machine, s: &Shadow, t: usize) -> Opti
             DISTANCE_TOKEN_MASK >> REFS_WIDTH,
             (s.eviction & DISTANCE_TOKEN_MASK) >> REFS_WIDTH,
         )
+    } else if fg_distance(p) {
+        let mask = (1u64 << FG_SEQ_BITS) - 1;
+        (mask, (s.eviction >> REFS_WIDTH) & mask)
     } else {
         (EVICTION_MASK >> REFS_WIDTH, s.eviction >> REFS_WIDTH)
     };
@@ -107,6 +136,30 @@ fn refault_distance_within_workingset(p: &Mglru, m: &Machine, s: &Shadow, file: 
     distance <= workingset_size
 }
 
+/// MGLRU-FG refault distance (RFC 00/32; inferred as the classic `workingset_test_recent`): the
+/// evictions of the lruvec since the shadow's, against `refault_threshold_pct` of the workingset
+/// size (active file, plus inactive file for an anon refault, plus anon while swap has room).
+fn fg_refault_within(p: &Mglru, m: &Machine, s: &Shadow, file: bool) -> bool {
+    let lg = &p.lruvecs[p.lv(s.memcg, s.node)];
+    let order = fg_bucket_order(m);
+    let age_mask = (1u64 << FG_AGE_BITS) - 1;
+    let evicted_at = (s.eviction >> (FG_SEQ_BITS + REFS_WIDTH)) & age_mask;
+    let now = (lg.nonresident_age >> order) & age_mask;
+    let distance = (now.wrapping_sub(evicted_at) & age_mask) << order;
+    let st = |x: Stat| m.lruvec_state(s.memcg, s.node, x).max(0) as u64;
+    let mut ws = st(Stat::NrActiveFile);
+    if !file {
+        ws += st(Stat::NrInactiveFile);
+    }
+    if m.swap.nr_free() > 0 && m.memcgs.swap_margin(s.memcg) > 0 {
+        ws += st(Stat::NrActiveAnon);
+        if file {
+            ws += st(Stat::NrInactiveAnon);
+        }
+    }
+    distance * 100 <= ws * p.cfg.fg.refault_threshold_pct as u64
+}
+
 /// `lru_gen_refault`: a folio is instantiated where `shadow` was.
 pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64, in_fault: bool) {
     let s = Shadow::unpack(shadow);
@@ -129,13 +182,20 @@ pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64,
         // v3: no refault distance (the RFC 00/32 had one; v3 dropped it): the 7.2 accounting,
         // with the tier from the shadow and workingset restored as refs = LRU_REFS_WORKINGSET
         m.mod_lruvec_state(f.memcg, f.node(), refault, 1);
+        // RFC 00/32 (`fg_refault_distance`): a refault within the workingset size is activated,
+        // recent or not (the distance is its own test, as in the classic LRU)
+        let distance_activated = fg_distance(p) && fg_refault_within(p, m, &s, t == FILE);
+        if distance_activated {
+            m.folios[id].set(pg::ACTIVE);
+            m.mod_lruvec_state(f.memcg, f.node(), activate, 1);
+        }
         if !recent {
             return;
         }
         let tier = (s.eviction & 3) as usize;
         let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
         p.lruvecs[lv].refaulted[hist][t][tier] += 1;
-        if in_fault && (s.workingset || !sw.workingset_activate_needs_workingset) {
+        if !distance_activated && in_fault && (s.workingset || !sw.workingset_activate_needs_workingset) {
             m.mod_lruvec_state(f.memcg, f.node(), activate, 1);
         }
         if s.workingset {
