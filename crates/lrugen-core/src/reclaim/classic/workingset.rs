@@ -117,18 +117,7 @@ impl Classic {
         let lv = m.lruvec(s.memcg, s.node);
         let refault = self.lruvecs[lv].nonresident_age;
         let distance = refault.wrapping_sub(s.eviction << self.bucket_order) & EVICTION_MASK;
-        let st = |x: Stat| m.lruvec_state(s.memcg, s.node, x).max(0) as u64;
-        let mut workingset_size = st(Stat::NrActiveFile);
-        if !file {
-            workingset_size += st(Stat::NrInactiveFile);
-        }
-        if m.swap.nr_free() > 0 && m.memcgs.swap_margin(s.memcg) > 0 {
-            workingset_size += st(Stat::NrActiveAnon);
-            if file {
-                workingset_size += st(Stat::NrInactiveAnon);
-            }
-        }
-        (distance <= workingset_size, s.workingset)
+        (distance <= workingset_size(m, s.memcg, s.node, file), s.workingset)
     }
 
     /// `workingset_refault`: account a refault of folio `id` and activate it if recent.
@@ -178,6 +167,24 @@ impl Classic {
             cur = m.memcgs[c].parent;
         }
     }
+}
+
+/// The workingset size a refault distance is compared with in `workingset_test_recent`: the
+/// lruvec's active file pages, plus its inactive file pages for an anon refault, plus its anon
+/// pages (active; inactive too for a file refault) while swap has room for them.
+pub fn workingset_size(m: &Machine, memcg: crate::mm::memcg::MemcgId, node: usize, file: bool) -> u64 {
+    let st = |x: Stat| m.lruvec_state(memcg, node, x).max(0) as u64;
+    let mut size = st(Stat::NrActiveFile);
+    if !file {
+        size += st(Stat::NrInactiveFile);
+    }
+    if m.swap.nr_free() > 0 && m.memcgs.swap_margin(memcg) > 0 {
+        size += st(Stat::NrActiveAnon);
+        if file {
+            size += st(Stat::NrInactiveAnon);
+        }
+    }
+    size
 }
 
 #[cfg(test)]

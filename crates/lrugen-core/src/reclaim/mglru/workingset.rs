@@ -11,8 +11,8 @@
 
 use super::{gen_from_seq, hist_from_seq, pid, Mglru, MAX_NR_GENS};
 use crate::mm::folio::{pg, FolioId, FILE};
-use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
+use crate::reclaim::classic::workingset::workingset_size;
 use crate::reclaim::classic::workingset::{refault_stats, Shadow, EVICTION_MASK};
 
 /// `LRU_REFS_WIDTH`.
@@ -122,18 +122,7 @@ fn refault_distance_within_workingset(p: &Mglru, m: &Machine, s: &Shadow, file: 
     let lg = &p.lruvecs[p.lv(s.memcg, s.node)];
     let clock = s.eviction >> DISTANCE_TOKEN_BITS;
     let distance = lg.evictions.wrapping_sub(clock) & DISTANCE_CLOCK_MASK;
-    let st = |x: Stat| m.lruvec_state(s.memcg, s.node, x).max(0) as u64;
-    let mut workingset_size = st(Stat::NrActiveFile);
-    if !file {
-        workingset_size += st(Stat::NrInactiveFile);
-    }
-    if m.swap.nr_free() > 0 && m.memcgs.swap_margin(s.memcg) > 0 {
-        workingset_size += st(Stat::NrActiveAnon);
-        if file {
-            workingset_size += st(Stat::NrInactiveAnon);
-        }
-    }
-    distance <= workingset_size
+    distance <= workingset_size(m, s.memcg, s.node, file)
 }
 
 /// MGLRU-FG refault distance (RFC 00/32; inferred as the classic `workingset_test_recent`): the
@@ -146,18 +135,7 @@ fn fg_refault_within(p: &Mglru, m: &Machine, s: &Shadow, file: bool) -> bool {
     let evicted_at = (s.eviction >> (FG_SEQ_BITS + REFS_WIDTH)) & age_mask;
     let now = (lg.nonresident_age >> order) & age_mask;
     let distance = (now.wrapping_sub(evicted_at) & age_mask) << order;
-    let st = |x: Stat| m.lruvec_state(s.memcg, s.node, x).max(0) as u64;
-    let mut ws = st(Stat::NrActiveFile);
-    if !file {
-        ws += st(Stat::NrInactiveFile);
-    }
-    if m.swap.nr_free() > 0 && m.memcgs.swap_margin(s.memcg) > 0 {
-        ws += st(Stat::NrActiveAnon);
-        if file {
-            ws += st(Stat::NrInactiveAnon);
-        }
-    }
-    distance * 100 <= ws * p.cfg.fg.refault_threshold_pct as u64
+    distance * 100 <= workingset_size(m, s.memcg, s.node, file) * p.cfg.fg.refault_threshold_pct as u64
 }
 
 /// `lru_gen_refault`: a folio is instantiated where `shadow` was.
