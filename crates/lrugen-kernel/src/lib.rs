@@ -178,6 +178,14 @@ pub struct Window {
     pub misses: u64,
     /// First touches of anon pages (minor faults).
     pub minor: u64,
+    /// Guest `CLOCK_MONOTONIC` nanoseconds from the start of measurement to the window's end
+    /// (virtual time under `-icount`); absent (0) in fixtures made before it was recorded.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ns: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// What the kernel did.

@@ -129,6 +129,7 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
                 accesses: num("accesses").unwrap_or(0),
                 misses: num("misses").unwrap_or(0),
                 minor: num("minor").unwrap_or(0),
+                ns: num("ns").unwrap_or(0),
             });
         } else if l.starts_with(TOTAL_PREFIX) {
             total = Some((
@@ -196,7 +197,7 @@ Booting from ROM..=== lrugen begin uname\r\n6.1.0-57-amd64\r\n=== lrugen end una
 === lrugen begin vmstat-before\r\nnr_free_pages 100000\r\npgpgin 10\r\nworkingset_refault_file 0\r\n=== lrugen end vmstat-before\r\n\
 === lrugen begin replay\r\n\
 lrugen-replay window 0 accesses 1000 misses 900 minor 0\r\n\
-lrugen-replay window 1 accesses 500 misses 100 minor 0\r\n\
+lrugen-replay window 1 accesses 500 misses 100 minor 0 ns 2500000000\r\n\
 lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n\
 lrugen-replay rc 0\r\n=== lrugen end replay\r\n\
 === lrugen begin vmstat-after\r\nnr_free_pages 90000\r\npgpgin 4010\r\nworkingset_refault_file 120\r\n=== lrugen end vmstat-after\r\n\
@@ -224,7 +225,8 @@ lrugen-replay rc 0\r\n=== lrugen end replay\r\n\
             Window {
                 accesses: 500,
                 misses: 100,
-                minor: 0
+                minor: 0,
+                ns: 2_500_000_000
             }
         );
         assert!(r.lru_gen.ends_with("2 \n"), "trailing spaces kept: {:?}", r.lru_gen);
@@ -257,7 +259,7 @@ lrugen-replay dump memory.stat 1500\r\nanon 8130560\r\nfile 0\r\nlrugen-replay d
 lrugen-replay dump memory.swap.current 1500\r\n16683008\r\nlrugen-replay dump-end\r\n\
 lrugen-replay total";
         let log = SAMPLE.replace(
-            "lrugen-replay window 0 accesses 1000 misses 900 minor 0\r\nlrugen-replay window 1 accesses 500 misses 100 minor 0\r\nlrugen-replay total",
+            "lrugen-replay window 0 accesses 1000 misses 900 minor 0\r\nlrugen-replay window 1 accesses 500 misses 100 minor 0 ns 2500000000\r\nlrugen-replay total",
             dumps,
         );
         assert_ne!(log, SAMPLE);

@@ -161,6 +161,7 @@ fn main() {
     let mut touched = vec![false; opf.anon_pages as usize];
 
     let mut measuring = !opf.ops.contains(&ReplayOp::MeasureStart);
+    let mut t0 = if measuring { monotonic_ns() } else { 0 };
     let mut win = Count::default();
     let mut total = Count::default();
     let mut nwin = 0u64;
@@ -172,6 +173,7 @@ fn main() {
         let (miss, minor) = match *op {
             ReplayOp::MeasureStart => {
                 measuring = true;
+                t0 = monotonic_ns();
                 continue;
             }
             ReplayOp::Read { file, index } => {
@@ -228,8 +230,11 @@ fn main() {
         if opf.window > 0 && win.accesses == opf.window {
             let _ = writeln!(
                 out,
-                "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {}",
-                win.accesses, win.misses, win.minor
+                "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {} ns {}",
+                win.accesses,
+                win.misses,
+                win.minor,
+                monotonic_ns() - t0
             );
             nwin += 1;
             total.accesses += win.accesses;
@@ -242,8 +247,11 @@ fn main() {
     if win.accesses > 0 {
         let _ = writeln!(
             out,
-            "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {}",
-            win.accesses, win.misses, win.minor
+            "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {} ns {}",
+            win.accesses,
+            win.misses,
+            win.minor,
+            monotonic_ns() - t0
         );
         total.accesses += win.accesses;
         total.misses += win.misses;
@@ -255,6 +263,14 @@ fn main() {
         "{TOTAL_PREFIX} accesses {} misses {} minor {} sink {sink}",
         total.accesses, total.misses, total.minor
     );
+}
+
+/// `CLOCK_MONOTONIC` in nanoseconds (the guest's virtual clock under `-icount`).
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 fn dump(out: &mut impl std::io::Write, files: &[(String, String)], accesses: u64) {
