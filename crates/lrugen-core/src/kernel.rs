@@ -67,14 +67,6 @@ pub struct Kernel<P: Policy> {
     over_high: (u64, MemcgId),
 }
 
-/// Virtual time a page access takes (the clock only drives generation ages and `min_ttl_ms`
-/// until the virtual-time engine prices each event).
-pub const ACCESS_NS: u64 = 100;
-/// Extra virtual time of a minor fault.
-pub const MINOR_FAULT_NS: u64 = 1_000;
-/// Extra virtual time of a major fault or a page-cache miss (one 4 KiB read from fast storage).
-pub const MAJOR_FAULT_NS: u64 = 100_000;
-
 impl<P: Policy> Kernel<P> {
     /// Pair a machine with a policy built for it.
     pub fn new(m: Machine, p: P) -> Self {
@@ -380,22 +372,25 @@ impl<P: Policy> Kernel<P> {
         Ok(())
     }
 
-    /// Advance the virtual clock by what an access of kind `a` costs. A major fault sleeps on
-    /// I/O: the task is switched out and back in, which marks its mm used (`lru_gen_use_mm` in
-    /// `context_switch`).
-    fn tick(&mut self, a: &Result<Access, AccessError>) {
-        self.m.now_ns += ACCESS_NS
+    /// Advance the virtual clock by what an access of kind `a` costs (`MachineConfig::clock`); a
+    /// major access is a swap-in if it read swap.
+    fn tick(&mut self, a: &Result<Access, AccessError>, swapped_in: bool) {
+        let c = self.m.cfg.clock;
+        self.m.now_ns += c.access_ns
             + match a {
-                Ok(Access::Minor) => MINOR_FAULT_NS,
-                Ok(Access::Major) => MAJOR_FAULT_NS,
+                Ok(Access::Minor) => c.minor_fault_ns,
+                Ok(Access::Major) if swapped_in => c.swap_in_ns,
+                Ok(Access::Major) => c.read_io_ns,
                 _ => 0,
             };
     }
 
     /// Run one operation of a workload.
     pub fn step(&mut self, op: crate::workload::Op) -> Result<Access, AccessError> {
+        let swapins = self.m.events.get(Stat::Pswpin);
         let r = self.exec(op);
-        self.tick(&r);
+        let swapped_in = self.m.events.get(Stat::Pswpin) != swapins;
+        self.tick(&r, swapped_in);
         r
     }
 
@@ -404,6 +399,8 @@ impl<P: Policy> Kernel<P> {
         use crate::workload::Op;
         // the flusher's periodic wakeup, when due
         crate::reclaim::writeback::periodic(&mut self.m, &mut self.p);
+        // the memcg statistics flush worker, when due
+        self.m.flush_stats_periodic();
         if matches!(op, Op::Exit { .. } | Op::Munmap { .. } | Op::Madvise { .. }) {
             // exit_mmap, unmap_region and madvise drain the local lru_add batch first
             self.lru_add_drain();

@@ -519,6 +519,8 @@ fn file_refault_within_workingset_size_is_activated() {
     }
     assert_eq!(k.p.lruvecs[lv].nonresident_age, e0 + 20);
 
+    // the statistics flusher ran since: `workingset_test_recent` reads flushed list sizes
+    k.m.flush_stats_now();
     // cold[12]: distance 20 - 12 = 8 = workingset size (8 active file pages) → activated
     assert_eq!(k.read_page(task, cold, 12), Ok(Access::Major));
     let id = cached(&k, cold, 12);
@@ -580,6 +582,8 @@ fn file_refault_of_workingset_page_is_a_restore() {
     };
     assert!(Shadow::unpack(v).workingset, "the shadow remembers PG_workingset");
 
+    // the statistics flusher ran since: `workingset_test_recent` reads flushed list sizes
+    k.m.flush_stats_now();
     let cost = (k.p.lruvecs[lv].file_cost, k.p.lruvecs[lv].anon_cost);
     k.read_page(task, f, 0).unwrap();
     let id = cached(&k, f, 0);
@@ -632,6 +636,8 @@ fn anon_refault_within_workingset_size_is_activated() {
         "the swap cache slot keeps a shadow"
     );
 
+    // the statistics flusher ran since: `workingset_test_recent` reads flushed list sizes
+    k.m.flush_stats_now();
     assert_eq!(k.access(task, va + 3, false), Ok(Access::Major));
     let id = mapped(&k, task, va + 3);
     assert_on(&k, id, Lru::ActiveAnon);
@@ -689,6 +695,8 @@ fn anon_refault_of_workingset_page_is_a_restore() {
     let lv = k.m.lruvec(t, 0);
     let cost = (k.p.lruvecs[lv].file_cost, k.p.lruvecs[lv].anon_cost);
 
+    // the statistics flusher ran since: `workingset_test_recent` reads flushed list sizes
+    k.m.flush_stats_now();
     k.access(task, va, false).unwrap();
     let id = mapped(&k, task, va);
     assert_on(&k, id, Lru::ActiveAnon);
@@ -923,6 +931,11 @@ fn inactive_is_low_reads_the_lruvec() {
     let f = file(&mut k, "f", 16);
     activate_by_reads(&mut k, task, f, 0..8);
     k.read_page(task, f, 8).unwrap();
+    assert!(
+        !Classic::inactive_is_low(&k.m, t, 0, true),
+        "before a flush it reads the sizes of the last one (none)"
+    );
+    k.m.flush_stats_now();
     assert!(Classic::inactive_is_low(&k.m, t, 0, true), "1 inactive < 8 active");
     assert!(
         Classic::inactive_is_low(&k.m, ROOT_MEMCG, 0, true),
@@ -931,6 +944,7 @@ fn inactive_is_low_reads_the_lruvec() {
     for i in 9..16 {
         k.read_page(task, f, i).unwrap();
     }
+    k.m.flush_stats_now();
     assert!(!Classic::inactive_is_low(&k.m, t, 0, true), "8 inactive, 8 active");
     assert!(!Classic::inactive_is_low(&k.m, t, 0, false));
 }
@@ -1275,7 +1289,8 @@ fn memory_low_holds_while_a_sibling_can_deactivate() {
 /// `prepare_scan_control`: deactivation of a type is allowed when its inactive list is low or
 /// when `workingset_activate_*` moved since the last `snapshot_refaults` (a new working set is
 /// forming); `cache_trim_mode` is on when `inactive_file >> priority` is non-zero and file is not
-/// deactivating. (`may_deactivate` bits: 1 anon, 2 file.)
+/// deactivating. (`may_deactivate` bits: 1 anon, 2 file.) Each step reads statistics flushed
+/// just before (`prepare_node_reads_the_statistics_of_the_last_flush` shows when they are not).
 #[test]
 fn prepare_node_follows_refaults_and_inactive_ratio() {
     let (mut k, t, task) = setup(1024, 0);
@@ -1285,6 +1300,7 @@ fn prepare_node_follows_refaults_and_inactive_ratio() {
         k.read_page(task, f, i).unwrap();
     }
     let prep = |k: &mut K, priority: i32| {
+        k.m.flush_stats_now();
         let mut sc = sc_memcg(t);
         sc.priority = priority;
         k.p.prepare_node(&mut k.m, 0, &mut sc);
@@ -1295,6 +1311,7 @@ fn prepare_node_follows_refaults_and_inactive_ratio() {
 
     // evict the inactive pages and refault one within the workingset: a refault activation
     scan_inactive(&mut k, t, Lru::InactiveFile);
+    k.m.flush_stats_now();
     k.read_page(task, f, 15).unwrap();
     assert_eq!(k.m.lruvec_state(t, 0, Stat::WorkingsetActivateFile), 1);
     assert_eq!(prep(&mut k, 3).0 & 2, 2, "refaults since the snapshot: deactivate file");
@@ -1313,6 +1330,57 @@ fn prepare_node_follows_refaults_and_inactive_ratio() {
         (0, true),
         "16 inactive, 9 active, refaults snapshotted"
     );
+}
+
+/// `prepare_scan_control` reads `lruvec_page_state`, the totals of the last rstat flush: 6.1
+/// flushes first once more than 64 updates are pending (`mem_cgroup_flush_stats`), 6.12 only when
+/// the last flush is over 4 s old (`reclaim_ratelimited_stats_flush`), so a refault activation
+/// shows there after the flush worker's next run (every 2 s).
+#[test]
+fn prepare_node_reads_the_statistics_of_the_last_flush() {
+    use lrugen::mm::rstat::FLUSH_TIME_NS;
+    use lrugen::reclaim::mglru::Profile;
+    for profile in [Profile::V6_1, Profile::V6_12] {
+        let (mut k, t, task) = setup(1024, 0);
+        k.p = Classic::with_profile(&k.m, profile);
+        let f = file(&mut k, "f", 32);
+        activate_by_reads(&mut k, task, f, 0..8);
+        for i in 8..16 {
+            k.read_page(task, f, i).unwrap();
+        }
+        scan_inactive(&mut k, t, Lru::InactiveFile);
+        for i in 16..32 {
+            k.read_page(task, f, i).unwrap(); // 16 inactive against 8 active: not low
+        }
+        k.m.flush_stats_now();
+        k.p.snapshot_refaults(&k.m, t, 0);
+        k.read_page(task, f, 15).unwrap();
+        assert_eq!(k.m.lruvec_state(t, 0, Stat::WorkingsetActivateFile), 1);
+        let may_deactivate_file = |k: &mut K| {
+            let mut sc = sc_memcg(t);
+            k.p.prepare_node(&mut k.m, 0, &mut sc);
+            sc.may_deactivate & 2 != 0
+        };
+        assert!(
+            !may_deactivate_file(&mut k),
+            "{}: a handful of updates pending: the refault is not seen yet",
+            profile.label()
+        );
+        // 200 more updates (reads of a second file)
+        let g = file(&mut k, "g", 100);
+        for i in 0..100 {
+            k.read_page(task, g, i).unwrap();
+        }
+        assert_eq!(
+            may_deactivate_file(&mut k),
+            profile == Profile::V6_1,
+            "{}: 6.1 flushes once more than a batch is pending, 6.12 waits for the worker",
+            profile.label()
+        );
+        k.m.now_ns += FLUSH_TIME_NS;
+        k.m.flush_stats_periodic();
+        assert!(may_deactivate_file(&mut k), "{}: after the worker ran", profile.label());
+    }
 }
 
 /// Memcg reclaim only counts references from the target's own processes

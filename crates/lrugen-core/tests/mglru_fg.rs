@@ -16,6 +16,7 @@ use lrugen::reclaim::mglru::{
     gen_from_seq, pid, FgParams, Mglru, MglruConfig, Preset, Profile, PromoteTrigger, PromotionMode, MAX_NR_TIERS,
 };
 use lrugen::reclaim::Policy;
+use lrugen::workload::Op;
 use std::path::Path;
 
 type K = Kernel<Mglru>;
@@ -385,6 +386,9 @@ fn zipf_reread(profile: Profile, fg: FgParams) -> (u64, i64, i64) {
     let t = k.create_memcg(ROOT_MEMCG, "t");
     k.m.memcgs[t].max = 512;
     let task = k.m.create_mm(t);
+    // 20 ms a read: the memcg statistics flusher (2 s) runs every hundred misses, so the refault
+    // distance's workingset size is current
+    k.m.cfg.clock.read_io_ns = 20_000_000;
     let files: Vec<u32> = (0..4)
         .map(|i| k.m.create_file(&format!("f{i}"), 256, Advice::Normal))
         .collect();
@@ -394,7 +398,12 @@ fn zipf_reread(profile: Profile, fg: FgParams) -> (u64, i64, i64) {
         let r = (x >> 33) as f64 / (1u64 << 31) as f64;
         // a skewed page: r^3 of 1024 pages
         let page = ((r * r * r) * 1024.0) as u64;
-        k.read_page(task, files[(page / 256) as usize], page % 256).unwrap();
+        k.step(Op::Read {
+            task,
+            file: files[(page / 256) as usize],
+            index: page % 256,
+        })
+        .unwrap();
     }
     k.check().unwrap();
     let lg = k.p.lrugen(t, 0);

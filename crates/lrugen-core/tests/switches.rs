@@ -251,6 +251,8 @@ macro_rules! switch_tests {
         fn every_switch_has_a_test() {
             let mut tested: Vec<&str> = vec![$(stringify!($name)),*];
             tested.push("pageout_ignore_references");
+            // the classic LRU's alone: `switch_effects.rs`, `classic_ratelimited_stats_flush_deactivates_less`
+            tested.push("reclaim_ratelimited_stats_flush");
             // the variants' effects need read-ahead or a refault pattern the script lacks
             tested.push("readahead_placement");
             tested.push("refault_distance");

@@ -19,7 +19,10 @@ fn load(name: &str) -> Fixture {
 
 fn config(f: &Fixture, policy: PolicyKind, workload: WorkloadSpec) -> RunConfig {
     let mut cfg = RunConfig::new(
-        MachineConfig::simple(131_072, f.run.swap_mib << 8),
+        MachineConfig {
+            clock: lrugen_kernel::model::GUEST_CLOCK,
+            ..MachineConfig::simple(131_072, f.run.swap_mib << 8)
+        },
         MemcgConfig {
             max: Some(f.run.resident_pages()),
             ..Default::default()

@@ -11,6 +11,7 @@ pub mod folio;
 pub mod memcg;
 pub mod node;
 pub mod pagecache;
+pub mod rstat;
 pub mod swap;
 pub mod vm;
 pub mod vmstat;
@@ -106,6 +107,37 @@ pub struct MachineConfig {
     /// compressed pages take memory from the node (the zram pool), as on a real machine.
     #[serde(default)]
     pub zram_ratio: Option<f64>,
+    /// What each step costs on the clock when no virtual-time engine prices it.
+    #[serde(default)]
+    pub clock: StepClock,
+}
+
+/// The virtual time an operation takes outside the virtual-time engine (`Kernel::step`). The
+/// clock drives generation ages, `min_ttl_ms`, the flusher's and the memcg statistics flusher's
+/// periods; the engine prices each event itself instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StepClock {
+    /// Any access, ns.
+    pub access_ns: u64,
+    /// Extra for a fault served without I/O, ns.
+    pub minor_fault_ns: u64,
+    /// Extra for a read from storage (a page-cache miss, a file fault), ns.
+    pub read_io_ns: u64,
+    /// Extra for a swap-in, ns.
+    pub swap_in_ns: u64,
+}
+
+impl Default for StepClock {
+    /// 100 ns an access, 1 µs a minor fault, 100 µs a read from fast storage or swap.
+    fn default() -> Self {
+        StepClock {
+            access_ns: 100,
+            minor_fault_ns: 1_000,
+            read_io_ns: 100_000,
+            swap_in_ns: 100_000,
+        }
+    }
 }
 
 fn yes() -> bool {
@@ -124,6 +156,7 @@ impl MachineConfig {
             ra_pages: 32,
             kswapd: true,
             zram_ratio: None,
+            clock: StepClock::default(),
         }
     }
     /// Total managed pages.
@@ -186,6 +219,8 @@ pub struct Machine {
     pub lruvec_stats: Vec<Counters>,
     /// Per lruvec, local (this memcg only).
     pub lruvec_stats_local: Vec<Counters>,
+    /// The lruvec statistics as of the last rstat flush, which reclaim's heuristics read.
+    pub rstat: rstat::Rstat,
     /// Per (node, zone) zone items.
     pub zone_stats: Vec<Vec<Counters>>,
     /// Global vm events (`count_vm_events`).
@@ -260,6 +295,7 @@ impl Machine {
             ptes: PteTables::default(),
             lruvec_stats: vec![Counters::default(); nr_nodes],
             lruvec_stats_local: vec![Counters::default(); nr_nodes],
+            rstat: rstat::Rstat::new(nr_nodes),
             zone_stats,
             events: Counters::default(),
             now_ns: 0,
@@ -306,6 +342,7 @@ impl Machine {
         for _ in 0..self.nodes.len() {
             self.lruvec_stats.push(Counters::default());
             self.lruvec_stats_local.push(Counters::default());
+            self.rstat.flushed.push(Counters::default());
         }
         id
     }
@@ -567,6 +604,7 @@ impl Machine {
     pub fn mod_lruvec_state(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
         let n = self.nodes.len();
         self.lruvec_stats_local[memcg as usize * n + node].add(s, d);
+        self.rstat.updated(d.unsigned_abs());
         let mut cur = Some(memcg);
         while let Some(c) = cur {
             self.lruvec_stats[c as usize * n + node].add(s, d);

@@ -163,15 +163,16 @@ impl Classic {
         self.lruvecs[m.lruvec(memcg, node)].lists[lru as usize].len as u64
     }
 
-    /// `inactive_is_low` of lruvec (memcg, node), hierarchical sizes.
+    /// `inactive_is_low` of lruvec (memcg, node), hierarchical sizes as of the last rstat flush
+    /// (`lruvec_page_state`).
     pub fn inactive_is_low(m: &Machine, memcg: MemcgId, node: usize, file: bool) -> bool {
         let (i, a) = if file {
             (Stat::NrInactiveFile, Stat::NrActiveFile)
         } else {
             (Stat::NrInactiveAnon, Stat::NrActiveAnon)
         };
-        let inactive = m.lruvec_state(memcg, node, i).max(0) as u64;
-        let active = m.lruvec_state(memcg, node, a).max(0) as u64;
+        let inactive = m.lruvec_state_flushed(memcg, node, i).max(0) as u64;
+        let active = m.lruvec_state_flushed(memcg, node, a).max(0) as u64;
         inactive_is_low_sizes(inactive, active)
     }
 
@@ -546,16 +547,21 @@ impl Policy for Classic {
     fn prepare_node(&mut self, m: &mut Machine, node: usize, sc: &mut ScanControl) {
         let target = sc.target_memcg.unwrap_or(ROOT_MEMCG);
         let lv = m.lruvec(target, node);
+        if self.sw().reclaim_ratelimited_stats_flush {
+            m.flush_stats_ratelimited();
+        } else {
+            m.flush_stats();
+        }
         sc.anon_cost = self.lruvecs[lv].anon_cost;
         sc.file_cost = self.lruvecs[lv].file_cost;
         if !sc.force_deactivate {
-            let r = m.lruvec_state(target, node, Stat::WorkingsetActivateAnon);
+            let r = m.lruvec_state_flushed(target, node, Stat::WorkingsetActivateAnon);
             if r != self.lruvecs[lv].refaults[ANON] || Self::inactive_is_low(m, target, node, false) {
                 sc.may_deactivate |= DEACTIVATE_ANON;
             } else {
                 sc.may_deactivate &= !DEACTIVATE_ANON;
             }
-            let r = m.lruvec_state(target, node, Stat::WorkingsetActivateFile);
+            let r = m.lruvec_state_flushed(target, node, Stat::WorkingsetActivateFile);
             if r != self.lruvecs[lv].refaults[FILE] || Self::inactive_is_low(m, target, node, true) {
                 sc.may_deactivate |= DEACTIVATE_FILE;
             } else {
@@ -564,7 +570,7 @@ impl Policy for Classic {
         } else {
             sc.may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE;
         }
-        let file = m.lruvec_state(target, node, Stat::NrInactiveFile).max(0) as u64;
+        let file = m.lruvec_state_flushed(target, node, Stat::NrInactiveFile).max(0) as u64;
         sc.cache_trim_mode = (file >> sc.priority) > 0 && sc.may_deactivate & DEACTIVATE_FILE == 0;
         if !sc.cgroup_reclaim() {
             let total_high: u64 = m.nodes[node]
@@ -647,8 +653,8 @@ impl Policy for Classic {
     fn snapshot_refaults(&mut self, m: &Machine, target: MemcgId, node: usize) {
         let lv = m.lruvec(target, node);
         self.lruvecs[lv].refaults = [
-            m.lruvec_state(target, node, Stat::WorkingsetActivateAnon),
-            m.lruvec_state(target, node, Stat::WorkingsetActivateFile),
+            m.lruvec_state_flushed(target, node, Stat::WorkingsetActivateAnon),
+            m.lruvec_state_flushed(target, node, Stat::WorkingsetActivateFile),
         ];
     }
 

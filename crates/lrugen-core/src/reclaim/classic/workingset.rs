@@ -127,6 +127,8 @@ impl Classic {
         let (memcg, node) = (f.memcg, f.node());
         let (refault, activate, restore) = refault_stats(file);
         m.mod_lruvec_state(memcg, node, refault, 1);
+        // 6.1's `mem_cgroup_flush_stats_delayed`, later `workingset_test_recent`'s rate-limited flush
+        m.flush_stats_ratelimited();
         let (recent, workingset) = self.workingset_test_recent(m, shadow, file);
         if !recent {
             return;
@@ -171,9 +173,10 @@ impl Classic {
 
 /// The workingset size a refault distance is compared with in `workingset_test_recent`: the
 /// lruvec's active file pages, plus its inactive file pages for an anon refault, plus its anon
-/// pages (active; inactive too for a file refault) while swap has room for them.
+/// pages (active; inactive too for a file refault) while swap has room for them. The sizes are
+/// those of the last rstat flush (`lruvec_page_state`; the caller flushes rate-limited first).
 pub fn workingset_size(m: &Machine, memcg: crate::mm::memcg::MemcgId, node: usize, file: bool) -> u64 {
-    let st = |x: Stat| m.lruvec_state(memcg, node, x).max(0) as u64;
+    let st = |x: Stat| m.lruvec_state_flushed(memcg, node, x).max(0) as u64;
     let mut size = st(Stat::NrActiveFile);
     if !file {
         size += st(Stat::NrInactiveFile);

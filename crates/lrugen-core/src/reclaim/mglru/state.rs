@@ -88,6 +88,13 @@ switches! {
     /// `MADV_PAGEOUT` leaves the accessed bits and reclaims ignoring references. Off: 6.1,
     /// where `MADV_COLD`/`PAGEOUT` both clear young PTEs and `reclaim_pages` checks references.
     pageout_ignore_references,
+    /// 6.12, "mm: vmscan: use ratelimited memcg stats flush in the reclaim" (Shakeel Butt): the
+    /// classic LRU's `prepare_scan_control` flushes the memcg statistics only when the last flush
+    /// is more than 4 s old (`mem_cgroup_flush_stats_ratelimited`), so between the flush
+    /// worker's 2-second runs it reads frozen `WORKINGSET_ACTIVATE_*` and list sizes: it sees new
+    /// refaults, and deactivates because of them, once per flush period (`mm::rstat`). Off: 6.1's
+    /// `mem_cgroup_flush_stats()`, a flush whenever more than 64 updates per CPU are pending.
+    reclaim_ratelimited_stats_flush,
     /// ≤6.12 (first release unconfirmed; the sources read: Debian 6.1.192's `PAGEVEC_SIZE` is
     /// 15, 6.12.118's `PAGEVEC_SIZE` and 7.2.13's `FOLIO_BATCH_SIZE` are 31): the per-CPU
     /// `lru_add` batch holds 31 folios. A buffered read marks its new folio accessed while it
@@ -244,6 +251,7 @@ impl Switches {
         memcg_lru: true,
         eviction_path_aging: true,
         pageout_ignore_references: true,
+        reclaim_ratelimited_stats_flush: true,
         folio_batch_size_31: true,
         dirty_throttling_counts: true,
         workingset_activate_at_refault: true,

@@ -152,6 +152,10 @@ pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64,
     };
     let lv = p.lv_of(&f);
     let (refault, activate, restore) = refault_stats(t == FILE);
+    if distance_on(p) || fg_distance(p) {
+        // the distance test reads the lruvec sizes as `workingset_test_recent` does
+        m.flush_stats_ratelimited();
+    }
     if distance_on(p) && refault_distance_within_workingset(p, m, &s, t == FILE) {
         m.folios[id].set(pg::ACTIVE);
     }
