@@ -1413,3 +1413,45 @@ fn memcg_reclaim_ignores_references_from_other_memcgs() {
         k.check().unwrap();
     }
 }
+
+/// `do_swap_page` on a `SWP_SYNCHRONOUS_IO` device (zram): a page only one PTE references is read
+/// around the swap cache and its slot freed at once, so reclaiming it again writes it again,
+/// loaded or not. On other swap the loaded page stays in the swap cache with its slot, and
+/// reclaiming it again (clean) writes nothing.
+#[test]
+fn a_zram_swap_in_frees_the_slot_and_the_next_reclaim_writes_again() {
+    for zram in [false, true] {
+        let mut k = common::kernel(1024, 256);
+        if zram {
+            k.m.cfg.zram_ratio = Some(3.0);
+        }
+        let t = k.create_memcg(ROOT_MEMCG, "t");
+        let task = k.m.create_mm(t);
+        let va = k.m.mmap(task, 8, vmf::WRITE, None);
+        for i in 0..8 {
+            k.access(task, va + i, true).unwrap();
+        }
+        assert_eq!(swap_out_all(&mut k, t), 8);
+        assert_eq!(vm(&k, Stat::Pswpout), 8);
+        for i in 0..8 {
+            assert_eq!(k.access(task, va + i, false), Ok(Access::Major), "zram {zram}");
+        }
+        let in_swap = k.m.swap.nr_slots - k.m.swap.nr_free();
+        let swapcached = (0..8)
+            .filter(|&i| k.m.folios[mapped(&k, task, va + i)].test(pg::SWAPCACHE))
+            .count();
+        assert_eq!(
+            (in_swap, swapcached),
+            if zram { (0, 0) } else { (8, 8) },
+            "slots held and pages in the swap cache after the loads, zram {zram}"
+        );
+        // the pages are inactive and old again: a second reclaim
+        assert_eq!(swap_out_all(&mut k, t), 8, "zram {zram}");
+        assert_eq!(
+            vm(&k, Stat::Pswpout),
+            if zram { 16 } else { 8 },
+            "zram writes them again; a clean swap-cache page is dropped"
+        );
+        k.check().unwrap();
+    }
+}
