@@ -57,12 +57,14 @@ enum Cmd {
 #[derive(Args)]
 struct RunArgs {
     /// Replay a trace (any format of --format, told by its name or first bytes; zstd-compressed or
-    /// not). Each request is a buffered 4 KiB read of a file page. `lrugen traces list` shows the
+    /// not). Each request is a buffered 4 KiB read of a file page (a lackey trace of memory
+    /// accesses is refused rather than reinterpreted). `lrugen traces list` shows the
     /// public traces `lrugen traces fetch` gets; examples/traces/ ships a small synthetic one.
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     trace: Option<PathBuf>,
     /// Format of --trace, for a file whose name does not tell it: arc (ARC .lis), oracleGeneral,
-    /// iolog (fio), lackey (valgrind), csv, lcs, lrugen.
+    /// iolog (fio), lackey (valgrind), csv, lcs, lrugen, index32, index64 (flat little-endian
+    /// page indices, no header).
     #[arg(long, value_name = "NAME", requires = "trace", value_parser = trace_format)]
     format: Option<lrugen_trace::TraceFormat>,
     /// Built-in workload: `file-read` (buffered random reads over files), `anon` (random loads

@@ -168,7 +168,28 @@ const CASES: &[Case] = &[
     case(
         &["run", "--trace", "{d}/noname.bin"],
         1,
-        &["{d}/noname.bin", "cannot tell the trace format", "--format NAME"],
+        &[
+            "{d}/noname.bin",
+            "cannot tell the trace format",
+            "--format NAME",
+            "index32",
+        ],
+    ),
+    // a lackey trace is memory accesses: replaying it as file reads would reinterpret it
+    case(
+        &["run", "--trace", "{d}/good.lackey"],
+        1,
+        &["{d}/good.lackey", "lackey trace holds memory loads", "not built yet"],
+    ),
+    case(
+        &["run", "--trace", "{d}/high.index32"],
+        1,
+        &["{d}/high.index32", "record 2", "high bit"],
+    ),
+    case(
+        &["run", "--trace", "{d}/cut.index64"],
+        1,
+        &["{d}/cut.index64", "record 2", "expected 8 bytes"],
     ),
     case(
         &["run", "--trace", "{d}/good.lis", "--format", "parquet"],
@@ -610,6 +631,9 @@ fn fixtures() -> PathBuf {
         b"fio version 2 iolog\n/data/a add\n/data/a read many 4096\n",
     );
     w("bad.lackey", b" L 04222cac,4\n L zz-not-hex,4\n");
+    w("good.lackey", b" L 04222cac,4\n S 04222cb0,8\n");
+    w("high.index32", &[1, 0, 0, 0, 2, 0, 0, 0x80]);
+    w("cut.index64", &[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0]);
     w(
         "bad.csv",
         b"version,time,op,size,lbn\n1,5633898,2a,512,42932745\n1,5633898,2a,lots,42932746\n",

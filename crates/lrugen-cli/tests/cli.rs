@@ -615,3 +615,43 @@ fn fg_mglru_and_classic_side_by_side() {
         &["'mglru-gf'", "mglru-fg", "mglru@PROFILE"],
     );
 }
+
+/// A flat page-index trace (`.index32`, or `--format index64` for a name that tells nothing)
+/// replays as the same page stream as the ARC trace of the same pages: identical results.
+#[test]
+fn an_index_trace_replays_the_same_pages_as_arc() {
+    let d = scratch("index_trace");
+    let mut x: u64 = 7;
+    let pages: Vec<u64> = (0..3000)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % 1500
+        })
+        .collect();
+    let lis: String = pages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("{p} 1 0 {i}\n"))
+        .collect();
+    std::fs::write(d.join("p.lis"), lis).unwrap();
+    let i32s: Vec<u8> = pages.iter().flat_map(|&p| (p as u32).to_le_bytes()).collect();
+    std::fs::write(d.join("p.index32"), i32s).unwrap();
+    let i64s: Vec<u8> = pages.iter().flat_map(|&p| p.to_le_bytes()).collect();
+    std::fs::write(d.join("p.raw"), i64s).unwrap();
+    let run = |extra: &[&str]| {
+        let out = json_run(&with(extra, &["--capacity", "400", "--policy", "classic,mglru"]));
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["policy"].to_string(), r["misses"].as_u64().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let arc = run(&["--trace", path_str(&d.join("p.lis"))]);
+    assert!(arc.iter().all(|(_, m)| *m > 0), "{arc:?}");
+    assert_eq!(run(&["--trace", path_str(&d.join("p.index32"))]), arc);
+    assert_eq!(
+        run(&["--trace", path_str(&d.join("p.raw")), "--format", "index64"]),
+        arc
+    );
+}

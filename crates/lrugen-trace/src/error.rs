@@ -140,8 +140,9 @@ impl fmt::Display for TraceError {
                  known names: ARC text (.lis, .lis.zst), libCacheSim oracleGeneral (.oracleGeneral, \
                  .oracleGeneral.bin, .oracleGeneral.zst, .oracleGeneral.bin.zst), fio iolog (.iolog), \
                  valgrind lackey (.lackey), csv (.csv), libCacheSim lcs (.lcs), lrugen (.lrugen), \
-                 each optionally .zst; for another name, give the format (lrugen run, bench and kernel: \
-                 --format NAME)"
+                 flat little-endian page indices (.index32, .index64), each optionally .zst; for \
+                 another name, give the format (lrugen run, bench and kernel: --format NAME, one of \
+                 arc, oracleGeneral, iolog, lackey, csv, lcs, lrugen, index32, index64)"
             ),
             TraceErrorKind::Read { at, source } => {
                 write!(f, "{path}:{at}: read error: {}", io_message(source))

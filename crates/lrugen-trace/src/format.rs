@@ -27,11 +27,15 @@ pub enum TraceFormat {
     Lcs,
     /// lrugen's own compact binary trace (`LRUGENTR`).
     Lrugen,
+    /// Flat little-endian `u32` page indices, one per reference, no header (`.index32`).
+    Index32,
+    /// Flat little-endian `u64` page indices, one per reference, no header (`.index64`).
+    Index64,
 }
 
 impl TraceFormat {
     /// Every format, for listings.
-    pub const ALL: [TraceFormat; 7] = [
+    pub const ALL: [TraceFormat; 9] = [
         TraceFormat::Arc,
         TraceFormat::OracleGeneral,
         TraceFormat::Iolog,
@@ -39,12 +43,14 @@ impl TraceFormat {
         TraceFormat::Csv,
         TraceFormat::Lcs,
         TraceFormat::Lrugen,
+        TraceFormat::Index32,
+        TraceFormat::Index64,
     ];
 
     /// The format implied by a file name, or `None` when the name is not one
     /// of the known forms (each optionally followed by `.zst`): `.lis` (ARC),
     /// `.oracleGeneral`, `.oracleGeneral.bin` (oracleGeneral), `.iolog`
-    /// (fio), `.lackey` (valgrind), `.csv`, `.lcs`, `.lrugen`. Matching is
+    /// (fio), `.lackey` (valgrind), `.csv`, `.lcs`, `.lrugen`, `.index32`, `.index64`. Matching is
     /// ASCII case-insensitive.
     pub fn from_path(path: &Path) -> Option<TraceFormat> {
         let name = path.file_name()?.to_str()?.to_ascii_lowercase();
@@ -56,6 +62,8 @@ impl TraceFormat {
             (".csv", TraceFormat::Csv),
             (".lcs", TraceFormat::Lcs),
             (".lrugen", TraceFormat::Lrugen),
+            (".index32", TraceFormat::Index32),
+            (".index64", TraceFormat::Index64),
         ];
         for (ext, f) in by_ext {
             if name.ends_with(ext) && name.len() > ext.len() {
@@ -102,7 +110,7 @@ impl TraceFormat {
     }
 
     /// The short name accepted by [`FromStr`]: `arc`, `oracleGeneral`,
-    /// `iolog`, `lackey`, `csv`, `lcs`, `lrugen`.
+    /// `iolog`, `lackey`, `csv`, `lcs`, `lrugen`, `index32`, `index64`.
     pub fn name(self) -> &'static str {
         match self {
             TraceFormat::Arc => "arc",
@@ -112,6 +120,8 @@ impl TraceFormat {
             TraceFormat::Csv => "csv",
             TraceFormat::Lcs => "lcs",
             TraceFormat::Lrugen => "lrugen",
+            TraceFormat::Index32 => "index32",
+            TraceFormat::Index64 => "index64",
         }
     }
 }
@@ -124,7 +134,7 @@ impl fmt::Display for TraceFormat {
 
 /// Parses a format name or alias (ASCII case-insensitive): `arc` / `lis`,
 /// `oracleGeneral` / `oracle`, `iolog` / `fio`, `lackey` / `valgrind`, `csv`,
-/// `lcs`, `lrugen` / `lrugentr`. The error lists the accepted names.
+/// `lcs`, `lrugen` / `lrugentr`, `index32`, `index64`. The error lists the accepted names.
 impl FromStr for TraceFormat {
     type Err = String;
 
@@ -137,9 +147,12 @@ impl FromStr for TraceFormat {
             "csv" => Ok(TraceFormat::Csv),
             "lcs" => Ok(TraceFormat::Lcs),
             "lrugen" | "lrugentr" => Ok(TraceFormat::Lrugen),
+            "index32" => Ok(TraceFormat::Index32),
+            "index64" => Ok(TraceFormat::Index64),
             _ => Err(format!(
                 "unknown trace format \"{s}\"; known: arc (alias lis), oracleGeneral (alias oracle), \
-                 iolog (alias fio), lackey (alias valgrind), csv, lcs, lrugen"
+                 iolog (alias fio), lackey (alias valgrind), csv, lcs, lrugen, index32, index64 (flat \
+                 little-endian page indices)"
             )),
         }
     }
@@ -164,6 +177,8 @@ mod tests {
         assert_eq!(f("ls.lackey.zst"), Some(TraceFormat::Lackey));
         assert_eq!(f("t.lcs"), Some(TraceFormat::Lcs));
         assert_eq!(f("w.lrugen"), Some(TraceFormat::Lrugen));
+        assert_eq!(f("p.index32"), Some(TraceFormat::Index32));
+        assert_eq!(f("p.INDEX64.zst"), Some(TraceFormat::Index64));
         assert_eq!(f("x.zst"), None);
         assert_eq!(f("x.bin"), None);
         assert_eq!(f("lis"), None);

@@ -135,9 +135,9 @@ impl<R: BufRead> KeyReader<R> {
     pub(crate) fn position(&self) -> Location {
         match self.format {
             KeyFormat::Arc => Location::Line(self.line_no),
-            KeyFormat::Oracle => Location::Record {
+            KeyFormat::Oracle | KeyFormat::Index32 | KeyFormat::Index64 => Location::Record {
                 record: self.record_no,
-                offset: self.record_no * ORACLE_RECORD_SIZE as u64,
+                offset: self.record_no * self.format.record_size() as u64,
             },
         }
     }
@@ -154,7 +154,7 @@ impl<R: BufRead> KeyReader<R> {
     fn next_record_location(&self) -> Location {
         Location::Record {
             record: self.record_no + 1,
-            offset: self.record_no * ORACLE_RECORD_SIZE as u64,
+            offset: self.record_no * self.format.record_size() as u64,
         }
     }
 
@@ -196,23 +196,50 @@ impl<R: BufRead> KeyReader<R> {
 
     /// Reads one oracleGeneral record; returns its `obj_id`.
     fn next_oracle(&mut self) -> Result<Option<u64>, TraceError> {
+        self.next_fixed::<ORACLE_RECORD_SIZE>(obj_id_of)
+    }
+
+    /// Reads one page index of `N` bytes (little-endian); a set high bit is refused: it marks a
+    /// file page of a mixed trace, which a stream of page keys cannot express.
+    fn next_index<const N: usize>(&mut self) -> Result<Option<u64>, TraceError> {
+        let key = self.next_fixed::<N>(|b| {
+            let mut v = [0u8; 8];
+            v[..N].copy_from_slice(b);
+            u64::from_le_bytes(v)
+        })?;
+        match key {
+            Some(k) if k >> (N * 8 - 1) != 0 => Err(self.error(TraceErrorKind::Parse {
+                at: Location::Record {
+                    record: self.record_no,
+                    offset: (self.record_no - 1) * N as u64,
+                },
+                expected: "a page index with the high bit clear (a set high bit marks a file page, \
+                           which only a mixed replay can express)",
+                found: format!("{k:#x}"),
+            })),
+            k => Ok(k),
+        }
+    }
+
+    /// Reads one fixed-size record of `N` bytes and returns `key` of it.
+    fn next_fixed<const N: usize>(&mut self, key: impl Fn(&[u8; N]) -> u64) -> Result<Option<u64>, TraceError> {
         // Fast path: a whole record in the buffer.
         let first = match fill_buf_retry(&mut self.input) {
-            Ok(buf) => buf.first_chunk::<ORACLE_RECORD_SIZE>().map(obj_id_of),
+            Ok(buf) => buf.first_chunk::<N>().map(&key),
             Err(source) => {
                 let at = self.next_record_location();
                 return Err(self.error(TraceErrorKind::Read { at, source }));
             }
         };
-        if let Some(key) = first {
-            self.input.consume(ORACLE_RECORD_SIZE);
+        if let Some(k) = first {
+            self.input.consume(N);
             self.record_no += 1;
-            return Ok(Some(key));
+            return Ok(Some(k));
         }
         // Slow path: the record straddles buffer refills, or the stream ends.
-        let mut rec = [0u8; ORACLE_RECORD_SIZE];
+        let mut rec = [0u8; N];
         let mut got = 0;
-        while got < ORACLE_RECORD_SIZE {
+        while got < N {
             let buf = match fill_buf_retry(&mut self.input) {
                 Ok(buf) => buf,
                 Err(source) => {
@@ -223,24 +250,20 @@ impl<R: BufRead> KeyReader<R> {
             if buf.is_empty() {
                 break;
             }
-            let take = buf.len().min(ORACLE_RECORD_SIZE - got);
+            let take = buf.len().min(N - got);
             rec[got..got + take].copy_from_slice(&buf[..take]);
             self.input.consume(take);
             got += take;
         }
         match got {
             0 => Ok(None),
-            ORACLE_RECORD_SIZE => {
+            n if n == N => {
                 self.record_no += 1;
-                Ok(Some(obj_id_of(&rec)))
+                Ok(Some(key(&rec)))
             }
             found => {
                 let at = self.next_record_location();
-                Err(self.error(TraceErrorKind::Truncated {
-                    at,
-                    expected: ORACLE_RECORD_SIZE,
-                    found,
-                }))
+                Err(self.error(TraceErrorKind::Truncated { at, expected: N, found }))
             }
         }
     }
@@ -263,6 +286,8 @@ impl<R: BufRead> Iterator for KeyReader<R> {
         let r = match self.format {
             KeyFormat::Arc => self.next_arc(),
             KeyFormat::Oracle => self.next_oracle(),
+            KeyFormat::Index32 => self.next_index::<4>(),
+            KeyFormat::Index64 => self.next_index::<8>(),
         };
         match r {
             Ok(Some(key)) => Some(Ok(key)),
@@ -285,6 +310,22 @@ impl<R: BufRead> std::iter::FusedIterator for KeyReader<R> {}
 pub(crate) enum KeyFormat {
     Arc,
     Oracle,
+    /// Flat little-endian `u32` page indices.
+    Index32,
+    /// Flat little-endian `u64` page indices.
+    Index64,
+}
+
+impl KeyFormat {
+    /// Bytes per record of a binary format (0 for ARC text).
+    fn record_size(self) -> usize {
+        match self {
+            KeyFormat::Arc => 0,
+            KeyFormat::Oracle => ORACLE_RECORD_SIZE,
+            KeyFormat::Index32 => 4,
+            KeyFormat::Index64 => 8,
+        }
+    }
 }
 
 /// Parses `start_block n_blocks ignored request_number`. `Ok(None)` for a

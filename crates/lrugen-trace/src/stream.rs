@@ -76,6 +76,8 @@ impl<R: BufRead> RecordReader<R> {
             TraceFormat::Lackey => Records::Lackey(LackeyReader::new(input, path)),
             TraceFormat::Csv => Records::Csv(CsvReader::new(input, path, options.csv.clone())),
             TraceFormat::Lrugen => Records::Lrugen(LrugenReader::new(input, path)),
+            TraceFormat::Index32 => Records::Arc(KeyReader::new(input, KeyFormat::Index32, path)),
+            TraceFormat::Index64 => Records::Arc(KeyReader::new(input, KeyFormat::Index64, path)),
         };
         RecordReader { inner, format }
     }
@@ -219,6 +221,8 @@ impl<R: BufRead> TraceReader<R> {
         let mode = match format {
             TraceFormat::Arc => Mode::Keys(KeyReader::new(input, KeyFormat::Arc, path)),
             TraceFormat::OracleGeneral => Mode::Keys(KeyReader::new(input, KeyFormat::Oracle, path)),
+            TraceFormat::Index32 => Mode::Keys(KeyReader::new(input, KeyFormat::Index32, path)),
+            TraceFormat::Index64 => Mode::Keys(KeyReader::new(input, KeyFormat::Index64, path)),
             _ => return TraceReader::from_records(RecordReader::new(input, format, path, options)),
         };
         TraceReader { mode, format }
@@ -371,7 +375,9 @@ fn open_input(path: &Path, options: &ReadOptions) -> Result<(FileInput, TraceFor
                 Some(TraceFormat::Arc | TraceFormat::Iolog | TraceFormat::Lackey | TraceFormat::Csv) => {
                     Location::Line(1)
                 }
-                Some(TraceFormat::OracleGeneral) => Location::Record { record: 1, offset: 0 },
+                Some(TraceFormat::OracleGeneral | TraceFormat::Index32 | TraceFormat::Index64) => {
+                    Location::Record { record: 1, offset: 0 }
+                }
                 _ => Location::Byte(0),
             };
             return Err(TraceError::new(path, TraceErrorKind::Read { at, source }));

@@ -887,6 +887,20 @@ pub fn load_trace_as(
     if t.pages.is_empty() {
         return Err(WorkloadError(format!("{}: the trace holds no request", path.display())));
     }
+    let told = lrugen_trace::open(path, format)
+        .map_err(|e| WorkloadError(e.to_string()))?
+        .format();
+    if told == lrugen_trace::TraceFormat::Lackey {
+        // its records are loads, stores and instruction fetches: buffered file reads would be a
+        // silent reinterpretation
+        return Err(WorkloadError(format!(
+            "{}: a valgrind lackey trace holds memory loads, stores and instruction fetches, and a \
+             trace is replayed here as buffered reads of a file; replaying them as anonymous memory \
+             is not built yet (for page-cache replay of the same pages, convert the addresses to an \
+             index64 file of page numbers)",
+            path.display()
+        )));
+    }
     Ok(t)
 }
 
