@@ -44,23 +44,49 @@ pub fn trace_refs(flag: &str, path: &Path, format: Option<lrugen_trace::TraceFor
     let lim = budget::limit();
     let max = lim / budget::BYTES_PER_TRACE_REF;
     let mut r = lrugen_trace::open(path, format).map_err(|e| e.to_string())?;
+    // an index file's record is one page reference; its high bit (a file page of a mixed trace)
+    // is the replay's business, not the count's: count records
+    if matches!(
+        r.format(),
+        lrugen_trace::TraceFormat::Index32 | lrugen_trace::TraceFormat::Index64
+    ) {
+        let options = lrugen_trace::ReadOptions {
+            format: Some(r.format()),
+            ..Default::default()
+        };
+        let mut recs = lrugen_trace::open_records(path, &options).map_err(|e| e.to_string())?;
+        let mut n = 0u64;
+        while let Some(rec) = recs.next() {
+            rec.map_err(|e| e.to_string())?;
+            n += 1;
+            if n > max {
+                return Err(over(flag, path, recs.position(), max, lim));
+            }
+        }
+        return Ok(n);
+    }
     let mut n = 0u64;
     while let Some(k) = r.next() {
         k.map_err(|e| e.to_string())?;
         n += 1;
         if n > max {
-            return Err(format!(
-                "{flag} {}: the trace holds more than {} page references so far, which need \
-                 more than {} of model state loaded, over the memory budget of {} (--memory-budget); \
-                 expected a shorter trace (e.g. a line asking for fewer blocks), or a larger --memory-budget",
-                at(path, r.position()),
-                lrugen::report::thousands(max.min(i64::MAX as u64) as i64),
-                human(max * budget::BYTES_PER_TRACE_REF),
-                human(lim)
-            ));
+            return Err(over(flag, path, r.position(), max, lim));
         }
     }
     Ok(n)
+}
+
+/// A trace with more than `max` references (where the reader is: `pos`) over the budget `lim`.
+fn over(flag: &str, path: &Path, pos: lrugen_trace::Location, max: u64, lim: u64) -> String {
+    format!(
+        "{flag} {}: the trace holds more than {} page references so far, which need \
+         more than {} of model state loaded, over the memory budget of {} (--memory-budget); \
+         expected a shorter trace (e.g. a line asking for fewer blocks), or a larger --memory-budget",
+        at(path, pos),
+        lrugen::report::thousands(max.min(i64::MAX as u64) as i64),
+        human(max * budget::BYTES_PER_TRACE_REF),
+        human(lim)
+    )
 }
 
 /// Refuse a run whose estimated state is over the budget. `what` names the option (with its

@@ -223,7 +223,7 @@ fn fits_budget(exp: &experiment::Experiment, a: &ExpArgs) -> Result<(), String> 
     for cell in &cells {
         let cfg = exp.run_config(cell, None);
         let trace = match &cfg.workload {
-            lrugen::workload::WorkloadSpec::Trace { path, format } => Some(match refs.get(path) {
+            lrugen::workload::WorkloadSpec::Trace { path, format, .. } => Some(match refs.get(path) {
                 Some(&n) => n,
                 None => {
                     let n = crate::checks::trace_refs(&format!("{}: trace", a.file.display()), path, *format)?;

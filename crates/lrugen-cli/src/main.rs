@@ -67,6 +67,14 @@ struct RunArgs {
     /// page indices, no header).
     #[arg(long, value_name = "NAME", requires = "trace", value_parser = trace_format)]
     format: Option<lrugen_trace::TraceFormat>,
+    /// How --trace's records are replayed: file (buffered reads of one file, the default), mmap
+    /// (loads and stores through a file mapping), anon (loads and stores of anonymous memory:
+    /// lackey loads/stores/modifies, index files; lackey instruction fetches are left out),
+    /// mixed (each record as its kind: lackey fetches as an executable file mapping, index
+    /// records with the high bit set as file reads, I/O records as file reads). A record the
+    /// access cannot express is an error.
+    #[arg(long, value_name = "KIND", requires = "trace", default_value = "file", value_parser = trace_access)]
+    access: workload::TraceAccess,
     /// Built-in workload: `file-read` (buffered random reads over files), `anon` (random loads
     /// and stores to anonymous memory), `fio`, `ycsb`, `memtier` (shaped by the options below), or
     /// one of the presets `kernel-build`, `oltp`, `many-apps`, `sort-shuffle`, taken with their
@@ -252,6 +260,10 @@ fn preset(name: &str) -> Result<Option<lrugen::experiment::spec::PointConfig>, S
 }
 
 /// A trace format name (clap value parser).
+fn trace_access(s: &str) -> Result<workload::TraceAccess, String> {
+    s.parse()
+}
+
 fn trace_format(s: &str) -> Result<lrugen_trace::TraceFormat, String> {
     s.parse()
 }
@@ -404,17 +416,26 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         None => preset(&a.workload)?,
     };
     let mut trace_refs = None;
+    let mut trace_pages = 0;
     let (spec, trace) = if let Some(path) = &a.trace {
         // counted before it is loaded: a trace too large for the budget is never loaded
         trace_refs = Some(checks::trace_refs("--trace", path, a.format)?);
         // read and checked whole here (spilled to disk), before any run: a bad line is reported
         // before any output
-        let t = workload::load_trace_as(path, a.format).map_err(|e| e.to_string())?;
         let spec = WorkloadSpec::Trace {
             path: path.clone(),
             format: a.format,
+            access: a.access,
         };
-        (spec, Some(t))
+        if a.access == workload::TraceAccess::File {
+            let t = workload::load_trace_as(path, a.format).map_err(|e| e.to_string())?;
+            (spec, Some(t))
+        } else {
+            // a typed replay: each run reads it again; read here for its errors and size
+            let t = workload::trace_ops::load_trace_ops(path, a.format, a.access).map_err(|e| e.to_string())?;
+            trace_pages = u64::from(t.nr_anon) + u64::from(t.nr_file);
+            (spec, None)
+        }
     } else if let Some(p) = &preset {
         (p.workload.clone(), None)
     } else {
@@ -462,7 +483,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     // Refuse a bad workload before sizing a machine for it.
     spec.validate().map_err(|e| e.to_string())?;
     let footprint = match &spec {
-        WorkloadSpec::Trace { .. } => trace.as_ref().map_or(0, |t| t.nr_unique as u64),
+        WorkloadSpec::Trace { .. } => trace.as_ref().map_or(trace_pages, |t| t.nr_unique as u64),
         w => w.footprint_pages() * a.jobs.unwrap_or(1) as u64,
     };
     let memcg_max = match (&a.memcg_max, a.capacity) {
@@ -739,6 +760,7 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
             let workload = WorkloadSpec::Trace {
                 path: path.clone(),
                 format: a.format,
+                access: Default::default(),
             };
             let cfg = limited_run(machine.clone(), a.capacity, workload, p);
             checks::fits(
@@ -768,6 +790,7 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
             let workload = WorkloadSpec::Trace {
                 path: path.clone(),
                 format: a.format,
+                access: Default::default(),
             };
             let cfg = limited_run(machine, a.capacity, workload, p);
             let r = sim::run(&cfg, Some(t.clone()), &mut |_, _| {}).map_err(|e| e.to_string())?;

@@ -179,8 +179,37 @@ const CASES: &[Case] = &[
     case(
         &["run", "--trace", "{d}/good.lackey"],
         1,
-        &["{d}/good.lackey", "lackey trace holds memory loads", "not built yet"],
+        &["{d}/good.lackey", "lackey trace holds memory loads", "--access anon"],
     ),
+    case(
+        &["run", "--trace", "{d}/good.lackey", "--access", "mmap"],
+        1,
+        &[
+            "{d}/good.lackey:1",
+            "--access mmap cannot replay",
+            "--access anon or mixed",
+        ],
+    ),
+    case(
+        &["run", "--trace", "{d}/good.lis", "--access", "anon"],
+        1,
+        &[
+            "{d}/good.lis:1",
+            "--access anon cannot replay",
+            "read or write of a file",
+        ],
+    ),
+    case(
+        &["run", "--trace", "{d}/high.index32", "--access", "anon"],
+        1,
+        &["{d}/high.index32", "record 2", "only --access mixed"],
+    ),
+    case(
+        &["run", "--trace", "{d}/good.lis", "--access", "swap"],
+        2,
+        &["--access", "unknown access \"swap\"", "file, mmap, anon or mixed"],
+    ),
+    case(&["run", "--access", "anon"], 2, &["--trace"]),
     case(
         &["run", "--trace", "{d}/high.index32"],
         1,

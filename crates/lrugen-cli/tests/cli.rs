@@ -655,3 +655,40 @@ fn an_index_trace_replays_the_same_pages_as_arc() {
         arc
     );
 }
+
+/// The vmstat counters of each policy's run of `lrugen run --json` with `args`.
+fn vmstats(args: &[&str]) -> Vec<serde_json::Value> {
+    let out = json_run(args);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    v.as_array().unwrap().iter().map(|r| r["vmstat"].clone()).collect()
+}
+
+/// Typed trace replays on the checked-in traces of tests/data (scripts/make-typed-traces.py): a
+/// lackey trace as anon memory swaps under a memcg smaller than its 600 data pages; with
+/// `--access mixed` its instruction fetches add an executable file mapping; a mixed index file
+/// (high bit: file page) refaults both kinds.
+#[test]
+fn typed_traces_replay_anon_file_and_mixed() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let lackey = path_str(&data.join("small.lackey")).to_string();
+    let index = path_str(&data.join("mixed.index32")).to_string();
+    let common = ["--memcg-max", "1M", "--swap", "16M", "--policy", "classic,mglru"];
+    for vm in vmstats(&with(&["--trace", &lackey, "--access", "anon"], &common)) {
+        assert!(vm["nr_anon_pages"].as_u64().unwrap() > 0, "{vm}");
+        assert!(vm["pswpout"].as_u64().unwrap() > 0, "{vm}");
+        assert!(vm["workingset_refault_anon"].as_u64().unwrap() > 0, "{vm}");
+        assert_eq!(vm["nr_file_pages"], 0, "fetches are left out under anon: {vm}");
+    }
+    for vm in vmstats(&with(&["--trace", &lackey, "--access", "mixed"], &common)) {
+        assert!(vm["pswpout"].as_u64().unwrap() > 0, "{vm}");
+        assert!(vm["nr_mapped"].as_u64().unwrap() > 0, "the code pages are mapped: {vm}");
+    }
+    for vm in vmstats(&with(&["--trace", &index, "--access", "mixed"], &common)) {
+        assert!(vm["pswpout"].as_u64().unwrap() > 0, "{vm}");
+        assert!(vm["workingset_refault_anon"].as_u64().unwrap() > 0, "{vm}");
+        assert!(vm["workingset_refault_file"].as_u64().unwrap() > 0, "{vm}");
+    }
+    // the same run twice: the same output
+    let args = with(&["--trace", &index, "--access", "mixed"], &common);
+    assert_eq!(json_run(&args), json_run(&args));
+}

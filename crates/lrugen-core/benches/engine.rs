@@ -67,6 +67,7 @@ fn bench(c: &mut Criterion) {
                 WorkloadSpec::Trace {
                     path: path.clone(),
                     format: None,
+                    access: Default::default(),
                 },
                 policy,
             );

@@ -276,6 +276,7 @@ mod tests {
         let w = WorkloadSpec::Trace {
             path: "x.lis".into(),
             format: None,
+            access: Default::default(),
         };
         let e = estimate(&cfg(w, 1 << 20, PolicyKind::Mglru), Some(99_999_999_999));
         assert!(e.bytes > 400_000_000_000, "{}", human(e.bytes));

@@ -92,6 +92,7 @@ fn all_hits_cost_the_read_hit_time() {
             WorkloadSpec::Trace {
                 path: t.0.clone(),
                 format: None,
+                access: Default::default(),
             },
             policy,
             1_024,
@@ -123,6 +124,7 @@ fn every_miss_waits_for_the_device() {
     let w = WorkloadSpec::Trace {
         path: t.0.clone(),
         format: None,
+        access: Default::default(),
     };
     let one = run(w.clone(), PolicyKind::Classic, 64, 1, 1, "hdd");
     let op = 3_000 + 8_000_000 + 25_600;
@@ -242,6 +244,7 @@ fn kswapd_run(mode: KswapdMode, per_folio_scanned_ns: u64, cpus: u32, policy: Po
         WorkloadSpec::Trace {
             path: t.0.clone(),
             format: None,
+            access: Default::default(),
         },
         policy,
     );

@@ -596,6 +596,28 @@ fn a_trace_format_travels_with_the_workload() {
     assert!(err.to_string().contains("parquet"), "{err}");
 }
 
+/// `access` travels with a trace workload too: the checked-in lackey trace replayed as anon
+/// memory in an experiment swaps; a bad access name is refused when parsing.
+#[test]
+fn a_trace_access_travels_with_the_workload() {
+    let lackey = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lrugen-cli/tests/data/small.lackey");
+    let text = format!(
+        "policies = [\"classic\"]\n[machine]\nmemory = \"64M\"\nswap = \"16M\"\n[memcg]\nmax = \"1M\"\n\
+         [workload]\nkind = \"trace\"\npath = {:?}\naccess = \"anon\"\n",
+        lackey.to_str().unwrap()
+    );
+    let e = parse(&text).unwrap();
+    match &e.points[0].config.workload {
+        WorkloadSpec::Trace { access, .. } => assert_eq!(*access, lrugen::workload::TraceAccess::Anon),
+        w => panic!("{w:?}"),
+    }
+    let r = experiment::run(&e, Some(1), &|_, _| {}).unwrap();
+    let c = &r.cells[0];
+    assert!(c.metrics["pswpout"] > 0.0, "{:?}", c.metrics);
+    let err = parse(&text.replace("\"anon\"", "\"swap\"")).unwrap_err();
+    assert!(err.to_string().contains("swap"), "{err}");
+}
+
 const SWITCHED: &str = r#"
 policies = ["mglru"]
 [memcg]

@@ -249,6 +249,7 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
         WorkloadSpec::Trace {
             path: "kernel-run".into(),
             format: None,
+            access: Default::default(),
         },
         policy,
     );

@@ -78,6 +78,7 @@ fn model_config(name: &str, cap: u64, swap: u64, policy: PolicyKind, profile: Pr
         WorkloadSpec::Trace {
             path: name.into(),
             format: None,
+            access: Default::default(),
         },
         policy,
     );
@@ -352,6 +353,7 @@ fn model_mixed(f: &Fixture, policy: PolicyKind, profile: Profile) -> MixedModel 
         WorkloadSpec::Trace {
             path: "mixed".into(),
             format: None,
+            access: Default::default(),
         },
         policy,
     );

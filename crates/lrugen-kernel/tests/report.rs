@@ -96,6 +96,7 @@ fn the_models_replay_of_an_op_file_is_its_own_run_of_the_workload() {
         WorkloadSpec::Trace {
             path: "t".into(),
             format: None,
+            access: Default::default(),
         },
     );
     let trace = lrugen::workload::LoadedTrace::from_ids(&pages, nr).unwrap();
@@ -222,6 +223,7 @@ fn a_classic_report_has_no_generations() {
         WorkloadSpec::Trace {
             path: "t".into(),
             format: None,
+            access: Default::default(),
         },
     );
     let m = model::run(&ops, &cfg).unwrap();

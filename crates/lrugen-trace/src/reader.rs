@@ -106,6 +106,9 @@ pub(crate) struct KeyReader<R> {
     remaining: u64,
     /// Complete records read so far (oracleGeneral).
     record_no: u64,
+    /// Index formats: yield a set high bit (a record reader splits it off as the file mark)
+    /// instead of refusing it.
+    keep_high_bit: bool,
 }
 
 impl<R: BufRead> KeyReader<R> {
@@ -122,7 +125,19 @@ impl<R: BufRead> KeyReader<R> {
             next_key: 0,
             remaining: 0,
             record_no: 0,
+            keep_high_bit: false,
         }
+    }
+
+    /// An index reader that yields keys with their high bit (see [`KeyFormat::high_bit`]).
+    pub(crate) fn keeping_high_bit(mut self) -> Self {
+        self.keep_high_bit = true;
+        self
+    }
+
+    /// The format read.
+    pub(crate) fn format(&self) -> KeyFormat {
+        self.format
     }
 
     /// The name used in error messages.
@@ -208,7 +223,7 @@ impl<R: BufRead> KeyReader<R> {
             u64::from_le_bytes(v)
         })?;
         match key {
-            Some(k) if k >> (N * 8 - 1) != 0 => Err(self.error(TraceErrorKind::Parse {
+            Some(k) if !self.keep_high_bit && k >> (N * 8 - 1) != 0 => Err(self.error(TraceErrorKind::Parse {
                 at: Location::Record {
                     record: self.record_no,
                     offset: (self.record_no - 1) * N as u64,
@@ -317,6 +332,16 @@ pub(crate) enum KeyFormat {
 }
 
 impl KeyFormat {
+    /// The high bit of an index record, which marks a file page in a mixed trace (0 for the
+    /// other formats).
+    pub(crate) fn high_bit(self) -> u64 {
+        match self {
+            KeyFormat::Index32 => 1 << 31,
+            KeyFormat::Index64 => 1 << 63,
+            KeyFormat::Arc | KeyFormat::Oracle => 0,
+        }
+    }
+
     /// Bytes per record of a binary format (0 for ARC text).
     fn record_size(self) -> usize {
         match self {

@@ -76,8 +76,8 @@ impl<R: BufRead> RecordReader<R> {
             TraceFormat::Lackey => Records::Lackey(LackeyReader::new(input, path)),
             TraceFormat::Csv => Records::Csv(CsvReader::new(input, path, options.csv.clone())),
             TraceFormat::Lrugen => Records::Lrugen(LrugenReader::new(input, path)),
-            TraceFormat::Index32 => Records::Arc(KeyReader::new(input, KeyFormat::Index32, path)),
-            TraceFormat::Index64 => Records::Arc(KeyReader::new(input, KeyFormat::Index64, path)),
+            TraceFormat::Index32 => Records::Arc(KeyReader::new(input, KeyFormat::Index32, path).keeping_high_bit()),
+            TraceFormat::Index64 => Records::Arc(KeyReader::new(input, KeyFormat::Index64, path).keeping_high_bit()),
         };
         RecordReader { inner, format }
     }
@@ -153,15 +153,19 @@ impl<R: BufRead> Iterator for RecordReader<R> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.inner {
-            Records::Arc(r) => r.next().map(|k| {
-                k.map(|key| TraceRecord {
-                    op: TraceOp::Read,
-                    key,
-                    len: PAGE_SIZE as u32,
-                    file: 0,
-                    time: 0,
+            Records::Arc(r) => {
+                // an index record's high bit marks a file page of a mixed trace: file 1
+                let high = r.format().high_bit();
+                r.next().map(|k| {
+                    k.map(|key| TraceRecord {
+                        op: TraceOp::Read,
+                        key: key & !high,
+                        len: PAGE_SIZE as u32,
+                        file: u32::from(key & high != 0),
+                        time: 0,
+                    })
                 })
-            }),
+            }
             Records::Lcs(r) => r.next(),
             Records::Iolog(r) => r.next(),
             Records::Lackey(r) => r.next(),

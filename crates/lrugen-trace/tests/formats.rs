@@ -1045,6 +1045,21 @@ fn index_files_read_flat_page_indices() {
             .unwrap()
             .to_string();
         assert!(e.contains("record 3") && e.contains("high bit"), "{ext}: {e}");
+        // the record reader splits it off as the file mark (file 1) of a mixed trace
+        let recs: Vec<_> = lrugen_trace::open_records(&path, &lrugen_trace::ReadOptions::default())
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(
+            recs.iter().map(|r| r.key).collect::<Vec<_>>(),
+            keys,
+            "{ext} masked keys"
+        );
+        assert_eq!(
+            recs.iter().map(|r| r.file).collect::<Vec<_>>(),
+            [0, 0, 1, 0, 0, 0],
+            "{ext}"
+        );
     }
     // a name that tells nothing: an error naming the --format values, index32 among them
     let path = tmp("pages.bin");

@@ -279,7 +279,12 @@ type TraceKey = (PathBuf, Option<lrugen_trace::TraceFormat>);
 
 fn trace_of(spec: &WorkloadSpec) -> Option<TraceKey> {
     match spec {
-        WorkloadSpec::Trace { path, format } => Some((path.clone(), *format)),
+        // loaded once for every cell; a typed replay (mmap, anon, mixed) loads its own
+        WorkloadSpec::Trace {
+            path,
+            format,
+            access: workload::TraceAccess::File,
+        } => Some((path.clone(), *format)),
         #[allow(unreachable_patterns)]
         _ => None,
     }

@@ -14,6 +14,7 @@
 
 pub mod dist;
 pub mod gen;
+pub mod trace_ops;
 
 use crate::mm::memcg::MemcgId;
 use crate::mm::pagecache::Advice;
@@ -22,6 +23,7 @@ use crate::mm::Machine;
 use dist::{Dist, Sampler};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+pub use trace_ops::TraceAccess;
 
 /// One page-sized operation of one task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,6 +195,10 @@ pub enum WorkloadSpec {
         /// Its format (`None`: told by the file's name or first bytes), e.g. `"oracleGeneral"`.
         #[serde(default, skip_serializing_if = "Option::is_none", with = "trace_format")]
         format: Option<lrugen_trace::TraceFormat>,
+        /// How its records are replayed (`file`: buffered reads, the default; `mmap`, `anon`,
+        /// `mixed`: see [`trace_ops`]).
+        #[serde(default, skip_serializing_if = "is_file_access")]
+        access: TraceAccess,
     },
     /// An fio job: buffered 4 KiB random I/O on its own file with fio's `random_distribution`
     /// (`random`, `zipf:θ`, `pareto:h`, `normal:dev`, `zoned:…`), hot blocks scattered as fio does.
@@ -692,11 +698,15 @@ impl WorkloadSpec {
                 .map(|p| format!("{} x [{}]", p.jobs, p.workload.describe()))
                 .collect::<Vec<_>>()
                 .join(" + "),
-            WorkloadSpec::Trace { path, .. } => format!(
-                "trace {}",
+            WorkloadSpec::Trace { path, access, .. } => format!(
+                "trace {}{}",
                 path.file_name()
                     .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                match access {
+                    TraceAccess::File => String::new(),
+                    a => format!(" as {}", a.name()),
+                }
             ),
         }
     }
@@ -764,6 +774,21 @@ enum StreamKind {
         /// The dense page ids, read from the spilled trace a chunk at a time.
         pages: Box<lrugen_trace::IdCursor>,
         /// The trace file (for the message when its temporary copy cannot be read).
+        path: PathBuf,
+    },
+    /// A trace as typed references ([`trace_ops`]).
+    TraceOps {
+        task: u32,
+        /// First page of the anon region.
+        anon_vpn: u32,
+        /// The file of its file pages.
+        file: u32,
+        /// First page of the file's mapping (mmap, exec).
+        file_vpn: u32,
+        file_pages: trace_ops::FilePages,
+        /// Distinct anon pages (file pages' keys follow them).
+        nr_anon: u32,
+        refs: Box<lrugen_trace::IdCursor>,
         path: PathBuf,
     },
     Fio {
@@ -849,6 +874,10 @@ impl std::fmt::Display for WorkloadError {
 impl std::error::Error for WorkloadError {}
 
 /// (De)serializing a trace format by its name (`arc`, `oracleGeneral`, …).
+fn is_file_access(a: &TraceAccess) -> bool {
+    *a == TraceAccess::File
+}
+
 mod trace_format {
     use lrugen_trace::TraceFormat;
     use serde::{Deserialize, Deserializer, Serializer};
@@ -894,10 +923,9 @@ pub fn load_trace_as(
         // its records are loads, stores and instruction fetches: buffered file reads would be a
         // silent reinterpretation
         return Err(WorkloadError(format!(
-            "{}: a valgrind lackey trace holds memory loads, stores and instruction fetches, and a \
-             trace is replayed here as buffered reads of a file; replaying them as anonymous memory \
-             is not built yet (for page-cache replay of the same pages, convert the addresses to an \
-             index64 file of page numbers)",
+            "{}: a valgrind lackey trace holds memory loads, stores and instruction fetches, which \
+             buffered file reads (--access file, the default) cannot replay; expected --access anon \
+             (loads and stores) or --access mixed (fetches too, as an executable file mapping)",
             path.display()
         )));
     }
@@ -974,7 +1002,50 @@ impl Stream {
                     dense: None,
                 })
             }
-            WorkloadSpec::Trace { path, format } => {
+            WorkloadSpec::Trace { path, format, access } if *access != TraceAccess::File => {
+                let t = trace_ops::load_trace_ops(path, *format, *access)?;
+                let name = path
+                    .file_name()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "trace".into());
+                let anon_vpn = if t.nr_anon > 0 {
+                    m.mmap(task, t.nr_anon, vmf::WRITE, None)
+                } else {
+                    0
+                };
+                let (file, file_vpn) = if t.nr_file > 0 {
+                    let file = m.create_file(&name, t.nr_file as u64, Advice::Normal);
+                    let vpn = match t.file_pages {
+                        trace_ops::FilePages::Io => 0,
+                        trace_ops::FilePages::Mapped => {
+                            let flags = if t.writes { vmf::WRITE } else { 0 };
+                            m.mmap(task, t.nr_file, flags, Some((file, 0)))
+                        }
+                        trace_ops::FilePages::Exec => m.mmap(task, t.nr_file, vmf::EXEC, Some((file, 0))),
+                    };
+                    (file, vpn)
+                } else {
+                    (0, 0)
+                };
+                Ok(Stream {
+                    len: t.refs.len(),
+                    kind: StreamKind::TraceOps {
+                        task,
+                        anon_vpn,
+                        file,
+                        file_vpn,
+                        file_pages: t.file_pages,
+                        nr_anon: t.nr_anon,
+                        refs: Box::new(t.cursor()),
+                        path: path.clone(),
+                    },
+                    nr_keys: t.nr_anon + t.nr_file,
+                    done: 0,
+                    failure: Default::default(),
+                    dense: None,
+                })
+            }
+            WorkloadSpec::Trace { path, format, .. } => {
                 let t = match trace {
                     Some(t) => t,
                     None => load_trace_as(path, *format)?,
@@ -1379,6 +1450,64 @@ impl Stream {
                 };
                 return self.fail(why);
             }
+            StreamKind::TraceOps {
+                task,
+                anon_vpn,
+                file,
+                file_vpn,
+                file_pages,
+                nr_anon,
+                refs,
+                path,
+            } => {
+                let why = match refs.next_id() {
+                    Ok(Some(v)) => {
+                        self.done += 1;
+                        let id = v & trace_ops::MAX_PAGES;
+                        let write = v & trace_ops::WRITE_BIT != 0;
+                        let task = *task;
+                        let (op, key) = if v & trace_ops::FILE_BIT == 0 {
+                            let vpn = *anon_vpn + id;
+                            let op = if write {
+                                Op::Store { task, vpn }
+                            } else {
+                                Op::Load { task, vpn }
+                            };
+                            (op, id)
+                        } else {
+                            let index = u64::from(id);
+                            let op = match (*file_pages, write) {
+                                (trace_ops::FilePages::Io, false) => Op::Read {
+                                    task,
+                                    file: *file,
+                                    index,
+                                },
+                                (trace_ops::FilePages::Io, true) => Op::Write {
+                                    task,
+                                    file: *file,
+                                    index,
+                                },
+                                (_, true) => Op::Store {
+                                    task,
+                                    vpn: *file_vpn + id,
+                                },
+                                (_, false) => Op::Load {
+                                    task,
+                                    vpn: *file_vpn + id,
+                                },
+                            };
+                            (op, *nr_anon + id)
+                        };
+                        return Some(Step { op, key, measure: true });
+                    }
+                    Ok(None) => return None,
+                    Err(e) => format!(
+                        "{}: reading back the temporary copy of its references: {e}",
+                        path.display()
+                    ),
+                };
+                return self.fail(why);
+            }
             _ => {}
         }
         if self.done >= self.len {
@@ -1470,7 +1599,8 @@ impl Stream {
             StreamKind::Ycsb { .. }
             | StreamKind::Memtier { .. }
             | StreamKind::Script { .. }
-            | StreamKind::Trace { .. } => {
+            | StreamKind::Trace { .. }
+            | StreamKind::TraceOps { .. } => {
                 unreachable!("handled above")
             }
         })
