@@ -60,7 +60,9 @@ pub struct KernelArgs {
     /// mapping of it), anon (populate, then loads and stores, with swap), mixed (file reads and
     /// anon accesses in turn) or hotcold (a hot file of --hot-size read once, then read from
     /// --dist while a cold file of --size is read once through, its reads spread evenly). With
-    /// --trace: file or mmap.
+    /// --trace: how its records are replayed, as `lrugen run --access` (file, mmap, anon or
+    /// mixed; mixed replays file pages as buffered reads: the replayer's mappings are not
+    /// executable, so a lackey trace's fetches are refused there).
     #[arg(long, value_name = "KIND", default_value = "file", conflicts_with = "exp")]
     access: String,
     /// File size of the built-in workload.
@@ -94,7 +96,7 @@ pub struct KernelArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = count, allow_negative_numbers = true)]
     seed: u64,
     /// Replay a trace (any format lrugen reads) as buffered 4 KiB reads of one file of the
-    /// trace's distinct pages (or mmap loads with --access mmap).
+    /// trace's distinct pages (or as --access says: mmap loads, anon loads and stores, mixed).
     #[arg(long, value_name = "FILE", conflicts_with = "exp")]
     trace: Option<PathBuf>,
     /// Format of --trace, for a file whose name does not tell it (as `lrugen run --format`).
@@ -244,10 +246,32 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
             cell.seed
         );
         (ops, w, memcg)
+    } else if let (Some(path), Access::Anon | Access::Mixed) = (&a.trace, access) {
+        // a trace of typed references: anon loads/stores and file reads
+        let typed = if access == Access::Anon {
+            lrugen::workload::TraceAccess::Anon
+        } else {
+            lrugen::workload::TraceAccess::Mixed
+        };
+        let t = lrugen::workload::trace_ops::load_trace_ops(path, a.format, typed).map_err(|e| e.to_string())?;
+        let window = a.every.unwrap_or((t.refs.len() / 20).max(1));
+        let mut ops = ops::typed_trace_ops(&t, window).map_err(|e| format!("--trace {}: {e}", path.display()))?;
+        for f in &mut ops.files {
+            f.advice = advice;
+        }
+        let w = format!(
+            "trace {} as {}: {} references of {} anon and {} file pages",
+            path.display(),
+            access.name(),
+            ops.ops.len(),
+            t.nr_anon,
+            t.nr_file
+        );
+        (ops, w, memcg_flag.unwrap_or(parse_pages("32M")?))
     } else if let Some(path) = &a.trace {
         if !matches!(access, Access::File | Access::Mmap) {
             return Err(format!(
-                "--access {} with --trace: a trace is replayed as file or mmap",
+                "--access {} with --trace: a trace is replayed as file, mmap, anon or mixed",
                 access.name()
             ));
         }

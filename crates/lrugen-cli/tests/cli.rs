@@ -547,8 +547,16 @@ fn kernel_bad_flags_are_refused_before_booting() {
         &["--exp", "--trace"],
     );
     fails(
-        &["kernel", "--access", "anon", "--trace", "y.lis"],
-        &["--access anon with --trace"],
+        &["kernel", "--access", "hotcold", "--trace", "y.lis"],
+        &["--access hotcold with --trace"],
+    );
+    // anon with a trace of file reads: refused naming the record (the ARC file is a file trace)
+    let d = scratch("kernel_typed_trace");
+    std::fs::write(d.join("r.lis"), "1 1 0 0\n").unwrap();
+    let r = d.join("r.lis");
+    fails(
+        &["kernel", "--access", "anon", "--trace", path_str(&r)],
+        &["r.lis:1", "--access anon cannot replay"],
     );
     fails(&["kernel", "--trace", "/nonexistent/t.lis"], &["/nonexistent/t.lis"]);
     fails(&["kernel", "--exp", "/nonexistent/e.toml"], &["/nonexistent/e.toml"]);

@@ -303,6 +303,48 @@ pub fn trace_ops(pages: &[u32], nr_pages: u32, mmap: bool, window: u64) -> OpFil
     }
 }
 
+/// The op file of a trace read as typed references (`lrugen kernel --trace F --access anon|mixed`,
+/// [`lrugen::workload::trace_ops`]): anon references as loads and stores of the replayer's anon
+/// region (page `id`), file pages as `pread`/`pwrite` of one file. Not expressible, and refused:
+/// file pages reached through a mapping (the replayer maps its files shared and without
+/// `PROT_EXEC`, so neither stores to them nor instruction fetches are what the model replays).
+pub fn typed_trace_ops(t: &lrugen::workload::trace_ops::TraceOps, window: u64) -> Result<OpFile, Error> {
+    use lrugen::workload::trace_ops::{FilePages, FILE_BIT, MAX_PAGES, WRITE_BIT};
+    if t.nr_file > 0 && t.file_pages != FilePages::Io {
+        return Err(Error::Config(
+            "a trace whose file pages are mapped (instruction fetches, --access mmap with writes) \
+             cannot be replayed on the kernel: the replayer's file mappings are shared and not \
+             executable; --access anon leaves the fetches out"
+                .into(),
+        ));
+    }
+    let mut ops = Vec::with_capacity(t.refs.len() as usize);
+    let mut c = t.cursor();
+    while let Some(v) = c
+        .next_id()
+        .map_err(|e| Error::Config(format!("reading back the trace's references: {e}")))?
+    {
+        let id = u64::from(v & MAX_PAGES);
+        let write = v & WRITE_BIT != 0;
+        ops.push(match (v & FILE_BIT != 0, write) {
+            (false, false) => ReplayOp::Load { vpn: id },
+            (false, true) => ReplayOp::Store { vpn: id },
+            (true, false) => ReplayOp::Read { file: 0, index: id },
+            (true, true) => ReplayOp::Write { file: 0, index: id },
+        });
+    }
+    Ok(OpFile {
+        window,
+        files: if t.nr_file > 0 {
+            one_file(u64::from(t.nr_file))
+        } else {
+            Vec::new()
+        },
+        anon_pages: u64::from(t.nr_anon),
+        ops,
+    })
+}
+
 /// Convert a workload stream on machine `m` into an op file. Files keep the machine's ids (those
 /// the stream touches are declared, named `fID`, with their sizes); the anonymous VMAs of every
 /// task are laid out one after another in the replayer's one anon region, in order of first use;

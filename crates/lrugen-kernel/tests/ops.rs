@@ -205,3 +205,49 @@ fn the_mixed_workload_alternates_file_reads_and_anon_accesses() {
         }
     }
 }
+
+/// A typed trace as an op file: lackey loads, stores and modifies as anon loads and stores of
+/// the pages in order of first use, an index file's high-bit pages as `pread`s of one file (its
+/// anon pages stored to first), and a lackey trace's fetches under mixed refused (the replayer's
+/// file mappings are not executable).
+#[test]
+fn typed_traces_convert_to_anon_and_file_ops() {
+    use lrugen::workload::trace_ops::load_trace_ops;
+    use lrugen::workload::TraceAccess;
+    let dir = std::env::temp_dir().join(format!("lrugen-typed-ops-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lackey = dir.join("t.lackey");
+    std::fs::write(&lackey, "I  00400000,4\n L 10000010,8\n S 10001000,8\n M 10000020,4\n").unwrap();
+    let t = load_trace_ops(&lackey, None, TraceAccess::Anon).unwrap();
+    let o = ops::typed_trace_ops(&t, 10).unwrap();
+    assert_eq!((o.anon_pages, o.files.len()), (2, 0));
+    assert_eq!(
+        o.ops,
+        [
+            ReplayOp::Load { vpn: 0 },
+            ReplayOp::Store { vpn: 1 },
+            ReplayOp::Load { vpn: 0 },
+            ReplayOp::Store { vpn: 0 },
+        ]
+    );
+    let t = load_trace_ops(&lackey, None, TraceAccess::Mixed).unwrap();
+    let e = ops::typed_trace_ops(&t, 10).unwrap_err().to_string();
+    assert!(e.contains("not") && e.contains("executable"), "{e}");
+
+    let index = dir.join("t.index32");
+    let recs: [u32; 4] = [3, 3 | 1 << 31, 3, 9 | 1 << 31];
+    std::fs::write(&index, recs.iter().flat_map(|r| r.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let t = load_trace_ops(&index, None, TraceAccess::Mixed).unwrap();
+    let o = ops::typed_trace_ops(&t, 10).unwrap();
+    assert_eq!((o.anon_pages, o.files[0].pages), (1, 2));
+    assert_eq!(
+        o.ops,
+        [
+            ReplayOp::Store { vpn: 0 },
+            ReplayOp::Read { file: 0, index: 0 },
+            ReplayOp::Load { vpn: 0 },
+            ReplayOp::Read { file: 0, index: 1 },
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
