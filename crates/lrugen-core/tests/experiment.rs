@@ -695,3 +695,22 @@ fn a_sweep_too_large_to_count_is_refused() {
     );
     assert_eq!(err(&two).1, "the sweep has 100000000 points: at most 100,000");
 }
+
+/// `[engine] kswapd = "inline"` (documented in README, "What is modelled") is accepted and
+/// reaches the engine; `task` is the default; anything else is refused naming the values.
+#[test]
+fn engine_kswapd_mode_is_a_key() {
+    use lrugen::sim::engine::KswapdMode;
+    let base = TINY.replace("[sweep]\n\"memcg.max\" = [\"512K\", 256]\n", "");
+    let mode = |text: &str| parse(text).unwrap().points[0].config.engine.clone().unwrap().kswapd;
+    assert_eq!(mode(&format!("{base}[engine]\ncpus = 2\n")), KswapdMode::Task);
+    assert_eq!(
+        mode(&format!("{base}[engine]\nkswapd = \"inline\"\n")),
+        KswapdMode::Inline
+    );
+    assert_eq!(mode(&format!("{base}[engine]\nkswapd = \"task\"\n")), KswapdMode::Task);
+    let err = parse(&format!("{base}[engine]\nkswapd = \"thread\"\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("thread") && err.contains("inline"), "{err}");
+}

@@ -137,6 +137,9 @@ struct RawEngine {
     swap_device: Option<String>,
     think_ns: Option<u64>,
     costs: Option<crate::sim::engine::Costs>,
+    /// `task` (kswapd a task of its own, the default) or `inline` (inside the waking
+    /// allocation).
+    kswapd: Option<crate::sim::engine::KswapdMode>,
 }
 
 /// The whole file, as written (with spans for the checks made after decoding). The sections are
@@ -708,6 +711,9 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
             }
             if let Some(v) = e.costs {
                 c.costs = v;
+            }
+            if let Some(v) = e.kswapd {
+                c.kswapd = v;
             }
             Some(c)
         }
