@@ -422,3 +422,50 @@ fn kswapd_stays_awake_while_the_node_is_unbalanced() {
     assert_eq!(k.m.vmstat().get(Stat::Pageoutrun), MAX_RECLAIM_RETRIES as i64);
     k.check().unwrap();
 }
+
+/// `runtime_ns` (fio's `time_based` + `runtime`): two jobs of a stream far longer than the
+/// runtime both stop issuing at it, so the run lasts the runtime (plus the operations in
+/// flight), not until the faster job has done all its I/O.
+#[test]
+fn a_runtime_stops_every_job_at_the_same_virtual_time() {
+    let w = WorkloadSpec::FileRead {
+        files: 1,
+        file_pages: 4_096,
+        dist: Dist::Zipf { theta: 0.9 },
+        accesses: 1_000_000,
+    };
+    let runtime = 50_000_000; // 50 ms
+    let timed = |runtime_ns: u64| {
+        let mut cfg = RunConfig::new(
+            MachineConfig::simple(1_024 * 4 + 16_384, 0),
+            MemcgConfig {
+                max: Some(1_024),
+                ..Default::default()
+            },
+            w.clone(),
+            PolicyKind::Mglru,
+        );
+        cfg.engine = Some(EngineConfig {
+            cpus: 2,
+            storage: DeviceSpec::preset("sata-ssd").unwrap(),
+            costs: exact_costs(),
+            runtime_ns,
+            ..Default::default()
+        });
+        cfg.jobs = 2;
+        sim::run(&cfg, None, &mut |_, _| {})
+            .expect("run")
+            .engine
+            .expect("engine result")
+    };
+    let r = timed(runtime);
+    assert!(r.ops > 100 && r.ops < 2_000_000, "{} ops", r.ops);
+    // the last operation started before the runtime and took at most a few device reads
+    assert!(
+        r.elapsed_ns >= runtime * 9 / 10 && r.elapsed_ns <= runtime + 5_000_000,
+        "elapsed {} ns for a runtime of {runtime}",
+        r.elapsed_ns
+    );
+    assert_eq!(timed(runtime).ops, r.ops, "deterministic");
+    assert!(timed(2 * runtime).ops > r.ops * 3 / 2);
+}

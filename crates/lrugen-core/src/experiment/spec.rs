@@ -140,6 +140,8 @@ struct RawEngine {
     /// `task` (kswapd a task of its own, the default) or `inline` (inside the waking
     /// allocation).
     kswapd: Option<crate::sim::engine::KswapdMode>,
+    /// fio's `time_based` + `runtime`, in ms of virtual time.
+    runtime_ms: Option<u64>,
 }
 
 /// The whole file, as written (with spans for the checks made after decoding). The sections are
@@ -714,6 +716,12 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
             }
             if let Some(v) = e.kswapd {
                 c.kswapd = v;
+            }
+            if let Some(v) = e.runtime_ms {
+                if v == 0 {
+                    return Err(("engine.runtime_ms".into(), "expected at least 1 ms".into()));
+                }
+                c.runtime_ns = v.saturating_mul(1_000_000);
             }
             Some(c)
         }

@@ -98,6 +98,11 @@ pub struct EngineConfig {
     pub think_ns: u64,
     /// How kswapd runs.
     pub kswapd: KswapdMode,
+    /// fio's `time_based` + `runtime`: no task starts an operation at or after this virtual
+    /// time (ns from the start of the run; 0: none), so that every job runs for the same time
+    /// with the others instead of the first to finish its operations leaving the memcg to the
+    /// rest. A task whose stream ends sooner stops sooner.
+    pub runtime_ns: u64,
 }
 
 impl Default for EngineConfig {
@@ -109,6 +114,7 @@ impl Default for EngineConfig {
             costs: Costs::default(),
             think_ns: 0,
             kswapd: KswapdMode::Task,
+            runtime_ns: 0,
         }
     }
 }
@@ -367,6 +373,10 @@ pub fn run_sampled<P: Policy>(
             if more {
                 heap.push(Reverse((start + k_ns.max(1) - base, i)));
             }
+            continue;
+        }
+        if cfg.runtime_ns > 0 && ready >= cfg.runtime_ns {
+            // time-based: this task's time is up
             continue;
         }
         let Some(step) = tasks[i].next() else { continue };
