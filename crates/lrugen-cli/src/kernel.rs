@@ -363,6 +363,38 @@ fn measured_len(o: &OpFile) -> u64 {
     }
 }
 
+/// `lrugen ops build`: write the op file `lrugen kernel` would replay for the same workload flags.
+#[derive(clap::Args)]
+pub struct OpsBuildArgs {
+    /// The op file to write (`lrugen-ops 1` text, `docs/op-files.md`); written whole or not at
+    /// all (through FILE.partial).
+    #[arg(value_name = "FILE.ops")]
+    file: PathBuf,
+    /// The workload, with the flags of `lrugen kernel` (--access, --size, --anon-size,
+    /// --hot-size, --dist, --accesses, --seed, --write-ratio, --advice, --every, --trace,
+    /// --format, --exp; --memcg-max for an experiment's); its kernel flags change nothing here.
+    #[command(flatten)]
+    kernel: KernelArgs,
+}
+
+/// Build and write the op file of `a`.
+pub fn cmd_ops_build(a: OpsBuildArgs) -> Result<(), String> {
+    let p = plan(&a.kernel)?;
+    let partial = a.file.with_extension("ops.partial");
+    let text = p.ops.to_text();
+    std::fs::write(&partial, &text).map_err(|e| format!("{}: {e}", partial.display()))?;
+    std::fs::rename(&partial, &a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    eprintln!(
+        "wrote {}: {} ({} ops, {} files, {} anon pages)",
+        a.file.display(),
+        p.workload,
+        p.ops.ops.len(),
+        p.ops.files.len(),
+        p.ops.anon_pages
+    );
+    Ok(())
+}
+
 pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     let p = plan(&a)?;
     if let Some(path) = &a.fixture {

@@ -52,6 +52,16 @@ enum Cmd {
     /// The public traces the tests and examples use: list them, fetch them (with a SHA-256
     /// check), or generate the small synthetic trace shipped in examples/traces.
     Traces(traces::TracesArgs),
+    /// Op files (what `lrugen kernel` replays in the guest, docs/op-files.md): `ops build FILE`
+    /// writes one; `lrugen run --ops FILE` replays one on the model.
+    #[command(subcommand)]
+    Ops(OpsCmd),
+}
+
+#[derive(clap::Subcommand)]
+enum OpsCmd {
+    /// Write the op file of a workload given with `lrugen kernel`'s flags.
+    Build(Box<kernel::OpsBuildArgs>),
 }
 
 #[derive(Args)]
@@ -62,6 +72,11 @@ struct RunArgs {
     /// public traces `lrugen traces fetch` gets; examples/traces/ ships a small synthetic one.
     #[arg(long, value_name = "FILE", conflicts_with = "workload")]
     trace: Option<PathBuf>,
+    /// Replay an op file (`lrugen ops build` writes one, `lrugen kernel` replays the same in its
+    /// guest; docs/op-files.md): its files' reads, writes and mmap loads and its anon loads and
+    /// stores, on the kernel policies (the reference caches are left out).
+    #[arg(long, value_name = "FILE.ops", conflicts_with_all = ["workload", "trace"])]
+    ops: Option<PathBuf>,
     /// Format of --trace, for a file whose name does not tell it: arc (ARC .lis), oracleGeneral,
     /// iolog (fio), lackey (valgrind), csv, lcs, lrugen, index32, index64 (flat little-endian
     /// page indices, no header).
@@ -411,13 +426,32 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let compressed_pct = a.compressed_pct.unwrap_or(0);
     let parse_dist = || -> Result<Dist, String> { a.dist.parse().map_err(|e| format!("--dist: {e}")) };
     let size = size_arg("--size", &a.size)?;
-    let preset = match &a.trace {
-        Some(_) => None,
-        None => preset(&a.workload)?,
+    let preset = match (&a.trace, &a.ops) {
+        (None, None) => preset(&a.workload)?,
+        _ => None,
     };
     let mut trace_refs = None;
     let mut trace_pages = 0;
-    let (spec, trace) = if let Some(path) = &a.trace {
+    let opfile = match &a.ops {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("--ops {}: {e}", path.display()))?;
+            Some(
+                lrugen_kernel::ops::OpFile::parse(&text)
+                    .map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.msg))?,
+            )
+        }
+        None => None,
+    };
+    let (spec, trace) = if let (Some(path), Some(o)) = (&a.ops, &opfile) {
+        trace_refs = Some(o.ops.len() as u64);
+        trace_pages = o.files.iter().map(|f| f.pages).sum::<u64>() + o.anon_pages;
+        let spec = WorkloadSpec::Trace {
+            path: path.clone(),
+            format: None,
+            access: Default::default(),
+        };
+        (spec, None)
+    } else if let Some(path) = &a.trace {
         // counted before it is loaded: a trace too large for the budget is never loaded
         trace_refs = Some(checks::trace_refs("--trace", path, a.format)?);
         // read and checked whole here (spilled to disk), before any run: a bad line is reported
@@ -560,6 +594,18 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         _ => jobs,
     };
     let mut left_out = Vec::new();
+    if opfile.is_some() {
+        // an op file is operations on files and anon memory, which only the kernel models run
+        left_out = policies.iter().filter(|p| !p.is_kernel()).map(|p| p.name()).collect();
+        policies.retain(|p| p.is_kernel());
+        runs.retain(|r| r.kind.is_kernel());
+        if policies.is_empty() {
+            return Err(format!(
+                "--policy {}: an op file is replayed on the kernel models; expected mglru or classic",
+                a.policy.join(",")
+            ));
+        }
+    }
     if engine.is_some() && tasks > 1 {
         left_out = policies.iter().filter(|p| !p.is_kernel()).map(|p| p.name()).collect();
         policies.retain(|p| p.is_kernel());
@@ -626,7 +672,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         })
         .collect();
     // the model state each run needs at most, against the budget, before any run starts
-    let what = match (&a.trace, &preset, a.workload.as_str()) {
+    let what = match (a.ops.as_ref().or(a.trace.as_ref()), &preset, a.workload.as_str()) {
         (Some(p), _, _) => format!("--trace {}", p.display()),
         (None, Some(_), w) => format!("--workload {w}"),
         (None, None, "file-read") => format!("--size {} (x --files {})", a.size, a.files),
@@ -639,13 +685,37 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         checks::fits(&what, steps_flag, &lrugen::budget::estimate(cfg, trace_refs))?;
     }
     let note = (!left_out.is_empty()).then(|| {
-        format!(
-            "note: {} left out: {tasks} tasks run interleaved in virtual time, and a reference cache \
-             replays one page stream, not that interleaving",
-            left_out.join(" and ")
-        )
+        if opfile.is_some() {
+            format!(
+                "note: {} left out: an op file's reads, writes, loads and stores are replayed on the \
+                 kernel models",
+                left_out.join(" and ")
+            )
+        } else {
+            format!(
+                "note: {} left out: {tasks} tasks run interleaved in virtual time, and a reference cache \
+                 replays one page stream, not that interleaving",
+                left_out.join(" and ")
+            )
+        }
     });
-    let mut results = run_all(&cfgs, trace)?;
+    let mut results = match (&opfile, &a.ops) {
+        (Some(o), Some(path)) => {
+            let mut out = Vec::new();
+            for cfg in &cfgs {
+                let mut r = lrugen_kernel::model::run_workload_only(o, cfg).map_err(|e| e.to_string())?;
+                r.workload = format!(
+                    "ops {}",
+                    path.file_name()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                );
+                out.push(r);
+            }
+            out
+        }
+        _ => run_all(&cfgs, trace)?,
+    };
     for (r, l) in results.iter_mut().zip(&labels) {
         if let Some(l) = l {
             r.policy = l.clone();
@@ -865,6 +935,7 @@ fn main() -> ExitCode {
         Some(Cmd::Bench(a)) => cmd_bench(a),
         Some(Cmd::Exp(a)) => exp::cmd_exp(a),
         Some(Cmd::Kernel(a)) => kernel::cmd_kernel(*a),
+        Some(Cmd::Ops(OpsCmd::Build(a))) => kernel::cmd_ops_build(*a),
         Some(Cmd::Traces(a)) => traces::cmd_traces(a),
     }
     .and_then(|()| out::status());

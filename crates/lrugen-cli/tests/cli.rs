@@ -700,3 +700,63 @@ fn typed_traces_replay_anon_file_and_mixed() {
     let args = with(&["--trace", &index, "--access", "mixed"], &common);
     assert_eq!(json_run(&args), json_run(&args));
 }
+
+/// `lrugen ops build` writes the op file of a workload and `lrugen run --ops` replays it on the
+/// kernel models (deterministically, with anon and file counters); the reference caches are left
+/// out with a note; a bad op file is refused naming its line.
+#[test]
+fn ops_build_then_run_ops() {
+    let d = scratch("ops_build");
+    let f = d.join("mixed.ops");
+    let fs = path_str(&f).to_string();
+    ok(&[
+        "ops",
+        "build",
+        &fs,
+        "--access",
+        "mixed",
+        "--size",
+        "4M",
+        "--anon-size",
+        "2M",
+        "--accesses",
+        "20000",
+    ]);
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert!(text.starts_with("lrugen-ops 1\n"), "{}", &text[..40]);
+    assert!(
+        text.contains("\nanon 512\n") && text.contains("\nfile 0 file0 1024"),
+        "{}",
+        &text[..80]
+    );
+    assert!(!d.join("mixed.ops.partial").exists());
+    let args = [
+        "--ops",
+        &fs,
+        "--memcg-max",
+        "3M",
+        "--swap",
+        "16M",
+        "--policy",
+        "mglru,classic",
+    ];
+    for vm in vmstats(&args) {
+        assert!(
+            vm["pswpout"].as_u64().unwrap() + vm["workingset_refault_file"].as_u64().unwrap() > 0,
+            "{vm}"
+        );
+    }
+    assert_eq!(json_run(&args), json_run(&args));
+    let o = lrugen(["run", "--ops", &fs, "--memcg-max", "3M", "--policy", "lru,classic"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("lru left out") || String::from_utf8_lossy(&o.stdout).contains("lru left out"));
+    std::fs::write(d.join("bad.ops"), "lrugen-ops 1\nwindow 0\nfile 0 f 4\nr 0 9\n").unwrap();
+    fails(
+        &["run", "--ops", path_str(&d.join("bad.ops"))],
+        &["bad.ops:4", "beyond file 0"],
+    );
+    fails(
+        &["run", "--ops", &fs, "--policy", "lru"],
+        &["expected mglru or classic"],
+    );
+}
