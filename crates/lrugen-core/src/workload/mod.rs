@@ -873,11 +873,12 @@ impl std::fmt::Display for WorkloadError {
 
 impl std::error::Error for WorkloadError {}
 
-/// (De)serializing a trace format by its name (`arc`, `oracleGeneral`, …).
+/// Whether a trace is replayed as buffered reads (the default, left out when serialized).
 fn is_file_access(a: &TraceAccess) -> bool {
     *a == TraceAccess::File
 }
 
+/// (De)serializing a trace format by its name (`arc`, `oracleGeneral`, …).
 mod trace_format {
     use lrugen_trace::TraceFormat;
     use serde::{Deserialize, Deserializer, Serializer};
@@ -1014,7 +1015,10 @@ impl Stream {
                     0
                 };
                 let (file, file_vpn) = if t.nr_file > 0 {
-                    let file = m.create_file(&name, t.nr_file as u64, Advice::Normal);
+                    // its pages are numbered in order of first use, not by their place in the
+                    // traced file: neither read-ahead nor mmap read-around means anything
+                    let file = m.create_file(&name, t.nr_file as u64, Advice::Random);
+                    m.files[file as usize].ra.ra_pages = 0;
                     let vpn = match t.file_pages {
                         trace_ops::FilePages::Io => 0,
                         trace_ops::FilePages::Mapped => {

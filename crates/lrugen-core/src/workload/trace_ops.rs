@@ -15,6 +15,11 @@
 //! replayed as a store (so that the page holds data, as the workload that made the trace had
 //! written it), the later ones as loads.
 //!
+//! A trace's pages are numbered in order of first use, so the file of its file pages has
+//! read-ahead and mmap read-around off (`ra_pages` 0, `POSIX_FADV_RANDOM`), as neighbouring
+//! numbers are not neighbouring pages of the traced file; the mappings have no `madvise` advice,
+//! so their accessed bits count.
+//!
 //! The trace is read once and spilled (an unnamed temporary file, as [`super::LoadedTrace`]):
 //! per reference one `u32`, bit 31 a write, bit 30 a file page, the rest the page's dense id
 //! among the pages of its kind (anon or file), numbered in order of first appearance.
