@@ -148,9 +148,35 @@ fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result
 
 /// Replay `ops` on the model configured by `cfg` (machine, memcg, policy and MGLRU settings; its
 /// workload is ignored), recording a sample (misses so far, generations) after every
-/// `ops.window` measured accesses and at the end.
+/// `ops.window` measured accesses and at the end. `minor_faults` counts what the replayer counts
+/// as minor: measured first touches of anon pages ([`replayer_minor`]); a fault that finds its
+/// page in the swap cache is a hit to the replayer (`mincore` sees the page), as to the model's
+/// `misses`.
 pub fn run(ops: &OpFile, cfg: &RunConfig) -> Result<RunResult, Error> {
-    run_of(ops, cfg, true)
+    let mut r = run_of(ops, cfg, true)?;
+    r.minor_faults = replayer_minor(ops);
+    Ok(r)
+}
+
+/// The replayer's minor faults of `ops`: measured loads and stores that are the first touch of
+/// their anon page in the whole replay (warm-up included).
+pub fn replayer_minor(ops: &OpFile) -> u64 {
+    let mut touched = vec![false; ops.anon_pages as usize];
+    let mut measuring = !ops.ops.contains(&ReplayOp::MeasureStart);
+    let mut n = 0;
+    for op in &ops.ops {
+        match *op {
+            ReplayOp::MeasureStart => measuring = true,
+            ReplayOp::Load { vpn } | ReplayOp::Store { vpn } => {
+                if let Some(t) = touched.get_mut(vpn as usize) {
+                    n += u64::from(measuring && !*t);
+                    *t = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    n
 }
 
 /// [`run`] of the workload's ops alone, without the replayer's own pages: the model's own run
@@ -265,6 +291,28 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn minor_faults_are_the_replayers_first_touches() {
+        let ops = OpFile {
+            window: 0,
+            files: vec![],
+            anon_pages: 4,
+            ops: vec![
+                ReplayOp::Store { vpn: 0 },
+                ReplayOp::MeasureStart,
+                ReplayOp::Load { vpn: 0 },
+                ReplayOp::Load { vpn: 1 },
+                ReplayOp::Store { vpn: 1 },
+                ReplayOp::Store { vpn: 3 },
+            ],
+        };
+        assert_eq!(
+            replayer_minor(&ops),
+            2,
+            "pages 1 and 3; page 0 was touched in the warm-up"
+        );
+    }
 
     #[test]
     fn the_model_profile_follows_the_kernel_release() {
