@@ -47,3 +47,12 @@ for s in $SHAPES; do
         done
     done
 done
+# the suspects: workloads once reported as model defects, kept as fixtures of their own
+# (crates/lrugen-kernel/tests/shapes.rs); with the default shape list only
+if [ $# -eq 0 ]; then
+    mkdir -p crates/lrugen-kernel/tests/fixtures/suspects
+    # issue 11, item 5: MADV_RANDOM uniform loads at 1.5x the memcg, Debian 6.1 MGLRU
+    target/release/lrugen kernel --series 6.1 --lru mglru --memcg-max 32M --seed 1 --access mmap --size 48M \
+        --accesses 100000 --dist uniform --advice random \
+        --fixture crates/lrugen-kernel/tests/fixtures/suspects/debian-6.1-mglru-mmap-random-1.5x.json
+fi
