@@ -497,6 +497,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 workload: a.ycsb.clone(),
                 records: a.records,
                 operations: a.accesses,
+                threadcount: 1,
             },
             "memtier" => WorkloadSpec::Memtier {
                 keys: a.keys,

@@ -265,6 +265,7 @@ mod tests {
             workload: "a".into(),
             records: 1_000_000_000,
             operations: 500_000,
+            threadcount: 1,
         };
         let e = estimate(&cfg(w, 1 << 28, PolicyKind::Lru), None);
         assert!(e.bytes > 1 << 30, "{}", human(e.bytes));

@@ -351,6 +351,7 @@ fn requests_span_their_page_operations() {
         workload: "e".into(),
         records: 2_000,
         operations: 1_000,
+        threadcount: 1,
     };
     let e = run(w, PolicyKind::Classic, 4_096, 1, 1, "nvme");
     let total: u64 = e.requests.iter().map(|q| q.count).sum();
@@ -468,4 +469,48 @@ fn a_runtime_stops_every_job_at_the_same_virtual_time() {
     );
     assert_eq!(timed(runtime).ops, r.ops, "deterministic");
     assert!(timed(2 * runtime).ops > r.ops * 3 / 2);
+}
+
+/// YCSB's `threadcount`: 4 clients share one table and split its operations (one task each),
+/// where 4 jobs are 4 copies of the data: the same number of operations, far fewer distinct
+/// pages, so fewer misses in the same memcg. Workloads that insert, and runs without the engine,
+/// are refused.
+#[test]
+fn ycsb_clients_share_one_table() {
+    let ycsb = |threadcount: u32| WorkloadSpec::Ycsb {
+        workload: "b".into(),
+        records: 8_000,
+        operations: 8_000,
+        threadcount,
+    };
+    let shared = run(ycsb(4), PolicyKind::Mglru, 1_024, 1, 2, "nvme");
+    let copies = run(ycsb(1), PolicyKind::Mglru, 1_024, 4, 2, "nvme");
+    assert_eq!(shared.tasks, 4);
+    let ops = |r: &EngineResult| r.requests.iter().map(|q| q.count).sum::<u64>();
+    assert_eq!(ops(&shared), 8_000, "the operations are split among the clients");
+    assert_eq!(ops(&copies), 4 * 8_000, "each job does all of them on its own table");
+    assert!(
+        shared.misses * 2 < copies.misses,
+        "one table of 2,000 pages against four: {} vs {} misses",
+        shared.misses,
+        copies.misses
+    );
+    assert_eq!(
+        run(ycsb(4), PolicyKind::Mglru, 1_024, 1, 2, "nvme").misses,
+        shared.misses
+    );
+    // refusals
+    let mut d = ycsb(4);
+    if let WorkloadSpec::Ycsb { workload, .. } = &mut d {
+        *workload = "d".into();
+    }
+    assert!(d.validate().unwrap_err().to_string().contains("insert counter"));
+    let cfg = RunConfig::new(
+        MachineConfig::simple(16_384, 0),
+        MemcgConfig::default(),
+        ycsb(4),
+        PolicyKind::Classic,
+    );
+    let e = sim::run(&cfg, None, &mut |_, _| {}).unwrap_err().to_string();
+    assert!(e.contains("needs [engine]"), "{e}");
 }

@@ -368,6 +368,15 @@ fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_
             cfg.policy.name()
         )));
     }
+    let clients = matches!(cfg.workload, WorkloadSpec::Ycsb { threadcount, .. } if threadcount > 1);
+    if clients && (cfg.engine.is_none() || !cfg.policy.is_kernel()) {
+        return Err(RunError::Config(format!(
+            "ycsb threadcount > 1: its clients run as tasks interleaved in virtual time, which needs \
+             [engine] and a kernel policy (mglru or classic), not {}{}",
+            cfg.policy.name(),
+            if cfg.engine.is_none() { " without [engine]" } else { "" }
+        )));
+    }
     let default_engine = engine::EngineConfig::default();
     let ecfg = cfg.engine.as_ref().or(if mix { Some(&default_engine) } else { None });
     if let (Some(ecfg), true) = (ecfg, cfg.policy.is_kernel()) {
@@ -437,11 +446,33 @@ pub fn task_streams(
     };
     let mut streams = Vec::new();
     let mut n = 0u64;
+    let mut next_seed = || {
+        let seed = cfg.seed ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        n += 1;
+        seed
+    };
     for (w, jobs) in &parts {
         for _ in 0..*jobs {
-            let seed = cfg.seed ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            n += 1;
-            streams.push(Stream::new(w, m, t, seed, trace.clone())?);
+            match w {
+                // YCSB's threadcount: clients sharing one table, its operations split among them
+                WorkloadSpec::Ycsb {
+                    records,
+                    operations,
+                    threadcount,
+                    ..
+                } if *threadcount > 1 => {
+                    w.validate().map_err(|e| RunError::Config(e.to_string()))?;
+                    let c = u64::from(*threadcount);
+                    let share = |i: u64| operations / c + u64::from(i < operations % c);
+                    let pages = crate::workload::ycsb_table_pages(*records, *operations);
+                    let table = m.create_file("usertable", pages, crate::mm::pagecache::Advice::Normal);
+                    for i in 0..c {
+                        let task = m.create_mm(t);
+                        streams.push(Stream::ycsb_client(w, next_seed(), task, table, share(i))?);
+                    }
+                }
+                _ => streams.push(Stream::new(w, m, t, next_seed(), trace.clone())?),
+            }
         }
     }
     Ok(streams)

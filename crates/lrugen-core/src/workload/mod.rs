@@ -220,8 +220,14 @@ pub enum WorkloadSpec {
         workload: String,
         /// Records loaded.
         records: u64,
-        /// Operations in the transaction phase.
+        /// Operations in the transaction phase (all clients together, as YCSB's
+        /// `operationcount`).
         operations: u64,
+        /// YCSB's `threadcount`: client tasks sharing the one table (and its operations; each
+        /// client has its own key chooser). More than 1 needs the engine; workloads that insert
+        /// (d, e) are refused, as their clients would share YCSB's insert counter.
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        threadcount: u32,
     },
     /// memtier against a key-value server holding `keys` values of `value_bytes` in anonymous
     /// memory: populate sequentially (not measured), then GETs with the key pattern.
@@ -434,8 +440,19 @@ impl WorkloadSpec {
                 workload,
                 records,
                 operations,
+                threadcount,
             } => {
-                parse_gen::<gen::ycsb::YcsbWorkload>(workload, "ycsb workload")?;
+                let w = parse_gen::<gen::ycsb::YcsbWorkload>(workload, "ycsb workload")?;
+                if *threadcount == 0 {
+                    return Err(WorkloadError("ycsb threadcount: expected at least 1 client".into()));
+                }
+                if *threadcount > 1 && w.insert > 0.0 {
+                    return Err(WorkloadError(format!(
+                        "ycsb threadcount {threadcount} with workload {workload}: its clients would share \
+                         YCSB's insert counter, which is not modelled; expected a workload without \
+                         inserts (a, b, c, f) or threadcount 1"
+                    )));
+                }
                 let pages = (records.saturating_add(*operations)).saturating_mul(YCSB_RECORD_BYTES) / 4096 + 1;
                 if *records == 0 || pages > u32::MAX as u64 {
                     return Err(WorkloadError(format!("ycsb: {records} records is out of range")));
@@ -641,8 +658,14 @@ impl WorkloadSpec {
                 workload,
                 records,
                 operations,
+                threadcount,
             } => {
-                format!("YCSB {workload}, {records} records of 1 KB, {operations} operations")
+                let clients = if *threadcount > 1 {
+                    format!(", {threadcount} clients sharing the table")
+                } else {
+                    String::new()
+                };
+                format!("YCSB {workload}, {records} records of 1 KB, {operations} operations{clients}")
             }
             WorkloadSpec::Memtier {
                 keys,
@@ -874,6 +897,15 @@ impl std::fmt::Display for WorkloadError {
 impl std::error::Error for WorkloadError {}
 
 /// Whether a trace is replayed as buffered reads (the default, left out when serialized).
+/// Pages of a YCSB table of `records` records with room for `operations` inserts.
+pub fn ycsb_table_pages(records: u64, operations: u64) -> u64 {
+    (records + operations) * YCSB_RECORD_BYTES / 4096 + 1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
 fn is_file_access(a: &TraceAccess) -> bool {
     *a == TraceAccess::File
 }
@@ -1101,30 +1133,11 @@ impl Stream {
                 })
             }
             WorkloadSpec::Ycsb {
-                workload,
-                records,
-                operations,
+                records, operations, ..
             } => {
                 spec.validate()?;
-                let w: gen::ycsb::YcsbWorkload = parse_gen(workload, "ycsb workload")?;
-                let g = gen::ycsb::YcsbGen::new(&w, *records, seed).map_err(|e| WorkloadError(e.0))?;
-                let pages = (records + operations) * YCSB_RECORD_BYTES / 4096 + 1;
-                let file = m.create_file("usertable", pages, Advice::Normal);
-                Ok(Stream {
-                    kind: StreamKind::Ycsb {
-                        task,
-                        file,
-                        gen: Box::new(g),
-                        remaining: *operations,
-                        pending: Default::default(),
-                        kind: "",
-                    },
-                    nr_keys: pages as u32,
-                    len: *operations,
-                    done: 0,
-                    failure: Default::default(),
-                    dense: None,
-                })
+                let file = m.create_file("usertable", ycsb_table_pages(*records, *operations), Advice::Normal);
+                Self::ycsb_client(spec, seed, task, file, *operations)
             }
             WorkloadSpec::Memtier {
                 keys,
@@ -1209,6 +1222,44 @@ impl Stream {
     /// before handing the stream to a run, and look at it after.
     pub fn failure(&self) -> StreamFailure {
         std::sync::Arc::clone(&self.failure)
+    }
+
+    /// One YCSB client of `spec` (a [`WorkloadSpec::Ycsb`]) on the table `file`, issuing
+    /// `operations` operations of its own key chooser seeded with `seed`, as task `task`.
+    pub fn ycsb_client(
+        spec: &WorkloadSpec,
+        seed: u64,
+        task: u32,
+        file: u32,
+        operations: u64,
+    ) -> Result<Stream, WorkloadError> {
+        let WorkloadSpec::Ycsb {
+            workload,
+            records,
+            operations: total,
+            ..
+        } = spec
+        else {
+            return Err(WorkloadError("not a YCSB workload".into()));
+        };
+        let w: gen::ycsb::YcsbWorkload = parse_gen(workload, "ycsb workload")?;
+        let g = gen::ycsb::YcsbGen::new(&w, *records, seed).map_err(|e| WorkloadError(e.0))?;
+        let pages = ycsb_table_pages(*records, *total);
+        Ok(Stream {
+            kind: StreamKind::Ycsb {
+                task,
+                file,
+                gen: Box::new(g),
+                remaining: operations,
+                pending: Default::default(),
+                kind: "",
+            },
+            nr_keys: pages as u32,
+            len: operations,
+            done: 0,
+            failure: Default::default(),
+            dense: None,
+        })
     }
 
     /// The dense page ids of a trace stream not yet started, as spilled (its every step is a
