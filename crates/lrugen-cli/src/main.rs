@@ -178,6 +178,12 @@ struct RunArgs {
     /// ycsb: core workload a..f.
     #[arg(long, default_value = "a")]
     ycsb: String,
+    /// ycsb: client tasks sharing the one table and its --accesses operations (YCSB's
+    /// threadcount; they run in virtual time, on the kernel policies; not with the insert
+    /// workloads d and e).
+    /// --jobs N instead runs N copies of the whole benchmark, each with its own table.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = count32, allow_negative_numbers = true)]
+    threadcount: u32,
     /// ycsb: records loaded.
     #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = count, allow_negative_numbers = true)]
     records: u64,
@@ -204,6 +210,11 @@ struct RunArgs {
     /// Virtual-time engine: CPUs.
     #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
     cpus: Option<u32>,
+    /// Virtual-time engine: fio's time_based + runtime, in ms of virtual time: no task starts an
+    /// operation after it, so every job runs as long as the others (give the workload more
+    /// --accesses than fit).
+    #[arg(long, value_name = "MS", value_parser = count, allow_negative_numbers = true)]
+    runtime_ms: Option<u64>,
     /// Virtual-time engine: storage device preset (nvme, sata-ssd, hdd, mmc, ramdisk).
     #[arg(long, value_name = "PRESET")]
     device: Option<String>,
@@ -497,7 +508,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 workload: a.ycsb.clone(),
                 records: a.records,
                 operations: a.accesses,
-                threadcount: 1,
+                threadcount: a.threadcount,
             },
             "memtier" => WorkloadSpec::Memtier {
                 keys: a.keys,
@@ -556,6 +567,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let engine = if preset_engine.is_some()
         || a.jobs.is_some()
         || a.cpus.is_some()
+        || a.runtime_ms.is_some()
         || a.device.is_some()
         || a.swap_device.is_some()
     {
@@ -565,6 +577,12 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 return Err("--cpus: expected at least 1 CPU".into());
             }
             e.cpus = c;
+        }
+        if let Some(ms) = a.runtime_ms {
+            if ms == 0 {
+                return Err("--runtime-ms: expected at least 1 ms".into());
+            }
+            e.runtime_ns = ms.saturating_mul(1_000_000);
         }
         if let Some(d) = &a.device {
             e.storage = lrugen::mm::device::DeviceSpec::preset(d).map_err(|x| format!("--device: {x}"))?;
@@ -592,6 +610,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     // caches replay one page stream, which is not that interleaving: leave them out of the table.
     let tasks = match &spec {
         WorkloadSpec::Mix { parts } => parts.iter().map(|p| p.jobs).sum::<u32>() * jobs,
+        WorkloadSpec::Ycsb { threadcount, .. } => threadcount * jobs,
         _ => jobs,
     };
     let mut left_out = Vec::new();
@@ -607,7 +626,9 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             ));
         }
     }
-    if engine.is_some() && tasks > 1 {
+    // (a mix and YCSB clients run under the engine's defaults when no engine flag is given)
+    let runs_tasks = engine.is_some() || matches!(spec, WorkloadSpec::Mix { .. } | WorkloadSpec::Ycsb { .. });
+    if runs_tasks && tasks > 1 {
         left_out = policies.iter().filter(|p| !p.is_kernel()).map(|p| p.name()).collect();
         policies.retain(|p| p.is_kernel());
         runs.retain(|r| r.kind.is_kernel());

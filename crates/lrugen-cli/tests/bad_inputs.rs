@@ -210,6 +210,7 @@ const CASES: &[Case] = &[
         &["--access", "unknown access \"swap\"", "file, mmap, anon or mixed"],
     ),
     case(&["run", "--access", "anon"], 2, &["--trace"]),
+    case(&["run", "--runtime-ms", "0"], 1, &["--runtime-ms", "at least 1 ms"]),
     case(
         &["run", "--trace", "{d}/high.index32"],
         1,

@@ -513,6 +513,11 @@ fn ycsb_clients_share_one_table() {
         ycsb(4),
         PolicyKind::Classic,
     );
-    let e = sim::run(&cfg, None, &mut |_, _| {}).unwrap_err().to_string();
-    assert!(e.contains("needs [engine]"), "{e}");
+    // without [engine] the clients still run as tasks, under the engine's defaults
+    let r = sim::run(&cfg, None, &mut |_, _| {}).unwrap();
+    assert_eq!(r.engine.expect("an engine run").tasks, 4);
+    let mut lru = cfg.clone();
+    lru.policy = PolicyKind::Lru;
+    let e = sim::run(&lru, None, &mut |_, _| {}).unwrap_err().to_string();
+    assert!(e.contains("need a kernel policy"), "{e}");
 }

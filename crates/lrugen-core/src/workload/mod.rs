@@ -224,8 +224,9 @@ pub enum WorkloadSpec {
         /// `operationcount`).
         operations: u64,
         /// YCSB's `threadcount`: client tasks sharing the one table (and its operations; each
-        /// client has its own key chooser). More than 1 needs the engine; workloads that insert
-        /// (d, e) are refused, as their clients would share YCSB's insert counter.
+        /// client has its own key chooser). More than 1 runs under the engine (its defaults when
+        /// none is configured) and on the kernel policies only; workloads that insert (d, e) are
+        /// refused, as their clients would share YCSB's insert counter.
         #[serde(default = "one", skip_serializing_if = "is_one")]
         threadcount: u32,
     },
