@@ -576,9 +576,10 @@ impl<P: Policy> Kernel<P> {
         ctx: AddCtx,
     ) -> Result<Access, AccessError> {
         // zram is `SWP_SYNCHRONOUS_IO`: a page only this PTE references is read around the swap
-        // cache and its slot freed at once (6.1's "skip swapcache"; 7.2 passes it through the swap
-        // table and frees it the same), so the next reclaim of the page writes it again
-        let skip_swapcache = self.m.cfg.zram_ratio.is_some() && self.m.swap.count[slot as usize] == 1;
+        // cache and its slot freed at once ("skip swapcache"), so the next reclaim of the page
+        // writes it again; 7.2 frees the slot of every zram swap fault once no entry holds it
+        let sync_io = self.m.cfg.zram_ratio.is_some();
+        let skip_swapcache = sync_io && self.m.swap.count[slot as usize] == 1;
         let (id, access) = match self.m.swap.cache_slot(slot) {
             Slot::Folio(id) => (id, Access::Minor),
             _ => {
@@ -616,7 +617,11 @@ impl<P: Policy> Kernel<P> {
         let shared = self.m.folios[id].mapcount > 0 || self.m.swap.count[slot as usize] > 0;
         self.m.map_folio(task, vpn, id, write && !shared);
         // should_try_to_free_swap: a write fault (or a full swap device) drops the swap copy.
-        let skipped = skip_swapcache && access == Access::Major;
+        let skipped = if self.p.switches().sync_io_always_frees_swap {
+            sync_io
+        } else {
+            skip_swapcache && access == Access::Major
+        };
         if skipped || write || self.m.swap.is_full() || self.m.folios[id].test(pg::MLOCKED) {
             // folio_free_swap leaves the folio dirty: its only copy is in memory now
             self.m.folio_free_swap(id);

@@ -1440,3 +1440,39 @@ fn classic_ratelimited_stats_flush_deactivates_less() {
         );
     }
 }
+
+/// `sync_io_always_frees_swap` (7.2's `should_try_to_free_swap`): a page a parent and its child
+/// share is swapped out to zram (two swap references). The parent's fault reads it into the swap
+/// cache (no bypass with two references); the child's fault finds it there. 7.2 then frees the
+/// slot, its last reference gone; 6.1–6.17 keep the swap-cache copy and its slot until reclaim.
+#[test]
+fn sync_io_always_frees_swap_frees_the_slot_on_a_swap_cache_hit() {
+    use lrugen::mm::Lru;
+    use lrugen::reclaim::{Reclaimer, ScanControl, SWAP_CLUSTER_MAX};
+    for base in KERNELS {
+        let mut held = [0; 2];
+        for on in [false, true] {
+            let (mut k, t, task) = classic(with(base, "sync_io_always_frees_swap", on), 1024, 256, None);
+            k.m.cfg.zram_ratio = Some(3.0);
+            let child = k.m.reserve_mm(t);
+            let va = k.m.mmap(task, 1, vmf::WRITE, None);
+            k.step(Op::Store { task, vpn: va }).unwrap();
+            k.step(Op::Fork { task, child }).unwrap();
+            // the first scan finds the PTEs young (KEEP), the second reclaims to swap
+            for _ in 0..2 {
+                let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, Reclaimer::Direct, Some(t), usize::MAX);
+                k.p.shrink_inactive_list(&mut k.m, t, 0, Lru::InactiveAnon, 32, &mut sc);
+            }
+            assert_eq!(k.m.vmstat().get(Stat::Pswpout), 1, "{} on = {on}", base.label());
+            assert_eq!(k.step(Op::Load { task, vpn: va }), Ok(Access::Major));
+            assert_eq!(
+                k.step(Op::Load { task: child, vpn: va }),
+                Ok(Access::Minor),
+                "a swap-cache hit"
+            );
+            held[on as usize] = k.m.swap.nr_slots - k.m.swap.nr_free();
+            k.check().unwrap();
+        }
+        assert_eq!(held, [1, 0], "{}: slots held after both faults (off, on)", base.label());
+    }
+}

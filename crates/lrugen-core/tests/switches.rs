@@ -253,6 +253,9 @@ macro_rules! switch_tests {
             tested.push("pageout_ignore_references");
             // the classic LRU's alone: `switch_effects.rs`, `classic_ratelimited_stats_flush_deactivates_less`
             tested.push("reclaim_ratelimited_stats_flush");
+            // needs zram and a swap-cache hit: `switch_effects.rs`,
+            // `sync_io_always_frees_swap_frees_the_slot_on_a_swap_cache_hit`
+            tested.push("sync_io_always_frees_swap");
             // the variants' effects need read-ahead or a refault pattern the script lacks
             tested.push("readahead_placement");
             tested.push("refault_distance");
@@ -352,6 +355,7 @@ fn presets_are_the_kernels() {
         "memcg_reclaim_early_stop",
         "node_reclaim_stats",
         "workingset_activate_needs_workingset",
+        "sync_io_always_frees_swap",
     ];
     for n in kernel_switches() {
         assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");

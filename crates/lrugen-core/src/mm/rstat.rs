@@ -6,10 +6,12 @@
 //!
 //! - periodically, every `FLUSH_TIME` (2 s) from a delayed work item, whatever is pending
 //!   (`flush_memcg_stats_dwork`);
-//! - on demand by `mem_cgroup_flush_stats()`, only once enough updates are pending: more than
-//!   `MEMCG_CHARGE_BATCH` (64) per online CPU (6.1 counts them globally, in units of 64 per
-//!   CPU — `stats_flush_threshold`; 6.8 per memcg — `memcg_vmstats_needs_flush`; with one
-//!   workload memcg and the model's one CPU the two agree);
+//! - on demand by `mem_cgroup_flush_stats()`, only once enough updates are pending. The model
+//!   follows 6.1: each CPU's updates are counted in batches of more than `MEMCG_CHARGE_BATCH`
+//!   (64) into a global `stats_flush_threshold`, and a flush needs more batches than online CPUs
+//!   (with one CPU: two batches, about 130 updates). 6.8 counts per memcg and flushes past 64 per
+//!   CPU (`memcg_vmstats_needs_flush`); from 6.12 the reclaim path this matters for is
+//!   rate-limited anyway, so the difference is not modelled;
 //! - by `mem_cgroup_flush_stats_ratelimited()` (6.1's `mem_cgroup_flush_stats_delayed()`), as
 //!   on demand but only when the last flush is more than `2 * FLUSH_TIME` old.
 //!

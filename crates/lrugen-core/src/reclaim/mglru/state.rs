@@ -185,6 +185,13 @@ switches! {
     /// `pgscan_*`, `pgsteal_*` and `pgrefill` are lruvec statistics, counted in `/proc/vmstat`
     /// for memcg reclaim too. Off: the global events leave cgroup reclaim out.
     node_reclaim_stats,
+    /// 7.2 (Debian 7.2.13's `should_try_to_free_swap`, "Always try to free swap cache for
+    /// SWP_SYNCHRONOUS_IO devices"; first release unconfirmed): every swap fault on zram frees
+    /// the folio's swap slot once no other swap entry holds it, whether the folio was read or
+    /// found in the swap cache. Off (6.1–6.17): only a read of a slot that one PTE referenced
+    /// bypasses the swap cache and frees it ("skip swapcache" in `do_swap_page`); a swap-cache
+    /// hit keeps its slot.
+    sync_io_always_frees_swap,
     /// 7.2 (§17.1 row 24): a recent refault counts `workingset_activate` only if it also restores
     /// `PG_workingset` from the shadow, in a fault. Off (6.14–6.17): every recent refault in a
     /// fault counts it.
@@ -281,6 +288,7 @@ impl Switches {
         memcg_reclaim_early_stop: true,
         node_reclaim_stats: true,
         workingset_activate_needs_workingset: true,
+        sync_io_always_frees_swap: true,
         ..Switches::V6_17
     };
     /// MGLRU-FG v3 on top of the newest kernel preset (7.2): every `fg_*` switch on.
