@@ -83,18 +83,22 @@ pub fn load_dense_with(path: &Path, options: &ReadOptions) -> Result<DenseTrace,
     Ok(b.finish())
 }
 
-/// The dense ids given so far: a map from page key to id, growing with the
-/// distinct keys (not with the trace's length).
+/// The dense ids given so far: a map from page key to id (in order of first
+/// appearance), growing with the distinct keys (not with the trace's length),
+/// hashed with the readers' fast key hasher. For other streams of page keys
+/// that are numbered as the dense traces are (lrugen's typed trace replay).
 #[derive(Default)]
-struct Ids {
+pub struct DenseIds {
     ids: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
 }
 
-impl Ids {
+type Ids = DenseIds;
+
+impl DenseIds {
     /// The id of `key`, a new one for a key not seen before; `None` when a
-    /// new id would exceed the limit.
+    /// new id would exceed [`DenseTrace::MAX_UNIQUE`].
     #[inline]
-    fn id(&mut self, key: u64) -> Option<u32> {
+    pub fn id(&mut self, key: u64) -> Option<u32> {
         let next = self.ids.len();
         match self.ids.get(&key) {
             Some(&id) => Some(id),
@@ -108,8 +112,14 @@ impl Ids {
         }
     }
 
-    fn len(&self) -> u32 {
+    /// Distinct keys numbered so far.
+    pub fn len(&self) -> u32 {
         self.ids.len() as u32
+    }
+
+    /// Whether no key was numbered yet.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
     }
 }
 

@@ -84,7 +84,7 @@ pub mod testdata;
 mod text;
 
 pub use csv::{CsvParams, CsvReader, CLOUDPHYSICS_HEADER};
-pub use dense::{load_dense, load_dense_with, spill_dense, spill_dense_with, DenseTrace, SpilledTrace};
+pub use dense::{load_dense, load_dense_with, spill_dense, spill_dense_with, DenseIds, DenseTrace, SpilledTrace};
 pub use error::{Location, TraceError, TraceErrorKind};
 pub use format::TraceFormat;
 pub use iolog::{IologFile, IologReader, IOLOG_V2_HEADER, IOLOG_V3_HEADER, IOLOG_V3_TICK_NS};

@@ -137,7 +137,7 @@ pub fn load_trace_ops(
     let index = matches!(told, TraceFormat::Index32 | TraceFormat::Index64);
     let spill = |e: std::io::Error| WorkloadError(format!("{}: writing its temporary copy: {e}", path.display()));
     let mut w = IdFile::writer().map_err(spill)?;
-    let mut ids: [std::collections::HashMap<u64, u32>; 2] = Default::default();
+    let mut ids: [lrugen_trace::DenseIds; 2] = Default::default();
     let mut writes = false;
     while let Some(r) = records.next() {
         let r = r.map_err(err)?;
@@ -191,15 +191,14 @@ pub fn load_trace_ops(
                 ))
             })?;
             let m = &mut ids[file as usize];
-            let next = m.len() as u32;
-            if next == MAX_PAGES && !m.contains_key(&key) {
-                return Err(WorkloadError(format!(
+            let before = m.len();
+            let id = m.id(key).filter(|&id| id < MAX_PAGES).ok_or_else(|| {
+                WorkloadError(format!(
                     "{}: more than {MAX_PAGES} distinct pages of one kind",
                     path.display()
-                )));
-            }
-            let first = !m.contains_key(&key);
-            let id = *m.entry(key).or_insert(next);
+                ))
+            })?;
+            let first = m.len() > before;
             // an index record says no more than "this page": an anon page's first reference
             // stores to it (a load of an untouched anon page maps the zero page and holds no
             // memory), the later ones load
@@ -218,8 +217,8 @@ pub fn load_trace_ops(
     }
     Ok(TraceOps {
         refs,
-        nr_anon: ids[0].len() as u32,
-        nr_file: ids[1].len() as u32,
+        nr_anon: ids[0].len(),
+        nr_file: ids[1].len(),
         file_pages,
         writes,
     })
