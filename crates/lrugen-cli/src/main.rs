@@ -7,6 +7,7 @@ mod exp;
 mod kernel;
 mod out;
 mod traces;
+mod ycsb;
 
 use checks::{count, count32};
 use clap::{Args, Parser, Subcommand};
@@ -19,6 +20,9 @@ use lrugen::workload::{self, WorkloadSpec};
 use out::{out, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// Accesses (operations, requests) of a built-in workload when --accesses does not say.
+const DEFAULT_ACCESSES: u64 = 500_000;
 
 #[derive(Parser)]
 #[command(
@@ -96,8 +100,9 @@ struct RunArgs {
     /// machine, memcg and engine from the examples/ experiment of that name (change their
     /// parameters there, and run it with `lrugen exp`; --memory, --memcg-max, --swap, --jobs,
     /// --cpus and the devices still apply).
-    #[arg(long, value_name = "NAME", default_value = "file-read")]
-    workload: String,
+    /// Default: `file-read`, or `ycsb` when --ycsb is given.
+    #[arg(long, value_name = "NAME")]
+    workload: Option<String>,
     /// Policies to run, comma-separated: mglru (with --profile), mglru-fg, mglru@PROFILE (MGLRU
     /// with a profile of its own, e.g. mglru@7.2 or mglru@mglru-fg+fg_refault_distance=true),
     /// classic, lru, opt. `--policy mglru-fg,mglru@7.2,classic` compares FG with 7.2 and classic.
@@ -163,9 +168,10 @@ struct RunArgs {
     /// Access distribution: uniform, or zipf:THETA.
     #[arg(long, default_value = "zipf:0.9")]
     dist: String,
-    /// Accesses to issue (after populating, for anon).
-    #[arg(long, value_name = "N", default_value_t = 500_000, value_parser = count, allow_negative_numbers = true)]
-    accesses: u64,
+    /// Accesses to issue (after populating, for anon; default 500,000; ycsb: operations, default
+    /// the properties file's operationcount, else 500,000).
+    #[arg(long, value_name = "N", value_parser = count, allow_negative_numbers = true)]
+    accesses: Option<u64>,
     /// anon: fraction of accesses that are stores (default 0.3); fio: fraction of writes (default 0).
     #[arg(long, value_name = "F", allow_negative_numbers = true)]
     write_ratio: Option<f64>,
@@ -175,18 +181,25 @@ struct RunArgs {
     /// Print the workload memcg's memory.stat and memory.events, in the kernel's format.
     #[arg(long)]
     memory_stat: bool,
-    /// ycsb: core workload a..f.
-    #[arg(long, default_value = "a")]
-    ycsb: String,
+    /// ycsb: the core workload, a preset a..f (default a), or a YCSB workload properties file
+    /// (YCSB's -P, e.g. workloads/workloadb: recordcount, operationcount, threadcount,
+    /// maxexecutiontime, the proportions, requestdistribution, fieldcount, fieldlength, …;
+    /// docs/benchmarks.md lists what is modelled). Implies --workload ycsb.
+    #[arg(long, value_name = "PRESET|FILE")]
+    ycsb: Option<String>,
+    /// ycsb: set a YCSB property over the preset or file, as YCSB's -p does (repeatable), e.g.
+    /// --ycsb-property requestdistribution=uniform.
+    #[arg(long, value_name = "KEY=VALUE")]
+    ycsb_property: Vec<String>,
     /// ycsb: client tasks sharing the one table and its --accesses operations (YCSB's
-    /// threadcount; they run in virtual time, on the kernel policies; not with the insert
-    /// workloads d and e).
+    /// threadcount, default the properties' or 1; they run in virtual time, on the kernel
+    /// policies; not with the insert workloads d and e).
     /// --jobs N instead runs N copies of the whole benchmark, each with its own table.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = count32, allow_negative_numbers = true)]
-    threadcount: u32,
-    /// ycsb: records loaded.
-    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = count, allow_negative_numbers = true)]
-    records: u64,
+    #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
+    threadcount: Option<u32>,
+    /// ycsb: records loaded (default the properties' recordcount, else 100,000).
+    #[arg(long, value_name = "N", value_parser = count, allow_negative_numbers = true)]
+    records: Option<u64>,
     /// memtier: keys.
     #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = count, allow_negative_numbers = true)]
     keys: u64,
@@ -437,8 +450,21 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let compressed_pct = a.compressed_pct.unwrap_or(0);
     let parse_dist = || -> Result<Dist, String> { a.dist.parse().map_err(|e| format!("--dist: {e}")) };
     let size = size_arg("--size", &a.size)?;
+    let workload_name = a
+        .workload
+        .clone()
+        .unwrap_or_else(|| if a.ycsb.is_some() { "ycsb" } else { "file-read" }.to_string());
+    if a.workload.as_deref().is_some_and(|w| w != "ycsb") && (a.ycsb.is_some() || !a.ycsb_property.is_empty()) {
+        return Err(format!(
+            "--ycsb and --ycsb-property shape the ycsb workload; expected --workload ycsb, not {workload_name}"
+        ));
+    }
+    let accesses = a.accesses.unwrap_or(DEFAULT_ACCESSES);
+    let mut runtime_ms = a.runtime_ms;
+    // a benchmark's own input file is run as that benchmark: in virtual time, reported as it reports
+    let mut benchmark_input = false;
     let preset = match (&a.trace, &a.ops) {
-        (None, None) => preset(&a.workload)?,
+        (None, None) => preset(&workload_name)?,
         _ => None,
     };
     let mut trace_refs = None;
@@ -484,37 +510,50 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     } else if let Some(p) = &preset {
         (p.workload.clone(), None)
     } else {
-        let spec = match a.workload.as_str() {
+        let spec = match workload_name.as_str() {
             "file-read" => WorkloadSpec::FileRead {
                 files: a.files,
                 file_pages: size,
                 dist: parse_dist()?,
-                accesses: a.accesses,
+                accesses,
             },
             "anon" => WorkloadSpec::Anon {
                 compressed_pct,
                 pages: size,
                 write_ratio: a.write_ratio.unwrap_or(0.3),
                 dist: parse_dist()?,
-                accesses: a.accesses,
+                accesses,
             },
             "fio" => WorkloadSpec::Fio {
                 dist: a.dist.clone(),
                 file_pages: size,
-                accesses: a.accesses,
+                accesses,
                 write_ratio: a.write_ratio.unwrap_or(0.0),
             },
-            "ycsb" => WorkloadSpec::Ycsb {
-                workload: a.ycsb.clone(),
-                records: a.records,
-                operations: a.accesses,
-                threadcount: a.threadcount,
-            },
+            "ycsb" => {
+                let r = ycsb::run_spec(
+                    a.ycsb.as_deref(),
+                    &a.ycsb_property,
+                    a.records,
+                    a.accesses,
+                    DEFAULT_ACCESSES,
+                    a.threadcount,
+                )?;
+                runtime_ms = runtime_ms.or(r.runtime_ms);
+                benchmark_input = r.from_file;
+                if !r.ignored.is_empty() {
+                    eprintln!(
+                        "note: YCSB properties that change nothing the model simulates: {}",
+                        r.ignored.join(", ")
+                    );
+                }
+                r.spec
+            }
             "memtier" => WorkloadSpec::Memtier {
                 keys: a.keys,
                 value_bytes: a.value_bytes,
                 pattern: a.pattern.clone(),
-                requests: a.accesses,
+                requests: accesses,
                 compressed_pct,
             },
             other => {
@@ -567,7 +606,8 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let engine = if preset_engine.is_some()
         || a.jobs.is_some()
         || a.cpus.is_some()
-        || a.runtime_ms.is_some()
+        || runtime_ms.is_some()
+        || benchmark_input
         || a.device.is_some()
         || a.swap_device.is_some()
     {
@@ -578,7 +618,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             }
             e.cpus = c;
         }
-        if let Some(ms) = a.runtime_ms {
+        if let Some(ms) = runtime_ms {
             if ms == 0 {
                 return Err("--runtime-ms: expected at least 1 ms".into());
             }
@@ -694,11 +734,11 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         })
         .collect();
     // the model state each run needs at most, against the budget, before any run starts
-    let what = match (a.ops.as_ref().or(a.trace.as_ref()), &preset, a.workload.as_str()) {
+    let what = match (a.ops.as_ref().or(a.trace.as_ref()), &preset, workload_name.as_str()) {
         (Some(p), _, _) => format!("--trace {}", p.display()),
         (None, Some(_), w) => format!("--workload {w}"),
         (None, None, "file-read") => format!("--size {} (x --files {})", a.size, a.files),
-        (None, None, "ycsb") => format!("--records {}", a.records),
+        (None, None, "ycsb") => format!("--records {}", a.records.unwrap_or(ycsb::DEFAULT_RECORDS)),
         (None, None, "memtier") => format!("--keys {}", a.keys),
         (None, None, _) => format!("--size {}", a.size),
     };

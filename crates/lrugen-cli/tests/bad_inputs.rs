@@ -387,6 +387,95 @@ const CASES: &[Case] = &[
         2,
         &["--records", "too large"],
     ),
+    // --- YCSB properties files (issue #12): file, line and what was expected
+    case(
+        &["run", "--ycsb", "{d}/ycsb-unknown", "--accesses", "10"],
+        1,
+        &[
+            "{d}/ycsb-unknown:3",
+            "unknown YCSB property 'readproprtion'",
+            "readproportion",
+        ],
+    ),
+    case(
+        &["run", "--ycsb", "{d}/ycsb-badvalue", "--accesses", "10"],
+        1,
+        &["{d}/ycsb-badvalue:2", "updateproportion=lots", "expected a number"],
+    ),
+    case(
+        &["run", "--ycsb", "{d}/ycsb-target", "--accesses", "10"],
+        1,
+        &["{d}/ycsb-target:2", "target=1000", "not modelled"],
+    ),
+    case(
+        &["run", "--ycsb", "{d}/ycsb-fieldlen", "--accesses", "10"],
+        1,
+        &[
+            "{d}/ycsb-fieldlen:1",
+            "fieldlengthdistribution=zipfian",
+            "expected constant",
+        ],
+    ),
+    case(
+        &["run", "--ycsb", "{d}/ycsb-records", "--accesses", "10"],
+        1,
+        &["{d}/ycsb-records:1", "recordcount=many", "whole number"],
+    ),
+    case(
+        &["run", "--ycsb", "{d}/ycsb-class", "--accesses", "10"],
+        1,
+        &["{d}/ycsb-class:1", "CoreWorkload"],
+    ),
+    case(
+        &["run", "--ycsb", "{d}/ycsb-dist", "--accesses", "10"],
+        1,
+        &["{d}/ycsb-dist:1", "sequential", "expected uniform, zipfian"],
+    ),
+    case(
+        &["run", "--ycsb", "{d}/ycsb-escape", "--accesses", "10"],
+        1,
+        &["{d}/ycsb-escape:2", "\\u", "hexadecimal"],
+    ),
+    case(
+        &["run", "--ycsb", "{d}/no-such-workload", "--accesses", "10"],
+        1,
+        &[
+            "--ycsb {d}/no-such-workload",
+            "preset a, b, c, d, e or f",
+            "properties file",
+        ],
+    ),
+    case(
+        &[
+            "run",
+            "--ycsb",
+            "b",
+            "--ycsb-property",
+            "requestdistribution",
+            "--accesses",
+            "10",
+        ],
+        1,
+        &["--ycsb-property requestdistribution", "KEY=VALUE"],
+    ),
+    case(
+        &[
+            "run",
+            "--ycsb",
+            "b",
+            "--ycsb-property",
+            "maxscanlength=0",
+            "--accesses",
+            "10",
+        ],
+        1,
+        &["--ycsb-property", "maxscanlength=0", "at least 1"],
+    ),
+    case(
+        &["run", "--workload", "fio", "--ycsb", "b", "--accesses", "10"],
+        1,
+        &["--ycsb", "expected --workload ycsb"],
+    ),
     // --- bad policies, profiles, lru_gen bits, workloads
     case(
         &["run", "--policy", "lfu", "--accesses", "10"],
@@ -651,6 +740,14 @@ fn fixtures() -> PathBuf {
     w("badfg.toml", fg("reset_refs = 8").as_bytes());
     w("badfgkey.toml", fg("reset_ref = 0").as_bytes());
     w("bad.lis", b"100 8 0 1\n200 1 0 2\n300 eight 0 3\n400 1 0 4\n");
+    w("ycsb-unknown", b"recordcount=1000\n# typo below\nreadproprtion=0.5\n");
+    w("ycsb-badvalue", b"readproportion=0.5\nupdateproportion=lots\n");
+    w("ycsb-target", b"recordcount=1000\ntarget=1000\n");
+    w("ycsb-fieldlen", b"fieldlengthdistribution=zipfian\n");
+    w("ycsb-records", b"recordcount=many\n");
+    w("ycsb-class", b"workload=site.ycsb.workloads.TimeSeriesWorkload\n");
+    w("ycsb-dist", b"requestdistribution=sequential\n");
+    w("ycsb-escape", b"recordcount=100\nfieldnameprefix=\\u00zz\n");
     w("empty.lis", b"");
     // one ARC line asking for a run of 10^11 blocks
     w("huge.lis", b"0 99999999999 0 0\n");

@@ -760,3 +760,63 @@ fn ops_build_then_run_ops() {
         &["expected mglru or classic"],
     );
 }
+
+/// A YCSB workload properties file (`-P`, `tests/data/ycsb-hotspot.properties`, with a continued
+/// line and a `key : value`) runs as YCSB runs it: its record and operation counts, its
+/// workload, YCSB's text as output, the properties that change nothing named in a note; the
+/// measured read/update mix within 1 point of the file's proportions; `--ycsb-property` and an
+/// explicit `--accesses` win over the file.
+#[test]
+fn ycsb_properties_file_runs_as_ycsb_does() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ycsb-hotspot.properties");
+    let file = path_str(&file);
+    let o = lrugen(["run", "--ycsb", file, "--policy", "mglru", "--memcg-max", "6M"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "workload: YCSB core (fieldcount=10, fieldlength=100, hotspotdatafraction=0.1, hotspotopnfraction=0.9, \
+             insertproportion=0, readallfields=true, readproportion=0.7, requestdistribution=hotspot, \
+             scanproportion=0, updateproportion=0.3, writeallfields=false), 20000 records of 1000 B, 40000 operations\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        stderr(&o).contains(
+            "note: YCSB properties that change nothing the model simulates: measurementtype, mongodb.url, workload"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let count = |kind: &str| -> u64 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("[{kind}], Operations, ")))
+            .unwrap_or_else(|| panic!("no [{kind}] line in\n{out}"));
+        line.rsplit(", ").next().unwrap().parse().unwrap()
+    };
+    let (reads, updates) = (count("READ"), count("UPDATE"));
+    assert_eq!(reads + updates, 40_000);
+    let read_share = reads as f64 / 40_000.0;
+    assert!((read_share - 0.7).abs() < 0.01, "reads {read_share}");
+    assert!(out.contains("[OVERALL], Throughput(ops/sec), "), "{out}");
+
+    // -p over -P, and the command line's own count over the file's
+    let o = lrugen([
+        "run",
+        "--ycsb",
+        file,
+        "--ycsb-property",
+        "readproportion=1",
+        "--ycsb-property",
+        "updateproportion=0",
+        "--accesses",
+        "5000",
+        "--policy",
+        "mglru",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("[READ], Operations, 5000\n"), "{out}");
+    assert!(!out.contains("[UPDATE]"), "{out}");
+}

@@ -102,16 +102,21 @@ fn steps_of(w: &WorkloadSpec) -> Option<(u64, u64)> {
         WorkloadSpec::FileRead { accesses, .. } | WorkloadSpec::Fio { accesses, .. } => (*accesses, 1),
         WorkloadSpec::Anon { pages, accesses, .. } => (pages.saturating_add(*accesses), 1),
         WorkloadSpec::Ycsb {
-            workload, operations, ..
+            workload,
+            operations,
+            properties,
+            ..
         } => {
-            // an operation is a few page operations; a scan reads up to maxscanlength records
-            let w: crate::workload::gen::ycsb::YcsbWorkload = workload.parse().ok()?;
+            // an operation is a few page operations (a read and a write of a record's pages);
+            // a scan reads up to maxscanlength records
+            let w = crate::workload::ycsb_workload(workload, properties).ok()?;
+            let record = 2 * (w.record_bytes().div_ceil(4096) + 1);
             let scan = if w.scan > 0.0 {
-                (w.max_scan_length as u64 * crate::workload::YCSB_RECORD_BYTES).div_ceil(4096) + 1
+                (w.max_scan_length as u64 * w.record_bytes()).div_ceil(4096) + 1
             } else {
                 0
             };
-            (*operations, 4 + scan)
+            (*operations, record.max(4) + scan)
         }
         WorkloadSpec::Memtier {
             keys,
@@ -266,6 +271,7 @@ mod tests {
             records: 1_000_000_000,
             operations: 500_000,
             threadcount: 1,
+            properties: Default::default(),
         };
         let e = estimate(&cfg(w, 1 << 28, PolicyKind::Lru), None);
         assert!(e.bytes > 1 << 30, "{}", human(e.bytes));

@@ -354,6 +354,7 @@ fn requests_span_their_page_operations() {
         records: 2_000,
         operations: 1_000,
         threadcount: 1,
+        properties: Default::default(),
     };
     let e = run(w, PolicyKind::Classic, 4_096, 1, 1, "nvme");
     let total: u64 = e.requests.iter().map(|q| q.count).sum();
@@ -484,6 +485,7 @@ fn ycsb_clients_share_one_table() {
         records: 8_000,
         operations: 8_000,
         threadcount,
+        properties: Default::default(),
     };
     let shared = run(ycsb(4), PolicyKind::Mglru, 1_024, 1, 2, "nvme");
     let copies = run(ycsb(1), PolicyKind::Mglru, 1_024, 4, 2, "nvme");
@@ -520,4 +522,74 @@ fn ycsb_clients_share_one_table() {
     lru.policy = PolicyKind::Lru;
     let e = sim::run(&lru, None, &mut |_, _| {}).unwrap_err().to_string();
     assert!(e.contains("need a kernel policy"), "{e}");
+}
+
+/// A YCSB workload given by its properties (`requestdistribution=hotspot` with 10 % of the data
+/// taking 90 % of the requests, 70 % reads and 30 % updates): the run's measured read/update mix
+/// (the engine's request counts) within 1 point of the proportions, and the key distribution of
+/// the stream the run replays (the first page of each request, in tenths of the table) within
+/// 1 point of the distribution's own: 90 % in the hot tenth, 10 %/9 in each other.
+#[test]
+fn ycsb_properties_mix_and_key_distribution() {
+    let props: std::collections::BTreeMap<String, String> = [
+        ("readproportion", "0.7"),
+        ("updateproportion", "0.3"),
+        ("requestdistribution", "hotspot"),
+        ("hotspotdatafraction", "0.1"),
+        ("hotspotopnfraction", "0.9"),
+        // one field per update (YCSB's default), records of 4 fields of 1 KiB
+        ("fieldcount", "4"),
+        ("fieldlength", "1024"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let (records, operations) = (10_000u64, 100_000u64);
+    let w = WorkloadSpec::Ycsb {
+        workload: "core".into(),
+        records,
+        operations,
+        threadcount: 1,
+        properties: props,
+    };
+    let e = run(w.clone(), PolicyKind::Mglru, 8_192, 1, 1, "nvme");
+    let count = |k: &str| e.requests.iter().find(|q| q.kind == k).map_or(0, |q| q.count);
+    let (reads, updates) = (count("READ"), count("UPDATE"));
+    assert_eq!(reads + updates, operations, "{:?}", e.requests);
+    let share = reads as f64 / operations as f64;
+    assert!((share - 0.7).abs() < 0.01, "read share {share}");
+    // a read reads the whole 4 KiB record (one page), an update writes one 1 KiB field of it
+    assert_eq!(
+        e.ops, operations,
+        "4 KiB records at 4 KiB offsets: one page per operation"
+    );
+
+    let cfg = RunConfig::new(
+        MachineConfig::simple(16_384, 0),
+        MemcgConfig::default(),
+        w.clone(),
+        PolicyKind::Mglru,
+    );
+    let (mut m, t) = lrugen::sim::build_machine(&cfg).unwrap();
+    let mut s = lrugen::workload::Stream::new(&w, &mut m, t, 7, None).unwrap();
+    let mut tenths = [0u64; 10];
+    let mut first = true;
+    while let Some(step) = s.next() {
+        let req = s.request().expect("every YCSB step belongs to a request");
+        if first {
+            // one page per record: the page is the key number
+            tenths[(u64::from(step.key) * 10 / records) as usize] += 1;
+        }
+        first = req.last;
+    }
+    let n: u64 = tenths.iter().sum();
+    assert_eq!(n, operations);
+    for (i, &c) in tenths.iter().enumerate() {
+        let want = if i == 0 { 0.9 } else { 0.1 / 9.0 };
+        let got = c as f64 / n as f64;
+        assert!(
+            (got - want).abs() < 0.01,
+            "tenth {i}: {got} of the requests, expected {want}"
+        );
+    }
 }

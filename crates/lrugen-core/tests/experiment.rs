@@ -714,3 +714,49 @@ fn engine_kswapd_mode_is_a_key() {
         .to_string();
     assert!(err.contains("thread") && err.contains("inline"), "{err}");
 }
+
+/// A YCSB workload in an experiment file takes YCSB's properties as TOML values of any scalar
+/// kind (kept as the text YCSB reads); a bad one is refused when the file is read, naming it.
+#[test]
+fn ycsb_properties_in_an_experiment() {
+    let text = |props: &str| {
+        format!(
+            "policies = [\"mglru\"]\n[memcg]\nmax = 1000\n[workload]\nkind = \"ycsb\"\nworkload = \"core\"\n\
+             records = 1000\noperations = 100\nproperties = {{ {props} }}\n"
+        )
+    };
+    let e = parse(&text(
+        "readproportion = 0.7, updateproportion = \"0.3\", fieldcount = 4, readallfields = false",
+    ))
+    .unwrap();
+    let WorkloadSpec::Ycsb {
+        properties, workload, ..
+    } = &e.points[0].config.workload
+    else {
+        panic!("{:?}", e.points[0].config.workload)
+    };
+    assert_eq!(workload, "core");
+    let got: Vec<(&str, &str)> = properties.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("fieldcount", "4"),
+            ("readallfields", "false"),
+            ("readproportion", "0.7"),
+            ("updateproportion", "0.3")
+        ]
+    );
+    let w = lrugen::workload::ycsb_workload(workload, properties).unwrap();
+    assert_eq!(
+        (w.read, w.update, w.field_count, w.read_all_fields),
+        (0.7, 0.3, 4, false)
+    );
+    let msg = match parse(&text("requestdistribution = \"sequential\"")) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("sequential accepted"),
+    };
+    assert!(
+        msg.contains("requestdistribution=sequential") && msg.contains("not modelled"),
+        "{msg}"
+    );
+}

@@ -460,15 +460,19 @@ pub fn task_streams(
             match w {
                 // YCSB's threadcount: clients sharing one table, its operations split among them
                 WorkloadSpec::Ycsb {
+                    workload,
                     records,
                     operations,
                     threadcount,
-                    ..
+                    properties,
                 } if *threadcount > 1 => {
                     w.validate().map_err(|e| RunError::Config(e.to_string()))?;
                     let c = u64::from(*threadcount);
                     let share = |i: u64| operations / c + u64::from(i < operations % c);
-                    let pages = crate::workload::ycsb_table_pages(*records, *operations);
+                    let bytes = crate::workload::ycsb_workload(workload, properties)
+                        .map_err(|e| RunError::Config(e.to_string()))?
+                        .record_bytes();
+                    let pages = crate::workload::ycsb_table_pages(*records, *operations, bytes);
                     let table = m.create_file("usertable", pages, crate::mm::pagecache::Advice::Normal);
                     for i in 0..c {
                         let task = m.create_mm(t);

@@ -216,7 +216,8 @@ pub enum WorkloadSpec {
     /// YCSB core workload (`a`..`f`) on records of 1,000 bytes stored in order in a data file read
     /// and written through the page cache.
     Ycsb {
-        /// `a`..`f`.
+        /// The preset `a`..`f`, or `core` for YCSB's `CoreWorkload` defaults (95 % reads,
+        /// 5 % updates, uniform), which `properties` then change.
         workload: String,
         /// Records loaded.
         records: u64,
@@ -229,6 +230,17 @@ pub enum WorkloadSpec {
         /// refused, as their clients would share YCSB's insert counter.
         #[serde(default = "one", skip_serializing_if = "is_one")]
         threadcount: u32,
+        /// YCSB properties set over the preset, under YCSB's names, as `-p key=value` sets them
+        /// (`requestdistribution`, `readproportion`, `fieldlength`, …; see
+        /// [`gen::ycsb::YcsbWorkload::with_properties`]). A YCSB properties file becomes
+        /// `workload = "core"`, its `recordcount`, `operationcount` and `threadcount` as the fields
+        /// above and the rest here (`lrugen run --ycsb FILE`).
+        #[serde(
+            default,
+            skip_serializing_if = "std::collections::BTreeMap::is_empty",
+            deserialize_with = "property_values"
+        )]
+        properties: std::collections::BTreeMap<String, String>,
     },
     /// memtier against a key-value server holding `keys` values of `value_bytes` in anonymous
     /// memory: populate sequentially (not measured), then GETs with the key pattern.
@@ -382,8 +394,50 @@ fn set_compressed_pct(m: &mut Machine, task: u32, p: u8) {
     }
 }
 
-/// Bytes of a YCSB record (10 fields of 100 bytes).
-pub const YCSB_RECORD_BYTES: u64 = 1000;
+/// YCSB properties from an experiment file: values as strings, numbers or booleans (TOML's
+/// `fieldcount = 4` and `readallfields = true` as well as `"4"`), kept as the text YCSB reads.
+fn property_values<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<std::collections::BTreeMap<String, String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Value {
+        Text(String),
+        Int(i64),
+        Float(f64),
+        Bool(bool),
+    }
+    let m = std::collections::BTreeMap::<String, Value>::deserialize(d)?;
+    Ok(m.into_iter()
+        .map(|(k, v)| {
+            let v = match v {
+                Value::Text(s) => s,
+                Value::Int(i) => i.to_string(),
+                Value::Float(f) => f.to_string(),
+                Value::Bool(b) => b.to_string(),
+            };
+            (k, v)
+        })
+        .collect())
+}
+
+/// The YCSB core workload of a [`WorkloadSpec::Ycsb`]'s `workload` and `properties`.
+pub fn ycsb_workload(
+    workload: &str,
+    properties: &std::collections::BTreeMap<String, String>,
+) -> Result<gen::ycsb::YcsbWorkload, WorkloadError> {
+    let base = if workload.trim().eq_ignore_ascii_case("core") {
+        gen::ycsb::YcsbWorkload::core_defaults()
+    } else {
+        workload.parse().map_err(|e: gen::GenError| {
+            WorkloadError(format!("ycsb workload: {e}, or core (CoreWorkload's defaults)"))
+        })?
+    };
+    let (w, _) = base
+        .with_properties(properties)
+        .map_err(|e| WorkloadError(format!("ycsb: {e}")))?;
+    Ok(w)
+}
 
 impl WorkloadSpec {
     /// Check the parameters (sizes, ratios) without building anything, so that a bad workload is
@@ -442,8 +496,9 @@ impl WorkloadSpec {
                 records,
                 operations,
                 threadcount,
+                properties,
             } => {
-                let w = parse_gen::<gen::ycsb::YcsbWorkload>(workload, "ycsb workload")?;
+                let w = ycsb_workload(workload, properties)?;
                 if *threadcount == 0 {
                     return Err(WorkloadError("ycsb threadcount: expected at least 1 client".into()));
                 }
@@ -454,9 +509,12 @@ impl WorkloadSpec {
                          inserts (a, b, c, f) or threadcount 1"
                     )));
                 }
-                let pages = (records.saturating_add(*operations)).saturating_mul(YCSB_RECORD_BYTES) / 4096 + 1;
+                let pages = (records.saturating_add(*operations)).saturating_mul(w.record_bytes()) / 4096 + 1;
                 if *records == 0 || pages > u32::MAX as u64 {
-                    return Err(WorkloadError(format!("ycsb: {records} records is out of range")));
+                    return Err(WorkloadError(format!(
+                        "ycsb: {records} records of {} bytes (and room for {operations} inserts) is out of range",
+                        w.record_bytes()
+                    )));
                 }
                 Ok(())
             }
@@ -576,7 +634,15 @@ impl WorkloadSpec {
             WorkloadSpec::Anon { pages, .. } => *pages,
             WorkloadSpec::Trace { .. } => 0,
             WorkloadSpec::Fio { file_pages, .. } => *file_pages,
-            WorkloadSpec::Ycsb { records, .. } => records * YCSB_RECORD_BYTES / 4096 + 1,
+            WorkloadSpec::Ycsb {
+                workload,
+                records,
+                properties,
+                ..
+            } => {
+                let bytes = ycsb_workload(workload, properties).map_or(1000, |w| w.record_bytes());
+                records.saturating_mul(bytes) / 4096 + 1
+            }
             WorkloadSpec::Memtier { keys, value_bytes, .. } => (keys * value_bytes).div_ceil(4096),
             WorkloadSpec::Build {
                 processes_per_job,
@@ -660,13 +726,21 @@ impl WorkloadSpec {
                 records,
                 operations,
                 threadcount,
+                properties,
             } => {
                 let clients = if *threadcount > 1 {
                     format!(", {threadcount} clients sharing the table")
                 } else {
                     String::new()
                 };
-                format!("YCSB {workload}, {records} records of 1 KB, {operations} operations{clients}")
+                let props = if properties.is_empty() {
+                    String::new()
+                } else {
+                    let kv: Vec<String> = properties.iter().map(|(k, v)| format!("{k}={}", v.trim())).collect();
+                    format!(" ({})", kv.join(", "))
+                };
+                let bytes = ycsb_workload(workload, properties).map_or(1000, |w| w.record_bytes());
+                format!("YCSB {workload}{props}, {records} records of {bytes} B, {operations} operations{clients}")
             }
             WorkloadSpec::Memtier {
                 keys,
@@ -899,8 +973,8 @@ impl std::error::Error for WorkloadError {}
 
 /// Whether a trace is replayed as buffered reads (the default, left out when serialized).
 /// Pages of a YCSB table of `records` records with room for `operations` inserts.
-pub fn ycsb_table_pages(records: u64, operations: u64) -> u64 {
-    (records + operations) * YCSB_RECORD_BYTES / 4096 + 1
+pub fn ycsb_table_pages(records: u64, operations: u64, record_bytes: u64) -> u64 {
+    (records + operations) * record_bytes / 4096 + 1
 }
 
 fn is_one(v: &u32) -> bool {
@@ -1134,10 +1208,19 @@ impl Stream {
                 })
             }
             WorkloadSpec::Ycsb {
-                records, operations, ..
+                workload,
+                records,
+                operations,
+                properties,
+                ..
             } => {
                 spec.validate()?;
-                let file = m.create_file("usertable", ycsb_table_pages(*records, *operations), Advice::Normal);
+                let bytes = ycsb_workload(workload, properties)?.record_bytes();
+                let file = m.create_file(
+                    "usertable",
+                    ycsb_table_pages(*records, *operations, bytes),
+                    Advice::Normal,
+                );
                 Self::ycsb_client(spec, seed, task, file, *operations)
             }
             WorkloadSpec::Memtier {
@@ -1238,14 +1321,15 @@ impl Stream {
             workload,
             records,
             operations: total,
+            properties,
             ..
         } = spec
         else {
             return Err(WorkloadError("not a YCSB workload".into()));
         };
-        let w: gen::ycsb::YcsbWorkload = parse_gen(workload, "ycsb workload")?;
+        let w = ycsb_workload(workload, properties)?;
         let g = gen::ycsb::YcsbGen::new(&w, *records, seed).map_err(|e| WorkloadError(e.0))?;
-        let pages = ycsb_table_pages(*records, *total);
+        let pages = ycsb_table_pages(*records, *total, w.record_bytes());
         Ok(Stream {
             kind: StreamKind::Ycsb {
                 task,
@@ -1383,43 +1467,53 @@ impl Stream {
                         return None;
                     }
                     *remaining -= 1;
-                    let page = |k: u64| (k * YCSB_RECORD_BYTES) / 4096;
                     let (t, f) = (*task, *file);
-                    let rd = |p: u64| {
-                        (
-                            Op::Read {
-                                task: t,
-                                file: f,
-                                index: p,
-                            },
-                            p as u32,
-                        )
-                    };
-                    let wr = |p: u64| {
-                        (
-                            Op::Write {
-                                task: t,
-                                file: f,
-                                index: p,
-                            },
-                            p as u32,
-                        )
-                    };
                     let op = gen.next();
                     *kind = ycsb_name(&op);
+                    // the table holds record k at k × recordsize; a read or update touches the
+                    // pages of the bytes it transfers: the whole record, or one field of it
+                    let w = gen.workload();
+                    let (rb, fl, read_all, write_all) = (
+                        w.record_bytes(),
+                        u64::from(w.field_length),
+                        w.read_all_fields,
+                        w.write_all_fields,
+                    );
+                    let mut span = |k: u64, all: bool| {
+                        if all {
+                            page_span(k * rb, rb)
+                        } else {
+                            page_span(k * rb + u64::from(gen.next_field()) * fl, fl)
+                        }
+                    };
+                    let mut push = |(a, b): (u64, u64), write: bool| {
+                        for p in a..=b {
+                            let op = if write {
+                                Op::Write {
+                                    task: t,
+                                    file: f,
+                                    index: p,
+                                }
+                            } else {
+                                Op::Read {
+                                    task: t,
+                                    file: f,
+                                    index: p,
+                                }
+                            };
+                            pending.push_back((op, p as u32));
+                        }
+                    };
                     match op {
-                        gen::ycsb::YcsbOp::Read(k) => pending.push_back(rd(page(k))),
-                        gen::ycsb::YcsbOp::Update(k) | gen::ycsb::YcsbOp::Insert(k) => pending.push_back(wr(page(k))),
+                        gen::ycsb::YcsbOp::Read(k) => push(span(k, read_all), false),
+                        gen::ycsb::YcsbOp::Update(k) => push(span(k, write_all), true),
+                        // an insert writes every field
+                        gen::ycsb::YcsbOp::Insert(k) => push(span(k, true), true),
                         gen::ycsb::YcsbOp::ReadModifyWrite(k) => {
-                            pending.push_back(rd(page(k)));
-                            pending.push_back(wr(page(k)));
+                            push(span(k, read_all), false);
+                            push(span(k, write_all), true);
                         }
-                        gen::ycsb::YcsbOp::Scan(k, n) => {
-                            let (a, b) = page_span(k * YCSB_RECORD_BYTES, n as u64 * YCSB_RECORD_BYTES);
-                            for p in a..=b {
-                                pending.push_back(rd(p));
-                            }
-                        }
+                        gen::ycsb::YcsbOp::Scan(k, n) => push(page_span(k * rb, u64::from(n) * rb), false),
                     }
                 }
                 self.done += 1;

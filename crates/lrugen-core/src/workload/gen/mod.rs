@@ -14,13 +14,15 @@
 
 pub mod fio;
 pub mod memtier;
+pub mod properties;
 pub mod ycsb;
 
 pub use fio::{FioDist, FioGen, Zone, ZoneAbs};
 pub use memtier::{KeyPattern, KeyPatterns, MemtierGen};
 pub use ycsb::{
-    CounterGenerator, ExponentialGenerator, HotspotGenerator, RequestDistribution, ScrambledZipfianGenerator,
-    SkewedLatestGenerator, UniformGenerator, YcsbGen, YcsbOp, YcsbWorkload, ZipfianGenerator,
+    CounterGenerator, ExponentialGenerator, HotspotGenerator, PropertyEffect, RequestDistribution,
+    ScrambledZipfianGenerator, SkewedLatestGenerator, UniformGenerator, YcsbGen, YcsbOp, YcsbWorkload,
+    ZipfianGenerator,
 };
 
 /// A bad generator parameter or specification, with a message naming what was expected.

@@ -505,6 +505,12 @@ pub struct YcsbWorkload {
     /// (`recordcount + ⌊operationcount · insertproportion · 2⌋ + 1` keys); `None` takes the record
     /// count.
     pub operation_count: Option<u64>,
+    /// `readallfields` (default true): a read (and the read of a read-modify-write) fetches the
+    /// whole record; false fetches one field chosen uniformly.
+    pub read_all_fields: bool,
+    /// `writeallfields` (default false): an update writes one field chosen uniformly; true writes
+    /// the whole record.
+    pub write_all_fields: bool,
 }
 
 impl YcsbWorkload {
@@ -523,7 +529,15 @@ impl YcsbWorkload {
             field_count: 10,
             field_length: 100,
             operation_count: None,
+            read_all_fields: true,
+            write_all_fields: false,
         }
+    }
+
+    /// `CoreWorkload` with no property set: 95 % reads, 5 % updates, `uniform`, ten fields of
+    /// 100 bytes (YCSB's defaults; what a properties file starts from when it names no preset).
+    pub fn core_defaults() -> Self {
+        Self::core('-', [0.95, 0.05, 0.0, 0.0, 0.0], RequestDistribution::Uniform)
     }
 
     /// A preset by letter: A (50% read / 50% update, zipfian), B (95/5), C (read only),
@@ -557,6 +571,12 @@ impl YcsbWorkload {
                 "YCSB operation proportions {mix:?} must be non-negative and not all zero"
             )));
         }
+        if self.field_count == 0 || self.field_length == 0 {
+            return Err(GenError(format!(
+                "YCSB records of {} fields of {} bytes: expected at least one field of at least one byte",
+                self.field_count, self.field_length
+            )));
+        }
         if self.min_scan_length == 0 || self.max_scan_length < self.min_scan_length {
             return Err(GenError(format!(
                 "YCSB scan lengths {}..={} must satisfy 1 ≤ min ≤ max",
@@ -579,6 +599,237 @@ impl YcsbWorkload {
             }
             _ => Ok(()),
         }
+    }
+}
+
+/// What a YCSB property did to the workload ([`YcsbWorkload::with_properties`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PropertyEffect {
+    /// It set a parameter of the workload.
+    Applied,
+    /// It changes nothing lrugen models: a measurement or output setting, a database binding's
+    /// setting (`mongodb.url`), a parameter of a distribution not in use, key naming
+    /// (`insertorder`, `zeropadding`: the table holds records in key-number order whatever their
+    /// names).
+    Ignored,
+}
+
+/// The properties of a YCSB run that are not the workload's: `recordcount`, `operationcount`,
+/// `threadcount` and `maxexecutiontime` (seconds), which lrugen takes as the run's records,
+/// operations, clients and runtime.
+pub const RUN_PROPERTIES: [&str; 4] = ["recordcount", "operationcount", "threadcount", "maxexecutiontime"];
+
+/// Properties of YCSB's own that change nothing lrugen models (measurement, status and export
+/// settings, key naming, insertion retries).
+const IGNORED_PROPERTIES: [&str; 13] = [
+    "table",
+    "db",
+    "measurementtype",
+    "exporter",
+    "exportfile",
+    "fieldnameprefix",
+    "zeropadding",
+    "insertorder",
+    "dataintegrity",
+    "reportlatencyforeacherror",
+    "latencytrackederrors",
+    "core_workload_insertion_retry_limit",
+    "core_workload_insertion_retry_interval",
+];
+
+/// Prefixes of YCSB's own dotted properties; any other dotted key is a database binding's.
+const CORE_PREFIXES: [&str; 6] = [
+    "measurement.",
+    "histogram.",
+    "hdrhistogram.",
+    "timeseries.",
+    "status.",
+    "exponential.",
+];
+
+fn prop_f64(key: &str, value: &str) -> Result<f64, GenError> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| GenError(format!("{key}={value}: expected a number")))
+}
+
+fn prop_u32(key: &str, value: &str) -> Result<u32, GenError> {
+    value
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|&v| v >= 1)
+        .ok_or_else(|| GenError(format!("{key}={value}: expected a whole number of at least 1")))
+}
+
+fn prop_bool(key: &str, value: &str) -> Result<bool, GenError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(GenError(format!("{key}={value}: expected true or false"))),
+    }
+}
+
+impl YcsbWorkload {
+    /// The workload of a YCSB run started from `self` (a preset, or [`Self::core_defaults`] for
+    /// a properties file alone) with `properties` set, as `-P workloadX -p key=value` sets them
+    /// (the map holds each key once, the last given). Returns each property's effect, in key
+    /// order. Refused by name: another workload class, `requestdistribution=sequential`,
+    /// `fieldlengthdistribution` other than `constant` (records of varying size), `target`
+    /// (throttling), `insertstart`/`insertcount` (a load split among YCSB processes),
+    /// `dotransactions=false` (a load phase alone), and any key YCSB's `CoreWorkload` does not
+    /// know; [`RUN_PROPERTIES`] are the caller's to take out first.
+    pub fn with_properties(
+        &self,
+        properties: &std::collections::BTreeMap<String, String>,
+    ) -> Result<(YcsbWorkload, Vec<(String, PropertyEffect)>), GenError> {
+        let mut w = self.clone();
+        if !properties.is_empty() {
+            w.name = '-';
+        }
+        // the distribution first: its parameters may be given before it
+        if let Some(v) = properties.get("requestdistribution") {
+            w.request_distribution = match v.trim() {
+                "sequential" => return Err(GenError(format!(
+                    "requestdistribution={v}: not modelled; expected uniform, zipfian, latest, hotspot or exponential"
+                ))),
+                d => d
+                    .parse()
+                    .map_err(|e: GenError| GenError(format!("requestdistribution: {e}")))?,
+            };
+        }
+        let mut effects = Vec::with_capacity(properties.len());
+        for (key, value) in properties {
+            let effect = w.set_property(key, value)?;
+            effects.push((key.clone(), effect));
+        }
+        w.validate()?;
+        Ok((w, effects))
+    }
+
+    fn set_property(&mut self, key: &str, value: &str) -> Result<PropertyEffect, GenError> {
+        use PropertyEffect::*;
+        let v = value.trim();
+        match key {
+            "requestdistribution" => {}
+            "workload" => {
+                if !matches!(
+                    v,
+                    "site.ycsb.workloads.CoreWorkload" | "com.yahoo.ycsb.workloads.CoreWorkload"
+                ) {
+                    return Err(GenError(format!(
+                        "workload={value}: only YCSB's CoreWorkload is modelled; expected site.ycsb.workloads.CoreWorkload"
+                    )));
+                }
+                return Ok(Ignored);
+            }
+            "readproportion"
+            | "updateproportion"
+            | "insertproportion"
+            | "scanproportion"
+            | "readmodifywriteproportion" => {
+                let p = prop_f64(key, value)?;
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(GenError(format!("{key}={value}: expected a proportion in [0, 1]")));
+                }
+                *match key {
+                    "readproportion" => &mut self.read,
+                    "updateproportion" => &mut self.update,
+                    "insertproportion" => &mut self.insert,
+                    "scanproportion" => &mut self.scan,
+                    _ => &mut self.read_modify_write,
+                } = p;
+            }
+            "hotspotdatafraction" | "hotspotopnfraction" => match &mut self.request_distribution {
+                RequestDistribution::Hotspot {
+                    data_fraction,
+                    opn_fraction,
+                } => {
+                    let f = prop_f64(key, value)?;
+                    *if key == "hotspotdatafraction" {
+                        data_fraction
+                    } else {
+                        opn_fraction
+                    } = f;
+                }
+                _ => return Ok(Ignored),
+            },
+            "exponential.percentile" | "exponential.frac" => match &mut self.request_distribution {
+                RequestDistribution::Exponential { percentile, frac } => {
+                    let f = prop_f64(key, value)?;
+                    *if key == "exponential.percentile" {
+                        percentile
+                    } else {
+                        frac
+                    } = f;
+                }
+                _ => return Ok(Ignored),
+            },
+            "minscanlength" => self.min_scan_length = prop_u32(key, value)?,
+            "maxscanlength" => self.max_scan_length = prop_u32(key, value)?,
+            "scanlengthdistribution" => {
+                self.scan_length_zipfian = match v {
+                    "uniform" => false,
+                    "zipfian" => true,
+                    _ => {
+                        return Err(GenError(format!(
+                            "scanlengthdistribution={value}: expected uniform or zipfian"
+                        )))
+                    }
+                }
+            }
+            "fieldcount" => self.field_count = prop_u32(key, value)?,
+            "fieldlength" => self.field_length = prop_u32(key, value)?,
+            "fieldlengthdistribution" => {
+                if v != "constant" {
+                    return Err(GenError(format!(
+                        "fieldlengthdistribution={value}: records of varying size are not modelled; expected constant"
+                    )));
+                }
+            }
+            "readallfields" => self.read_all_fields = prop_bool(key, value)?,
+            "writeallfields" => self.write_all_fields = prop_bool(key, value)?,
+            "dotransactions" => {
+                if !prop_bool(key, value)? {
+                    return Err(GenError(format!(
+                        "dotransactions={value}: a load phase alone is not modelled; expected true"
+                    )));
+                }
+                return Ok(Ignored);
+            }
+            "target" => {
+                return Err(GenError(format!(
+                    "target={value}: throttled runs (a target throughput) are not modelled"
+                )))
+            }
+            "insertstart" | "insertcount" => {
+                return Err(GenError(format!(
+                    "{key}={value}: a load split among several YCSB processes is not modelled"
+                )))
+            }
+            _ if RUN_PROPERTIES.contains(&key) => {
+                return Err(GenError(format!(
+                    "{key} is a property of the run, not of the workload (records, operations, threadcount, runtime)"
+                )))
+            }
+            _ if IGNORED_PROPERTIES.contains(&key) => return Ok(Ignored),
+            _ if key.contains('.') && !CORE_PREFIXES.iter().any(|p| key.starts_with(p)) => return Ok(Ignored),
+            _ if CORE_PREFIXES[..5].iter().any(|p| key.starts_with(p)) => return Ok(Ignored),
+            _ => {
+                return Err(GenError(format!(
+                    "unknown YCSB property '{key}': expected one of CoreWorkload's (readproportion, \
+                     updateproportion, insertproportion, scanproportion, readmodifywriteproportion, \
+                     requestdistribution, hotspotdatafraction, hotspotopnfraction, exponential.percentile, \
+                     exponential.frac, minscanlength, maxscanlength, scanlengthdistribution, fieldcount, \
+                     fieldlength, fieldlengthdistribution, readallfields, writeallfields, recordcount, \
+                     operationcount, threadcount, maxexecutiontime) or a database binding's (a dotted name)"
+                )))
+            }
+        }
+        Ok(Applied)
     }
 }
 
@@ -649,6 +900,7 @@ pub struct YcsbGen {
     keys: KeyChooser,
     scan_length: ScanLength,
     inserts: CounterGenerator,
+    fields: UniformGenerator,
 }
 
 impl YcsbGen {
@@ -717,7 +969,15 @@ impl YcsbGen {
             keys,
             scan_length,
             inserts: CounterGenerator::new(record_count),
+            fields: UniformGenerator::new(0, w.field_count as u64 - 1, sub_seed(seed, 3)),
         })
+    }
+
+    /// YCSB's `fieldchooser`: the field (0-based) a one-field read or update touches, uniform
+    /// over `fieldcount`.
+    #[inline]
+    pub fn next_field(&mut self) -> u32 {
+        self.fields.next_value() as u32
     }
 
     /// The workload.
@@ -1164,5 +1424,93 @@ mod tests {
         let share = (0..draws).filter(|_| key(g.next()) == hot).count() as f64 / draws as f64;
         let want = 1.0 / ScrambledZipfianGenerator::ZETAN;
         assert!((share - want).abs() < 0.05 * want, "{share} vs {want}");
+    }
+
+    fn props(kv: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+        kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    /// YCSB's own workload files give the presets: CoreWorkload's defaults with workloada's and
+    /// workloade's properties are presets A and E (but for the name); properties override a
+    /// preset; a distribution's parameters apply given before or after it.
+    #[test]
+    fn properties_give_the_presets() {
+        let a = props(&[
+            ("workload", "site.ycsb.workloads.CoreWorkload"),
+            ("readallfields", "true"),
+            ("readproportion", "0.5"),
+            ("updateproportion", "0.5"),
+            ("scanproportion", "0"),
+            ("insertproportion", "0"),
+            ("requestdistribution", "zipfian"),
+        ]);
+        let (w, effects) = YcsbWorkload::core_defaults().with_properties(&a).unwrap();
+        assert_eq!(
+            w,
+            YcsbWorkload {
+                name: '-',
+                ..YcsbWorkload::preset('a').unwrap()
+            }
+        );
+        assert_eq!(effects[0], ("insertproportion".into(), PropertyEffect::Applied));
+        assert!(effects.contains(&("workload".into(), PropertyEffect::Ignored)));
+        let e = props(&[
+            ("readproportion", "0"),
+            ("updateproportion", "0"),
+            ("scanproportion", "0.95"),
+            ("insertproportion", "0.05"),
+            ("requestdistribution", "zipfian"),
+            ("maxscanlength", "100"),
+            ("scanlengthdistribution", "uniform"),
+        ]);
+        let (w, _) = YcsbWorkload::core_defaults().with_properties(&e).unwrap();
+        assert_eq!(
+            w,
+            YcsbWorkload {
+                name: '-',
+                ..YcsbWorkload::preset('e').unwrap()
+            }
+        );
+        // hotspot's parameters, in key order before the distribution's key
+        let (w, _) = YcsbWorkload::preset('b')
+            .unwrap()
+            .with_properties(&props(&[
+                ("hotspotdatafraction", "0.05"),
+                ("requestdistribution", "hotspot"),
+            ]))
+            .unwrap();
+        assert_eq!(
+            w.request_distribution,
+            RequestDistribution::Hotspot {
+                data_fraction: 0.05,
+                opn_fraction: 0.8
+            }
+        );
+        assert_eq!((w.read, w.update), (0.95, 0.05), "B's mix stays");
+        // parameters of a distribution not in use change nothing
+        let (w, effects) = YcsbWorkload::preset('b')
+            .unwrap()
+            .with_properties(&props(&[("exponential.frac", "0.5")]))
+            .unwrap();
+        assert_eq!(w.request_distribution, RequestDistribution::Zipfian);
+        assert_eq!(effects, [("exponential.frac".into(), PropertyEffect::Ignored)]);
+        // a binding's settings are ignored, a misspelt core key is refused, bad combinations too
+        assert!(YcsbWorkload::core_defaults()
+            .with_properties(&props(&[("rocksdb.dir", "/tmp/x")]))
+            .is_ok());
+        for (k, v, needle) in [
+            ("readproprtion", "0.5", "unknown YCSB property"),
+            ("exponential.percentle", "90", "unknown YCSB property"),
+            ("readproportion", "1.5", "[0, 1]"),
+            ("readallfields", "yes", "true or false"),
+            ("minscanlength", "2000", "1 ≤ min ≤ max"),
+            ("recordcount", "10", "property of the run"),
+            ("insertstart", "10", "not modelled"),
+        ] {
+            let e = YcsbWorkload::core_defaults()
+                .with_properties(&props(&[(k, v)]))
+                .unwrap_err();
+            assert!(e.0.contains(needle), "{k}={v}: {e}");
+        }
     }
 }
