@@ -228,10 +228,13 @@ struct RunArgs {
     /// --accesses than fit).
     #[arg(long, value_name = "MS", value_parser = count, allow_negative_numbers = true)]
     runtime_ms: Option<u64>,
-    /// Virtual-time engine: storage device preset (nvme, sata-ssd, hdd, mmc, ramdisk).
+    /// Virtual-time engine: storage device preset (nvme, sata-ssd, hdd, mmc, ramdisk), fixed
+    /// latency, or with a latency distribution: nvme:lognormal=0.3 (median the preset's, σ 0.3),
+    /// nvme:exponential (mean the preset's).
     #[arg(long, value_name = "PRESET")]
     device: Option<String>,
-    /// Virtual-time engine: swap device preset (nvme, sata-ssd, hdd, mmc, ramdisk, zram).
+    /// Virtual-time engine: swap device preset (nvme, sata-ssd, hdd, mmc, ramdisk, zram; with
+    /// :lognormal=SIGMA or :exponential as --device).
     #[arg(long, value_name = "PRESET")]
     swap_device: Option<String>,
     /// Print /sys/kernel/debug/lru_gen and lru_gen_full at the end of each MGLRU run.

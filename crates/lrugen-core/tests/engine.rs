@@ -593,3 +593,51 @@ fn ycsb_properties_mix_and_key_distribution() {
         );
     }
 }
+
+/// Percentiles that resolve a latency distribution: every read misses (distinct pages, one
+/// job, no queueing) on an NVMe device whose latency is log-normal with median 80 µs and
+/// σ = 0.25, so a read takes 3 µs of CPU + 1,365 ns of transfer + 80 µs · e^(σZ). Over 60,000
+/// reads p50, p90, p99 and the mean are within 1 % of the analytic values (the sampling error
+/// of the empirical p99 is about 0.3 % here), the distribution is not a point (p99.9 > p99 >
+/// p90), and the same seed gives the same histogram, another seed another.
+#[test]
+fn latency_percentiles_match_a_known_distribution() {
+    let t = distinct_trace(60_000);
+    let w = WorkloadSpec::Trace {
+        path: t.0.clone(),
+        format: None,
+        access: Default::default(),
+    };
+    let e = run(w.clone(), PolicyKind::Mglru, 64, 1, 1, "nvme:lognormal=0.25");
+    assert_eq!(e.misses, 60_000);
+    let fixed = 3_000.0 + 1_365.0;
+    let q = |z: f64| fixed + 80_000.0 * (0.25 * z).exp();
+    for (p, z) in [(50.0, 0.0), (90.0, 1.281_552), (99.0, 2.326_348)] {
+        let got = e.clat.percentile(p) as f64;
+        assert!(near(got, q(z), 0.01), "p{p}: {got} vs {}", q(z));
+    }
+    let mean = fixed + 80_000.0 * (0.25f64 * 0.25 / 2.0).exp();
+    assert!(near(e.clat.mean_ns, mean, 0.01), "mean {} vs {mean}", e.clat.mean_ns);
+    assert!(e.clat.percentile(99.9) > e.clat.percentile(99.0));
+    assert!(e.clat.percentile(99.0) > e.clat.percentile(90.0));
+    let again = run(w.clone(), PolicyKind::Mglru, 64, 1, 1, "nvme:lognormal=0.25");
+    assert_eq!(again.clat, e.clat);
+    let mut cfg = RunConfig::new(
+        MachineConfig::simple(64 * 4 + 16_384, 0),
+        MemcgConfig {
+            max: Some(64),
+            ..Default::default()
+        },
+        w,
+        PolicyKind::Mglru,
+    );
+    cfg.engine = Some(EngineConfig {
+        cpus: 1,
+        storage: DeviceSpec::preset("nvme:lognormal=0.25").unwrap(),
+        costs: exact_costs(),
+        ..Default::default()
+    });
+    cfg.seed = 2;
+    let other = sim::run(&cfg, None, &mut |_, _| {}).unwrap().engine.unwrap();
+    assert_ne!(other.clat, e.clat, "the device's draws follow the run's seed");
+}

@@ -192,8 +192,40 @@ pub fn write_files(r: &Results, dir: &Path) -> Result<(), ExpError> {
     Ok(())
 }
 
+/// A duration of `ns` nanoseconds with three significant digits in the unit that keeps them
+/// (`950 ns`, `81.2 µs`, `1.23 ms`, `12.0 s`), and `ci` (ns), if any, at the same precision.
+pub fn duration_text(ns: f64, ci: Option<f64>) -> String {
+    let (scale, unit) = match ns.abs() {
+        x if x < 999.5 => (1.0, "ns"),
+        x if x < 999_500.0 => (1e3, "µs"),
+        x if x < 999_500_000.0 => (1e6, "ms"),
+        _ => (1e9, "s"),
+    };
+    let v = ns / scale;
+    let decimals = match v.abs() {
+        x if x >= 99.95 || scale == 1.0 => 0,
+        x if x >= 9.995 => 1,
+        _ => 2,
+    };
+    match ci {
+        Some(c) if c > 0.0 => format!("{v:.decimals$} ± {:.decimals$} {unit}", c / scale),
+        _ => format!("{v:.decimals$} {unit}"),
+    }
+}
+
 /// A metric's mean ± CI as a table cell.
 fn cell_text(metric: &str, s: &Summary) -> String {
+    // times: three significant digits in their own unit
+    let time_scale = if metric.ends_with("_us") {
+        Some(1e3)
+    } else if metric.ends_with("_ms") {
+        Some(1e6)
+    } else {
+        None
+    };
+    if let Some(k) = time_scale {
+        return duration_text(s.mean * k, s.ci95.map(|c| c * k));
+    }
     if metric == "hit_ratio" {
         match s.ci95 {
             Some(c) => format!("{:.2}% ± {:.2}", s.mean * 100.0, c * 100.0),
@@ -314,4 +346,27 @@ pub fn table(r: &Results) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duration_text;
+
+    /// Three significant digits in the unit that keeps them, the CI at the mean's precision.
+    #[test]
+    fn durations_keep_three_significant_digits() {
+        for (ns, ci, want) in [
+            (950.0, None, "950 ns"),
+            (999.4, None, "999 ns"),
+            (999.6, None, "1.00 µs"),
+            (1_234.0, None, "1.23 µs"),
+            (81_234.0, Some(456.0), "81.2 ± 0.5 µs"),
+            (181_000.0, Some(0.0), "181 µs"),
+            (1_234_567.0, Some(12_345.0), "1.23 ± 0.01 ms"),
+            (12_000_000_000.0, None, "12.0 s"),
+            (0.0, None, "0 ns"),
+        ] {
+            assert_eq!(duration_text(ns, ci), want, "{ns}");
+        }
+    }
 }

@@ -156,8 +156,19 @@ pub fn metrics_of(r: &RunResult) -> (Metrics, Series) {
         put("bw_mib_s", e.bytes_per_sec / (1024.0 * 1024.0));
         put("clat_mean_us", e.clat.mean_ns / 1000.0);
         put("clat_p50_us", e.clat.percentile(50.0) as f64 / 1000.0);
+        put("clat_p90_us", e.clat.percentile(90.0) as f64 / 1000.0);
         put("clat_p99_us", e.clat.percentile(99.0) as f64 / 1000.0);
         put("clat_p99_9_us", e.clat.percentile(99.9) as f64 / 1000.0);
+        put("clat_max_us", e.clat.max_ns as f64 / 1000.0);
+        // the benchmark's requests (YCSB operations, memtier GETs), all kinds together
+        if e.request_latency.count > 0 {
+            let l = &e.request_latency;
+            put("req_p50_us", l.percentile(50.0) as f64 / 1000.0);
+            put("req_p90_us", l.percentile(90.0) as f64 / 1000.0);
+            put("req_p99_us", l.percentile(99.0) as f64 / 1000.0);
+            put("req_p99_9_us", l.percentile(99.9) as f64 / 1000.0);
+            put("req_max_us", l.max_ns as f64 / 1000.0);
+        }
         put("direct_reclaim_ms", e.direct_reclaim_ns as f64 / 1e6);
         put("kswapd_ms", e.kswapd_ns as f64 / 1e6);
         // the benchmark's own throughput: YCSB operations or memtier requests, else I/Os

@@ -116,6 +116,10 @@ pub struct EngineConfig {
     /// with the others instead of the first to finish its operations leaving the memcg to the
     /// rest. A task whose stream ends sooner stops sooner.
     pub runtime_ns: u64,
+    /// Seed of the devices' latency draws ([`crate::mm::device::ServiceTime`]); `sim::run` sets
+    /// it from the run's seed.
+    #[serde(skip)]
+    pub seed: u64,
 }
 
 impl Default for EngineConfig {
@@ -128,6 +132,7 @@ impl Default for EngineConfig {
             think_ns: 0,
             kswapd: KswapdMode::Task,
             runtime_ns: 0,
+            seed: 0,
         }
     }
 }
@@ -216,6 +221,8 @@ pub struct EngineResult {
     /// the task was ready for its first page operation to the completion of its last. Empty for
     /// workloads whose every operation is a request (fio).
     pub requests: Vec<RequestStats>,
+    /// The latency of all those requests together (empty when there are none).
+    pub request_latency: LatencyStats,
     /// CPU time of direct reclaim (tasks stalled reclaiming), ns.
     pub direct_reclaim_ns: u64,
     /// CPU time of kswapd, ns.
@@ -319,8 +326,9 @@ pub fn run_sampled<P: Policy>(
 ) -> EngineResult {
     let mut steps = 0u64;
     let c = &cfg.costs;
-    let mut storage = Device::new(cfg.storage.clone());
-    let mut swapdev = Device::new(cfg.swap_device.clone());
+    let mix = crate::workload::dist::mix64;
+    let mut storage = Device::seeded(cfg.storage.clone(), mix(cfg.seed ^ 0x0570_7a6e));
+    let mut swapdev = Device::seeded(cfg.swap_device.clone(), mix(cfg.seed ^ 0x05a7_a9de));
     let zram = cfg.swap_device.compression_ratio.is_some();
     let mut cpu_free = vec![0u64; cfg.cpus.max(1) as usize];
     let mut hist = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("histogram bounds");
@@ -340,6 +348,7 @@ pub fn run_sampled<P: Policy>(
     // the request in progress per task (its ready time), and a histogram per request kind
     let mut req_start: Vec<Option<u64>> = vec![None; ntasks];
     let mut req_hist: Vec<(&'static str, Histogram<u64>)> = Vec::new();
+    let mut req_all = Histogram::new_from(&hist);
     while let Some(Reverse((ready, i))) = heap.pop() {
         if i >= ntasks {
             // one balance_pgdat pass of kswapd on node i - ntasks
@@ -496,6 +505,7 @@ pub fn run_sampled<P: Policy>(
                         }
                     };
                     h.record((done - since).max(1)).expect("latency within bounds");
+                    req_all.record((done - since).max(1)).expect("latency within bounds");
                 }
             }
         }
@@ -525,6 +535,7 @@ pub fn run_sampled<P: Policy>(
         r.bytes_per_sec = r.iops * 4096.0;
     }
     r.clat = LatencyStats::of(&hist);
+    r.request_latency = LatencyStats::of(&req_all);
     req_hist.sort_by_key(|x| x.0);
     r.requests = req_hist
         .iter()

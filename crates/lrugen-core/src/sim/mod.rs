@@ -378,11 +378,16 @@ fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_
             cfg.policy.name()
         )));
     }
-    let default_engine = engine::EngineConfig::default();
-    let ecfg = cfg
+    let seeded = cfg
         .engine
-        .as_ref()
-        .or(if mix || clients { Some(&default_engine) } else { None });
+        .clone()
+        .or(if mix || clients {
+            Some(engine::EngineConfig::default())
+        } else {
+            None
+        })
+        .map(|e| engine::EngineConfig { seed: cfg.seed, ..e });
+    let ecfg = seeded.as_ref();
     if let (Some(ecfg), true) = (ecfg, cfg.policy.is_kernel()) {
         if cfg.jobs == 0 {
             return Err(RunError::Config("jobs must be at least 1".into()));

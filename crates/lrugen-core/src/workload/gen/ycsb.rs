@@ -693,9 +693,11 @@ impl YcsbWorkload {
         // the distribution first: its parameters may be given before it
         if let Some(v) = properties.get("requestdistribution") {
             w.request_distribution = match v.trim() {
-                "sequential" => return Err(GenError(format!(
+                "sequential" => {
+                    return Err(GenError(format!(
                     "requestdistribution={v}: not modelled; expected uniform, zipfian, latest, hotspot or exponential"
-                ))),
+                )))
+                }
                 d => d
                     .parse()
                     .map_err(|e: GenError| GenError(format!("requestdistribution: {e}")))?,
