@@ -181,6 +181,12 @@ struct RunArgs {
     /// Print the workload memcg's memory.stat and memory.events, in the kernel's format.
     #[arg(long)]
     memory_stat: bool,
+    /// A fio job file (`[global]` and job sections: rw, size, numjobs, iodepth with
+    /// ioengine=io_uring, random_distribution, time_based, runtime, ramp_time, rwmixread,
+    /// fadvise_hint, …; docs/benchmarks.md lists what is modelled), run in virtual time and
+    /// reported as fio reports it. --jobs, --runtime-ms, --cpus and the devices still apply.
+    #[arg(long, value_name = "JOB.fio", conflicts_with_all = ["trace", "ops", "workload", "ycsb"])]
+    fio: Option<PathBuf>,
     /// ycsb: the core workload, a preset a..f (default a), or a YCSB workload properties file
     /// (YCSB's -P, e.g. workloads/workloadb: recordcount, operationcount, threadcount,
     /// maxexecutiontime, the proportions, requestdistribution, fieldcount, fieldlength, …;
@@ -466,6 +472,9 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let mut runtime_ms = a.runtime_ms;
     // a benchmark's own input file is run as that benchmark: in virtual time, reported as it reports
     let mut benchmark_input = false;
+    // a job file's ramp_time and numjobs
+    let mut ramp_ns = 0;
+    let mut fio_jobs = None;
     let preset = match (&a.trace, &a.ops) {
         (None, None) => preset(&workload_name)?,
         _ => None,
@@ -512,6 +521,29 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         }
     } else if let Some(p) = &preset {
         (p.workload.clone(), None)
+    } else if let Some(job) = &a.fio {
+        let shown = job.display();
+        let text = std::fs::read_to_string(job).map_err(|e| format!("--fio {shown}: {e}"))?;
+        let run = workload::gen::fiojob::JobFile::parse(&text)
+            .and_then(|f| f.to_run())
+            .map_err(|e| match e.line {
+                0 => format!("{shown}: {}", e.message),
+                l => format!("{shown}:{l}: {}", e.message),
+            })?;
+        if !run.ignored.is_empty() {
+            eprintln!(
+                "note: fio options that change nothing the model simulates: {}",
+                run.ignored.join(", ")
+            );
+        }
+        for n in &run.notes {
+            eprintln!("note: {n}");
+        }
+        runtime_ms = runtime_ms.or(run.runtime_ns.map(|ns| ns.div_ceil(1_000_000)));
+        ramp_ns = run.ramp_ns.unwrap_or(0);
+        fio_jobs = Some(run.jobs);
+        benchmark_input = true;
+        (run.workload, None)
     } else {
         let spec = match workload_name.as_str() {
             "file-read" => WorkloadSpec::FileRead {
@@ -532,6 +564,9 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 file_pages: size,
                 accesses,
                 write_ratio: a.write_ratio.unwrap_or(0.0),
+                sequential: false,
+                iodepth: 1,
+                fadvise_hint: "1".into(),
             },
             "ycsb" => {
                 let r = ycsb::run_spec(
@@ -621,6 +656,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             }
             e.cpus = c;
         }
+        e.ramp_ns = ramp_ns;
         if let Some(ms) = runtime_ms {
             if ms == 0 {
                 return Err("--runtime-ms: expected at least 1 ms".into());
@@ -637,7 +673,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     } else {
         None
     };
-    let jobs = a.jobs.or(preset.as_ref().map(|p| p.jobs)).unwrap_or(1);
+    let jobs = a.jobs.or(fio_jobs).or(preset.as_ref().map(|p| p.jobs)).unwrap_or(1);
     if jobs == 0 {
         return Err("--jobs: expected at least 1 job".into());
     }
@@ -654,6 +690,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let tasks = match &spec {
         WorkloadSpec::Mix { parts } => parts.iter().map(|p| p.jobs).sum::<u32>() * jobs,
         WorkloadSpec::Ycsb { threadcount, .. } => threadcount * jobs,
+        WorkloadSpec::Fio { iodepth, .. } => iodepth * jobs,
         _ => jobs,
     };
     let mut left_out = Vec::new();
@@ -670,7 +707,11 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         }
     }
     // (a mix and YCSB clients run under the engine's defaults when no engine flag is given)
-    let runs_tasks = engine.is_some() || matches!(spec, WorkloadSpec::Mix { .. } | WorkloadSpec::Ycsb { .. });
+    let runs_tasks = engine.is_some()
+        || matches!(
+            spec,
+            WorkloadSpec::Mix { .. } | WorkloadSpec::Ycsb { .. } | WorkloadSpec::Fio { iodepth: 2.., .. }
+        );
     if runs_tasks && tasks > 1 {
         left_out = policies.iter().filter(|p| !p.is_kernel()).map(|p| p.name()).collect();
         policies.retain(|p| p.is_kernel());
@@ -740,6 +781,10 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let what = match (a.ops.as_ref().or(a.trace.as_ref()), &preset, workload_name.as_str()) {
         (Some(p), _, _) => format!("--trace {}", p.display()),
         (None, Some(_), w) => format!("--workload {w}"),
+        (None, None, _) if a.fio.is_some() => format!(
+            "--fio {}",
+            a.fio.as_ref().map_or(String::new(), |p| p.display().to_string())
+        ),
         (None, None, "file-read") => format!("--size {} (x --files {})", a.size, a.files),
         (None, None, "ycsb") => format!("--records {}", a.records.unwrap_or(ycsb::DEFAULT_RECORDS)),
         (None, None, "memtier") => format!("--keys {}", a.keys),

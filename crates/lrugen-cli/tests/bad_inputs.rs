@@ -476,6 +476,33 @@ const CASES: &[Case] = &[
         1,
         &["--ycsb", "expected --workload ycsb"],
     ),
+    // --- fio job files (issue #12): file, line and what was expected
+    case(
+        &["run", "--fio", "{d}/bs.fio"],
+        1,
+        &["{d}/bs.fio:3", "bs=16k", "only 4 KiB"],
+    ),
+    case(
+        &["run", "--fio", "{d}/direct.fio"],
+        1,
+        &["{d}/direct.fio:4", "direct=1", "page cache"],
+    ),
+    case(
+        &["run", "--fio", "{d}/unknown.fio"],
+        1,
+        &["{d}/unknown.fio:3", "'frobnicate'", "expected one of rw, bs"],
+    ),
+    case(
+        &["run", "--fio", "{d}/nojob.fio"],
+        1,
+        &["{d}/nojob.fio", "no job section"],
+    ),
+    case(&["run", "--fio", "{d}/no-such.fio"], 1, &["--fio {d}/no-such.fio"]),
+    case(
+        &["run", "--fio", "{d}/bs.fio", "--workload", "fio"],
+        2,
+        &["--fio", "--workload"],
+    ),
     // --- bad policies, profiles, lru_gen bits, workloads
     case(
         &["run", "--policy", "lfu", "--accesses", "10"],
@@ -740,6 +767,10 @@ fn fixtures() -> PathBuf {
     w("badfg.toml", fg("reset_refs = 8").as_bytes());
     w("badfgkey.toml", fg("reset_ref = 0").as_bytes());
     w("bad.lis", b"100 8 0 1\n200 1 0 2\n300 eight 0 3\n400 1 0 4\n");
+    w("bs.fio", b"[j]\nsize=1m\nbs=16k\n");
+    w("direct.fio", b"[global]\ndirect=0\n[j]\ndirect=1\nsize=1m\n");
+    w("unknown.fio", b"[j]\nsize=1m\nfrobnicate=1\n");
+    w("nojob.fio", b"[global]\nsize=1m\n");
     w("ycsb-unknown", b"recordcount=1000\n# typo below\nreadproprtion=0.5\n");
     w("ycsb-badvalue", b"readproportion=0.5\nupdateproportion=lots\n");
     w("ycsb-target", b"recordcount=1000\ntarget=1000\n");

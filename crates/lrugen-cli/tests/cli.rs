@@ -820,3 +820,43 @@ fn ycsb_properties_file_runs_as_ycsb_does() {
     assert!(out.contains("[READ], Operations, 5000\n"), "{out}");
     assert!(!out.contains("[UPDATE]"), "{out}");
 }
+
+/// A fio job file (`tests/data/randread.fio`: `[global]` inherited, io_uring at iodepth 4,
+/// `time_based` with `runtime=300ms` after `ramp_time=100ms`) runs as fio runs it: 2 jobs, the
+/// measured window the runtime alone (the ramp is lead-in time), fio's text as output, the
+/// options that change nothing named in a note; the same file gives the same bytes twice.
+#[test]
+fn fio_job_file_runs_as_fio_does() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/randread.fio");
+    let args = [
+        "run",
+        "--fio",
+        path_str(&file),
+        "--policy",
+        "mglru",
+        "--memcg-max",
+        "48M",
+    ];
+    let o = lrugen(args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("workload: fio randrw zipf:0.8 (0% writes), 64 MiB file, 1600000 I/Os, iodepth 4\n"),
+        "{out}"
+    );
+    assert!(out.contains("mglru: (groupid=0, jobs=2): err= 0\n"), "{out}");
+    let read = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("read: IOPS="))
+        .expect("a read line");
+    assert!(
+        read.ends_with("/300msec)"),
+        "the measured window is the runtime: {read}"
+    );
+    assert!(
+        stderr(&o).contains("note: fio options that change nothing the model simulates: group_reporting, norandommap"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stdout(&lrugen(args)), out, "deterministic");
+}

@@ -149,6 +149,8 @@ struct RawEngine {
     kswapd: Option<crate::sim::engine::KswapdMode>,
     /// fio's `time_based` + `runtime`, in ms of virtual time.
     runtime_ms: Option<u64>,
+    /// fio's `ramp_time`, in ms of virtual time: not measured.
+    ramp_ms: Option<u64>,
 }
 
 /// The whole file, as written (with spans for the checks made after decoding). The sections are
@@ -729,6 +731,9 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
                     return Err(("engine.runtime_ms".into(), "expected at least 1 ms".into()));
                 }
                 c.runtime_ns = v.saturating_mul(1_000_000);
+            }
+            if let Some(v) = e.ramp_ms {
+                c.ramp_ns = v.saturating_mul(1_000_000);
             }
             Some(c)
         }

@@ -116,6 +116,9 @@ pub struct EngineConfig {
     /// with the others instead of the first to finish its operations leaving the memcg to the
     /// rest. A task whose stream ends sooner stops sooner.
     pub runtime_ns: u64,
+    /// fio's `ramp_time`: operations that start before this virtual time (ns) run but are not
+    /// measured (throughput, latency and the operation counts are of the rest); 0: none.
+    pub ramp_ns: u64,
     /// Seed of the devices' latency draws ([`crate::mm::device::ServiceTime`]); `sim::run` sets
     /// it from the run's seed.
     #[serde(skip)]
@@ -132,6 +135,7 @@ impl Default for EngineConfig {
             think_ns: 0,
             kswapd: KswapdMode::Task,
             runtime_ns: 0,
+            ramp_ns: 0,
             seed: 0,
         }
     }
@@ -402,6 +406,8 @@ pub fn run_sampled<P: Policy>(
             continue;
         }
         let Some(step) = tasks[i].next() else { continue };
+        // fio's ramp_time: run, cost, but do not record
+        let ramping = ready < cfg.ramp_ns;
         if let Op::Think { ns, .. } = step.op {
             // pure delay: no CPU, no kernel work
             heap.push(Reverse((ready + ns, i)));
@@ -482,7 +488,7 @@ pub fn run_sampled<P: Policy>(
             }
             continue; // the task stops
         }
-        if step.measure {
+        if step.measure && !ramping {
             hist.record((done - ready).max(1)).expect("latency within bounds");
             r.ops += 1;
             match res {
@@ -557,6 +563,11 @@ pub fn run_sampled<P: Policy>(
 
 /// fio-like text of a result: `read: IOPS=…, BW=…` and the completion-latency percentiles.
 pub fn format_fio(name: &str, r: &EngineResult) -> String {
+    format_fio_jobs(name, r, r.tasks)
+}
+
+/// [`format_fio`] of a run of `jobs` fio jobs (each with its I/Os in flight as tasks).
+pub fn format_fio_jobs(name: &str, r: &EngineResult, jobs: u32) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
     let iops = if r.iops >= 1000.0 {
@@ -566,7 +577,7 @@ pub fn format_fio(name: &str, r: &EngineResult) -> String {
     };
     let mib = r.bytes_per_sec / (1024.0 * 1024.0);
     let mb = r.bytes_per_sec / 1e6;
-    let _ = writeln!(o, "{name}: (groupid=0, jobs={}): err= 0", r.tasks);
+    let _ = writeln!(o, "{name}: (groupid=0, jobs={jobs}): err= 0");
     let _ = writeln!(
         o,
         "  read: IOPS={iops}, BW={mib:.1}MiB/s ({mb:.1}MB/s)({}MiB/{}msec)",
@@ -700,6 +711,8 @@ pub fn format_bench(name: &str, workload: &crate::workload::WorkloadSpec, r: &En
     match workload {
         WorkloadSpec::Ycsb { .. } => format!("{name}: YCSB\n{}", format_ycsb(r)),
         WorkloadSpec::Memtier { value_bytes, .. } => format!("{name}: memtier\n{}", format_memtier(r, *value_bytes)),
+        // fio counts jobs, not the in-flight I/Os of each
+        WorkloadSpec::Fio { iodepth, .. } if *iodepth > 1 => format_fio_jobs(name, r, r.tasks / iodepth),
         _ => format_fio(name, r),
     }
 }

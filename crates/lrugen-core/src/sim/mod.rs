@@ -370,11 +370,12 @@ fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_
     }
     // YCSB clients sharing a table run as tasks in virtual time, as a mix does (the engine's
     // defaults when none is configured)
-    let clients = matches!(cfg.workload, WorkloadSpec::Ycsb { threadcount, .. } if threadcount > 1);
+    let clients = matches!(cfg.workload, WorkloadSpec::Ycsb { threadcount, .. } if threadcount > 1)
+        || matches!(cfg.workload, WorkloadSpec::Fio { iodepth, .. } if iodepth > 1);
     if clients && !cfg.policy.is_kernel() {
         return Err(RunError::Config(format!(
-            "policy {} replays one page stream; YCSB clients sharing a table (threadcount > 1) run \
-             as tasks and need a kernel policy (mglru or classic)",
+            "policy {} replays one page stream; YCSB clients sharing a table (threadcount > 1) and \
+             fio's I/Os in flight (iodepth > 1) run as tasks and need a kernel policy (mglru or classic)",
             cfg.policy.name()
         )));
     }
@@ -482,6 +483,28 @@ pub fn task_streams(
                     for i in 0..c {
                         let task = m.create_mm(t);
                         streams.push(Stream::ycsb_client(w, next_seed(), task, table, share(i))?);
+                    }
+                }
+                // fio's iodepth: in-flight I/Os of one job on its one file, its I/Os split among them
+                WorkloadSpec::Fio {
+                    file_pages,
+                    accesses,
+                    iodepth,
+                    sequential,
+                    fadvise_hint,
+                    ..
+                } if *iodepth > 1 => {
+                    w.validate().map_err(|e| RunError::Config(e.to_string()))?;
+                    let advice = crate::workload::fio_advice(fadvise_hint, *sequential)
+                        .map_err(|e| RunError::Config(e.to_string()))?;
+                    let c = u64::from(*iodepth);
+                    let share = |i: u64| accesses / c + u64::from(i < accesses % c);
+                    let file = m.create_file("fio.0.0", *file_pages, advice);
+                    let seed = next_seed();
+                    for i in 0..c {
+                        let task = m.create_mm(t);
+                        let s = crate::workload::dist::mix64(seed ^ i);
+                        streams.push(Stream::fio_slot(w, s, task, file, share(i), i as u32, *iodepth)?);
                     }
                 }
                 _ => streams.push(Stream::new(w, m, t, next_seed(), trace.clone())?),

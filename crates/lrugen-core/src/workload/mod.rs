@@ -212,6 +212,20 @@ pub enum WorkloadSpec {
         /// Fraction of writes (`rwmixwrite`/100); 0 for `randread`.
         #[serde(default)]
         write_ratio: f64,
+        /// Sequential offsets (`rw=read`, `write`, `rw`), wrapping at the end of the file,
+        /// instead of `dist`'s random ones.
+        #[serde(default, skip_serializing_if = "is_false")]
+        sequential: bool,
+        /// I/Os in flight per job (`iodepth` of `ioengine=io_uring`, whose buffered reads that
+        /// miss are served by io-wq workers in parallel): that many tasks on the job's one file,
+        /// its I/Os split among them (a sequential job's in-flight I/Os take consecutive blocks).
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        iodepth: u32,
+        /// fio's `fadvise_hint`: `"1"` (fio's default: `POSIX_FADV_RANDOM` for random I/O,
+        /// `POSIX_FADV_SEQUENTIAL` for sequential), `"0"` (no hint: read-ahead as usual),
+        /// `"random"`, `"sequential"`, `"normal"`.
+        #[serde(default = "fio_default_fadvise", skip_serializing_if = "is_fio_default_fadvise")]
+        fadvise_hint: String,
     },
     /// YCSB core workload (`a`..`f`) on records of 1,000 bytes stored in order in a data file read
     /// and written through the page cache.
@@ -479,9 +493,16 @@ impl WorkloadSpec {
                 dist,
                 file_pages,
                 write_ratio,
+                sequential,
+                iodepth,
+                fadvise_hint,
                 ..
             } => {
                 parse_gen::<gen::fio::FioDist>(dist, "fio dist")?;
+                fio_advice(fadvise_hint, *sequential)?;
+                if *iodepth == 0 {
+                    return Err(WorkloadError("fio iodepth: expected at least 1".into()));
+                }
                 if *file_pages == 0 || *file_pages > u32::MAX as u64 {
                     return Err(WorkloadError(format!(
                         "fio file of {file_pages} pages: expected 1..={}",
@@ -716,11 +737,30 @@ impl WorkloadSpec {
                 file_pages,
                 accesses,
                 write_ratio,
-            } => format!(
-                "fio randrw {dist} ({:.0}% writes), {} MiB file, {accesses} I/Os",
-                write_ratio * 100.0,
-                file_pages * 4 / 1024
-            ),
+                sequential,
+                iodepth,
+                fadvise_hint,
+            } => {
+                let pattern = if *sequential {
+                    "rw sequential".to_string()
+                } else {
+                    format!("randrw {dist}")
+                };
+                let depth = if *iodepth > 1 {
+                    format!(", iodepth {iodepth}")
+                } else {
+                    String::new()
+                };
+                let hint = match fadvise_hint.as_str() {
+                    "1" => String::new(),
+                    h => format!(", fadvise_hint={h}"),
+                };
+                format!(
+                    "fio {pattern} ({:.0}% writes), {} MiB file, {accesses} I/Os{depth}{hint}",
+                    write_ratio * 100.0,
+                    file_pages * 4 / 1024
+                )
+            }
             WorkloadSpec::Ycsb {
                 workload,
                 records,
@@ -895,6 +935,9 @@ enum StreamKind {
         gen: Box<gen::fio::FioGen>,
         rng: Box<rand::rngs::StdRng>,
         write_ratio: f64,
+        /// Sequential jobs: the next block and the step between this task's blocks.
+        seq: Option<(u64, u64)>,
+        file_pages: u64,
     },
     Ycsb {
         task: u32,
@@ -979,6 +1022,33 @@ pub fn ycsb_table_pages(records: u64, operations: u64, record_bytes: u64) -> u64
 
 fn is_one(v: &u32) -> bool {
     *v == 1
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
+fn fio_default_fadvise() -> String {
+    "1".into()
+}
+
+fn is_fio_default_fadvise(v: &String) -> bool {
+    v == "1"
+}
+
+/// The file advice of fio's `fadvise_hint` for a job with `sequential` offsets or random ones.
+pub fn fio_advice(hint: &str, sequential: bool) -> Result<Advice, WorkloadError> {
+    Ok(match hint {
+        "0" | "normal" => Advice::Normal,
+        "1" if sequential => Advice::Sequential,
+        "1" | "random" => Advice::Random,
+        "sequential" => Advice::Sequential,
+        _ => {
+            return Err(WorkloadError(format!(
+                "fio fadvise_hint '{hint}': expected 0, 1, normal, random or sequential"
+            )))
+        }
+    })
 }
 
 fn is_file_access(a: &TraceAccess) -> bool {
@@ -1182,30 +1252,15 @@ impl Stream {
                 })
             }
             WorkloadSpec::Fio {
-                dist,
                 file_pages,
                 accesses,
-                write_ratio,
+                sequential,
+                fadvise_hint,
+                ..
             } => {
                 spec.validate()?;
-                let d: gen::fio::FioDist = parse_gen(dist, "fio dist")?;
-                let g = gen::fio::FioGen::new(&d, *file_pages, seed).map_err(|e| WorkloadError(e.0))?;
-                let file = m.create_file("fio.0.0", *file_pages, Advice::Normal);
-                use rand::SeedableRng;
-                Ok(Stream {
-                    kind: StreamKind::Fio {
-                        task,
-                        file,
-                        gen: Box::new(g),
-                        rng: Box::new(rand::rngs::StdRng::seed_from_u64(seed ^ 0xf10)),
-                        write_ratio: *write_ratio,
-                    },
-                    nr_keys: *file_pages as u32,
-                    len: *accesses,
-                    done: 0,
-                    failure: Default::default(),
-                    dense: None,
-                })
+                let file = m.create_file("fio.0.0", *file_pages, fio_advice(fadvise_hint, *sequential)?);
+                Self::fio_slot(spec, seed, task, file, *accesses, 0, 1)
             }
             WorkloadSpec::Ycsb {
                 workload,
@@ -1306,6 +1361,49 @@ impl Stream {
     /// before handing the stream to a run, and look at it after.
     pub fn failure(&self) -> StreamFailure {
         std::sync::Arc::clone(&self.failure)
+    }
+
+    /// In-flight I/O `slot` of `slots` of the fio job `spec` (a [`WorkloadSpec::Fio`]) on its file
+    /// `file`, issuing `accesses` I/Os as task `task`: random offsets from its own generator
+    /// seeded with `seed`, or a sequential job's blocks `slot`, `slot + slots`, ….
+    pub fn fio_slot(
+        spec: &WorkloadSpec,
+        seed: u64,
+        task: u32,
+        file: u32,
+        accesses: u64,
+        slot: u32,
+        slots: u32,
+    ) -> Result<Stream, WorkloadError> {
+        let WorkloadSpec::Fio {
+            dist,
+            file_pages,
+            write_ratio,
+            sequential,
+            ..
+        } = spec
+        else {
+            return Err(WorkloadError("not a fio workload".into()));
+        };
+        let d: gen::fio::FioDist = parse_gen(dist, "fio dist")?;
+        let g = gen::fio::FioGen::new(&d, *file_pages, seed).map_err(|e| WorkloadError(e.0))?;
+        use rand::SeedableRng;
+        Ok(Stream {
+            kind: StreamKind::Fio {
+                task,
+                file,
+                gen: Box::new(g),
+                rng: Box::new(rand::rngs::StdRng::seed_from_u64(seed ^ 0xf10)),
+                write_ratio: *write_ratio,
+                seq: sequential.then_some((u64::from(slot) % file_pages, u64::from(slots.max(1)))),
+                file_pages: *file_pages,
+            },
+            nr_keys: *file_pages as u32,
+            len: accesses,
+            done: 0,
+            failure: Default::default(),
+            dense: None,
+        })
     }
 
     /// One YCSB client of `spec` (a [`WorkloadSpec::Ycsb`]) on the table `file`, issuing
@@ -1724,9 +1822,18 @@ impl Stream {
                 gen,
                 rng,
                 write_ratio,
+                seq,
+                file_pages,
             } => {
                 use rand::RngExt;
-                let index = gen.next_block();
+                let index = match seq {
+                    Some((next, step)) => {
+                        let b = *next;
+                        *next = (*next + *step) % *file_pages;
+                        b
+                    }
+                    None => gen.next_block(),
+                };
                 let op = if *write_ratio > 0.0 && rng.random::<f64>() < *write_ratio {
                     Op::Write {
                         task: *task,

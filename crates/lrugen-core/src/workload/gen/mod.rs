@@ -13,6 +13,7 @@
 //! own PRNGs, hence their exact sequences) is stated on each item.
 
 pub mod fio;
+pub mod fiojob;
 pub mod memtier;
 pub mod properties;
 pub mod ycsb;
