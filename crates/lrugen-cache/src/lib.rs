@@ -12,7 +12,7 @@
 //!   backward pass into a temporary file ([`NextUseFile`]) and read back
 //!   with the trace ([`OptStream`]).
 //!
-//! * The zoo ([`zoo`](mod@zoo)): FIFO, CLOCK, SIEVE, S3-FIFO, ARC and 2Q, each as libCacheSim
+//! * The zoo ([`zoo`](mod@zoo)): FIFO, CLOCK, SIEVE, S3-FIFO, ARC, 2Q and LIRS, each as libCacheSim
 //!   0.3.5 implements it, run by name through [`ZooPolicy`] and [`ZooCache`] behind the
 //!   [`CachePolicy`] trait (which [`Lru`] also implements); see docs/cache-zoo.md.
 //!

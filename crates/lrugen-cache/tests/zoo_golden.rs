@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! python3 -m venv /work/venv && /work/venv/bin/pip install libcachesim==0.3.5
-//! /work/venv/bin/python scripts/compare-libcachesim.py --golden --policy fifo,clock,sieve,s3fifo,arc,2q
+//! /work/venv/bin/python scripts/compare-libcachesim.py --golden --policy fifo,clock,sieve,s3fifo,arc,2q,lirs
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -165,6 +165,23 @@ fn main() -> std::process::ExitCode {
         }),
         t("2q_cloudphysics", &[CLOUDPHYSICS], |p| {
             check(&p[0], "2q", 113872, &[(1000, 94117), (5000, 87879)])
+        }),
+        t("lirs_oltp", &[OLTP], |p| {
+            check(
+                &p[0],
+                "lirs",
+                914145,
+                &[(1000, 598066), (2000, 526116), (5000, 433091), (10000, 362670)],
+            )
+        }),
+        t("lirs_p3", &[P3], |p| {
+            check(&p[0], "lirs", 3912296, &[(16384, 3581448), (65536, 2641689)])
+        }),
+        t("lirs_p12", &[P12], |p| {
+            check(&p[0], "lirs", 13208930, &[(1000, 13157247), (10000, 12591687)])
+        }),
+        t("lirs_cloudphysics", &[CLOUDPHYSICS], |p| {
+            check(&p[0], "lirs", 113872, &[(1000, 94304), (5000, 85289)])
         }),
     ])
 }

@@ -8,12 +8,13 @@
 //! (ids remembered after eviction) use the same arrays.
 //!
 //! [`ZooPolicy`] names the policies as libCacheSim does (`fifo`, `clock`, `sieve`, `s3fifo`,
-//! `arc`, `2q`; parsed case-insensitively), [`ZooCache`] runs any of them, [`CachePolicy`] is
+//! `arc`, `2q`, `lirs`; parsed case-insensitively), [`ZooCache`] runs any of them, [`CachePolicy`] is
 //! the interface they (and [`crate::Lru`]) share.
 
 mod arc;
 mod clock;
 mod fifo;
+mod lirs;
 mod s3fifo;
 mod sieve;
 mod twoq;
@@ -28,6 +29,7 @@ use crate::CacheResult;
 pub use arc::Arc;
 pub use clock::Clock;
 pub use fifo::Fifo;
+pub use lirs::Lirs;
 pub use s3fifo::S3Fifo;
 pub use sieve::Sieve;
 pub use twoq::TwoQ;
@@ -161,17 +163,20 @@ pub enum ZooPolicy {
     Arc,
     /// [`TwoQ`].
     TwoQ,
+    /// [`Lirs`].
+    Lirs,
 }
 
 impl ZooPolicy {
     /// Every policy, in the order of docs/cache-zoo.md.
-    pub const ALL: [ZooPolicy; 6] = [
+    pub const ALL: [ZooPolicy; 7] = [
         ZooPolicy::Fifo,
         ZooPolicy::Clock,
         ZooPolicy::Sieve,
         ZooPolicy::S3Fifo,
         ZooPolicy::Arc,
         ZooPolicy::TwoQ,
+        ZooPolicy::Lirs,
     ];
 
     /// The name, as libCacheSim's `cachesim` spells it in lower case.
@@ -183,6 +188,7 @@ impl ZooPolicy {
             ZooPolicy::S3Fifo => "s3fifo",
             ZooPolicy::Arc => "arc",
             ZooPolicy::TwoQ => "2q",
+            ZooPolicy::Lirs => "lirs",
         }
     }
 
@@ -196,6 +202,7 @@ impl ZooPolicy {
             ZooPolicy::S3Fifo => ZooCache::S3Fifo(S3Fifo::with_pages(capacity, nr_pages)),
             ZooPolicy::Arc => ZooCache::Arc(Arc::with_pages(capacity, nr_pages)),
             ZooPolicy::TwoQ => ZooCache::TwoQ(TwoQ::with_pages(capacity, nr_pages)),
+            ZooPolicy::Lirs => ZooCache::Lirs(Lirs::with_pages(capacity, nr_pages)),
         }
     }
 }
@@ -220,7 +227,7 @@ impl fmt::Display for UnknownPolicy {
 impl std::error::Error for UnknownPolicy {}
 
 /// Parses a libCacheSim name, case-insensitively (`FIFO`, `Clock`, `SIEVE`, `S3FIFO`, `ARC`,
-/// `2Q`; also `twoq`, libCacheSim's file name for 2Q).
+/// `2Q`, `LIRS`; also `twoq`, libCacheSim's file name for 2Q).
 impl FromStr for ZooPolicy {
     type Err = UnknownPolicy;
 
@@ -251,6 +258,8 @@ pub enum ZooCache {
     Arc(Arc),
     /// [`TwoQ`].
     TwoQ(TwoQ),
+    /// [`Lirs`].
+    Lirs(Lirs),
 }
 
 macro_rules! each {
@@ -262,6 +271,7 @@ macro_rules! each {
             ZooCache::S3Fifo($c) => $e,
             ZooCache::Arc($c) => $e,
             ZooCache::TwoQ($c) => $e,
+            ZooCache::Lirs($c) => $e,
         }
     };
 }
@@ -276,6 +286,7 @@ impl ZooCache {
             ZooCache::S3Fifo(_) => ZooPolicy::S3Fifo,
             ZooCache::Arc(_) => ZooPolicy::Arc,
             ZooCache::TwoQ(_) => ZooPolicy::TwoQ,
+            ZooCache::Lirs(_) => ZooPolicy::Lirs,
         }
     }
 }
@@ -326,7 +337,7 @@ mod tests {
         let err = "lfu".parse::<ZooPolicy>().unwrap_err().to_string();
         assert_eq!(
             err,
-            r#"unknown cache policy "lfu"; valid: fifo, clock, sieve, s3fifo, arc, 2q"#
+            r#"unknown cache policy "lfu"; valid: fifo, clock, sieve, s3fifo, arc, 2q, lirs"#
         );
     }
 
