@@ -2,6 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Compare simulation speed with libCacheSim: a developer tool, not used by CI or the tests.
 
+With --golden, print instead the miss counts of libCacheSim's policies (--policy, default all of
+lrugen's cache zoo) on the shared traces at the golden test's sizes, as the Rust table
+`crates/lrugen-cache/tests/zoo_golden.rs` holds them (no lrugen binary needed):
+
+    /work/venv/bin/python scripts/compare-libcachesim.py --golden [--policy fifo,sieve]
+
 Measures accesses per second of libCacheSim's LRU (through its Python bindings, whose trace loop
 runs in C) and of lrugen's plain LRU and classic kernel LRU (`lrugen bench`) on the same
 oracleGeneral files, and checks that the two plain LRUs agree on the hit ratio.
@@ -102,6 +108,58 @@ def libcachesim_lru(path: Path, capacity: int, repeat: int, hashpower: int):
     return n_req, 1.0 - miss, n_req / best
 
 
+# lrugen's zoo name -> libCacheSim's Python class (default parameters)
+ZOO = {
+    "lru": "LRU",
+    "fifo": "FIFO",
+    "clock": "Clock",
+    "sieve": "Sieve",
+    "s3fifo": "S3FIFO",
+    "arc": "ARC",
+    "2q": "TwoQ",
+    "lirs": "LIRS",
+    "wtinylfu": "WTinyLFU",
+    "clockpro": "ClockPro",
+}
+
+# (name, source file under the shared traces, capacities of the golden test)
+GOLDEN_TRACES = [
+    ("OLTP", "arc/OLTP.lis.zst", [1000, 2000, 5000, 10000]),
+    ("P3", "arc/P3.lis.zst", [16384, 65536]),
+    ("P12", "arc/P12.lis.zst", [1000, 10000]),
+    ("cloudPhysicsIO", "cloudphysics/cloudPhysicsIO.oracleGeneral.bin", [1000, 5000]),
+]
+
+
+def libcachesim_misses(path: Path, policy: str, capacity: int) -> tuple[int, int]:
+    """(requests, misses) of libCacheSim's `policy` (a ZOO key) with default parameters."""
+    import libcachesim as lcs
+
+    n_req = path.stat().st_size // RECORD.size
+    params = lcs.ReaderInitParam(ignore_obj_size=True)
+    reader = lcs.TraceReader(str(path), lcs.TraceType.ORACLE_GENERAL_TRACE, params)
+    cache = getattr(lcs, ZOO[policy])(capacity)
+    miss_ratio, _ = cache.process_trace(reader)
+    return n_req, round(miss_ratio * n_req)
+
+
+def golden(policies: list[str], workdir: Path) -> None:
+    """Print the golden table: one `(trace, capacity, misses)` row per policy."""
+    import libcachesim as lcs
+
+    print(f"// libcachesim {getattr(lcs, '__version__', '?')}; misses of each policy, default parameters")
+    for name, f, caps in GOLDEN_TRACES:
+        src = SHARED / f
+        if not src.exists():
+            print(f"skipping {name}: {src} is missing", file=sys.stderr)
+            continue
+        path = oracle_file(name, src, workdir)
+        for policy in policies:
+            for cap in caps:
+                n, m = libcachesim_misses(path, policy, cap)
+                print(f"{policy:<9} {name:<15} {cap:>6} {n:>9} {m:>9} {m / n:.6f}", flush=True)
+
+
 def lrugen_bench(binary: Path, path: Path, capacity: int, repeat: int):
     """Best rate (accesses/s) and hit ratio of each policy of `lrugen bench`."""
     out = {}
@@ -134,7 +192,17 @@ def main() -> None:
         metavar="NAME=PATH:CAPACITY",
         help="a trace to compare instead of the defaults (repeatable)",
     )
+    ap.add_argument("--golden", action="store_true", help="print libCacheSim's miss counts of the zoo")
+    ap.add_argument("--policy", default=",".join(k for k in ZOO if k != "lru"), help="with --golden")
     a = ap.parse_args()
+    if a.golden:
+        a.workdir.mkdir(parents=True, exist_ok=True)
+        policies = [p.strip().lower() for p in a.policy.split(",") if p.strip()]
+        for p in policies:
+            if p not in ZOO:
+                sys.exit(f"unknown policy {p!r}; valid: {', '.join(ZOO)}")
+        golden(policies, a.workdir)
+        return
     if not a.lrugen.exists():
         sys.exit(f"{a.lrugen} not found: run `cargo build --release -p lrugen-cli` first")
     traces = []

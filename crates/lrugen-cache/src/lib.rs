@@ -12,7 +12,11 @@
 //!   backward pass into a temporary file ([`NextUseFile`]) and read back
 //!   with the trace ([`OptStream`]).
 //!
-//! Both work on the dense ids of [`lrugen_trace::DenseTrace`] and report a
+//! * The zoo ([`zoo`](mod@zoo)): FIFO, CLOCK, SIEVE, S3-FIFO, ARC, 2Q and LIRS, each as libCacheSim
+//!   0.3.5 implements it, run by name through [`ZooPolicy`] and [`ZooCache`] behind the
+//!   [`CachePolicy`] trait (which [`Lru`] also implements); see docs/cache-zoo.md.
+//!
+//! All work on the dense ids of [`lrugen_trace::DenseTrace`] and report a
 //! [`CacheResult`]. Capacities are in pages.
 //!
 //! ```
@@ -30,13 +34,16 @@
 
 #![warn(missing_docs)]
 
+mod list;
 mod lru;
 mod opt;
+pub mod zoo;
 
 use std::fmt;
 
 pub use lru::{lru, Lru};
 pub use opt::{opt, opt_btree, opt_spilled, NextUse, NextUseFile, Opt, OptCache, OptStream, NEVER};
+pub use zoo::{zoo, CachePolicy, UnknownPolicy, ZooCache, ZooPolicy};
 
 /// Request, hit and miss counts of one simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]

@@ -105,7 +105,8 @@ struct RunArgs {
     workload: Option<String>,
     /// Policies to run, comma-separated: mglru (with --profile), mglru-fg, mglru@PROFILE (MGLRU
     /// with a profile of its own, e.g. mglru@7.2 or mglru@mglru-fg+fg_refault_distance=true),
-    /// classic, lru, opt. `--policy mglru-fg,mglru@7.2,classic` compares FG with 7.2 and classic.
+    /// classic, lru, opt, and the cache zoo (libCacheSim's): fifo, clock, sieve, s3fifo, arc, 2q, lirs.
+    /// `--policy mglru-fg,mglru@7.2,classic` compares FG with 7.2 and classic.
     #[arg(
         long,
         value_name = "LIST",
@@ -282,7 +283,7 @@ struct BenchArgs {
     /// Cache size in pages.
     #[arg(long, value_name = "PAGES", default_value_t = 1000, value_parser = count, allow_negative_numbers = true)]
     capacity: u64,
-    /// Policies, comma-separated.
+    /// Policies, comma-separated (as `run --policy`, zoo included).
     #[arg(long, value_delimiter = ',', default_value = "lru,classic,mglru")]
     policy: Vec<String>,
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true, help = checks::MEMORY_BUDGET_HELP)]
@@ -363,7 +364,7 @@ fn parse_run_policies(list: &[String]) -> Result<Vec<RunPolicy>, String> {
             let kind = p.parse().map_err(|_| {
                 format!(
                     "unknown policy '{p}': expected one of mglru, mglru-fg, mglru@PROFILE (e.g. mglru@7.2), \
-                     classic, lru, opt"
+                     classic, lru, opt, fifo, clock, sieve, s3fifo, arc, 2q, lirs"
                 )
             })?;
             RunPolicy { kind, profile: None }

@@ -510,7 +510,7 @@ const CASES: &[Case] = &[
         &["'lfu'", "mglru", "classic", "opt"],
     ),
     case(&["run", "--policy", ",", "--accesses", "10"], 1, &["policy"]),
-    case(&["bench", "--policy", "arc", "{d}/good.lis"], 1, &["'arc'", "classic"]),
+    case(&["bench", "--policy", "lfu", "{d}/good.lis"], 1, &["'lfu'", "classic"]),
     case(
         &["run", "--kernel", "5.15", "--accesses", "10"],
         1,

@@ -183,8 +183,9 @@ pub fn estimate(cfg: &RunConfig, trace_refs: Option<u64>) -> Estimate {
             .saturating_add(touched.saturating_mul(BYTES_PER_TRACE_KEY));
     }
     match cfg.policy {
-        // links and a bit per page, over keys renumbered densely (a sparse map of the keys)
-        PolicyKind::Lru => {
+        // links and a bit per page (the zoo: links, a location and a counter byte), over keys
+        // renumbered densely (a sparse map of the keys)
+        PolicyKind::Lru | PolicyKind::Cache(_) => {
             bytes = bytes.saturating_add(touched.saturating_mul(13)).saturating_add(dense);
         }
         // every step's key, next use and flag, and the heap of resident pages

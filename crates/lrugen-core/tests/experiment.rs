@@ -183,10 +183,10 @@ fn errors_name_the_file_line_and_expectation() {
     assert!(msg.contains("write ratio 1.5"), "{msg}");
     // Policies, profiles, baseline, metric.
     let w = "[memcg]\nmax = 10\n[workload]\nkind = \"trace\"\npath = \"x\"\n";
-    let (line, msg) = err(&format!("policies = [\"mglru\",\n  \"arc\"]\n{w}"));
+    let (line, msg) = err(&format!("policies = [\"mglru\",\n  \"lfu\"]\n{w}"));
     assert_eq!(line, Some(2));
     assert!(
-        msg.contains("unknown policy 'arc'") && msg.contains("mglru, classic, lru, opt"),
+        msg.contains("unknown policy 'lfu'") && msg.contains("mglru, classic, lru, opt"),
         "{msg}"
     );
     let (line, msg) = err(&format!("profiles = [\"5.15\"]\n{w}"));

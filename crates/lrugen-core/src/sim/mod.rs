@@ -19,8 +19,10 @@ use crate::workload::{LoadedTrace, Stream, StreamFailure, WorkloadError, Workloa
 use serde::{Deserialize, Serialize};
 
 /// A policy to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+///
+/// Serialized as its name (`"mglru"`, `"lru"`, `"sieve"`, ...), as [`PolicyKind::name`] gives it
+/// and [`str::parse`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PolicyKind {
     /// Plain LRU cache (reference).
     Lru,
@@ -30,6 +32,9 @@ pub enum PolicyKind {
     Classic,
     /// The multi-gen LRU (profile in `RunConfig::mglru`).
     Mglru,
+    /// A policy of the cache zoo (reference; `lrugen_cache::zoo`, libCacheSim's FIFO, CLOCK,
+    /// SIEVE, S3-FIFO, ARC, 2Q, LIRS), run as `Lru` is.
+    Cache(lrugen_cache::ZooPolicy),
 }
 
 impl PolicyKind {
@@ -42,6 +47,7 @@ impl PolicyKind {
             PolicyKind::Opt => "opt",
             PolicyKind::Classic => "classic",
             PolicyKind::Mglru => "mglru",
+            PolicyKind::Cache(p) => p.name(),
         }
     }
     /// Whether it runs on the simulated kernel (as opposed to a plain cache).
@@ -58,10 +64,27 @@ impl std::str::FromStr for PolicyKind {
             "opt" | "belady" => Ok(PolicyKind::Opt),
             "classic" => Ok(PolicyKind::Classic),
             "mglru" | "lru_gen" => Ok(PolicyKind::Mglru),
-            _ => Err(format!(
-                "unknown policy '{s}': expected one of mglru, classic, lru, opt"
-            )),
+            _ => s.parse().map(PolicyKind::Cache).map_err(|_| {
+                let zoo: Vec<_> = lrugen_cache::ZooPolicy::ALL.iter().map(|p| p.name()).collect();
+                format!(
+                    "unknown policy '{s}': expected one of mglru, classic, lru, opt, {}",
+                    zoo.join(", ")
+                )
+            }),
         }
+    }
+}
+
+impl Serialize for PolicyKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for PolicyKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -420,7 +443,7 @@ fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_
             let p = Mglru::new(&m, cfg.mglru.clone());
             run_kernel(Kernel::new(m, p), t, stream, &KernelRunOptions::of(cfg), progress)?
         }
-        PolicyKind::Lru | PolicyKind::Opt => {
+        PolicyKind::Lru | PolicyKind::Opt | PolicyKind::Cache(_) => {
             let cap = cfg.capacity.or(cfg.memcg.max).unwrap_or(cfg.machine.total_pages());
             if cap == 0 {
                 return Err(RunError::Config("a cache of 0 pages".into()));
@@ -724,8 +747,27 @@ pub fn run_kernel<P: Policy>(
     Ok(r)
 }
 
+/// Replay `stream`'s page keys through `cache` one step at a time, counting the measured ones in
+/// `r`.
+fn replay<C: lrugen_cache::CachePolicy>(mut cache: C, stream: &mut Stream, r: &mut RunResult, progress: Progress<'_>) {
+    let total = stream.len;
+    for (i, s) in stream.by_ref().enumerate() {
+        if s.key == crate::workload::NO_KEY {
+            continue;
+        }
+        let hit = cache.access(s.key);
+        if s.measure {
+            r.accesses += 1;
+            r.hits += hit as u64;
+        }
+        if (i as u64 + 1) % PROGRESS_EVERY == 0 {
+            progress(i as u64 + 1, total);
+        }
+    }
+}
+
 /// Replay `stream`'s page keys through a reference cache of `cap` pages, in memory that does not
-/// grow with the stream's length: LRU one step at a time; OPT in two passes over temporary files
+/// grow with the stream's length: LRU and the zoo's policies one step at a time; OPT in two passes over temporary files
 /// (the stream's keys, or a trace's spilled ids as they are, then their next uses; see
 /// `lrugen_cache::NextUseFile`).
 ///
@@ -746,20 +788,12 @@ pub fn run_reference(
     match kind {
         PolicyKind::Lru => {
             // sized for the keys a stream of this length can name (the arrays grow past that)
-            let mut lru = lrugen_cache::Lru::with_pages(cap as usize, nr_keys.min(total.min(u32::MAX as u64) as u32));
-            for (i, s) in stream.by_ref().enumerate() {
-                if s.key == crate::workload::NO_KEY {
-                    continue;
-                }
-                let hit = lru.access(s.key);
-                if s.measure {
-                    r.accesses += 1;
-                    r.hits += hit as u64;
-                }
-                if (i as u64 + 1) % PROGRESS_EVERY == 0 {
-                    progress(i as u64 + 1, total);
-                }
-            }
+            let lru = lrugen_cache::Lru::with_pages(cap as usize, nr_keys.min(total.min(u32::MAX as u64) as u32));
+            replay(lru, &mut stream, &mut r, progress);
+        }
+        PolicyKind::Cache(policy) => {
+            let cache = policy.build(cap as usize, nr_keys.min(total.min(u32::MAX as u64) as u32));
+            replay(cache, &mut stream, &mut r, progress);
         }
         _ => {
             let tmp = |e: std::io::Error| RunError::Config(format!("OPT: temporary file: {e}"));
@@ -828,4 +862,33 @@ pub fn run_reference(
         0.0
     };
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Zoo policies parse by libCacheSim's names (any case), print and serialize as their names,
+    /// and existing names keep their spelling.
+    #[test]
+    fn policy_names() {
+        let sieve: PolicyKind = "SIEVE".parse().unwrap();
+        assert_eq!(sieve, PolicyKind::Cache(lrugen_cache::ZooPolicy::Sieve));
+        assert!(!sieve.is_kernel());
+        for p in PolicyKind::ALL
+            .into_iter()
+            .chain(lrugen_cache::ZooPolicy::ALL.map(PolicyKind::Cache))
+        {
+            assert_eq!(p.name().parse::<PolicyKind>(), Ok(p));
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(json, format!("\"{}\"", p.name()));
+            assert_eq!(serde_json::from_str::<PolicyKind>(&json).unwrap(), p);
+        }
+        let err = "lfu".parse::<PolicyKind>().unwrap_err();
+        assert!(
+            err.contains("mglru, classic, lru, opt, fifo,") && err.contains("2q"),
+            "{err}"
+        );
+        assert!(serde_json::from_str::<PolicyKind>("\"lfu\"").is_err());
+    }
 }
