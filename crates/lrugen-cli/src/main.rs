@@ -460,10 +460,14 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let compressed_pct = a.compressed_pct.unwrap_or(0);
     let parse_dist = || -> Result<Dist, String> { a.dist.parse().map_err(|e| format!("--dist: {e}")) };
     let size = size_arg("--size", &a.size)?;
-    let workload_name = a
-        .workload
-        .clone()
-        .unwrap_or_else(|| if a.ycsb.is_some() { "ycsb" } else { "file-read" }.to_string());
+    let workload_name = a.workload.clone().unwrap_or_else(|| {
+        if a.ycsb.is_some() || !a.ycsb_property.is_empty() {
+            "ycsb"
+        } else {
+            "file-read"
+        }
+        .to_string()
+    });
     if a.workload.as_deref().is_some_and(|w| w != "ycsb") && (a.ycsb.is_some() || !a.ycsb_property.is_empty()) {
         return Err(format!(
             "--ycsb and --ycsb-property shape the ycsb workload; expected --workload ycsb, not {workload_name}"

@@ -37,6 +37,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("debugfs_cmd", debugfs_cmd),
     ("control", control),
     ("serial_log", serial_log),
+    ("bench_inputs", bench_inputs),
 ];
 
 /// The name trace errors are given (no file is opened).
@@ -466,6 +467,47 @@ pub fn serial_log(data: &[u8]) {
             let _ = run;
         }
         Err(e) => assert!(!e.to_string().is_empty()),
+    }
+}
+
+/// The benchmarks' own inputs: byte 0 selects, even, a YCSB workload properties file
+/// ([`lrugen::workload::gen::properties::parse`], then the properties over CoreWorkload's
+/// defaults), odd, a fio job file ([`lrugen::workload::gen::fiojob::JobFile`]). Never a panic;
+/// an error names a line within the input; a job file read gives a workload that validates.
+pub fn bench_inputs(data: &[u8]) {
+    use lrugen::workload::gen::{fiojob, properties, ycsb};
+    let [sel, buf @ ..] = data else { return };
+    let text = String::from_utf8_lossy(buf);
+    let lines = text.lines().count();
+    if sel % 2 == 0 {
+        match properties::parse(&text) {
+            Err(e) => assert!(e.line >= 1 && e.line <= lines, "line {} of {lines}", e.line),
+            Ok(props) => {
+                for p in &props {
+                    assert!(p.line >= 1 && p.line <= lines);
+                }
+                let map: std::collections::BTreeMap<String, String> = props
+                    .into_iter()
+                    .filter(|p| !ycsb::RUN_PROPERTIES.contains(&p.key.as_str()))
+                    .map(|p| (p.key, p.value))
+                    .collect();
+                if let Ok((w, effects)) = ycsb::YcsbWorkload::core_defaults().with_properties(&map) {
+                    assert_eq!(effects.len(), map.len());
+                    assert!(w.record_bytes() >= 1);
+                }
+            }
+        }
+    } else {
+        match fiojob::JobFile::parse(&text).and_then(|f| f.to_run()) {
+            Err(e) => assert!(e.line <= lines, "line {} of {lines}", e.line),
+            Ok(run) => {
+                run.workload.validate().expect("a job file's workload validates");
+                assert!(run.jobs >= 1);
+                if let (Some(rt), Some(ramp)) = (run.runtime_ns, run.ramp_ns) {
+                    assert!(rt >= ramp, "the ramp is within the run");
+                }
+            }
+        }
     }
 }
 

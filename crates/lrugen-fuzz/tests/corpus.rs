@@ -118,3 +118,8 @@ fn regressions_reach_their_code() {
     assert!(lvs.iter().all(|lv| !lv.gens.is_empty()));
     assert_eq!(lrugen::reclaim::mglru::debugfs::detect_format(&text), None);
 }
+
+#[test]
+fn bench_inputs() {
+    replay("bench_inputs");
+}
