@@ -5,6 +5,7 @@
 mod checks;
 mod exp;
 mod kernel;
+mod memtier;
 mod out;
 mod traces;
 mod ycsb;
@@ -207,6 +208,12 @@ struct RunArgs {
     /// ycsb: records loaded (default the properties' recordcount, else 100,000).
     #[arg(long, value_name = "N", value_parser = count, allow_negative_numbers = true)]
     records: Option<u64>,
+    /// memtier_benchmark's own options, quoted as one argument (--ratio=0:1 --key-pattern=G:G
+    /// --key-maximum=1000000 -d 1000 -t 4 -c 50 --test-time=60; docs/benchmarks.md): the
+    /// connections' GETs on one server holding the values in anonymous memory, in virtual time,
+    /// reported as memtier reports. Implies --workload memtier.
+    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true, conflicts_with_all = ["trace", "ops", "fio", "ycsb"])]
+    memtier: Option<String>,
     /// memtier: keys.
     #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = count, allow_negative_numbers = true)]
     keys: u64,
@@ -463,11 +470,18 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let workload_name = a.workload.clone().unwrap_or_else(|| {
         if a.ycsb.is_some() || !a.ycsb_property.is_empty() {
             "ycsb"
+        } else if a.memtier.is_some() {
+            "memtier"
         } else {
             "file-read"
         }
         .to_string()
     });
+    if a.workload.as_deref().is_some_and(|w| w != "memtier") && a.memtier.is_some() {
+        return Err(format!(
+            "--memtier shapes the memtier workload; expected --workload memtier, not {workload_name}"
+        ));
+    }
     if a.workload.as_deref().is_some_and(|w| w != "ycsb") && (a.ycsb.is_some() || !a.ycsb_property.is_empty()) {
         return Err(format!(
             "--ycsb and --ycsb-property shape the ycsb workload; expected --workload ycsb, not {workload_name}"
@@ -587,6 +601,18 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
                 if !r.ignored.is_empty() {
                     eprintln!(
                         "note: YCSB properties that change nothing the model simulates: {}",
+                        r.ignored.join(", ")
+                    );
+                }
+                r.spec
+            }
+            "memtier" if a.memtier.is_some() => {
+                let r = memtier::run_spec(a.memtier.as_deref().unwrap_or_default(), compressed_pct)?;
+                runtime_ms = runtime_ms.or(r.runtime_ms);
+                benchmark_input = true;
+                if !r.ignored.is_empty() {
+                    eprintln!(
+                        "note: memtier options that change nothing the model simulates: {}",
                         r.ignored.join(", ")
                     );
                 }

@@ -860,3 +860,44 @@ fn fio_job_file_runs_as_fio_does() {
     );
     assert_eq!(stdout(&lrugen(args)), out, "deterministic");
 }
+
+/// memtier_benchmark's own options: the connections' GETs (threads × clients × requests) on one
+/// server of `key-maximum − key-minimum + 1` values of `-d` bytes, memtier's text as output, the
+/// options that change nothing named; SETs, a non-default Gaussian and unknown options refused.
+#[test]
+fn memtier_options_run_as_memtier_does() {
+    let o = lrugen([
+        "run",
+        "--memtier",
+        "--ratio=0:1 --key-pattern=R:G --key-minimum=1 --key-maximum 8000 -d 1000 -t 2 -c 5 -n 300 --pipeline=8",
+        "--policy",
+        "mglru",
+        "--memcg-max",
+        "4M",
+        "--swap-device",
+        "zram",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("workload: memtier G, 8000 keys x 1000 B in anon memory, 3000 GETs\n"),
+        "{out}"
+    );
+    assert!(out.contains("mglru: memtier\nALL STATS\n"), "{out}");
+    assert!(stderr(&o).contains("note: memtier options that change nothing the model simulates: pipeline"));
+    fails(&["run", "--memtier", "--ratio=1:10"], &["--ratio=1:10", "only GETs"]);
+    fails(
+        &["run", "--memtier", "--key-stddev=5"],
+        &["--key-stddev", "default median"],
+    );
+    fails(
+        &["run", "--memtier", "--frobnicate=1"],
+        &["'--frobnicate'", "--key-pattern"],
+    );
+    fails(&["run", "--memtier", "-t"], &["--threads", "expected a value"]);
+    fails(&["run", "--memtier", "--key-minimum=9 --key-maximum=3"], &["above"]);
+    fails(
+        &["run", "--workload", "fio", "--memtier", "-t 1"],
+        &["expected --workload memtier"],
+    );
+}
