@@ -146,8 +146,11 @@ pub fn run_spec(options: &str, compressed_pct: u8) -> Result<MemtierRun, String>
         Some(s) => s.saturating_mul(100_000).max(1),
         None => connections.saturating_mul(requests),
     };
+    let keys = (key_max - key_min)
+        .checked_add(1)
+        .ok_or_else(|| format!("--memtier: keys {key_min}..={key_max}: too many; expected a smaller --key-maximum"))?;
     let spec = WorkloadSpec::Memtier {
-        keys: key_max - key_min + 1,
+        keys,
         value_bytes: data_size,
         pattern: match patterns.get {
             KeyPattern::Sequential => "S",

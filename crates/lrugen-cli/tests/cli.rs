@@ -897,6 +897,14 @@ fn memtier_options_run_as_memtier_does() {
     fails(&["run", "--memtier", "-t"], &["--threads", "expected a value"]);
     fails(&["run", "--memtier", "--key-minimum=9 --key-maximum=3"], &["above"]);
     fails(
+        &["run", "--memtier", "--key-maximum=18446744073709551615"],
+        &["too many"],
+    );
+    fails(
+        &["run", "--memtier", "--key-maximum=100000000000 -d 100000"],
+        &["memtier"],
+    );
+    fails(
         &["run", "--workload", "fio", "--memtier", "-t 1"],
         &["expected --workload memtier"],
     );

@@ -664,7 +664,7 @@ impl WorkloadSpec {
                 let bytes = ycsb_workload(workload, properties).map_or(1000, |w| w.record_bytes());
                 records.saturating_mul(bytes) / 4096 + 1
             }
-            WorkloadSpec::Memtier { keys, value_bytes, .. } => (keys * value_bytes).div_ceil(4096),
+            WorkloadSpec::Memtier { keys, value_bytes, .. } => keys.saturating_mul(*value_bytes).div_ceil(4096),
             WorkloadSpec::Build {
                 processes_per_job,
                 header_pages,
