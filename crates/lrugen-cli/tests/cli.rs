@@ -761,14 +761,14 @@ fn ops_build_then_run_ops() {
     );
 }
 
-/// A YCSB workload properties file (`-P`, `tests/data/ycsb-hotspot.properties`, with a continued
+/// A YCSB workload properties file (`-P`, `examples/bench/ycsb-hotspot.properties`, with a continued
 /// line and a `key : value`) runs as YCSB runs it: its record and operation counts, its
 /// workload, YCSB's text as output, the properties that change nothing named in a note; the
 /// measured read/update mix within 1 point of the file's proportions; `--ycsb-property` and an
 /// explicit `--accesses` win over the file.
 #[test]
 fn ycsb_properties_file_runs_as_ycsb_does() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ycsb-hotspot.properties");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/bench/ycsb-hotspot.properties");
     let file = path_str(&file);
     let o = lrugen(["run", "--ycsb", file, "--policy", "mglru", "--memcg-max", "6M"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -821,13 +821,13 @@ fn ycsb_properties_file_runs_as_ycsb_does() {
     assert!(!out.contains("[UPDATE]"), "{out}");
 }
 
-/// A fio job file (`tests/data/randread.fio`: `[global]` inherited, io_uring at iodepth 4,
+/// A fio job file (`examples/bench/randread.fio`: `[global]` inherited, io_uring at iodepth 4,
 /// `time_based` with `runtime=300ms` after `ramp_time=100ms`) runs as fio runs it: 2 jobs, the
 /// measured window the runtime alone (the ramp is lead-in time), fio's text as output, the
 /// options that change nothing named in a note; the same file gives the same bytes twice.
 #[test]
 fn fio_job_file_runs_as_fio_does() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/randread.fio");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/bench/randread.fio");
     let args = [
         "run",
         "--fio",
