@@ -445,13 +445,27 @@ fn ctrl_c_keeps_the_finished_cells() {
     let long = SMALL
         .replace("accesses = 3000", "accesses = 1000000")
         .replace("repetitions = 2", "repetitions = 4");
-    std::fs::write(&f, long).unwrap();
+    std::fs::write(&f, &long).unwrap();
+    // For the second Ctrl-C to find runs still going, the runs it abandons must outlast the
+    // interval between the two signals however fast the machine: 12 short cells (the first
+    // sweep point), then 12 of 20 million accesses, seconds each. A test that signals while
+    // short cells run is a race the running cells can win (CI lost it once).
+    let g = d.path().join("longer.toml");
+    std::fs::write(
+        &g,
+        long.replace(
+            "\"memcg.max\" = [\"512K\", \"1M\"]",
+            "\"workload.accesses\" = [3000, 20000000]",
+        ),
+    )
+    .unwrap();
     for signals in [1, 2] {
         let out = d.path().join(format!("out{signals}"));
         let partial = partial_of(&out);
+        let (file, wait_for) = if signals == 1 { (&f, 1) } else { (&g, 12) };
         let child = lrugen()
             .arg("exp")
-            .arg(&f)
+            .arg(file)
             .arg("--out")
             .arg(&out)
             .args(["--no-plots", "--threads", "2"])
@@ -459,9 +473,9 @@ fn ctrl_c_keeps_the_finished_cells() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        // wait for a first finished cell
+        // wait for a first finished cell (for two signals: for the short ones)
         let start = std::time::Instant::now();
-        while std::fs::read_dir(partial.join("cells")).map_or(0, |r| r.count()) == 0 {
+        while std::fs::read_dir(partial.join("cells")).map_or(0, |r| r.count()) < wait_for {
             assert!(start.elapsed().as_secs() < 120, "no cell finished");
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
@@ -480,12 +494,19 @@ fn ctrl_c_keeps_the_finished_cells() {
         if signals == 2 {
             assert!(err.contains("abandoning the running runs"), "{err}");
         }
-        assert!(err.contains(&format!("--out {} --resume", out.display())), "{err}");
+        assert!(
+            err.contains(&format!("{} --out {} --resume", file.display(), out.display())),
+            "{err}"
+        );
         assert!(!out.exists());
         let v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(partial.join("results.json")).unwrap()).unwrap();
         let finished = v["cells"].as_array().unwrap().len();
         assert!((1..24).contains(&finished), "{finished}");
+        if signals == 2 {
+            // the abandoned runs wrote nothing
+            assert_eq!(finished, 12);
+        }
         assert_eq!(std::fs::read_dir(partial.join("cells")).unwrap().count(), finished);
     }
     // the first resumed run completes with the others' results
