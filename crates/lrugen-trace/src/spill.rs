@@ -250,6 +250,21 @@ impl IdCursor {
     }
 
     #[cold]
+    /// The ids not yet read of the current chunk, as little-endian `u32`s, reading the next chunk
+    /// when it is used up; empty at the end. The ids returned count as read: a replay loop
+    /// decodes a chunk in place ([`le_ids`]) instead of calling [`IdCursor::next_id`] per id.
+    ///
+    /// # Errors
+    /// On an I/O error reading the next chunk; the cursor stays where it was.
+    #[inline]
+    pub fn read_chunk(&mut self) -> io::Result<&[u8]> {
+        if self.at == self.bytes.len() && !self.refill()? {
+            return Ok(&[]);
+        }
+        let at = std::mem::replace(&mut self.at, self.bytes.len());
+        Ok(&self.bytes[at..])
+    }
+
     fn refill(&mut self) -> io::Result<bool> {
         let n = (self.file.len - self.next).min(CHUNK_IDS as u64) as usize;
         if n == 0 {
@@ -262,6 +277,14 @@ impl IdCursor {
         self.next += n as u64;
         Ok(true)
     }
+}
+
+/// The ids of a chunk of [`IdCursor::read_chunk`], in order.
+#[inline]
+pub fn le_ids(chunk: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    chunk
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 impl Iterator for IdCursor {
@@ -309,6 +332,28 @@ mod tests {
         assert_eq!(mid, ids[CHUNK_IDS - 20..CHUNK_IDS + 20]);
         assert!(f.read_at(ids.len() as u64 - 1, &mut [0, 0]).is_err());
         assert_eq!(f.cursor(ids.len() as u64 + 9).next_id().unwrap(), None);
+    }
+
+    #[test]
+    fn chunks_give_the_ids_in_order_mixed_with_single_reads() {
+        let ids: Vec<u32> = (0..(3 * CHUNK_IDS as u32 + 5)).map(|i| i ^ 0x5a5a).collect();
+        let f = file_of(&ids);
+        let mut c = f.cursor(3);
+        let mut back = vec![c.next_id().unwrap().unwrap()];
+        loop {
+            let chunk = c.read_chunk().unwrap();
+            if chunk.is_empty() {
+                break;
+            }
+            back.extend(le_ids(chunk));
+            // a single read after a chunk takes the first id of the next one
+            if let Some(id) = c.next_id().unwrap() {
+                back.push(id);
+            }
+        }
+        assert_eq!(back, ids[3..]);
+        assert_eq!(c.remaining(), 0);
+        assert!(c.read_chunk().unwrap().is_empty());
     }
 
     #[test]

@@ -156,6 +156,30 @@ impl Memcgs {
         out
     }
 
+    /// The memcg after `prev` in a pre-order walk of the subtree rooted at `root` (`root` itself
+    /// when `prev` is `None`; `None` after the last), in [`Memcgs::subtree`]'s order
+    /// (`mem_cgroup_iter`). A cursor rather than a list, so that reclaim walks the tree without
+    /// allocating and while it changes the memcgs it visits.
+    #[inline]
+    pub fn iter_next(&self, root: MemcgId, prev: Option<MemcgId>) -> Option<MemcgId> {
+        let Some(mut cur) = prev else {
+            return Some(root);
+        };
+        if let Some(&c) = self.list[cur as usize].children.first() {
+            return Some(c);
+        }
+        while cur != root {
+            let parent = self.list[cur as usize].parent?;
+            let siblings = &self.list[parent as usize].children;
+            let at = siblings.iter().position(|&c| c == cur)?;
+            if let Some(&next) = siblings.get(at + 1) {
+                return Some(next);
+            }
+            cur = parent;
+        }
+        None
+    }
+
     /// Charge `nr` pages to `m` and its ancestors (`page_counter_try_charge`). On failure nothing is
     /// charged and the memcg whose `memory.max` was hit is returned.
     pub fn try_charge(&mut self, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
@@ -244,7 +268,9 @@ impl Memcgs {
     /// unprotected; a child of the root gets its own `min`/`low`; deeper memcgs get their share of the
     /// parent's effective protection in proportion to their protected usage.
     pub fn calculate_protection(&mut self, root: MemcgId) {
-        for id in self.subtree(root) {
+        let mut next = self.iter_next(root, None);
+        while let Some(id) = next {
+            next = self.iter_next(root, Some(id));
             let (parent, usage, min, low) = {
                 let m = &self.list[id as usize];
                 (m.parent, m.usage, m.min, m.low)
@@ -288,8 +314,10 @@ impl Memcgs {
     /// Hierarchical `memory.events` of `m`.
     pub fn events_hierarchical(&self, m: MemcgId) -> MemcgEvents {
         let mut e = MemcgEvents::default();
-        for c in self.subtree(m) {
+        let mut next = self.iter_next(m, None);
+        while let Some(c) = next {
             e.add_all(&self.list[c as usize].events);
+            next = self.iter_next(m, Some(c));
         }
         e
     }
@@ -337,5 +365,28 @@ mod tests {
         t.calculate_protection(ROOT_MEMCG);
         assert_eq!(t[a].elow, 40);
         assert_eq!(t[ROOT_MEMCG].elow, 0);
+    }
+
+    proptest::proptest! {
+        /// The cursor walk visits the subtree of every memcg in `subtree`'s order, whatever the
+        /// shape of the tree.
+        #[test]
+        fn iter_next_walks_each_subtree_in_pre_order(parents in proptest::collection::vec(0usize..64, 0..40)) {
+            let mut t = Memcgs::new(1 << 20);
+            for (i, p) in parents.iter().enumerate() {
+                // a parent among the memcgs made so far (root and the first i)
+                let parent = (p % (i + 1)) as MemcgId;
+                t.create(parent, &format!("m{i}"));
+            }
+            for root in 0..=parents.len() as MemcgId {
+                let mut walked = Vec::new();
+                let mut next = t.iter_next(root, None);
+                while let Some(c) = next {
+                    walked.push(c);
+                    next = t.iter_next(root, Some(c));
+                }
+                proptest::prop_assert_eq!(walked, t.subtree(root));
+            }
+        }
     }
 }

@@ -36,8 +36,8 @@ impl std::fmt::Display for AllocError {
     }
 }
 
-fn try_zones(m: &mut Machine, nodes: &[usize], mark: usize) -> Option<FolioId> {
-    for &n in nodes {
+fn try_zones(m: &mut Machine, nodes: vmscan::NodeOrder, mark: usize) -> Option<FolioId> {
+    for n in nodes.iter() {
         for zi in (0..m.nodes[n].zones.len()).rev() {
             let w = m.nodes[n].zones[zi].wmark(mark);
             if m.zone_watermark_ok(n, zi, w) {
@@ -70,20 +70,20 @@ pub fn wakeup_kswapd<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
 /// global OOM killer as the kernel does.
 pub fn alloc_frame<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result<FolioId, AllocError> {
     let nodes = vmscan::node_order(m, node);
-    if let Some(id) = try_zones(m, &nodes, WMARK_LOW) {
+    if let Some(id) = try_zones(m, nodes, WMARK_LOW) {
         return Ok(id);
     }
     // slow path
-    for &n in &nodes {
+    for n in nodes.iter() {
         wakeup_kswapd(m, p, n);
     }
-    if let Some(id) = try_zones(m, &nodes, WMARK_MIN) {
+    if let Some(id) = try_zones(m, nodes, WMARK_MIN) {
         return Ok(id);
     }
     let mut no_progress = 0;
     loop {
         let progress = try_to_free_pages(m, p, node) > 0;
-        if let Some(id) = try_zones(m, &nodes, WMARK_MIN) {
+        if let Some(id) = try_zones(m, nodes, WMARK_MIN) {
             return Ok(id);
         }
         if progress {
@@ -97,13 +97,13 @@ pub fn alloc_frame<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result
                 continue;
             }
             // No victim: dip into the reserves as a last resort, then fail.
-            return try_zones_any(m, &nodes).ok_or(AllocError::NoMemory);
+            return try_zones_any(m, nodes).ok_or(AllocError::NoMemory);
         }
     }
 }
 
-fn try_zones_any(m: &mut Machine, nodes: &[usize]) -> Option<FolioId> {
-    for &n in nodes {
+fn try_zones_any(m: &mut Machine, nodes: vmscan::NodeOrder) -> Option<FolioId> {
+    for n in nodes.iter() {
         for zi in (0..m.nodes[n].zones.len()).rev() {
             if m.nodes[n].zones[zi].free > 0 {
                 return m.take_frame(n, zi);

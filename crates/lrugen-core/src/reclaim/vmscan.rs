@@ -252,7 +252,9 @@ pub fn memcg_protected(m: &mut Machine, memcg: MemcgId, sc: &mut ScanControl) ->
 pub fn shrink_node_memcgs<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc: &mut ScanControl) {
     let target = sc.target_memcg.unwrap_or(ROOT_MEMCG);
     m.memcgs.calculate_protection(target);
-    for memcg in m.memcgs.subtree(target) {
+    let mut next = m.memcgs.iter_next(target, None);
+    while let Some(memcg) = next {
+        next = m.memcgs.iter_next(target, Some(memcg));
         if memcg_protected(m, memcg, sc) {
             continue;
         }
@@ -281,12 +283,12 @@ pub fn shrink_node<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc: &mut 
 }
 
 /// `do_try_to_free_pages`: the priority loop shared by direct and memcg reclaim.
-pub fn do_try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, sc: &mut ScanControl, nodes: &[usize]) -> u64 {
+pub fn do_try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, sc: &mut ScanControl, nodes: NodeOrder) -> u64 {
     let initial_priority = sc.priority;
     loop {
         loop {
             sc.nr_scanned = 0;
-            for &n in nodes {
+            for n in nodes.iter() {
                 shrink_node(m, p, n, sc);
             }
             if sc.nr_reclaimed >= sc.nr_to_reclaim {
@@ -301,7 +303,7 @@ pub fn do_try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, sc: &mut Scan
             sc.priority -= 1;
         }
         let target = sc.target_memcg.unwrap_or(ROOT_MEMCG);
-        for &n in nodes {
+        for n in nodes.iter() {
             p.snapshot_refaults(m, target, n);
         }
         if sc.nr_reclaimed > 0 {
@@ -327,10 +329,30 @@ pub fn do_try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, sc: &mut Scan
     }
 }
 
+/// Nodes in fallback order starting at one node (the zonelist, by node): a value, so that an
+/// allocation does not build a list.
+#[derive(Clone, Copy, Debug)]
+pub struct NodeOrder {
+    start: usize,
+    n: usize,
+}
+
+impl NodeOrder {
+    /// The nodes, `start` first.
+    #[inline]
+    pub fn iter(self) -> impl Iterator<Item = usize> {
+        let (start, n) = (self.start, self.n);
+        (0..n).map(move |i| (start + i) % n)
+    }
+}
+
 /// Nodes in fallback order starting at `node` (the zonelist, by node).
-pub fn node_order(m: &Machine, node: usize) -> Vec<usize> {
-    let n = m.nr_nodes();
-    (0..n).map(|i| (node + i) % n).collect()
+#[inline]
+pub fn node_order(m: &Machine, node: usize) -> NodeOrder {
+    NodeOrder {
+        start: node,
+        n: m.nr_nodes(),
+    }
 }
 
 /// `try_to_free_pages`: direct reclaim for an allocation on `node`. Counts `allocstall_<zone>`.
@@ -345,7 +367,7 @@ pub fn try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> 
     };
     m.count_vm_events(stall, 1);
     let nodes = node_order(m, node);
-    do_try_to_free_pages(m, p, &mut sc, &nodes)
+    do_try_to_free_pages(m, p, &mut sc, nodes)
 }
 
 /// `try_to_free_mem_cgroup_pages`: memcg limit (or high) reclaim of at least `nr` pages.
@@ -359,7 +381,7 @@ pub fn try_to_free_mem_cgroup_pages<P: Policy>(
     let mut sc = ScanControl::new(nr.max(SWAP_CLUSTER_MAX), Reclaimer::Direct, Some(memcg), usize::MAX);
     sc.may_swap = may_swap;
     let nodes = node_order(m, 0);
-    do_try_to_free_pages(m, p, &mut sc, &nodes)
+    do_try_to_free_pages(m, p, &mut sc, nodes)
 }
 
 /// `pgdat_balanced`: some eligible zone is above its high watermark.

@@ -1457,6 +1457,38 @@ impl Stream {
 
     /// Ends the stream, recording why.
     #[cold]
+    /// For a trace replayed as file reads whose dense ids are the keys (every step measured):
+    /// hands the keys to `f` a chunk at a time, as little-endian `u32`s
+    /// ([`lrugen_trace::le_ids`]), so that a reference cache's replay loop reads them in place
+    /// instead of stepping the stream; returns `true` when done. Any other stream returns `false`
+    /// with nothing read (step it instead). A chunk that cannot be read back ends the stream with
+    /// its failure set, as stepping it would.
+    pub fn trace_key_chunks(&mut self, mut f: impl FnMut(&[u8])) -> bool {
+        if self.dense.is_some() {
+            return false;
+        }
+        let StreamKind::Trace { pages, path, .. } = &mut self.kind else {
+            return false;
+        };
+        let why = loop {
+            match pages.read_chunk() {
+                Ok([]) => return true,
+                Ok(chunk) => {
+                    self.done += (chunk.len() / 4) as u64;
+                    f(chunk);
+                }
+                Err(e) => {
+                    break format!(
+                        "{}: reading back the temporary copy of its page ids: {e}",
+                        path.display()
+                    )
+                }
+            }
+        };
+        self.fail(why);
+        true
+    }
+
     fn fail(&mut self, why: String) -> Option<Step> {
         let _ = self.failure.set(why);
         self.len = self.done;

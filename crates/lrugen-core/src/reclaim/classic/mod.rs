@@ -67,6 +67,9 @@ pub struct Classic {
     pub bucket_order: u32,
     nr_nodes: usize,
     scratch: Vec<FolioId>,
+    /// `shrink_active_list`'s `l_hold`, `l_active` and `l_inactive`, kept between calls so that
+    /// reclaim does not allocate.
+    active_scratch: [Vec<FolioId>; 3],
     profile: Profile,
 }
 
@@ -103,6 +106,7 @@ impl Classic {
             bucket_order: workingset::bucket_order(m.cfg.total_pages()),
             nr_nodes: m.nr_nodes(),
             scratch: Vec::with_capacity(SWAP_CLUSTER_MAX as usize),
+            active_scratch: Default::default(),
             profile,
         }
     }
@@ -407,18 +411,16 @@ impl Classic {
         sc: &mut ScanControl,
     ) {
         let file = lru.is_file();
-        let mut hold = Vec::new();
+        let [mut hold, mut active, mut inactive] = std::mem::take(&mut self.active_scratch);
         let nr_scanned = self.isolate(m, memcg, node, lru, nr_to_scan, sc, &mut hold);
         // 7.2 (`node_reclaim_stats`): a node statistic, counted for cgroup reclaim too
         if self.sw().node_reclaim_stats || !sc.cgroup_reclaim() {
             m.count_vm_events(Stat::Pgrefill, nr_scanned);
         }
         m.count_memcg_events(memcg, Stat::Pgrefill, nr_scanned);
-        let mut active = Vec::new();
-        let mut inactive = Vec::new();
         let mut nr_rotated = 0;
         m.count_scanned(hold.len() as u64);
-        for id in hold {
+        for &id in &hold {
             let f = m.folios[id];
             if !f.evictable() {
                 // putback_lru_page
@@ -443,6 +445,8 @@ impl Classic {
         // tails: folios go back in the order they were isolated.
         self.move_folios_to_lru(m, &mut active);
         self.move_folios_to_lru(m, &mut inactive);
+        hold.clear();
+        self.active_scratch = [hold, active, inactive];
         m.count_events(memcg, Stat::Pgdeactivate, nr_deactivate);
         // Only when something rotated (`if (nr_rotated)`): a zero-cost call would still decay the
         // costs through lru_note_cost's halving.
@@ -645,7 +649,9 @@ impl Policy for Classic {
         if m.swap.nr_slots == 0 || !Self::inactive_is_low(m, ROOT_MEMCG, node, false) {
             return;
         }
-        for memcg in m.memcgs.subtree(ROOT_MEMCG) {
+        let mut next = m.memcgs.iter_next(ROOT_MEMCG, None);
+        while let Some(memcg) = next {
+            next = m.memcgs.iter_next(ROOT_MEMCG, Some(memcg));
             self.shrink_active_list(m, memcg, node, Lru::ActiveAnon, SWAP_CLUSTER_MAX, sc);
         }
     }

@@ -793,7 +793,10 @@ pub fn age_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanContro
         super::eviction::set_initial_priority(p, m, node, sc);
     }
     let mut success = false;
-    for memcg in m.memcgs.subtree(crate::mm::memcg::ROOT_MEMCG) {
+    let root = crate::mm::memcg::ROOT_MEMCG;
+    let mut next = m.memcgs.iter_next(root, None);
+    while let Some(memcg) = next {
+        next = m.memcgs.iter_next(root, Some(memcg));
         m.memcgs.calculate_protection(crate::mm::memcg::ROOT_MEMCG);
         let mc = &m.memcgs[memcg];
         if mc.usage <= mc.emin && mc.emin > 0 {

@@ -81,7 +81,9 @@ pub fn shrink_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanCon
         sc.nr_reclaimed = 0;
     }
     m.memcgs.calculate_protection(ROOT_MEMCG);
-    for memcg in m.memcgs.subtree(ROOT_MEMCG) {
+    let mut next = m.memcgs.iter_next(ROOT_MEMCG, None);
+    while let Some(memcg) = next {
+        next = m.memcgs.iter_next(ROOT_MEMCG, Some(memcg));
         // shrink_one
         if vmscan::memcg_protected(m, memcg, sc) {
             continue;
@@ -400,11 +402,12 @@ pub fn evict_folios(
         Stat::PgstealAnon
     };
     let mut skip_retry = false;
+    let [mut clean, mut back] = std::mem::take(&mut p.evict_scratch);
     loop {
         let reclaimed = vmscan::shrink_folio_list(m, p, &mut list, sc, false);
         sc.nr_reclaimed += reclaimed;
-        let mut clean = Vec::new();
-        let mut back = Vec::with_capacity(list.len());
+        clean.clear();
+        back.clear();
         // survivors in the order shrink_folio_list saw them (the kernel's reverse walk of its
         // list, whose tail is the first folio processed)
         for &id in list.iter() {
@@ -469,6 +472,7 @@ pub fn evict_folios(
     }
     list.clear();
     p.scratch = list;
+    p.evict_scratch = [clean, back];
     scanned
 }
 

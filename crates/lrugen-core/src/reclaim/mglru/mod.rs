@@ -224,6 +224,9 @@ pub struct Mglru {
     pub nr_hist: usize,
     pub(crate) nr_nodes: usize,
     pub(crate) scratch: Vec<FolioId>,
+    /// `evict_folios`'s `clean` and survivor lists, kept between calls so that eviction does not
+    /// allocate.
+    pub(crate) evict_scratch: [Vec<FolioId>; 2],
     /// MGLRU-FG access-time promotions (`fg_mark_accessed` moving a folio up), for the reports.
     pub fg_promotions: u64,
 }
@@ -240,6 +243,7 @@ impl Mglru {
             unevictable: vec![ListHead::default(); n],
             nr_nodes: m.nr_nodes(),
             scratch: Vec::new(),
+            evict_scratch: Default::default(),
             fg_promotions: 0,
         }
     }
