@@ -612,6 +612,21 @@ impl Machine {
         }
     }
 
+    /// [`Machine::mod_lruvec_state`] of `d` pages changed one at a time, done at once: the
+    /// counters move by `d` and the rstat bookkeeping sees `|d|` updates of one page
+    /// ([`rstat::Rstat::updated_units`]), as the per-page calls would leave them.
+    #[inline]
+    pub fn mod_lruvec_state_pages(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
+        let n = self.nodes.len();
+        self.lruvec_stats_local[memcg as usize * n + node].add(s, d);
+        self.rstat.updated_units(d.unsigned_abs());
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            self.lruvec_stats[c as usize * n + node].add(s, d);
+            cur = self.memcgs[c].parent;
+        }
+    }
+
     /// Hierarchical node item of lruvec (memcg, node) (`lruvec_page_state`).
     #[inline]
     pub fn lruvec_state(&self, memcg: MemcgId, node: usize, s: Stat) -> i64 {
@@ -685,6 +700,23 @@ impl Machine {
         let (memcg, node, zone) = (f.memcg, f.node(), f.zone());
         self.mod_lruvec_state(memcg, node, lru.node_stat(), d);
         self.zone_stats[node][zone].add(lru.zone_stat(), d);
+    }
+
+    /// `update_lru_sizes`: `nr_zone[zone]` folios of each zone of lruvec `(memcg, node)` joined
+    /// (> 0) or left (< 0) list `lru` together (all joined or all left), as
+    /// [`Machine::update_lru_size`] one at a time would count them.
+    pub fn update_lru_sizes(&mut self, memcg: MemcgId, node: usize, lru: Lru, nr_zone: &[i64]) {
+        debug_assert!(nr_zone.iter().all(|&n| n >= 0) || nr_zone.iter().all(|&n| n <= 0));
+        let mut total = 0;
+        for (zone, &n) in nr_zone.iter().enumerate() {
+            if n != 0 {
+                self.zone_stats[node][zone].add(lru.zone_stat(), n);
+                total += n;
+            }
+        }
+        if total != 0 {
+            self.mod_lruvec_state_pages(memcg, node, lru.node_stat(), total);
+        }
     }
 
     /// `/proc/vmstat` counters: node items summed over nodes, zone items, global events.

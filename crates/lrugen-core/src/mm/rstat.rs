@@ -59,6 +59,24 @@ impl Rstat {
         }
     }
 
+    /// Count `n` updates of magnitude 1 at once: the same state as `n` calls of
+    /// [`Rstat::updated`]`(1)`, for the statistics of a batch of single pages changed together
+    /// (`update_lru_sizes` after `isolate_lru_folios`).
+    #[inline]
+    pub fn updated_units(&mut self, n: u64) {
+        // `updated(1)` carries `updates` from 0 to MEMCG_CHARGE_BATCH + 1, then counts one batch
+        // and starts again from 0
+        let period = MEMCG_CHARGE_BATCH + 1;
+        let first = period - self.updates;
+        if n < first {
+            self.updates += n;
+            return;
+        }
+        let rest = n - first;
+        self.batches += 1 + rest / period;
+        self.updates = rest % period;
+    }
+
     /// Count an update of magnitude `d` (`memcg_rstat_updated`).
     #[inline]
     pub fn updated(&mut self, d: u64) {
@@ -115,6 +133,27 @@ mod tests {
     use super::*;
     use crate::mm::memcg::ROOT_MEMCG;
     use crate::mm::MachineConfig;
+
+    proptest::proptest! {
+        /// A batch of unit updates leaves the bookkeeping as the updates one by one would, from
+        /// any state that updates of any size can reach.
+        #[test]
+        fn units_at_once_equal_units_one_by_one(
+            before in proptest::collection::vec(0u64..200, 0..20),
+            n in 0u64..1000,
+        ) {
+            let mut a = Rstat::new(1);
+            for d in before {
+                a.updated(d);
+            }
+            let mut b = a.clone();
+            for _ in 0..n {
+                a.updated(1);
+            }
+            b.updated_units(n);
+            proptest::prop_assert_eq!((a.updates, a.batches), (b.updates, b.batches));
+        }
+    }
 
     #[test]
     fn reads_see_the_last_flush_and_the_threshold_is_two_batches() {

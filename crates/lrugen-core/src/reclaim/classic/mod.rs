@@ -18,7 +18,7 @@
 pub mod workingset;
 
 use super::mglru::{Preset, Profile, Switches};
-use super::vmscan::{self, clear_isolated, count_scan, mark_isolated};
+use super::vmscan::{self, clear_isolated, count_scan};
 use super::{FolioRef, ListRef, Policy, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use crate::mm::folio::{pg, FolioId, ListHead, ANON, FILE, NIL};
 use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
@@ -289,6 +289,8 @@ impl Classic {
         let mut total_scan = 0;
         let mut skipped: Vec<FolioId> = Vec::new();
         let mut rotate: Vec<FolioId> = Vec::new();
+        // nr_zone_taken: the list sizes and NR_ISOLATED change once for the batch
+        let mut zone_taken = [0i64; crate::reclaim::mglru::state::MAX_NR_ZONES];
         while scan < nr_to_scan {
             let id = self.lruvecs[lv].lists[lru as usize].tail;
             if id == NIL {
@@ -309,9 +311,29 @@ impl Classic {
                 rotate.push(id);
                 continue;
             }
-            m.update_lru_size(id, lru, -1);
-            mark_isolated(m, id);
+            debug_assert_eq!((f.memcg, f.node()), (memcg, node), "a folio on another lruvec's list");
+            debug_assert_eq!(
+                f.lru_type() == FILE,
+                lru.is_file(),
+                "a folio on a list of the other type"
+            );
+            let fm = &mut m.folios[id];
+            fm.clear(pg::LRU);
+            fm.set(pg::ISOLATED);
+            zone_taken[f.zone()] += 1;
             dst.push(id);
+        }
+        let nr_taken: i64 = zone_taken.iter().sum();
+        if nr_taken > 0 {
+            // update_lru_sizes, then NR_ISOLATED_{ANON,FILE}: for the rstat bookkeeping, as many
+            // one-page updates as the folio-by-folio calls made
+            m.update_lru_sizes(memcg, node, lru, &zone_taken.map(|n| -n));
+            let isolated = if lru.is_file() {
+                Stat::NrIsolatedFile
+            } else {
+                Stat::NrIsolatedAnon
+            };
+            m.mod_lruvec_state_pages(memcg, node, isolated, nr_taken);
         }
         // Skipped and rotated folios go back to the head, in the order they were taken.
         for &id in skipped.iter().chain(rotate.iter()) {
