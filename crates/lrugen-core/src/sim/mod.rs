@@ -211,6 +211,9 @@ pub struct RunResult {
     pub series: Vec<Sample>,
     /// Throughput, latency and reclaim time (engine runs).
     pub engine: Option<engine::EngineResult>,
+    /// The model's state at the end of a kernel-policy run, bytes (`Machine::state_bytes`: the
+    /// state that grows with the pages touched).
+    pub state_bytes: Option<u64>,
 }
 
 fn one() -> u32 {
@@ -579,6 +582,7 @@ pub fn run_engine<P: Policy>(
     r.vmstat = Some(k.m.vmstat().delta(&before));
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
+    r.state_bytes = Some(k.m.state_bytes());
     r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
     r.memcg = Some(k.m.memcgs[t].path.clone());
     r.capacity_pages = k.m.memcgs[t].max.min(k.m.cfg.total_pages());
@@ -619,6 +623,7 @@ fn empty_result(policy: &str) -> RunResult {
         debugfs: Vec::new(),
         series: Vec::new(),
         engine: None,
+        state_bytes: None,
     }
 }
 
@@ -741,6 +746,7 @@ pub fn run_kernel<P: Policy>(
     r.vmstat = Some(k.m.vmstat().delta(&before));
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
+    r.state_bytes = Some(k.m.state_bytes());
     r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
     r.memcg = Some(k.m.memcgs[t].path.clone());
     r.capacity_pages = k.m.memcgs[t].max.min(k.m.cfg.total_pages());
