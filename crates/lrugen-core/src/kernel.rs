@@ -394,6 +394,32 @@ impl<P: Policy> Kernel<P> {
         r
     }
 
+    /// The first stage of prefetching for an operation a few steps ahead: the page-cache slot a
+    /// buffered read or write of a file page will look up (see [`crate::mm::prefetch`]). Changes
+    /// nothing.
+    #[inline]
+    pub fn prefetch_slot(&self, op: &crate::workload::Op) {
+        use crate::workload::Op;
+        if let Op::Read { file, index, .. } | Op::Write { file, index, .. } = *op {
+            if let Some(f) = self.m.files.get(file as usize) {
+                f.slots.prefetch(index);
+            }
+        }
+    }
+
+    /// The second stage, closer to the operation: the folio now in that slot, if any.
+    #[inline]
+    pub fn prefetch_folio(&self, op: &crate::workload::Op) {
+        use crate::workload::Op;
+        if let Op::Read { file, index, .. } | Op::Write { file, index, .. } = *op {
+            if let Some(f) = self.m.files.get(file as usize) {
+                if let crate::mm::pagecache::Slot::Folio(id) = f.slots.get(index).get() {
+                    self.m.folios.prefetch(id);
+                }
+            }
+        }
+    }
+
     /// Run one operation without advancing the clock (the virtual-time engine prices it).
     pub fn exec(&mut self, op: crate::workload::Op) -> Result<Access, AccessError> {
         use crate::workload::Op;

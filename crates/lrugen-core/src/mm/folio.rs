@@ -259,6 +259,15 @@ impl Folios {
         }
     }
 
+    /// Ask the CPU to bring folio `id`'s record into cache (a hint; nothing for an id past the
+    /// table).
+    #[inline]
+    pub fn prefetch(&self, id: FolioId) {
+        if let Some(f) = self.table.get(id as usize) {
+            super::prefetch(f);
+        }
+    }
+
     /// Append a new free folio on `node`/`zone`, returning its id. Used while building zones.
     pub fn push_free(&mut self, node: usize, zone: usize) -> FolioId {
         let id = self.table.len() as FolioId;

@@ -240,6 +240,18 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
         }
     }
 
+    /// Ask the CPU to bring the entry at `index` into cache, without waiting for it (a hint with
+    /// no effect on any value; nothing when the entry has no chunk).
+    #[inline]
+    pub fn prefetch(&self, index: u64) {
+        let (t, d, i) = Self::split(index);
+        if let Some(c) = self.chunk(t, d) {
+            if let Some(chunk) = self.chunks.get(c as usize) {
+                crate::mm::prefetch(&chunk[i]);
+            }
+        }
+    }
+
     /// Replace the entry at `index`.
     #[inline]
     pub fn set(&mut self, index: u64, v: T) {
