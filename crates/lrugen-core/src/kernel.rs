@@ -394,7 +394,7 @@ impl<P: Policy> Kernel<P> {
         r
     }
 
-    /// The first stage of prefetching for an operation a few steps ahead: the page-cache slot a
+    /// The first stage of prefetching for an operation 16 steps ahead: the page-cache slot a
     /// buffered read or write of a file page will look up (see [`crate::mm::prefetch`]). Changes
     /// nothing.
     #[inline]
