@@ -356,6 +356,13 @@ pub fn run_sampled<P: Policy>(
     let mut req_start: Vec<Option<u64>> = vec![None; ntasks];
     let mut req_hist: Vec<(&'static str, Histogram<u64>)> = Vec::new();
     let mut req_all = Histogram::new_from(&hist);
+    // each task's next two steps (with their requests), taken from its stream early so that
+    // the page-cache slot of the second and then, one turn later, the folio in it are
+    // prefetched while the other tasks run (a stream does not depend on the machine; see
+    // `run_kernel`)
+    type Ahead = std::collections::VecDeque<(crate::workload::Step, Option<crate::workload::Request>)>;
+    let mut pending: Vec<Ahead> = (0..ntasks).map(|_| Ahead::with_capacity(3)).collect();
+    let fetch = |t: &mut Stream| t.next().map(|s| (s, t.request()));
     while let Some(Reverse((ready, i))) = heap.pop() {
         if i >= ntasks {
             // one balance_pgdat pass of kswapd on node i - ntasks
@@ -408,7 +415,21 @@ pub fn run_sampled<P: Policy>(
             // time-based: this task's time is up
             continue;
         }
-        let Some(step) = tasks[i].next() else { continue };
+        let Some((step, request)) = pending[i].pop_front().or_else(|| fetch(&mut tasks[i])) else {
+            continue;
+        };
+        while pending[i].len() < 2 {
+            match fetch(&mut tasks[i]) {
+                Some(x) => pending[i].push_back(x),
+                None => break,
+            }
+        }
+        if let Some((s, _)) = pending[i].front() {
+            k.prefetch_folio(&s.op);
+        }
+        if let Some((s, _)) = pending[i].get(1) {
+            k.prefetch_slot(&s.op);
+        }
         // fio's ramp_time: run, cost, but do not record
         let ramping = ready < cfg.ramp_ns;
         if let Op::Think { ns, .. } = step.op {
@@ -425,7 +446,7 @@ pub fn run_sampled<P: Policy>(
         let res = k.exec(step.op);
         let s1 = snap(k);
         // the first page operation of a benchmark request carries the request's own CPU time
-        let request_ns = if step.measure && req_start[i].is_none() && tasks[i].request().is_some() {
+        let request_ns = if step.measure && req_start[i].is_none() && request.is_some() {
             c.request_ns
         } else {
             0
@@ -501,7 +522,7 @@ pub fn run_sampled<P: Policy>(
             }
             first = first.min(ready);
             last = last.max(done);
-            if let Some(req) = tasks[i].request() {
+            if let Some(req) = request {
                 let since = *req_start[i].get_or_insert(ready);
                 if req.last {
                     req_start[i] = None;
