@@ -395,28 +395,43 @@ impl<P: Policy> Kernel<P> {
     }
 
     /// The first stage of prefetching for an operation 16 steps ahead: the page-cache slot a
-    /// buffered read or write of a file page will look up (see [`crate::mm::prefetch`]). Changes
+    /// buffered read or write of a file page will look up, or the PTE of a load or store (see [`crate::mm::prefetch`]). Changes
     /// nothing.
     #[inline]
     pub fn prefetch_slot(&self, op: &crate::workload::Op) {
         use crate::workload::Op;
-        if let Op::Read { file, index, .. } | Op::Write { file, index, .. } = *op {
-            if let Some(f) = self.m.files.get(file as usize) {
-                f.slots.prefetch(index);
+        match *op {
+            Op::Read { file, index, .. } | Op::Write { file, index, .. } => {
+                if let Some(f) = self.m.files.get(file as usize) {
+                    f.slots.prefetch(index);
+                }
             }
+            // the PTE a load or store will find (or fault on)
+            Op::Load { task, vpn } | Op::Store { task, vpn } => self.m.prefetch_pte(task, vpn),
+            _ => {}
         }
     }
 
-    /// The second stage, closer to the operation: the folio now in that slot, if any.
+    /// The second stage, closer to the operation: the folio now in that slot or mapped by that
+    /// PTE, if any.
     #[inline]
     pub fn prefetch_folio(&self, op: &crate::workload::Op) {
         use crate::workload::Op;
-        if let Op::Read { file, index, .. } | Op::Write { file, index, .. } = *op {
-            if let Some(f) = self.m.files.get(file as usize) {
-                if let crate::mm::pagecache::Slot::Folio(id) = f.slots.get(index).get() {
-                    self.m.folios.prefetch(id);
+        match *op {
+            Op::Read { file, index, .. } | Op::Write { file, index, .. } => {
+                if let Some(f) = self.m.files.get(file as usize) {
+                    if let crate::mm::pagecache::Slot::Folio(id) = f.slots.get(index).get() {
+                        self.m.folios.prefetch(id);
+                    }
                 }
             }
+            Op::Load { task, vpn } | Op::Store { task, vpn } => {
+                let e = self.m.pte_or_none(task, vpn);
+                if e & pte::PRESENT != 0 {
+                    self.m.folios.prefetch(e & pte::PFN_MASK);
+                }
+            }
+            _ => {}
         }
     }
 

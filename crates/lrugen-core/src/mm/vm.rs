@@ -202,6 +202,11 @@ impl PteTables {
     pub fn table(&self, i: u32) -> &[u32; PTRS_PER_PTE] {
         &self.tables[i as usize]
     }
+    /// The PTE table `i`, if it exists.
+    #[inline]
+    pub fn get(&self, i: u32) -> Option<&[u32; PTRS_PER_PTE]> {
+        self.tables.get(i as usize)
+    }
     /// The PTE table `i`, mutably.
     #[inline]
     pub fn table_mut(&mut self, i: u32) -> &mut [u32; PTRS_PER_PTE] {
