@@ -45,7 +45,9 @@ struct Cli {
 enum Cmd {
     /// Run a workload or a trace under one or more policies and compare them.
     Run(Box<RunArgs>),
-    /// Measure simulated accesses per second of each policy on a trace.
+    /// Measure simulated accesses per second of each policy on a trace. Each trace's first row,
+    /// policy `bare`, is the replay loop alone: the trace's dense ids read back as a run reads
+    /// them, with no policy (hit ratio `-`), the ceiling of any policy's rate.
     Bench(BenchArgs),
     /// Run a workload on a real Linux kernel under qemu and compare it with the model (needs
     /// qemu-system-x86, busybox-static, e2fsprogs, cpio, zstd, xz-utils, kmod and the static
@@ -277,6 +279,10 @@ struct RunArgs {
     check: bool,
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true, help = checks::MEMORY_BUDGET_HELP)]
     memory_budget: Option<String>,
+    /// At the end, print the process's peak resident set (VmHWM), the resident pages of each
+    /// kernel-policy run and the bytes per resident page (on stderr with --json).
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Args)]
@@ -880,6 +886,9 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             "{}",
             serde_json::to_string_pretty(&report::json(&results)).expect("JSON")
         );
+        if a.stats {
+            eprint!("{}", run_stats(&results, peak_rss_bytes()));
+        }
         return write_failed();
     }
     outln!("workload: {}", spec.describe());
@@ -939,7 +948,79 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             }
         }
     }
+    if a.stats {
+        out!("\n{}", run_stats(&results, peak_rss_bytes()));
+    }
     write_failed()
+}
+
+/// The process's peak resident set in bytes: `VmHWM` of `/proc/self/status` (Linux), `None` where
+/// the platform has no such file or line.
+fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = s
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+/// The text of `lrugen run --stats`: the process's peak RSS (over all the runs), then per run the
+/// resident pages at its end (the workload memcg's `anon` + `file` pages, kernel policies only)
+/// and the bytes per resident page. Every number is printed as an integer or with two decimals,
+/// so that `bytes / pages` can be checked from the text.
+fn run_stats(results: &[RunResult], peak: Option<u64>) -> String {
+    use lrugen::mm::vmstat::Stat;
+    use std::fmt::Write;
+    let mut o = String::from("--- stats ---\n");
+    match peak {
+        Some(b) => {
+            let _ = writeln!(
+                o,
+                "peak RSS (VmHWM of the process, over all runs): {b} bytes ({})",
+                lrugen::budget::human(b)
+            );
+        }
+        None => o.push_str("peak RSS (VmHWM of the process, over all runs): unavailable (no /proc/self/status)\n"),
+    }
+    for r in results {
+        let p = &r.policy;
+        let Some(ms) = &r.memory_stat else {
+            let _ = writeln!(
+                o,
+                "{p}: resident pages at the end: n/a (a reference cache, not the simulated machine)"
+            );
+            continue;
+        };
+        let pages = (ms.get(Stat::NrAnonPages) + ms.get(Stat::NrFilePages)).max(0) as u64;
+        let memcg = r.memcg.as_deref().unwrap_or("/t");
+        let _ = writeln!(o, "{p}: resident pages at the end (memcg {memcg} anon + file): {pages}");
+        match (peak, pages) {
+            (Some(b), 1..) => {
+                let _ = writeln!(
+                    o,
+                    "{p}: peak RSS / resident pages: {:.2} bytes per page",
+                    b as f64 / pages as f64
+                );
+            }
+            (None, _) => {
+                let _ = writeln!(o, "{p}: peak RSS / resident pages: unavailable");
+            }
+            (_, 0) => {
+                let _ = writeln!(o, "{p}: peak RSS / resident pages: n/a (no page resident)");
+            }
+        }
+        // `Machine::state_bytes` is not carried by `RunResult` (yet)
+        let _ = writeln!(
+            o,
+            "{p}: model state bytes (Machine::state_bytes): unavailable (not reported by the run)"
+        );
+        let _ = writeln!(o, "{p}: model state / resident pages: unavailable");
+    }
+    o
 }
 
 /// A run of `workload` under `policy` in a memcg of `limit` pages, the reference caches as large,
@@ -996,6 +1077,16 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let (n, seconds) = bare_replay(&t).map_err(|e| format!("{}: reading its ids back: {e}", path.display()))?;
+        outln!(
+            "{:<24} {:>8} {:>10} {:>12} {:>12.2} M {:>10}",
+            name,
+            "bare",
+            a.capacity,
+            n,
+            n as f64 / seconds.max(1e-9) / 1e6,
+            "-"
+        );
         for &p in &policies {
             let machine = MachineConfig::simple(a.capacity.saturating_add(a.capacity.max(16_384)), 0);
             let workload = WorkloadSpec::Trace {
@@ -1018,6 +1109,21 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The bare replay loop of `lrugen bench`: the trace's dense ids read back as a trace stream reads
+/// them (a cursor over the spilled ids, [`lrugen_trace::IdCursor`]), each passed through
+/// [`std::hint::black_box`], with no policy. Returns the ids read and the seconds of the loop (the
+/// cursor is made before the clock starts, as a run's stream is set up before its replay is timed).
+fn bare_replay(t: &workload::LoadedTrace) -> std::io::Result<(u64, f64)> {
+    let mut ids = t.pages.cursor(0);
+    let mut n = 0u64;
+    let start = std::time::Instant::now();
+    while let Some(id) = ids.next_id()? {
+        std::hint::black_box(id);
+        n += 1;
+    }
+    Ok((n, start.elapsed().as_secs_f64()))
 }
 
 /// The built-in comparison `lrugen` runs with no arguments.
