@@ -279,8 +279,9 @@ struct RunArgs {
     check: bool,
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true, help = checks::MEMORY_BUDGET_HELP)]
     memory_budget: Option<String>,
-    /// At the end, print the process's peak resident set (VmHWM), the resident pages of each
-    /// kernel-policy run and the bytes per resident page (on stderr with --json).
+    /// At the end, print the process's peak resident set (VmHWM) and each run's (VmHWM reset
+    /// before it), the resident pages at the end of each kernel-policy run and the bytes per
+    /// resident page (on stderr with --json).
     #[arg(long)]
     stats: bool,
 }
@@ -403,8 +404,12 @@ fn progress_bar(label: &str, total: u64) -> indicatif::ProgressBar {
     pb
 }
 
-/// Run each policy of `cfgs`, sharing a loaded trace.
-fn run_all(cfgs: &[RunConfig], trace: Option<workload::LoadedTrace>) -> Result<Vec<RunResult>, String> {
+/// Run each policy of `cfgs`, sharing a loaded trace; with `peaks`, the peak RSS of each run.
+fn run_all(
+    cfgs: &[RunConfig],
+    trace: Option<workload::LoadedTrace>,
+    mut peaks: Option<&mut PeakRss>,
+) -> Result<Vec<RunResult>, String> {
     let mut out = Vec::new();
     for cfg in cfgs {
         let pb = progress_bar(cfg.policy.name(), 0);
@@ -412,7 +417,13 @@ fn run_all(cfgs: &[RunConfig], trace: Option<workload::LoadedTrace>) -> Result<V
             pb.set_length(total);
             pb.set_position(done);
         };
+        if let Some(p) = peaks.as_deref_mut() {
+            p.before_run();
+        }
         let r = sim::run(cfg, trace.clone(), &mut cb).map_err(|e| e.to_string())?;
+        if let Some(p) = peaks.as_deref_mut() {
+            p.after_run();
+        }
         pb.finish_and_clear();
         out.push(r);
     }
@@ -846,11 +857,18 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             )
         }
     });
+    let mut peaks = a.stats.then(PeakRss::start);
     let mut results = match (&opfile, &a.ops) {
         (Some(o), Some(path)) => {
             let mut out = Vec::new();
             for cfg in &cfgs {
+                if let Some(p) = peaks.as_mut() {
+                    p.before_run();
+                }
                 let mut r = lrugen_kernel::model::run_workload_only(o, cfg).map_err(|e| e.to_string())?;
+                if let Some(p) = peaks.as_mut() {
+                    p.after_run();
+                }
                 r.workload = format!(
                     "ops {}",
                     path.file_name()
@@ -861,7 +879,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             }
             out
         }
-        _ => run_all(&cfgs, trace)?,
+        _ => run_all(&cfgs, trace, peaks.as_mut())?,
     };
     for (r, l) in results.iter_mut().zip(&labels) {
         if let Some(l) = l {
@@ -886,8 +904,8 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             "{}",
             serde_json::to_string_pretty(&report::json(&results)).expect("JSON")
         );
-        if a.stats {
-            eprint!("{}", run_stats(&results, peak_rss_bytes()));
+        if let Some(p) = &peaks {
+            eprint!("{}", run_stats(&results, p));
         }
         return write_failed();
     }
@@ -948,8 +966,8 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             }
         }
     }
-    if a.stats {
-        out!("\n{}", run_stats(&results, peak_rss_bytes()));
+    if let Some(p) = &peaks {
+        out!("\n{}", run_stats(&results, p));
     }
     write_failed()
 }
@@ -968,15 +986,53 @@ fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// The text of `lrugen run --stats`: the process's peak RSS (over all the runs), then per run the
-/// resident pages at its end (the workload memcg's `anon` + `file` pages, kernel policies only)
-/// and the bytes per resident page. Every number is printed as an integer or with two decimals,
-/// so that `bytes / pages` can be checked from the text.
-fn run_stats(results: &[RunResult], peak: Option<u64>) -> String {
+/// Reset the process's peak resident set to its current one (`5` written to
+/// `/proc/self/clear_refs`, Linux 4.0 and later); whether that worked.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// Peak RSS for `lrugen run --stats`: the process's, and each run's (`VmHWM` reset before the run
+/// and read after it: the peak while it ran, which counts what the process held before it too).
+struct PeakRss {
+    /// The process's peak so far (the maximum of the readings; a reset loses the one before).
+    process: Option<u64>,
+    /// Each run's peak, `None` where `VmHWM` could not be read or reset.
+    runs: Vec<Option<u64>>,
+    /// Whether the reset before the current run worked.
+    reset: bool,
+}
+
+impl PeakRss {
+    fn start() -> PeakRss {
+        PeakRss {
+            process: peak_rss_bytes(),
+            runs: Vec::new(),
+            reset: false,
+        }
+    }
+
+    fn before_run(&mut self) {
+        self.process = self.process.max(peak_rss_bytes());
+        self.reset = reset_peak_rss();
+    }
+
+    fn after_run(&mut self) {
+        let p = peak_rss_bytes();
+        self.process = self.process.max(p);
+        self.runs.push(p.filter(|_| self.reset));
+    }
+}
+
+/// The text of `lrugen run --stats`: the process's peak RSS (over all the runs), then per run its
+/// own peak RSS, the resident pages at its end (the workload memcg's `anon` + `file` pages, kernel
+/// policies only) and the bytes per resident page. Every number is printed as an integer or with
+/// two decimals, so that `bytes / pages` can be checked from the text.
+fn run_stats(results: &[RunResult], peaks: &PeakRss) -> String {
     use lrugen::mm::vmstat::Stat;
     use std::fmt::Write;
     let mut o = String::from("--- stats ---\n");
-    match peak {
+    match peaks.process {
         Some(b) => {
             let _ = writeln!(
                 o,
@@ -986,8 +1042,25 @@ fn run_stats(results: &[RunResult], peak: Option<u64>) -> String {
         }
         None => o.push_str("peak RSS (VmHWM of the process, over all runs): unavailable (no /proc/self/status)\n"),
     }
-    for r in results {
+    for (i, r) in results.iter().enumerate() {
         let p = &r.policy;
+        let run_peak = peaks.runs.get(i).copied().flatten();
+        match run_peak {
+            Some(b) => {
+                let _ = writeln!(
+                    o,
+                    "{p}: peak RSS during the run (VmHWM reset before it): {b} bytes ({})",
+                    lrugen::budget::human(b)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    o,
+                    "{p}: peak RSS during the run: unavailable (VmHWM could not be reset through \
+                     /proc/self/clear_refs or read)"
+                );
+            }
+        }
         let Some(ms) = &r.memory_stat else {
             let _ = writeln!(
                 o,
@@ -998,19 +1071,22 @@ fn run_stats(results: &[RunResult], peak: Option<u64>) -> String {
         let pages = (ms.get(Stat::NrAnonPages) + ms.get(Stat::NrFilePages)).max(0) as u64;
         let memcg = r.memcg.as_deref().unwrap_or("/t");
         let _ = writeln!(o, "{p}: resident pages at the end (memcg {memcg} anon + file): {pages}");
-        match (peak, pages) {
+        match (run_peak, pages) {
             (Some(b), 1..) => {
                 let _ = writeln!(
                     o,
-                    "{p}: peak RSS / resident pages: {:.2} bytes per page",
+                    "{p}: peak RSS during the run / resident pages: {:.2} bytes per page",
                     b as f64 / pages as f64
                 );
             }
             (None, _) => {
-                let _ = writeln!(o, "{p}: peak RSS / resident pages: unavailable");
+                let _ = writeln!(o, "{p}: peak RSS during the run / resident pages: unavailable");
             }
             (_, 0) => {
-                let _ = writeln!(o, "{p}: peak RSS / resident pages: n/a (no page resident)");
+                let _ = writeln!(
+                    o,
+                    "{p}: peak RSS during the run / resident pages: n/a (no page resident)"
+                );
             }
         }
         // `Machine::state_bytes` is not carried by `RunResult` (yet)
@@ -1163,7 +1239,7 @@ fn cmd_default() -> Result<(), String> {
             .iter()
             .map(|&p| limited_run(MachineConfig::simple(limit + 16_384, swap), limit, spec.clone(), p))
             .collect();
-        let results = run_all(&cfgs, None)?;
+        let results = run_all(&cfgs, None, None)?;
         outln!("{title}");
         out!("{}", report::table(&results));
         outln!();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! What `lrugen run --stats` and `lrugen bench` report about their own cost (issue #15): the
-//! process's peak RSS, the resident pages of each kernel-policy run and the bytes per resident
-//! page, consistent with each other as printed; and `bench`'s `bare` row (the replay loop with no
+//! process's and each run's peak RSS, the resident pages of each kernel-policy run and the bytes
+//! per resident page, consistent with each other as printed; and `bench`'s `bare` row (the replay loop with no
 //! policy) beside the policies', over the same accesses.
 
 use std::process::{Command, Output};
@@ -39,13 +39,22 @@ fn number<T: std::str::FromStr>(text: &str, prefix: &str) -> T {
         .unwrap_or_else(|_| panic!("{prefix:?} is followed by {v:?}, not a number, in:\n{text}"))
 }
 
-/// The block's numbers agree: for each kernel policy, resident pages within the limit and
-/// `peak RSS / resident pages` as printed; the reference caches say n/a.
+/// The block's numbers agree: each run's peak RSS within the process's; for each kernel policy,
+/// resident pages within the limit and `peak RSS during the run / resident pages` as printed; the
+/// reference caches say n/a.
 fn check_stats(text: &str, kernel: &[&str], reference: &[&str], limit: u64) {
     assert!(text.contains("--- stats ---"), "{text}");
     let peak: u64 = number(text, "peak RSS (VmHWM of the process, over all runs): ");
     assert!(peak > 1 << 20, "a peak RSS of {peak} bytes is not a process's:\n{text}");
+    for p in kernel.iter().chain(reference) {
+        let run: u64 = number(text, &format!("{p}: peak RSS during the run (VmHWM reset before it): "));
+        assert!(
+            run > 1 << 20 && run <= peak,
+            "{p}: run peak {run}, process peak {peak}:\n{text}"
+        );
+    }
     for p in kernel {
+        let run: u64 = number(text, &format!("{p}: peak RSS during the run (VmHWM reset before it): "));
         let pages: u64 = number(
             text,
             &format!("{p}: resident pages at the end (memcg /t anon + file): "),
@@ -54,11 +63,11 @@ fn check_stats(text: &str, kernel: &[&str], reference: &[&str], limit: u64) {
             pages > 0 && pages <= limit,
             "{p}: {pages} resident pages, limit {limit}:\n{text}"
         );
-        let per: f64 = number(text, &format!("{p}: peak RSS / resident pages: "));
-        let want = peak as f64 / pages as f64;
+        let per: f64 = number(text, &format!("{p}: peak RSS during the run / resident pages: "));
+        let want = run as f64 / pages as f64;
         assert!(
             (per - want).abs() <= 0.005 + 1e-9 * want,
-            "{p}: {per} bytes per page printed, {peak} / {pages} = {want}:\n{text}"
+            "{p}: {per} bytes per page printed, {run} / {pages} = {want}:\n{text}"
         );
         assert_eq!(
             value(text, &format!("{p}: model state bytes (Machine::state_bytes): ")),
