@@ -35,11 +35,14 @@ so that a reader can judge how quiet the machine was:
 
     /work/venv/bin/python scripts/compare-libcachesim.py --table [--rounds 5]
 
+docs/performance.md says how to read it and holds a measured table.
+
 What is timed differs a little: libCacheSim's time covers its whole trace loop (reading each
 record from the mapped file, hashing the object id, the LRU); lrugen's covers the replay of a trace
-loaded and renumbered to dense ids beforehand (see `lrugen bench`). libCacheSim is measured twice:
-with its default hash table of 2^24 buckets, and with one sized to the cache (its best case, used
-for the ratios). All are the best of --repeat runs.
+loaded and renumbered to dense ids beforehand (see `lrugen bench`). In the default mode (neither
+--golden nor --table) libCacheSim is measured twice: with its default hash table of 2^24 buckets,
+and with one sized to the cache (its best case, used for the ratios); all are the best of --repeat
+runs.
 """
 
 import argparse
