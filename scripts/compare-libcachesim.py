@@ -22,11 +22,27 @@ Setup, outside the repository:
     cargo build --release -p lrugen-cli
     /work/venv/bin/python scripts/compare-libcachesim.py
 
+With --table, regenerate the table of issue #15 ("Speed"): rows OLTP and P3 at 1,000 and 65,536
+pages and CloudPhysics at 5,000, columns lrugen's lru, classic and mglru against libCacheSim's LRU
+with its hash table sized to the cache (hashpower = max(12, capacity.bit_length() + 1)), and
+lrugen's lru against its own bare replay loop (`lrugen bench`'s `bare` row: the trace's dense ids
+read back with no policy). It measures in paired rounds: each round runs, for every row in turn,
+one libCacheSim run and then one `lrugen bench` run of that row (all three policies), so that
+machine noise hits both sides of a ratio; a ratio is taken within a round, and each cell shows the
+median over --rounds rounds (default 5) with the min-max of the per-round ratios. A second table
+gives the median absolute rates. Both are markdown; the load average before and after is printed
+so that a reader can judge how quiet the machine was:
+
+    /work/venv/bin/python scripts/compare-libcachesim.py --table [--rounds 5]
+
+docs/performance.md says how to read it and holds a measured table.
+
 What is timed differs a little: libCacheSim's time covers its whole trace loop (reading each
 record from the mapped file, hashing the object id, the LRU); lrugen's covers the replay of a trace
-loaded and renumbered to dense ids beforehand (see `lrugen bench`). libCacheSim is measured twice:
-with its default hash table of 2^24 buckets, and with one sized to the cache (its best case, used
-for the ratios). All are the best of --repeat runs.
+loaded and renumbered to dense ids beforehand (see `lrugen bench`). In the default mode (neither
+--golden nor --table) libCacheSim is measured twice: with its default hash table of 2^24 buckets,
+and with one sized to the cache (its best case, used for the ratios); all are the best of --repeat
+runs.
 """
 
 import argparse
@@ -170,15 +186,139 @@ def lrugen_bench(binary: Path, path: Path, capacity: int, repeat: int):
             capture_output=True,
             text=True,
         ).stdout
-        for line in text.splitlines()[1:]:
-            f = line.split()
-            # trace policy capacity accesses RATE M HIT%
-            if len(f) != 7 or f[5] != "M":
-                continue
-            policy, rate, hit = f[1], float(f[4]) * 1e6, float(f[6].rstrip("%")) / 100
+        for policy, rate, hit, n in parse_bench(text):
             prev = out.get(policy)
-            out[policy] = (max(rate, prev[0]) if prev else rate, hit, int(f[3]))
+            out[policy] = (max(rate, prev[0]) if prev else rate, hit, n)
     return out
+
+
+def parse_bench(text: str):
+    """The rows of `lrugen bench`'s output: (policy, accesses/s, hit ratio or None, accesses)."""
+    rows = []
+    for line in text.splitlines()[1:]:
+        f = line.split()
+        # trace policy capacity accesses RATE M HIT% (HIT is `-` for the bare replay loop)
+        if len(f) != 7 or f[5] != "M":
+            continue
+        hit = None if f[6] == "-" else float(f[6].rstrip("%")) / 100
+        rows.append((f[1], float(f[4]) * 1e6, hit, int(f[3])))
+    return rows
+
+
+# The rows of issue #15's table: (name, source file under the shared traces, capacity in pages)
+TABLE_ROWS = [
+    ("OLTP", "arc/OLTP.lis.zst", 1000),
+    ("OLTP", "arc/OLTP.lis.zst", 65536),
+    ("P3", "arc/P3.lis.zst", 1000),
+    ("P3", "arc/P3.lis.zst", 65536),
+    ("CloudPhysics", "cloudphysics/cloudPhysicsIO.oracleGeneral.bin", 5000),
+]
+
+TABLE_POLICIES = ["lru", "classic", "mglru"]
+
+
+def median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def load_average() -> str:
+    try:
+        return subprocess.run(["uptime"], check=True, capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "uptime unavailable"
+
+
+def table(binary: Path, workdir: Path, rounds: int) -> None:
+    """Issue #15's table from paired rounds (see the module documentation)."""
+    import libcachesim as lcs
+
+    rows = []
+    for name, f, cap in TABLE_ROWS:
+        src = SHARED / f
+        if not src.exists():
+            print(f"skipping {name} @ {cap}: {src} is missing", file=sys.stderr)
+            continue
+        rows.append((name, oracle_file(name, src, workdir), cap))
+    if not rows:
+        sys.exit(f"no trace found under {SHARED} (set LRUGEN_TRACES_DIR)")
+    before = load_average()
+    # per row: lists over the rounds of libCacheSim's rate and lrugen's rate of each policy
+    lcs_rates = [[] for _ in rows]
+    lg_rates = [{p: [] for p in ["bare"] + TABLE_POLICIES} for _ in rows]
+    hits = [None] * len(rows)
+    for r in range(rounds):
+        for i, (name, path, cap) in enumerate(rows):
+            hashpower = max(12, cap.bit_length() + 1)
+            n, lcs_hit, rate = libcachesim_lru(path, cap, 1, hashpower)
+            lcs_rates[i].append(rate)
+            text = subprocess.run(
+                [str(binary), "bench", str(path), "--capacity", str(cap), "--policy", ",".join(TABLE_POLICIES)],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            got = {p: (rt, h, k) for p, rt, h, k in parse_bench(text)}
+            for p in lg_rates[i]:
+                if p not in got:
+                    sys.exit(f"`lrugen bench` printed no {p} row for {path}:\n{text}")
+                lg_rates[i][p].append(got[p][0])
+            if got["lru"][2] != n:
+                print(f"warning: {name}: lrugen replayed {got['lru'][2]} accesses, libCacheSim {n}", file=sys.stderr)
+            if abs(got["lru"][1] - lcs_hit) > 0.0001:
+                print(
+                    f"warning: {name}: LRU hit ratios differ: lrugen {got['lru'][1]:.4f}, libCacheSim {lcs_hit:.4f}",
+                    file=sys.stderr,
+                )
+            hits[i] = (n, lcs_hit, {p: got[p][1] for p in TABLE_POLICIES})
+            print(
+                f"round {r + 1}/{rounds} {name}@{cap}: libCacheSim {rate / 1e6:.2f} M/s, "
+                + ", ".join(f"{p} {lg_rates[i][p][-1] / 1e6:.2f} M/s" for p in lg_rates[i]),
+                file=sys.stderr,
+                flush=True,
+            )
+    after = load_average()
+
+    def cell(num: list[float], den: list[float]) -> str:
+        ratios = [a / b for a, b in zip(num, den)]
+        return f"{median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f})"
+
+    print(
+        f"libCacheSim {getattr(lcs, '__version__', '?')} LRU, hash table sized to the cache; "
+        f"`lrugen bench` ({binary}); {rounds} paired rounds; median ratio (min–max of the per-round ratios)"
+    )
+    print(f"load before: {before}")
+    print(f"load after:  {after}")
+    print()
+    print(
+        "| trace @ capacity | lrugen lru / libCacheSim | lrugen classic / libCacheSim | "
+        "lrugen mglru / libCacheSim | lrugen lru / bare loop |"
+    )
+    print("|---|---|---|---|---|")
+    for i, (name, _, cap) in enumerate(rows):
+        g = lg_rates[i]
+        cells = [cell(g[p], lcs_rates[i]) for p in TABLE_POLICIES] + [cell(g["lru"], g["bare"])]
+        print(f"| {name} @ {cap:,} | " + " | ".join(cells) + " |")
+    print()
+    print("Median rates (M accesses/s) over the rounds, and hit ratios (lrugen's lru and libCacheSim's LRU agree):")
+    print()
+    print(
+        "| trace @ capacity | accesses | libCacheSim LRU | lrugen bare loop | lrugen lru | lrugen classic "
+        "| lrugen mglru | hit ratio lru / classic / mglru |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for i, (name, _, cap) in enumerate(rows):
+        g = lg_rates[i]
+        n, _, h = hits[i]
+        rates = [median(lcs_rates[i])] + [median(g[p]) for p in ["bare"] + TABLE_POLICIES]
+        print(
+            f"| {name} @ {cap:,} | {n:,} | "
+            + " | ".join(f"{x / 1e6:.2f}" for x in rates)
+            + " | "
+            + " / ".join(f"{h[p] * 100:.2f} %" for p in TABLE_POLICIES)
+            + " |"
+        )
 
 
 def main() -> None:
@@ -193,6 +333,8 @@ def main() -> None:
         help="a trace to compare instead of the defaults (repeatable)",
     )
     ap.add_argument("--golden", action="store_true", help="print libCacheSim's miss counts of the zoo")
+    ap.add_argument("--table", action="store_true", help="print issue #15's table from paired rounds")
+    ap.add_argument("--rounds", type=int, default=5, help="with --table: paired rounds (default 5)")
     ap.add_argument("--policy", default=",".join(k for k in ZOO if k != "lru"), help="with --golden")
     a = ap.parse_args()
     if a.golden:
@@ -205,6 +347,12 @@ def main() -> None:
         return
     if not a.lrugen.exists():
         sys.exit(f"{a.lrugen} not found: run `cargo build --release -p lrugen-cli` first")
+    if a.table:
+        if a.rounds < 1:
+            sys.exit("--rounds: expected at least 1 round")
+        a.workdir.mkdir(parents=True, exist_ok=True)
+        table(a.lrugen, a.workdir, a.rounds)
+        return
     traces = []
     if a.trace:
         for t in a.trace:

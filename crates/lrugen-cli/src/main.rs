@@ -45,7 +45,9 @@ struct Cli {
 enum Cmd {
     /// Run a workload or a trace under one or more policies and compare them.
     Run(Box<RunArgs>),
-    /// Measure simulated accesses per second of each policy on a trace.
+    /// Measure simulated accesses per second of each policy on a trace. Each trace's first row,
+    /// policy `bare`, is the replay loop alone: the trace's dense ids read back as a run reads
+    /// them, with no policy (hit ratio `-`), the ceiling of any policy's rate.
     Bench(BenchArgs),
     /// Run a workload on a real Linux kernel under qemu and compare it with the model (needs
     /// qemu-system-x86, busybox-static, e2fsprogs, cpio, zstd, xz-utils, kmod and the static
@@ -277,6 +279,11 @@ struct RunArgs {
     check: bool,
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true, help = checks::MEMORY_BUDGET_HELP)]
     memory_budget: Option<String>,
+    /// At the end, print the process's peak resident set (VmHWM) and each run's (VmHWM reset
+    /// before it), the resident pages at the end of each kernel-policy run and the bytes per
+    /// resident page (on stderr with --json).
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Args)]
@@ -397,8 +404,12 @@ fn progress_bar(label: &str, total: u64) -> indicatif::ProgressBar {
     pb
 }
 
-/// Run each policy of `cfgs`, sharing a loaded trace.
-fn run_all(cfgs: &[RunConfig], trace: Option<workload::LoadedTrace>) -> Result<Vec<RunResult>, String> {
+/// Run each policy of `cfgs`, sharing a loaded trace; with `peaks`, the peak RSS of each run.
+fn run_all(
+    cfgs: &[RunConfig],
+    trace: Option<workload::LoadedTrace>,
+    mut peaks: Option<&mut PeakRss>,
+) -> Result<Vec<RunResult>, String> {
     let mut out = Vec::new();
     for cfg in cfgs {
         let pb = progress_bar(cfg.policy.name(), 0);
@@ -406,7 +417,13 @@ fn run_all(cfgs: &[RunConfig], trace: Option<workload::LoadedTrace>) -> Result<V
             pb.set_length(total);
             pb.set_position(done);
         };
+        if let Some(p) = peaks.as_deref_mut() {
+            p.before_run();
+        }
         let r = sim::run(cfg, trace.clone(), &mut cb).map_err(|e| e.to_string())?;
+        if let Some(p) = peaks.as_deref_mut() {
+            p.after_run();
+        }
         pb.finish_and_clear();
         out.push(r);
     }
@@ -840,11 +857,18 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             )
         }
     });
+    let mut peaks = a.stats.then(PeakRss::start);
     let mut results = match (&opfile, &a.ops) {
         (Some(o), Some(path)) => {
             let mut out = Vec::new();
             for cfg in &cfgs {
+                if let Some(p) = peaks.as_mut() {
+                    p.before_run();
+                }
                 let mut r = lrugen_kernel::model::run_workload_only(o, cfg).map_err(|e| e.to_string())?;
+                if let Some(p) = peaks.as_mut() {
+                    p.after_run();
+                }
                 r.workload = format!(
                     "ops {}",
                     path.file_name()
@@ -855,7 +879,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             }
             out
         }
-        _ => run_all(&cfgs, trace)?,
+        _ => run_all(&cfgs, trace, peaks.as_mut())?,
     };
     for (r, l) in results.iter_mut().zip(&labels) {
         if let Some(l) = l {
@@ -880,6 +904,9 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             "{}",
             serde_json::to_string_pretty(&report::json(&results)).expect("JSON")
         );
+        if let Some(p) = &peaks {
+            eprint!("{}", run_stats(&results, p));
+        }
         return write_failed();
     }
     outln!("workload: {}", spec.describe());
@@ -939,7 +966,137 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             }
         }
     }
+    if let Some(p) = &peaks {
+        out!("\n{}", run_stats(&results, p));
+    }
     write_failed()
+}
+
+/// The process's peak resident set in bytes: `VmHWM` of `/proc/self/status` (Linux), `None` where
+/// the platform has no such file or line.
+fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = s
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+/// Reset the process's peak resident set to its current one (`5` written to
+/// `/proc/self/clear_refs`, Linux 4.0 and later); whether that worked.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// Peak RSS for `lrugen run --stats`: the process's, and each run's (`VmHWM` reset before the run
+/// and read after it: the peak while it ran, which counts what the process held before it too).
+struct PeakRss {
+    /// The process's peak so far (the maximum of the readings; a reset loses the one before).
+    process: Option<u64>,
+    /// Each run's peak, `None` where `VmHWM` could not be read or reset.
+    runs: Vec<Option<u64>>,
+    /// Whether the reset before the current run worked.
+    reset: bool,
+}
+
+impl PeakRss {
+    fn start() -> PeakRss {
+        PeakRss {
+            process: peak_rss_bytes(),
+            runs: Vec::new(),
+            reset: false,
+        }
+    }
+
+    fn before_run(&mut self) {
+        self.process = self.process.max(peak_rss_bytes());
+        self.reset = reset_peak_rss();
+    }
+
+    fn after_run(&mut self) {
+        let p = peak_rss_bytes();
+        self.process = self.process.max(p);
+        self.runs.push(p.filter(|_| self.reset));
+    }
+}
+
+/// The text of `lrugen run --stats`: the process's peak RSS (over all the runs), then per run its
+/// own peak RSS, the resident pages at its end (the workload memcg's `anon` + `file` pages, kernel
+/// policies only) and the bytes per resident page. Every number is printed as an integer or with
+/// two decimals, so that `bytes / pages` can be checked from the text.
+fn run_stats(results: &[RunResult], peaks: &PeakRss) -> String {
+    use lrugen::mm::vmstat::Stat;
+    use std::fmt::Write;
+    let mut o = String::from("--- stats ---\n");
+    match peaks.process {
+        Some(b) => {
+            let _ = writeln!(
+                o,
+                "peak RSS (VmHWM of the process, over all runs): {b} bytes ({})",
+                lrugen::budget::human(b)
+            );
+        }
+        None => o.push_str("peak RSS (VmHWM of the process, over all runs): unavailable (no /proc/self/status)\n"),
+    }
+    for (i, r) in results.iter().enumerate() {
+        let p = &r.policy;
+        let run_peak = peaks.runs.get(i).copied().flatten();
+        match run_peak {
+            Some(b) => {
+                let _ = writeln!(
+                    o,
+                    "{p}: peak RSS during the run (VmHWM reset before it): {b} bytes ({})",
+                    lrugen::budget::human(b)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    o,
+                    "{p}: peak RSS during the run: unavailable (VmHWM could not be reset through \
+                     /proc/self/clear_refs or read)"
+                );
+            }
+        }
+        let Some(ms) = &r.memory_stat else {
+            let _ = writeln!(
+                o,
+                "{p}: resident pages at the end: n/a (a reference cache, not the simulated machine)"
+            );
+            continue;
+        };
+        let pages = (ms.get(Stat::NrAnonPages) + ms.get(Stat::NrFilePages)).max(0) as u64;
+        let memcg = r.memcg.as_deref().unwrap_or("/t");
+        let _ = writeln!(o, "{p}: resident pages at the end (memcg {memcg} anon + file): {pages}");
+        match (run_peak, pages) {
+            (Some(b), 1..) => {
+                let _ = writeln!(
+                    o,
+                    "{p}: peak RSS during the run / resident pages: {:.2} bytes per page",
+                    b as f64 / pages as f64
+                );
+            }
+            (None, _) => {
+                let _ = writeln!(o, "{p}: peak RSS during the run / resident pages: unavailable");
+            }
+            (_, 0) => {
+                let _ = writeln!(
+                    o,
+                    "{p}: peak RSS during the run / resident pages: n/a (no page resident)"
+                );
+            }
+        }
+        // `Machine::state_bytes` is not carried by `RunResult` (yet)
+        let _ = writeln!(
+            o,
+            "{p}: model state bytes (Machine::state_bytes): unavailable (not reported by the run)"
+        );
+        let _ = writeln!(o, "{p}: model state / resident pages: unavailable");
+    }
+    o
 }
 
 /// A run of `workload` under `policy` in a memcg of `limit` pages, the reference caches as large,
@@ -996,6 +1153,16 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let (n, seconds) = bare_replay(&t).map_err(|e| format!("{}: reading its ids back: {e}", path.display()))?;
+        outln!(
+            "{:<24} {:>8} {:>10} {:>12} {:>12.2} M {:>10}",
+            name,
+            "bare",
+            a.capacity,
+            n,
+            n as f64 / seconds.max(1e-9) / 1e6,
+            "-"
+        );
         for &p in &policies {
             let machine = MachineConfig::simple(a.capacity.saturating_add(a.capacity.max(16_384)), 0);
             let workload = WorkloadSpec::Trace {
@@ -1018,6 +1185,21 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The bare replay loop of `lrugen bench`: the trace's dense ids read back as a trace stream reads
+/// them (a cursor over the spilled ids, [`lrugen_trace::IdCursor`]), each passed through
+/// [`std::hint::black_box`], with no policy. Returns the ids read and the seconds of the loop (the
+/// cursor is made before the clock starts, as a run's stream is set up before its replay is timed).
+fn bare_replay(t: &workload::LoadedTrace) -> std::io::Result<(u64, f64)> {
+    let mut ids = t.pages.cursor(0);
+    let mut n = 0u64;
+    let start = std::time::Instant::now();
+    while let Some(id) = ids.next_id()? {
+        std::hint::black_box(id);
+        n += 1;
+    }
+    Ok((n, start.elapsed().as_secs_f64()))
 }
 
 /// The built-in comparison `lrugen` runs with no arguments.
@@ -1057,7 +1239,7 @@ fn cmd_default() -> Result<(), String> {
             .iter()
             .map(|&p| limited_run(MachineConfig::simple(limit + 16_384, swap), limit, spec.clone(), p))
             .collect();
-        let results = run_all(&cfgs, None)?;
+        let results = run_all(&cfgs, None, None)?;
         outln!("{title}");
         out!("{}", report::table(&results));
         outln!();

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! What `lrugen run --stats` and `lrugen bench` report about their own cost (issue #15): the
+//! process's and each run's peak RSS, the resident pages of each kernel-policy run and the bytes
+//! per resident page, consistent with each other as printed; and `bench`'s `bare` row (the replay loop with no
+//! policy) beside the policies', over the same accesses.
+
+use std::process::{Command, Output};
+
+const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/traces/synthetic.lis.zst");
+const RANDREAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/bench/randread.fio");
+
+fn lrugen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lrugen"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("run lrugen")
+}
+
+fn ok(args: &[&str]) -> (String, String) {
+    let o = lrugen(args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "lrugen {} failed: {err}", args.join(" "));
+    (String::from_utf8(o.stdout).expect("UTF-8"), err)
+}
+
+/// The value after `prefix` on the line that starts with it, up to the first space.
+fn value<'a>(text: &'a str, prefix: &str) -> &'a str {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line starting with {prefix:?} in:\n{text}"));
+    line[prefix.len()..].split_whitespace().next().unwrap_or("")
+}
+
+fn number<T: std::str::FromStr>(text: &str, prefix: &str) -> T {
+    let v = value(text, prefix);
+    v.parse()
+        .unwrap_or_else(|_| panic!("{prefix:?} is followed by {v:?}, not a number, in:\n{text}"))
+}
+
+/// The block's numbers agree: each run's peak RSS within the process's; for each kernel policy,
+/// resident pages within the limit and `peak RSS during the run / resident pages` as printed; the
+/// reference caches say n/a.
+fn check_stats(text: &str, kernel: &[&str], reference: &[&str], limit: u64) {
+    assert!(text.contains("--- stats ---"), "{text}");
+    let peak: u64 = number(text, "peak RSS (VmHWM of the process, over all runs): ");
+    assert!(peak > 1 << 20, "a peak RSS of {peak} bytes is not a process's:\n{text}");
+    for p in kernel.iter().chain(reference) {
+        let run: u64 = number(text, &format!("{p}: peak RSS during the run (VmHWM reset before it): "));
+        assert!(
+            run > 1 << 20 && run <= peak,
+            "{p}: run peak {run}, process peak {peak}:\n{text}"
+        );
+    }
+    for p in kernel {
+        let run: u64 = number(text, &format!("{p}: peak RSS during the run (VmHWM reset before it): "));
+        let pages: u64 = number(
+            text,
+            &format!("{p}: resident pages at the end (memcg /t anon + file): "),
+        );
+        assert!(
+            pages > 0 && pages <= limit,
+            "{p}: {pages} resident pages, limit {limit}:\n{text}"
+        );
+        let per: f64 = number(text, &format!("{p}: peak RSS during the run / resident pages: "));
+        let want = run as f64 / pages as f64;
+        assert!(
+            (per - want).abs() <= 0.005 + 1e-9 * want,
+            "{p}: {per} bytes per page printed, {run} / {pages} = {want}:\n{text}"
+        );
+        assert_eq!(
+            value(text, &format!("{p}: model state bytes (Machine::state_bytes): ")),
+            "unavailable",
+            "{text}"
+        );
+    }
+    for p in reference {
+        assert_eq!(
+            value(text, &format!("{p}: resident pages at the end: ")),
+            "n/a",
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn run_stats_on_a_trace() {
+    let (out, _) = ok(&[
+        "run",
+        "--trace",
+        SHIPPED,
+        "--capacity",
+        "1000",
+        "--policy",
+        "mglru,classic,lru",
+        "--stats",
+    ]);
+    check_stats(&out, &["mglru", "classic"], &["lru"], 1000);
+    // the block comes after the table
+    assert!(out.find("--- stats ---") > out.find("hit ratio"), "{out}");
+}
+
+#[test]
+fn run_stats_on_a_fio_job_in_virtual_time() {
+    let (out, _) = ok(&[
+        "run",
+        "--fio",
+        RANDREAD,
+        "--memcg-max",
+        "16M",
+        "--policy",
+        "mglru",
+        "--stats",
+    ]);
+    check_stats(&out, &["mglru"], &[], 4096);
+}
+
+#[test]
+fn run_stats_with_json_go_to_stderr() {
+    let (out, err) = ok(&[
+        "run",
+        "--trace",
+        SHIPPED,
+        "--capacity",
+        "500",
+        "--policy",
+        "classic",
+        "--json",
+        "--stats",
+    ]);
+    serde_json::from_str::<serde_json::Value>(&out).expect("stdout stays JSON");
+    check_stats(&err, &["classic"], &[], 500);
+}
+
+#[test]
+fn run_without_stats_prints_none() {
+    let (out, _) = ok(&["run", "--trace", SHIPPED, "--capacity", "1000", "--policy", "lru"]);
+    assert!(!out.contains("--- stats ---") && !out.contains("VmHWM"), "{out}");
+}
+
+#[test]
+fn bench_has_a_bare_row_over_the_same_accesses() {
+    let (out, _) = ok(&["bench", SHIPPED, "--capacity", "1000", "--policy", "lru,classic"]);
+    let rows: Vec<Vec<&str>> = out.lines().skip(1).map(|l| l.split_whitespace().collect()).collect();
+    // trace policy capacity accesses RATE M HIT
+    assert_eq!(rows.len(), 3, "{out}");
+    assert_eq!(rows[0][1], "bare", "the bare loop comes first:\n{out}");
+    assert_eq!(rows[0][6], "-", "the bare loop has no hit ratio:\n{out}");
+    for r in &rows {
+        assert_eq!(r.len(), 7, "{out}");
+        assert_eq!(r[3], rows[0][3], "every row replays the same accesses:\n{out}");
+        assert_eq!(r[5], "M", "{out}");
+        let rate: f64 = r[4].parse().expect("a rate");
+        assert!(rate > 0.0, "{out}");
+    }
+    assert_eq!(
+        rows.iter().map(|r| r[1]).collect::<Vec<_>>(),
+        ["bare", "lru", "classic"],
+        "{out}"
+    );
+}
