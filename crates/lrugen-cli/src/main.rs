@@ -1089,12 +1089,31 @@ fn run_stats(results: &[RunResult], peaks: &PeakRss) -> String {
                 );
             }
         }
-        // `Machine::state_bytes` is not carried by `RunResult` (yet)
-        let _ = writeln!(
-            o,
-            "{p}: model state bytes (Machine::state_bytes): unavailable (not reported by the run)"
-        );
-        let _ = writeln!(o, "{p}: model state / resident pages: unavailable");
+        match (r.state_bytes, pages) {
+            (Some(b), 1..) => {
+                let _ = writeln!(
+                    o,
+                    "{p}: model state bytes (Machine::state_bytes): {b} bytes ({})",
+                    lrugen::budget::human(b)
+                );
+                let _ = writeln!(
+                    o,
+                    "{p}: model state / resident pages: {:.2} bytes per page",
+                    b as f64 / pages as f64
+                );
+            }
+            (Some(b), 0) => {
+                let _ = writeln!(o, "{p}: model state bytes (Machine::state_bytes): {b} bytes");
+                let _ = writeln!(o, "{p}: model state / resident pages: n/a (no page resident)");
+            }
+            (None, _) => {
+                let _ = writeln!(
+                    o,
+                    "{p}: model state bytes (Machine::state_bytes): unavailable (not reported by the run)"
+                );
+                let _ = writeln!(o, "{p}: model state / resident pages: unavailable");
+            }
+        }
     }
     o
 }
@@ -1187,17 +1206,23 @@ fn cmd_bench(a: BenchArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The bare replay loop of `lrugen bench`: the trace's dense ids read back as a trace stream reads
-/// them (a cursor over the spilled ids, [`lrugen_trace::IdCursor`]), each passed through
-/// [`std::hint::black_box`], with no policy. Returns the ids read and the seconds of the loop (the
+/// The bare replay loop of `lrugen bench`: the trace's dense ids read back as the reference
+/// caches' replay reads them (a cursor over the spilled ids, [`lrugen_trace::IdCursor`], a chunk
+/// at a time), each passed through [`std::hint::black_box`], with no policy. Returns the ids read and the seconds of the loop (the
 /// cursor is made before the clock starts, as a run's stream is set up before its replay is timed).
 fn bare_replay(t: &workload::LoadedTrace) -> std::io::Result<(u64, f64)> {
     let mut ids = t.pages.cursor(0);
     let mut n = 0u64;
     let start = std::time::Instant::now();
-    while let Some(id) = ids.next_id()? {
-        std::hint::black_box(id);
-        n += 1;
+    loop {
+        let chunk = ids.read_chunk()?;
+        if chunk.is_empty() {
+            break;
+        }
+        for id in lrugen_trace::le_ids(chunk) {
+            std::hint::black_box(id);
+            n += 1;
+        }
     }
     Ok((n, start.elapsed().as_secs_f64()))
 }
