@@ -280,8 +280,8 @@ struct RunArgs {
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true, help = checks::MEMORY_BUDGET_HELP)]
     memory_budget: Option<String>,
     /// At the end, print the process's peak resident set (VmHWM) and each run's (VmHWM reset
-    /// before it), the resident pages at the end of each kernel-policy run and the bytes per
-    /// resident page (on stderr with --json).
+    /// before it), the resident pages at the end of each kernel-policy run, the model's own state
+    /// bytes, and the bytes per resident page of both (on stderr with --json).
     #[arg(long)]
     stats: bool,
 }
@@ -1026,7 +1026,8 @@ impl PeakRss {
 
 /// The text of `lrugen run --stats`: the process's peak RSS (over all the runs), then per run its
 /// own peak RSS, the resident pages at its end (the workload memcg's `anon` + `file` pages, kernel
-/// policies only) and the bytes per resident page. Every number is printed as an integer or with
+/// policies only), the model's state bytes (`RunResult::state_bytes`) and the bytes per resident
+/// page of the run's peak and of the state. Every number is printed as an integer or with
 /// two decimals, so that `bytes / pages` can be checked from the text.
 fn run_stats(results: &[RunResult], peaks: &PeakRss) -> String {
     use lrugen::mm::vmstat::Stat;

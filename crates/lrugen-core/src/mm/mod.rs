@@ -619,9 +619,16 @@ impl Machine {
     /// `mod_lruvec_state`: a node item of lruvec (memcg, node), hierarchically.
     #[inline]
     pub fn mod_lruvec_state(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
+        self.rstat.updated(d.unsigned_abs());
+        self.add_lruvec_counters(memcg, node, s, d);
+    }
+
+    /// The counters of [`Machine::mod_lruvec_state`] (local, then up the memcg tree), without the
+    /// rstat bookkeeping.
+    #[inline]
+    fn add_lruvec_counters(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
         let n = self.nodes.len();
         self.lruvec_stats_local[memcg as usize * n + node].add(s, d);
-        self.rstat.updated(d.unsigned_abs());
         let mut cur = Some(memcg);
         while let Some(c) = cur {
             self.lruvec_stats[c as usize * n + node].add(s, d);
@@ -634,14 +641,8 @@ impl Machine {
     /// ([`rstat::Rstat::updated_units`]), as the per-page calls would leave them.
     #[inline]
     pub fn mod_lruvec_state_pages(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
-        let n = self.nodes.len();
-        self.lruvec_stats_local[memcg as usize * n + node].add(s, d);
         self.rstat.updated_units(d.unsigned_abs());
-        let mut cur = Some(memcg);
-        while let Some(c) = cur {
-            self.lruvec_stats[c as usize * n + node].add(s, d);
-            cur = self.memcgs[c].parent;
-        }
+        self.add_lruvec_counters(memcg, node, s, d);
     }
 
     /// Hierarchical node item of lruvec (memcg, node) (`lruvec_page_state`).
