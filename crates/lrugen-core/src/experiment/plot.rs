@@ -391,9 +391,12 @@ fn signed(x: f64) -> String {
 }
 
 /// A line: (name, color index, points).
-type Line = (String, usize, Vec<(f64, f64)>);
+/// A labelled line of a [`draw_lines`] chart: (label, palette colour, points).
+pub type Line = (String, usize, Vec<(f64, f64)>);
 
-fn draw_lines<DB: DrawingBackend>(
+/// A chart of `lines` over x from 0 and y from 0, titled `title`, with the axis descriptions
+/// `desc` (x, y) and a legend.
+pub fn draw_lines<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     (x_desc, y_desc): (&str, &str),
