@@ -394,9 +394,9 @@ impl<P: Policy> Kernel<P> {
         r
     }
 
-    /// The first stage of prefetching for an operation 16 steps ahead: the page-cache slot a
-    /// buffered read or write of a file page will look up, or the PTE of a load or store (see [`crate::mm::prefetch`]). Changes
-    /// nothing.
+    /// The first stage of prefetching for an operation some steps ahead (16 in `sim::run_kernel`):
+    /// the page-cache slot a buffered read or write of a file page will look up, or the PTE of a
+    /// load or store ([`crate::mm::prefetch`]). Changes nothing.
     #[inline]
     pub fn prefetch_slot(&self, op: &crate::workload::Op) {
         use crate::workload::Op;

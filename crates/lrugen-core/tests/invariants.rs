@@ -111,6 +111,22 @@ fn file_read_zipf_global_pressure() {
 }
 
 #[test]
+fn file_read_two_zones_memcg_and_global_pressure() {
+    // folios in DMA32 and Normal: the checker compares each zone's nr_zone_* items with the
+    // folios on the lists, which batched isolation (update_lru_sizes) must keep per zone
+    use lrugen::mm::node::ZoneType;
+    let machine = MachineConfig {
+        nodes: vec![vec![(ZoneType::Dma32, 1024), (ZoneType::Normal, 1024)]],
+        ..MachineConfig::simple(2048, 0)
+    };
+    for memcg in [limit(1200), MemcgConfig::default()] {
+        let r = run_checked(machine.clone(), memcg, file_read(2, 2048, ZIPF, 20_000));
+        assert_eq!(r.error, None);
+        assert!(r.pgscan() > 0 && r.pgsteal() > 0, "reclaim ran");
+    }
+}
+
+#[test]
 fn file_read_uniform_global_pressure_with_swap() {
     let r = run_checked(
         MachineConfig::simple(2048, 1024),

@@ -390,7 +390,6 @@ fn signed(x: f64) -> String {
     }
 }
 
-/// A line: (name, color index, points).
 /// A labelled line of a [`draw_lines`] chart: (label, palette colour, points).
 pub type Line = (String, usize, Vec<(f64, f64)>);
 

@@ -973,33 +973,32 @@ impl Machine {
         self.ptes.table(pmd & !PMD_YOUNG)[(vpn as usize) % PTRS_PER_PTE]
     }
 
+    /// `vpn`'s PTE where its table exists, without a bounds failure (`None` for an unknown mm, an
+    /// address its page tables do not cover, or no PTE table).
+    #[inline]
+    fn pte_entry(&self, mm: u32, vpn: u32) -> Option<&u32> {
+        let m = self.mms.get(mm as usize)?;
+        let &pmd = m.pmds.get(m.pmd_index_checked(vpn)?)?;
+        if pmd == PMD_NONE {
+            return None;
+        }
+        self.ptes
+            .get(pmd & !PMD_YOUNG)
+            .map(|t| &t[(vpn as usize) % PTRS_PER_PTE])
+    }
+
     /// The cache line of `vpn`'s PTE, if its PTE table exists (a hint, see [`prefetch`]).
     #[inline]
     pub fn prefetch_pte(&self, mm: u32, vpn: u32) {
-        let Some(m) = self.mms.get(mm as usize) else { return };
-        let Some(&pmd) = m.pmd_index_checked(vpn).and_then(|i| m.pmds.get(i)) else {
-            return;
-        };
-        if pmd != PMD_NONE {
-            if let Some(t) = self.ptes.get(pmd & !PMD_YOUNG) {
-                prefetch(&t[(vpn as usize) % PTRS_PER_PTE]);
-            }
+        if let Some(e) = self.pte_entry(mm, vpn) {
+            prefetch(e);
         }
     }
 
-    /// `vpn`'s PTE without a bounds failure: `pte::NONE` when the mm or the table does not exist.
+    /// `vpn`'s PTE, `pte::NONE` where the mm or its table does not exist.
     #[inline]
     pub fn pte_or_none(&self, mm: u32, vpn: u32) -> u32 {
-        let Some(m) = self.mms.get(mm as usize) else {
-            return pte::NONE;
-        };
-        match m.pmd_index_checked(vpn).and_then(|i| m.pmds.get(i)) {
-            Some(&pmd) if pmd != PMD_NONE => self
-                .ptes
-                .get(pmd & !PMD_YOUNG)
-                .map_or(pte::NONE, |t| t[(vpn as usize) % PTRS_PER_PTE]),
-            _ => pte::NONE,
-        }
+        self.pte_entry(mm, vpn).copied().unwrap_or(pte::NONE)
     }
 
     /// Mutable PTE of `vpn`, allocating the PTE table if needed. The simulated MMU also sets the

@@ -67,6 +67,10 @@ impl Rstat {
         // `updated(1)` carries `updates` from 0 to MEMCG_CHARGE_BATCH + 1, then counts one batch
         // and starts again from 0
         let period = MEMCG_CHARGE_BATCH + 1;
+        debug_assert!(
+            self.updates < period,
+            "updated() leaves at most MEMCG_CHARGE_BATCH pending"
+        );
         let first = period - self.updates;
         if n < first {
             self.updates += n;

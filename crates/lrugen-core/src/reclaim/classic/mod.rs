@@ -749,8 +749,10 @@ impl Policy for Classic {
     }
 
     fn check(&self, m: &Machine) -> Result<(), String> {
+        // folios per node, zone and list, over all memcgs: the zone items (`nr_zone_*`)
+        let mut zone_count = vec![[[0i64; 5]; crate::reclaim::mglru::state::MAX_NR_ZONES]; m.nr_nodes()];
         for memcg in m.memcgs.iter().map(|c| c.id) {
-            for node in 0..m.nr_nodes() {
+            for (node, zone_count) in zone_count.iter_mut().enumerate() {
                 let lv = &self.lruvecs[m.lruvec(memcg, node)];
                 for (i, stat) in [
                     Stat::NrInactiveAnon,
@@ -767,6 +769,7 @@ impl Policy for Classic {
                         if Self::folio_lru_list(m, id) as usize != i && bad.is_none() {
                             bad = Some(id);
                         }
+                        zone_count[m.folios[id].zone()][i] += 1;
                         Ok(())
                     })?;
                     if let Some(id) = bad {
@@ -782,6 +785,27 @@ impl Policy for Classic {
                         return Err(format!(
                             "memcg {memcg} node {node}: list {i} holds {} folios but {} = {local}",
                             lv.lists[i].len,
+                            stat.name()
+                        ));
+                    }
+                }
+            }
+        }
+        let zone_stats = [
+            Stat::NrZoneInactiveAnon,
+            Stat::NrZoneActiveAnon,
+            Stat::NrZoneInactiveFile,
+            Stat::NrZoneActiveFile,
+            Stat::NrZoneUnevictable,
+        ];
+        for (node, zones) in m.zone_stats.iter().enumerate() {
+            for (zone, counters) in zones.iter().enumerate() {
+                for (i, &stat) in zone_stats.iter().enumerate() {
+                    let (want, got) = (zone_count[node][zone][i], counters.get(stat));
+                    if want != got {
+                        return Err(format!(
+                            "node {node} zone {zone}: {want} folios on {} lists but {} = {got}",
+                            LRU_NAMES[i],
                             stat.name()
                         ));
                     }
