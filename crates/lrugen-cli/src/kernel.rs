@@ -453,8 +453,8 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     } else {
         None
     };
-    // the model: the same op file and settings, with the kernel's effective capacity (without
-    // the replayer's own anon pages and the kernel's charges when the workload has no anon)
+    // the model: the same op file and settings at the kernel's memory.max, charged with the
+    // kernel memory and the replayer's own pages as the kernel charges them
     let cap = run.model_capacity_for(&p.ops).max(1);
     let profile = lrugen_kernel::model::profile_for_release(&run.kernel_release);
     let settings = Settings {

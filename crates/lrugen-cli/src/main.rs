@@ -160,6 +160,11 @@ struct RunArgs {
     /// vm.swappiness (0..=200).
     #[arg(long, value_name = "N", default_value_t = 60, value_parser = count32, allow_negative_numbers = true)]
     swappiness: u32,
+    /// Kernel memory charged to the memcg besides its pages: `kernel` (page tables, slab, xarray
+    /// nodes and inodes as Debian's 6.1-7.2 kernels charge them: memory.max means what it means
+    /// there) or `none`, the default (no shadow-node shrinker yet: docs/experiments.md).
+    #[arg(long, value_name = "kernel|none", value_parser = ["kernel", "none"], default_value = "none")]
+    kmem: String,
     /// Seed of the workload's random streams.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = count, allow_negative_numbers = true)]
     seed: u64,
@@ -730,6 +735,9 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         _ => MachineConfig::simple(memory, swap),
     };
     machine.swappiness = a.swappiness;
+    if a.kmem == "kernel" {
+        machine.kmem = lrugen::mm::KmemConfig::kernel();
+    }
     if let Some(cmds) = &a.debugfs_write {
         checks::debugfs_write(cmds, mglru.profile, machine.nodes.len())?;
     }

@@ -88,6 +88,7 @@ impl<P: Policy> Kernel<P> {
     pub fn create_mm(&mut self, memcg: MemcgId) -> u32 {
         let id = self.m.create_mm(memcg);
         self.p.mm_created(&self.m, id);
+        self.reclaim_kmem_excess();
         id
     }
 
@@ -129,8 +130,10 @@ impl<P: Policy> Kernel<P> {
         crate::reclaim::lru_add_drain(&mut self.m, &mut self.p);
     }
 
-    /// Return to user space: reclaim what the last operation charged over `memory.high`.
+    /// Return to user space: reclaim what the last operation charged over `memory.high`, and
+    /// what its kernel objects charged over `memory.max` ([`alloc::reclaim_kmem_excess`]).
     pub fn return_to_user(&mut self) {
+        self.reclaim_kmem_excess();
         let (nr, memcg) = self.over_high;
         if nr > 0 {
             self.over_high = (0, 0);
@@ -481,7 +484,17 @@ impl<P: Policy> Kernel<P> {
         if let (Ok(Access::Major), Some(t)) = (&r, self.m.current_task) {
             self.m.mms[t as usize].lru_gen_bitmap = !0;
         }
+        // mmap, fork and failed operations do not return through `return_to_user`
+        self.reclaim_kmem_excess();
         r
+    }
+
+    /// [`alloc::reclaim_kmem_excess`] when kernel memory was charged over a limit.
+    #[inline]
+    fn reclaim_kmem_excess(&mut self) {
+        if self.m.kmem_over {
+            alloc::reclaim_kmem_excess(&mut self.m, &mut self.p);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -760,3 +760,34 @@ fn ycsb_properties_in_an_experiment() {
         "{msg}"
     );
 }
+
+#[test]
+fn machine_kmem_takes_a_preset_or_a_table() {
+    use lrugen::mm::KmemConfig;
+    let wl = "[memcg]\nmax = 100\n[workload]\nkind = \"file-read\"\nfiles = 1\nfile_pages = 10\ndist = \"uniform\"\naccesses = 5\n";
+    let kmem =
+        |m: &str| parse(&format!("[machine]\nmemory = \"1G\"\n{m}\n{wl}")).map(|e| e.points[0].config.machine.kmem);
+    assert_eq!(kmem("").unwrap(), KmemConfig::none(), "off unless asked for");
+    assert_eq!(kmem("kmem = \"kernel\"").unwrap(), KmemConfig::kernel());
+    assert_eq!(kmem("kmem = \"none\"").unwrap(), KmemConfig::none());
+    let t = kmem("kmem = { page_tables = true, mm_pgtable_pages = 3 }").unwrap();
+    assert_eq!(
+        t,
+        KmemConfig {
+            page_tables: true,
+            mm_pgtable_pages: 3,
+            ..KmemConfig::none()
+        }
+    );
+    let (line, msg) = err(&format!("[machine]\nmemory = \"1G\"\nkmem = \"kernal\"\n{wl}"));
+    assert!(msg.contains("machine.kmem") && msg.contains("\"kernel\""), "{msg}");
+    assert_eq!(line, Some(3), "{msg}");
+    let (line, msg) = err(&format!(
+        "[machine]\nmemory = \"1G\"\nkmem = {{ page_table = true }}\n{wl}"
+    ));
+    assert!(
+        msg.contains("unknown field `page_table`") && msg.contains("page_tables"),
+        "{msg}"
+    );
+    assert_eq!(line, Some(3), "{msg}");
+}

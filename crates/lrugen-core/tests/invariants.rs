@@ -181,7 +181,7 @@ fn anon_without_swap_memcg_pressure_ooms_cleanly() {
 /// mapping, and an anon region with loads and stores; skewed so that reclaim sees hot and cold
 /// pages of every kind (`common::mixed_workload`). Returns the kernel after `steps` operations.
 fn mixed(pages: u64, swap: u64, max: Option<u64>, steps: u32) -> K {
-    let mut k = kernel(pages, swap);
+    let mut k = kernel_kmem(pages, swap);
     mixed_workload(&mut k, max, true, steps, |k| {
         assert!(k.m.check_failure.is_none(), "{}", k.m.check_failure.as_ref().unwrap());
     });
@@ -270,7 +270,7 @@ proptest! {
         swappiness in 0u32..=200,
         ops in proptest::collection::vec(op(), 1..300),
     ) {
-        let mut k = kernel(pages, swap);
+        let mut k = kernel_kmem(pages, swap);
         let t = k.create_memcg(ROOT_MEMCG, "t");
         k.m.memcgs[t].swappiness = swappiness;
         if let Some(max) = max {

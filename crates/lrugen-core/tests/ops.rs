@@ -22,6 +22,9 @@ const B: u32 = MMAP_BASE_VPN;
 fn machine(pages: u64, swap: u64) -> Machine {
     let mut cfg = MachineConfig::simple(pages, swap);
     cfg.ra_pages = 0;
+    // page tables, slab and xarray nodes charged as the kernel charges them, so that every op's
+    // kernel memory is checked against what holds it
+    cfg.kmem = lrugen::mm::KmemConfig::kernel();
     let mut m = Machine::new(cfg);
     // each folio on its list when the operation returns (lru_cache_disable)
     m.lru_cache_disabled = true;
@@ -51,6 +54,20 @@ fn finish<P: Policy>(mut k: Kernel<P>) -> (Kernel<P>, MemcgId, u32) {
     let t = k.create_memcg(ROOT_MEMCG, "t");
     let task = k.create_mm(t);
     (k, t, task)
+}
+
+/// Kernel memory charged to memcg `t` (`memory.stat` `kernel`: page tables, slab, the rest of
+/// an address space's; [`lrugen::mm::KmemConfig`]).
+fn kmem<P: Policy>(k: &Kernel<P>, t: MemcgId) -> u64 {
+    let kmem: i64 = (0..k.m.nr_nodes())
+        .map(|nd| k.m.lruvec_state_local(t, nd, Stat::MemcgKmem))
+        .sum();
+    kmem as u64
+}
+
+/// Pages (folios) charged to memcg `t`: its usage less its kernel memory.
+fn pages<P: Policy>(k: &Kernel<P>, t: MemcgId) -> u64 {
+    k.m.memcgs[t].usage - kmem(k, t)
 }
 
 /// Run one op and the invariant checker.
@@ -163,7 +180,7 @@ fn munmap_of_anon_splits_the_vma_frees_folios_and_releases_swap_slots() {
     assert_eq!(k.m.pte(task, B + 4) & pte::SWAP, pte::SWAP);
     assert_eq!(k.m.mms[task as usize].swap_ents, 2);
     assert_eq!(k.m.swap.nr_free(), 62);
-    let usage = k.m.memcgs[t].usage;
+    let usage = pages(&k, t);
     let freed = mapped(&k, task, B + 3);
     ok(
         &mut k,
@@ -184,7 +201,7 @@ fn munmap_of_anon_splits_the_vma_frees_folios_and_releases_swap_slots() {
     assert_eq!(k.m.swap.nr_free(), 64, "the swap entries released their slots");
     assert!(!k.m.folios[freed].test(pg::ALLOCATED), "the unmapped folio is freed");
     assert_eq!(node(&k, t, Stat::NrAnonPages), 5);
-    assert_eq!(k.m.memcgs[t].usage, usage - 1);
+    assert_eq!(pages(&k, t), usage - 1);
     assert!(matches!(run(&mut k, load(task, B + 4)), Err(AccessError::Fault(_))));
     assert_eq!(ok(&mut k, load(task, B + 6)), Access::Hit);
     // unmapping everything frees the page table
@@ -198,7 +215,7 @@ fn munmap_of_anon_splits_the_vma_frees_folios_and_releases_swap_slots() {
     );
     assert_eq!(k.m.ptes.live(), 0);
     assert_eq!(node(&k, t, Stat::NrAnonPages), 0);
-    assert_eq!(k.m.memcgs[t].usage, 0);
+    assert_eq!(pages(&k, t), 0);
 }
 
 #[test]
@@ -252,14 +269,14 @@ fn dontneed_then_load_is_a_zero_fill_minor_fault() {
     ok(&mut k, madv(task, B, 4, Madv::DontNeed));
     assert_eq!(k.m.mms[task as usize].vmas.len(), 1, "the VMA stays");
     assert_eq!(k.m.mms[task as usize].rss_anon, 0);
-    assert_eq!(k.m.memcgs[t].usage, 0);
+    assert_eq!(pages(&k, t), 0);
     let faults = vm(&k, Stat::Pgfault);
     assert_eq!(ok(&mut k, load(task, B + 1)), Access::Minor);
     assert_eq!(k.m.pte(task, B + 1) & pte::ZERO, pte::ZERO, "the zero page");
     assert_eq!(vm(&k, Stat::Pgfault), faults + 1);
-    assert_eq!(k.m.memcgs[t].usage, 0);
+    assert_eq!(pages(&k, t), 0);
     assert_eq!(ok(&mut k, store(task, B + 1)), Access::Minor);
-    assert_eq!(k.m.memcgs[t].usage, 1);
+    assert_eq!(pages(&k, t), 1);
     // the madvised range must be mapped
     assert!(matches!(
         run(&mut k, madv(task, B + 2, 4, Madv::DontNeed)),
@@ -509,13 +526,13 @@ fn fork_then_store_copies_on_write() {
     assert_eq!(k.m.pte(child, B) & pte::YOUNG, 0, "the child's copy is old");
     assert_eq!(k.m.mms[child as usize].rss_anon, 4);
     assert_eq!(node(&k, t, Stat::NrAnonPages), 4);
-    let (usage, faults) = (k.m.memcgs[t].usage, vm(&k, Stat::Pgfault));
+    let (usage, faults) = (pages(&k, t), vm(&k, Stat::Pgfault));
     assert_eq!(ok(&mut k, store(child, B)), Access::Minor);
     let new = mapped(&k, child, B);
     assert_ne!(new, old);
     assert_eq!(mapped(&k, parent, B), old, "the parent still sees the old folio");
     assert_eq!((k.m.folios[old].mapcount, k.m.folios[new].mapcount), (1, 1));
-    assert_eq!(k.m.memcgs[t].usage, usage + 1);
+    assert_eq!(pages(&k, t), usage + 1);
     assert_eq!(vm(&k, Stat::Pgfault), faults + 1);
     assert_eq!(node(&k, t, Stat::NrAnonPages), 5);
     // the parent's store to a folio it alone maps now is no fault; to a shared one, a copy
@@ -536,7 +553,7 @@ fn exit_of_either_side_leaves_the_other_intact() {
         let (gone, stays) = if child_exits { (child, parent) } else { (parent, child) };
         let ids: Vec<FolioId> = (0..4).map(|i| mapped(&k, stays, B + i)).collect();
         ok(&mut k, Op::Exit { task: gone });
-        assert_eq!(k.m.memcgs[t].usage, 4, "no folio was freed");
+        assert_eq!(pages(&k, t), 4, "no folio was freed");
         assert_eq!(node(&k, t, Stat::NrAnonPages), 4);
         for (i, &id) in ids.iter().enumerate() {
             assert_eq!(k.m.folios[id].mapcount, 1);
@@ -550,7 +567,7 @@ fn exit_of_either_side_leaves_the_other_intact() {
         }
         assert_eq!(ok(&mut k, store(stays, B)), Access::Hit, "no copy once exclusive");
         ok(&mut k, Op::Exit { task: stays });
-        assert_eq!(k.m.memcgs[t].usage, 0);
+        assert_eq!(pages(&k, t), 0);
     }
 }
 
@@ -575,19 +592,19 @@ fn fork_duplicates_swap_entries_and_releases_them() {
     assert_eq!(mapped(&k, child, B), id);
     assert_eq!(k.m.folios[id].mapcount, 2);
     // a store from the child to a page whose slot the parent still holds copies it
-    let (usage, free) = (k.m.memcgs[t].usage, k.m.swap.nr_free());
+    let (usage, free) = (pages(&k, t), k.m.swap.nr_free());
     assert_eq!(ok(&mut k, store(child, B + 1)), Access::Major);
     let copy = mapped(&k, child, B + 1);
     assert!(!k.m.folios[copy].test(pg::SWAPCACHE));
     assert_eq!(k.m.pte(parent, B + 1) & pte::SWAP, pte::SWAP);
-    assert_eq!(k.m.memcgs[t].usage, usage + 2, "the swap-cache folio and the copy");
+    assert_eq!(pages(&k, t), usage + 2, "the swap-cache folio and the copy");
     assert_eq!(k.m.swap.nr_free(), free);
     ok(&mut k, Op::Exit { task: child });
     assert_eq!(k.m.swap.count[slot as usize], 0, "the parent maps the page now");
     assert_eq!(k.m.mms[parent as usize].swap_ents, 3);
     ok(&mut k, Op::Exit { task: parent });
     assert_eq!(k.m.swap.nr_free(), 64, "every slot is released");
-    assert_eq!(k.m.memcgs[t].usage, 0);
+    assert_eq!(pages(&k, t), 0);
     assert_eq!(k.m.memcgs[t].swap_usage, 0);
 }
 
@@ -614,7 +631,9 @@ fn forked_children_join_the_mglru_mm_walk() {
     for profile in [Profile::V6_1, Profile::V6_17] {
         let (mut k, t, parent) = mglru(profile, 1024, 256);
         let child = forked(&mut k, t, parent);
-        k.m.memcgs[t].max = 6;
+        // room for 6 pages besides the two address spaces' kernel memory and the PTE table
+        // that `B + 512` needs
+        k.m.memcgs[t].max = kmem(&k, t) + 1 + 6;
         for i in 0..4 {
             ok(&mut k, load(child, B + i));
         }
@@ -622,7 +641,8 @@ fn forked_children_join_the_mglru_mm_walk() {
         for i in 0..16 {
             ok(&mut k, store(child, B + 512 + i));
         }
-        assert!(k.m.memcgs[t].usage <= 6);
+        assert!(k.m.memcgs[t].usage <= k.m.memcgs[t].max);
+        assert!(pages(&k, t) <= 6);
         ok(&mut k, Op::Exit { task: parent });
         ok(&mut k, Op::Exit { task: child });
         assert_eq!(k.m.memcgs[t].usage, 0, "{profile:?}");
@@ -710,7 +730,8 @@ fn random_ops<P: Policy>(mut k: Kernel<P>, t: MemcgId, first: u32, ops: &[(u8, u
         }
     }
     assert_eq!(
-        k.m.memcgs[t].usage, k.m.files[file as usize].nr_pages,
+        pages(&k, t),
+        k.m.files[file as usize].nr_pages,
         "only page cache is left"
     );
     assert_eq!(k.m.swap.nr_free(), 64, "every swap slot is released");

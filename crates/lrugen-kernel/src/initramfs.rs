@@ -100,6 +100,8 @@ pub fn init_script(s: &InitSpec) -> String {
     let mut dumps = String::from(
         " --end memory.stat=/sys/fs/cgroup/t/memory.stat --end memory.current=/sys/fs/cgroup/t/memory.current",
     );
+    // and its own mappings: how much of the replayer's own memory is resident or swapped
+    dumps.push_str(" --end smaps=/proc/self/smaps");
     if s.swap || s.zram_bytes > 0 {
         dumps.push_str(" --end memory.swap.current=/sys/fs/cgroup/t/memory.swap.current");
     }

@@ -225,6 +225,11 @@ pub struct KernelRun {
     /// `memory.swap.current` of `/t` read the same way, bytes.
     #[serde(default)]
     pub memory_swap_current_at_end_of_replay: u64,
+    /// The replayer's own `/proc/self/smaps` read after its last access (its mappings with their
+    /// `Rss`, `Anonymous` and `Swap`: which of its own pages reclaim left resident); empty in
+    /// captures made before it was read.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub smaps_at_end_of_replay: String,
     /// `/sys/kernel/debug/lru_gen` after each full window, with the measured accesses done so far
     /// (empty unless `KernelOpts::lru_gen_every_window`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -275,24 +280,21 @@ impl KernelRun {
         (b("anon") + b("file")) / 4096
     }
 
-    /// The memcg capacity to give the model for op file `ops`: for a file-only workload
-    /// [`Self::model_capacity_pages`]; for one with anon pages of its own (and so swap),
-    /// `memory.max` less the kernel's charges and less [`REPLAYER_FIXED_PAGES`]: the model
-    /// replays the replayer's op list as anon pages of its own ([`crate::model::steps`]), which
-    /// reclaim swaps out as the kernel does. (Taking the pages held at the end counted the
-    /// replayer's ~440 pages as room and left the model 8–14 % short of the kernel's misses on
-    /// the mixed shapes.) Without the end-of-replay read-back or a limit, the pages held at the
-    /// end.
-    pub fn model_capacity_for(&self, ops: &OpFile) -> u64 {
-        if ops.anon_pages == 0 {
-            return self.model_capacity_pages(false);
-        }
-        let st = &self.memory_stat_at_end_of_replay;
-        match st.get("kernel") {
-            Some(&kernel) if self.memcg_max_bytes > 0 => (self.memcg_max_bytes / 4096)
-                .saturating_sub((kernel.max(0) as u64).div_ceil(4096))
-                .saturating_sub(REPLAYER_FIXED_PAGES),
-            _ => self.resident_pages(),
+    /// The memcg capacity to give the model for op file `ops`: the kernel's `memory.max` itself.
+    /// The model charges what the kernel charges besides the workload's pages
+    /// ([`lrugen::mm::KmemConfig`]: page tables, xarray nodes, inodes) and replays the replayer's
+    /// own anon memory, its [`REPLAYER_FIXED_PAGES`] and its op list, as pages of its own
+    /// ([`crate::model::steps`]), so no capacity is worked out by hand. (Taking the kernel's
+    /// charges and the replayer's pages off the limit instead kept the ~18 fixed pages that the
+    /// kernel swaps out when it can, `replayer_smaps_6_12_anon_gauss`, and left the model
+    /// 2.5-3.8 % over the kernel's misses on `anon-gauss`.) Without a limit, the pages held at
+    /// the end ([`Self::resident_pages`]). `ops` is not needed for that any more; it is kept for
+    /// the callers' sake.
+    pub fn model_capacity_for(&self, _ops: &OpFile) -> u64 {
+        if self.memcg_max_bytes > 0 {
+            self.memcg_max_bytes / 4096
+        } else {
+            self.resident_pages()
         }
     }
 
@@ -324,6 +326,15 @@ impl KernelRun {
 /// whose whole `anon` is the replayer's: 425–427 pages with 100,000 ops and 441–442 with 104,096
 /// on 6.1, 6.12 and 7.2, that is 16 bytes per op plus 35 pages.
 pub const REPLAYER_FIXED_PAGES: u64 = 35;
+
+/// Of [`REPLAYER_FIXED_PAGES`], those the replayer's loop keeps touching: its stack, its
+/// writable data and the heap page of its I/O buffer. Measured from the replayer's own
+/// `/proc/self/smaps` after the last access of an anon workload that swaps (Debian 6.12.118,
+/// MGLRU, `anon-gauss` in a 32 MiB memcg on zram): 17 of the 35 were resident and 18 swapped
+/// out; 12 had been referenced since reclaim last looked (`Referenced`: heap 4, `.data.rel.ro`
+/// 2, `.data` 4, `.bss` 1, stack 1). The other 23 are touched while the replayer starts and
+/// never again, so reclaim swaps them out like any cold anon page.
+pub const REPLAYER_HOT_PAGES: u64 = 12;
 
 /// The replayer's own anon pages for op file `ops`: its op list (`size_of::<ReplayOp>()` bytes
 /// per op), its map of touched anon pages (a byte per page) and [`REPLAYER_FIXED_PAGES`].

@@ -58,15 +58,14 @@ fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result
     let anon_key = keys;
     let anon_base = (ops.anon_pages > 0).then(|| m.mmap(task, ops.anon_pages as u32, vmf::WRITE, None));
     keys += ops.anon_pages;
-    // With swap (an anon workload), the replayer's own op list is anon memory that reclaim can
-    // swap out like the workload's: written whole before the replay, then read once, in order,
-    // a page every OPS_PER_PAGE ops. (Without swap it cannot be reclaimed and is left out of the
-    // capacity instead: `KernelRun::model_capacity_for`.)
-    let own_pages = if replayer && ops.anon_pages > 0 {
-        crate::replayer_own_pages(ops) - crate::REPLAYER_FIXED_PAGES
-    } else {
-        0
-    };
+    // The replayer's own memory is anon memory charged to the memcg like the workload's, which
+    // reclaim swaps out where there is swap. Its fixed pages (binary data, stack, heap) are
+    // written as it starts; the hot ones among them are touched all through the replay, one
+    // every op in turn, the rest never again. Its op list is written whole before the replay,
+    // then read once, in order, a page every OPS_PER_PAGE ops.
+    let own_pages = if replayer { crate::replayer_own_pages(ops) } else { 0 };
+    let fixed = if own_pages > 0 { crate::REPLAYER_FIXED_PAGES } else { 0 };
+    let hot = if own_pages > 0 { crate::REPLAYER_HOT_PAGES } else { 0 };
     let own_key = keys;
     let own_base = (own_pages > 0).then(|| m.mmap(task, own_pages as u32, vmf::WRITE, None));
     keys += own_pages;
@@ -74,7 +73,7 @@ fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result
         return Err(Error::Config(format!("{keys} pages are too many for the model")));
     }
     let mut measure = !ops.ops.contains(&ReplayOp::MeasureStart);
-    let mut out = Vec::with_capacity(ops.ops.len() + 2 * own_pages as usize);
+    let mut out = Vec::with_capacity(ops.ops.len() * (1 + usize::from(hot > 0)) + 2 * own_pages as usize);
     if let Some(base) = own_base {
         out.extend((0..own_pages).map(|p| Step {
             op: Op::Store {
@@ -95,8 +94,19 @@ fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result
     for (i, op) in ops.ops.iter().enumerate() {
         if let Some(base) = own_base {
             let i = i as u64;
-            if i % per_page == 0 && i / per_page < own_pages {
-                let p = i / per_page;
+            if hot > 0 {
+                let p = i % hot;
+                out.push(Step {
+                    op: Op::Load {
+                        task,
+                        vpn: base + p as u32,
+                    },
+                    key: (own_key + p) as u32,
+                    measure: false,
+                });
+            }
+            if i % per_page == 0 && i / per_page < own_pages - fixed {
+                let p = fixed + i / per_page;
                 out.push(Step {
                     op: Op::Load {
                         task,
@@ -229,10 +239,6 @@ pub fn profile_for_release(release: &str) -> Profile {
     }
 }
 
-/// The model's configuration for an op file the kernel ran with `s`: a memcg of the kernel's
-/// effective capacity (`s.model_capacity_pages`), the swap, swappiness, zram ratio, read-ahead,
-/// `min_ttl_ms` and `lru_gen` capabilities of the run, and `profile` (normally
-/// [`profile_for_release`] of the kernel that ran).
 /// The guest's virtual clock per step (`-icount shift=0,sleep=off`, read off the windows'
 /// `CLOCK_MONOTONIC`): a zram swap-in takes about 100 µs of virtual time (0.09–0.13 ms per miss
 /// on Debian 6.12 anon-gauss), but a read from the virtio disk idles the vCPU and the clock jumps
@@ -246,6 +252,11 @@ pub const GUEST_CLOCK: StepClock = StepClock {
     swap_in_ns: 100_000,
 };
 
+/// The model's configuration for an op file the kernel ran with `s`: a memcg of
+/// `s.model_capacity_pages` (the kernel's `memory.max`, [`crate::KernelRun::model_capacity_for`])
+/// charged with the kernel memory the kernel charges ([`lrugen::mm::KmemConfig::kernel`]), the
+/// swap, swappiness, zram ratio, read-ahead, `min_ttl_ms` and `lru_gen` capabilities of the run,
+/// and `profile` (normally [`profile_for_release`] of the kernel that ran).
 pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
     let policy: PolicyKind = s.lru.parse().map_err(|e: String| Error::Config(format!("lru: {e}")))?;
     let caps = match s.lru_gen_enabled.as_str() {
@@ -262,6 +273,7 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
         machine.ra_pages = u64::from(kb / 4);
     }
     machine.clock = GUEST_CLOCK;
+    machine.kmem = lrugen::mm::KmemConfig::kernel();
     if s.swap == "zram" {
         // no measurement (nothing swapped): zram's usual 3:1
         machine.zram_ratio = Some(s.zram_ratio.unwrap_or(3.0));

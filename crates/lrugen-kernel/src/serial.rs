@@ -151,6 +151,7 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
     let last = |n: &str| dumps.iter().rev().find(|d| d.0 == n).map(|d| d.2.clone());
     Ok(KernelRun {
         memory_stat_at_end_of_replay: last("memory.stat").map(|t| counters(&t)).unwrap_or_default(),
+        smaps_at_end_of_replay: last("smaps").unwrap_or_default(),
         memory_current_at_end_of_replay: last("memory.current").and_then(|t| t.trim().parse().ok()).unwrap_or(0),
         memory_swap_current_at_end_of_replay: last("memory.swap.current")
             .and_then(|t| t.trim().parse().ok())

@@ -104,6 +104,37 @@ struct RawMachine {
     watermark_scale_factor: Option<u64>,
     ra_pages: Option<u64>,
     kswapd: Option<bool>,
+    kmem: Option<RawKmem>,
+}
+
+/// `machine.kmem`: the kernel memory charged to memcgs besides their pages, a preset
+/// (`"kernel"`, `"none"`) or a `[machine.kmem]` table of [`crate::mm::KmemConfig`]'s fields
+/// (those not given are off).
+#[derive(Clone, Debug)]
+enum RawKmem {
+    Preset(String),
+    Table(crate::mm::KmemConfig),
+}
+
+impl<'de> Deserialize<'de> for RawKmem {
+    // by hand rather than `untagged`, so that a wrong key in the table is reported as such
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawKmem;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"kernel\", \"none\" or a table of kmem settings")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawKmem, E> {
+                Ok(RawKmem::Preset(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<RawKmem, A::Error> {
+                let d = serde::de::value::MapAccessDeserializer::new(map);
+                crate::mm::KmemConfig::deserialize(d).map(RawKmem::Table)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `[memcg]`.
@@ -674,6 +705,22 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
     }
     if let Some(v) = m.kswapd {
         machine.kswapd = v;
+    }
+    match m.kmem {
+        None => {}
+        Some(RawKmem::Table(k)) => machine.kmem = k,
+        Some(RawKmem::Preset(p)) => {
+            machine.kmem = match p.as_str() {
+                "kernel" => crate::mm::KmemConfig::kernel(),
+                "none" => crate::mm::KmemConfig::none(),
+                _ => {
+                    return Err((
+                        "machine.kmem".into(),
+                        format!("unknown preset `{p}`: expected \"kernel\", \"none\" or a [machine.kmem] table"),
+                    ))
+                }
+            }
+        }
     }
     if machine.total_pages() == 0 {
         return Err(("machine".into(), "the machine has no memory".into()));

@@ -47,6 +47,11 @@ pub struct Memcg {
     pub swap_usage: u64,
     /// `memory.events` (local; the file shows hierarchical sums).
     pub events: MemcgEvents,
+    /// Slab bytes charged to it (`obj_cgroup`); the whole pages they need are in `usage`.
+    pub slab_bytes: u64,
+    /// Slab bytes (reclaimable, unreclaimable) allocated or freed since its statistics last saw
+    /// them (the per-CPU object stock's batching).
+    pub slab_stat_pending: [i64; 2],
     /// Effective protection computed for the current reclaim (`memory.emin`/`elow`).
     pub emin: u64,
     /// Effective low protection.
@@ -71,6 +76,8 @@ impl Memcg {
             usage_local: 0,
             swap_usage: 0,
             events: MemcgEvents::default(),
+            slab_bytes: 0,
+            slab_stat_pending: [0; 2],
             emin: 0,
             elow: 0,
         }

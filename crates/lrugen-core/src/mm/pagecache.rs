@@ -115,6 +115,60 @@ pub struct File {
     pub wb_memcg: crate::mm::memcg::MemcgId,
     /// Where the next writeback of it starts (`mapping->writeback_index`).
     pub writeback_index: u64,
+    /// The xarray's nodes above its leaves (the leaves are the slot table's chunks).
+    pub xa: XaUpper,
+    /// The memcg its kernel objects (inode, dentry, xarray nodes) are charged to: the first
+    /// that cached a page of it ([`crate::mm::KmemConfig`]).
+    pub kmem_memcg: Option<crate::mm::memcg::MemcgId>,
+}
+
+/// Levels of xarray nodes above the leaves that [`XaUpper`] counts: enough for 2^42 indices.
+const XA_UPPER_LEVELS: usize = 6;
+
+/// The interior nodes of a file's xarray (`struct xa_node`, 64 slots), counted from its leaves:
+/// a node at level `l` (leaves are level 0) exists while a leaf below it does and the tree is
+/// tall enough to have that level, which its highest index ever stored decides (`xas_expand`;
+/// the kernel's shrinking of a tree whose top node has only slot 0 is not modelled).
+#[derive(Clone, Debug, Default)]
+pub struct XaUpper {
+    /// Per level `1..`, live children of each node of the level.
+    children: Vec<Radix<u16>>,
+    /// Per level `1..`, its nodes.
+    nodes: [u64; XA_UPPER_LEVELS],
+    /// Highest index ever stored.
+    max_index: u64,
+}
+
+impl XaUpper {
+    /// Leaf `leaf` (index >> 6) came to hold an entry (`born`) or lost its last one.
+    fn leaf_changed(&mut self, leaf: u64, born: bool) {
+        if self.children.is_empty() {
+            self.children = (0..XA_UPPER_LEVELS).map(|_| Radix::default()).collect();
+        }
+        for l in 0..XA_UPPER_LEVELS {
+            let g = leaf >> (CHUNK_SHIFT as usize * (l + 1));
+            let c = self.children[l].get(g);
+            let n = if born { c + 1 } else { c - 1 };
+            self.children[l].set(g, n);
+            // the node lives on (or already lived): the levels above do not change
+            if (born && c > 0) || (!born && n > 0) {
+                return;
+            }
+            if born {
+                self.nodes[l] += 1;
+            } else {
+                self.nodes[l] -= 1;
+            }
+        }
+    }
+
+    /// Interior nodes of a tree whose leaves are as counted.
+    fn nodes(&self) -> u64 {
+        (0..XA_UPPER_LEVELS)
+            .take_while(|&l| self.max_index >> (CHUNK_SHIFT as usize * (l + 1)) > 0)
+            .map(|l| self.nodes[l])
+            .sum()
+    }
 }
 
 impl File {
@@ -136,6 +190,8 @@ impl File {
             dirtied_when: 0,
             wb_memcg: 0,
             writeback_index: 0,
+            xa: XaUpper::default(),
+            kmem_memcg: None,
         }
     }
     /// Slot at `index`.
@@ -149,16 +205,42 @@ impl File {
         );
         self.slots.get(index).get()
     }
-    /// Replace the slot at `index`.
+    /// Replace the slot at `index`; returns by how many its xarray's nodes grew or shrank
+    /// ([`File::xa_nodes`]).
     #[inline]
-    pub fn set_slot(&mut self, index: u64, s: Slot) {
+    pub fn set_slot(&mut self, index: u64, s: Slot) -> i64 {
         debug_assert!(
             index < self.size,
             "slot {index} past the end of {} ({} pages)",
             self.name,
             self.size
         );
+        let leaves = self.slots.nr_chunks();
         self.slots.set(index, PackedSlot::pack(s));
+        let now = self.slots.nr_chunks();
+        if now == leaves {
+            return 0;
+        }
+        self.xa_changed(index, now as i64 - leaves as i64)
+    }
+
+    /// The slot table gained (`leaves` 1) or lost (-1) the leaf of `index`: the leaf and the
+    /// interior nodes that came or went with it.
+    #[cold]
+    fn xa_changed(&mut self, index: u64, leaves: i64) -> i64 {
+        let before = self.xa.nodes();
+        if leaves > 0 {
+            self.xa.max_index = self.xa.max_index.max(index);
+        }
+        self.xa.leaf_changed(index >> CHUNK_SHIFT, leaves > 0);
+        leaves + self.xa.nodes() as i64 - before as i64
+    }
+
+    /// Nodes of the file's xarray (`i_pages`): its leaves, one per 64 slots holding a page or a
+    /// shadow entry, and the interior nodes above them ([`XaUpper`]). A file whose only entry is
+    /// at index 0 counts one node, where the kernel keeps that entry in the tree's head.
+    pub fn xa_nodes(&self) -> u64 {
+        self.slots.nr_chunks() as u64 + self.xa.nodes()
     }
 }
 
@@ -385,6 +467,30 @@ mod tests {
             let chunks: std::collections::BTreeSet<u64> = model.keys().map(|i| i >> CHUNK_SHIFT).collect();
             prop_assert_eq!(t.nr_chunks(), chunks.len(), "a chunk lives while it holds a slot");
         }
+    }
+
+    /// The xarray's node count follows its entries: 64-slot leaves and the interior nodes above
+    /// them, as many levels as the highest index needs.
+    #[test]
+    fn xarray_nodes_follow_the_entries() {
+        let mut f = File::new("f", 1 << 20, 32, Advice::Normal);
+        assert_eq!(f.set_slot(5, Slot::Shadow(1)), 1, "one leaf, the root");
+        assert_eq!(f.set_slot(6, Slot::Shadow(1)), 0, "same leaf");
+        assert_eq!(f.xa_nodes(), 1);
+        // index 64: a second leaf and a root above both
+        assert_eq!(f.set_slot(64, Slot::Folio(3)), 2);
+        assert_eq!(f.xa_nodes(), 3);
+        // index 20,479 (an 80 MiB file's last page): a third level, a level-1 node for it
+        assert_eq!(f.set_slot(20_479, Slot::Folio(4)), 3, "a leaf, a level-1 node, a root");
+        assert_eq!(f.xa_nodes(), 6, "leaves 0, 1, 319; level-1 nodes 0 and 4; the root");
+        assert_eq!(f.set_slot(20_479, Slot::Empty), -2, "its leaf and level-1 node go");
+        assert_eq!(f.xa_nodes(), 4, "the tree keeps its height");
+        // a whole 80 MiB file: 320 leaves, 5 level-1 nodes, the root
+        let mut g = File::new("g", 20_480, 32, Advice::Normal);
+        let grown: i64 = (0..20_480).map(|i| g.set_slot(i, Slot::Shadow(i))).sum();
+        assert_eq!((grown, g.xa_nodes()), (326, 326));
+        let shrunk: i64 = (0..20_480).map(|i| g.set_slot(i, Slot::Empty)).sum();
+        assert_eq!(shrunk, -326, "every node freed, the root with the last");
     }
 
     #[test]

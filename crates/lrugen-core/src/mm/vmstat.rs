@@ -42,6 +42,8 @@ pub enum StatKind {
     Node,
     /// Monotonic vm event (`enum vm_event_item`).
     Event,
+    /// A memcg-only item (`enum memcg_stat_item`): in `memory.stat`, not in `/proc/vmstat`.
+    Memcg,
 }
 
 stats! {
@@ -58,6 +60,8 @@ stats! {
     NrInactiveFile = "nr_inactive_file": Node,
     NrActiveFile = "nr_active_file": Node,
     NrUnevictable = "nr_unevictable": Node,
+    NrSlabReclaimableB = "nr_slab_reclaimable": Node,
+    NrSlabUnreclaimableB = "nr_slab_unreclaimable": Node,
     NrIsolatedAnon = "nr_isolated_anon": Node,
     NrIsolatedFile = "nr_isolated_file": Node,
     WorkingsetNodes = "workingset_nodes": Node,
@@ -76,6 +80,7 @@ stats! {
     NrVmscanImmediateReclaim = "nr_vmscan_immediate_reclaim": Node,
     NrDirtied = "nr_dirtied": Node,
     NrWritten = "nr_written": Node,
+    NrPageTablePages = "nr_page_table_pages": Node,
     NrSwapcached = "nr_swapcached": Node,
     Pgpgin = "pgpgin": Event,
     Pgpgout = "pgpgout": Event,
@@ -118,6 +123,15 @@ stats! {
     UnevictablePgsRescued = "unevictable_pgs_rescued": Event,
     SwapRa = "swap_ra": Event,
     SwapRaHit = "swap_ra_hit": Event,
+    MemcgKmem = "kernel": Memcg,
+}
+
+impl Stat {
+    /// Whether the item is kept in bytes (`NR_SLAB_RECLAIMABLE_B`, `NR_SLAB_UNRECLAIMABLE_B`):
+    /// `/proc/vmstat` prints it in pages, `memory.stat` in bytes.
+    pub const fn in_bytes(self) -> bool {
+        matches!(self, Stat::NrSlabReclaimableB | Stat::NrSlabUnreclaimableB)
+    }
 }
 
 /// Number of counters.
@@ -150,6 +164,15 @@ impl Counters {
             *a += *b;
         }
     }
+    /// The value as `/proc/vmstat` shows it: pages for the items kept in bytes
+    /// ([`Stat::in_bytes`], `global_node_page_state_pages`), the value itself for the others.
+    pub fn shown(&self, s: Stat) -> i64 {
+        if s.in_bytes() {
+            self.get(s) >> 12
+        } else {
+            self.get(s)
+        }
+    }
     /// `self - earlier`, element-wise (for deltas between two snapshots).
     pub fn delta(&self, earlier: &Counters) -> Counters {
         let mut c = self.clone();
@@ -160,11 +183,17 @@ impl Counters {
     }
 }
 
-/// Format counters as `/proc/vmstat` does: `name value` per line, in kernel order.
+/// The items `/proc/vmstat` prints (every [`Stat`] but the memcg-only ones), in its order.
+pub fn proc_vmstat_items() -> impl Iterator<Item = Stat> {
+    Stat::ALL.iter().copied().filter(|s| s.kind() != StatKind::Memcg)
+}
+
+/// Format counters as `/proc/vmstat` does: `name value` per line, in kernel order (byte items in
+/// pages, [`Counters::shown`]).
 pub fn format_proc_vmstat(c: &Counters) -> String {
     let mut out = String::new();
-    for &s in Stat::ALL {
-        let _ = writeln!(out, "{} {}", s.name(), c.get(s));
+    for s in proc_vmstat_items() {
+        let _ = writeln!(out, "{} {}", s.name(), c.shown(s));
     }
     out
 }
@@ -211,8 +240,11 @@ pub fn format_memory_stat(c: &Counters, page_size: u64) -> String {
     let b = |s: Stat| (c.get(s).max(0) as u64) * page_size;
     let e = |s: Stat| c.get(s).max(0) as u64;
     let mut o = String::new();
+    let raw = |s: Stat| c.get(s).max(0) as u64;
     let _ = writeln!(o, "anon {}", b(Stat::NrAnonPages));
     let _ = writeln!(o, "file {}", b(Stat::NrFilePages));
+    let _ = writeln!(o, "kernel {}", b(Stat::MemcgKmem));
+    let _ = writeln!(o, "pagetables {}", b(Stat::NrPageTablePages));
     let _ = writeln!(o, "file_mapped {}", b(Stat::NrMapped));
     let _ = writeln!(o, "file_dirty {}", b(Stat::NrDirty));
     let _ = writeln!(o, "file_writeback {}", b(Stat::NrWriteback));
@@ -222,6 +254,10 @@ pub fn format_memory_stat(c: &Counters, page_size: u64) -> String {
     let _ = writeln!(o, "inactive_file {}", b(Stat::NrInactiveFile));
     let _ = writeln!(o, "active_file {}", b(Stat::NrActiveFile));
     let _ = writeln!(o, "unevictable {}", b(Stat::NrUnevictable));
+    let (sr, su) = (raw(Stat::NrSlabReclaimableB), raw(Stat::NrSlabUnreclaimableB));
+    let _ = writeln!(o, "slab_reclaimable {sr}");
+    let _ = writeln!(o, "slab_unreclaimable {su}");
+    let _ = writeln!(o, "slab {}", sr + su);
     for s in [
         Stat::WorkingsetRefaultAnon,
         Stat::WorkingsetRefaultFile,
@@ -269,9 +305,13 @@ mod tests {
     fn proc_vmstat_format() {
         let mut c = Counters::default();
         c.add(Stat::PgscanKswapd, 42);
+        c.add(Stat::NrSlabReclaimableB, 3 * 4096 + 100);
+        c.add(Stat::MemcgKmem, 7);
         let text = format_proc_vmstat(&c);
         assert!(text.starts_with("nr_free_pages 0\n"));
         assert!(text.contains("\npgscan_kswapd 42\n"));
-        assert_eq!(text.lines().count(), NR_STATS);
+        assert!(text.contains("\nnr_slab_reclaimable 3\n"), "bytes shown in pages");
+        assert!(!text.contains("kernel"), "a memcg-only item is not in /proc/vmstat");
+        assert_eq!(text.lines().count(), NR_STATS - 1);
     }
 }

@@ -155,6 +155,40 @@ pub fn charge<P: Policy>(
     }
 }
 
+/// Reclaim what kernel memory ([`crate::mm::KmemConfig`]) charged over a `memory.max`: the
+/// kernel's `__GFP_ACCOUNT` allocations go through `try_charge_memcg` and reclaim from the memcg
+/// at its limit before they charge, OOM-killing in it when reclaim cannot make room. The model
+/// charges those objects where it allocates them, with no policy at hand, and calls this at the
+/// end of the operation ([`Machine::kmem_over`]); a page charge in between reclaims the excess
+/// on its own ([`charge`]).
+pub fn reclaim_kmem_excess<P: Policy>(m: &mut Machine, p: &mut P) {
+    m.kmem_over = false;
+    for c in 0..m.memcgs.len() as MemcgId {
+        let mut retries = MAX_RECLAIM_RETRIES;
+        loop {
+            let mc = &m.memcgs[c];
+            let excess = mc.usage.saturating_sub(mc.max);
+            if excess == 0 {
+                break;
+            }
+            m.memcgs[c].events.max += 1;
+            if try_to_free_mem_cgroup_pages(m, p, c, excess, true) > 0 {
+                continue;
+            }
+            if retries > 0 {
+                retries -= 1;
+                continue;
+            }
+            m.memcgs[c].events.oom += 1;
+            if !out_of_memory(m, p, Some(c)) {
+                // Nothing left to kill: the allocation would have failed; its charge stays.
+                break;
+            }
+            retries = MAX_RECLAIM_RETRIES;
+        }
+    }
+}
+
 /// `mem_cgroup_handle_over_high` → `reclaim_high`: reclaim from every memcg above `memory.high`
 /// on the way up from `memcg`, `nr` pages each (at least `SWAP_CLUSTER_MAX`).
 pub fn reclaim_high<P: Policy>(m: &mut Machine, p: &mut P, memcg: MemcgId, nr: u64) {
@@ -213,9 +247,12 @@ pub fn release_mm<P: Policy>(m: &mut Machine, p: &mut P, mm: u32) {
     mmr.pmds.iter_mut().for_each(|x| *x = PMD_NONE);
     mmr.alive = false;
     let root = mmr.anon_root;
+    let nr = tables.len() as i64;
     for t in tables {
         m.ptes.free(t);
     }
+    m.pte_table_kmem(mm, -nr);
+    m.mm_kmem(mm, -1);
     m.mms[root as usize].anon_family.retain(|&x| x != mm);
     for f in m.files.iter_mut() {
         f.mappings.retain(|&(x, _)| x != mm);

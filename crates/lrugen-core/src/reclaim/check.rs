@@ -115,11 +115,27 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
     if free + allocated != total {
         return Err(format!("free {free} + allocated {allocated} != total {total}"));
     }
-    // memcg usage: local charges summed over each subtree
+    // memcg usage: local charges summed over each subtree, pages and kernel memory
+    // (`kmem_pages`: page tables, whole pages of slab, the rest of an mm's)
+    for mc in m.memcgs.iter() {
+        let kmem: i64 = (0..m.nr_nodes())
+            .map(|nd| m.lruvec_state_local(mc.id, nd, Stat::MemcgKmem))
+            .sum();
+        if kmem < 0 {
+            return Err(format!("memcg {} ({}): kernel memory {kmem} < 0", mc.id, mc.path));
+        }
+        if mc.slab_bytes.div_ceil(crate::mm::PAGE_SIZE) as i64 > kmem {
+            return Err(format!(
+                "memcg {} ({}): {} slab bytes but {kmem} kernel pages charged",
+                mc.id, mc.path, mc.slab_bytes
+            ));
+        }
+        charged[mc.id as usize] += kmem as u64;
+    }
     for mc in m.memcgs.iter() {
         if mc.usage_local != charged[mc.id as usize] {
             return Err(format!(
-                "memcg {} ({}): {} pages charged locally but {} folios belong to it",
+                "memcg {} ({}): {} pages charged locally but {} folios and kernel pages belong to it",
                 mc.id, mc.path, mc.usage_local, charged[mc.id as usize]
             ));
         }

@@ -31,7 +31,19 @@ pub const ALL_LRUS: [Lru; 5] = [
 /// (`lru_cache_disable`: each new folio is on its list when the operation returns) and the
 /// invariant checker on.
 pub fn kernel(pages: u64, swap: u64) -> K {
+    kernel_with(MachineConfig::simple(pages, swap))
+}
+
+/// [`kernel`], and the kernel memory charged as the kernel charges it
+/// ([`lrugen::mm::KmemConfig::kernel`]).
+#[allow(dead_code)]
+pub fn kernel_kmem(pages: u64, swap: u64) -> K {
     let mut cfg = MachineConfig::simple(pages, swap);
+    cfg.kmem = lrugen::mm::KmemConfig::kernel();
+    kernel_with(cfg)
+}
+
+fn kernel_with(mut cfg: MachineConfig) -> K {
     cfg.ra_pages = 0;
     let mut m = Machine::new(cfg);
     m.debug_checks = true;
@@ -142,8 +154,41 @@ pub fn charged_per_memcg(m: &Machine) -> Vec<u64> {
             local[f.memcg as usize] += 1;
         }
     }
+    for (c, kmem) in kmem_per_memcg(m).into_iter().enumerate() {
+        local[c] += kmem;
+    }
     (0..m.memcgs.len() as MemcgId)
         .map(|c| m.memcgs.subtree(c).iter().map(|&d| local[d as usize]).sum())
+        .collect()
+}
+
+/// The kernel-memory pages charged locally to each memcg, recounted from what holds them
+/// ([`lrugen::mm::KmemConfig`]): per live address space its PTE tables and fixed page tables,
+/// its other pages and its slab bytes; per file its inode/dentry and xarray nodes, charged to
+/// the memcg that first cached it; slab bytes in whole pages.
+pub fn kmem_per_memcg(m: &Machine) -> Vec<u64> {
+    let k = m.cfg.kmem;
+    let mut pages = vec![0u64; m.memcgs.len()];
+    let mut slab = vec![0u64; m.memcgs.len()];
+    for mm in m.mms.iter().filter(|mm| mm.alive) {
+        let c = mm.memcg as usize;
+        if k.page_tables {
+            let ptes = mm.pmds.iter().filter(|&&x| x != lrugen::mm::vm::PMD_NONE).count();
+            pages[c] += k.mm_pgtable_pages + ptes as u64;
+        }
+        pages[c] += k.mm_other_pages;
+        slab[c] += k.mm_slab_bytes;
+    }
+    for f in &m.files {
+        if let Some(c) = f.kmem_memcg {
+            let nodes = if k.xa_nodes { f.xa_nodes() } else { 0 };
+            slab[c as usize] += k.file_slab_bytes + nodes * lrugen::mm::XA_NODE_BYTES;
+        }
+    }
+    pages
+        .iter()
+        .zip(&slab)
+        .map(|(p, s)| p + s.div_ceil(lrugen::mm::PAGE_SIZE))
         .collect()
 }
 
