@@ -18,13 +18,20 @@ pub const COUNTER_TOLERANCE: f64 = 0.10;
 /// Below this many events a counter's relative difference says little: the tolerance of a
 /// counter is `max(COUNTER_TOLERANCE × kernel, COUNTER_FLOOR)` events.
 pub const COUNTER_FLOOR: u64 = 50;
+/// `memory.current` of `/t` at the end of the replay, model against kernel: 1 % (issue 11).
+pub const USAGE_TOLERANCE: f64 = 0.01;
+/// `memory.stat` `kernel` (pages) of `/t` at the end of the replay: [`COUNTER_TOLERANCE`] or this
+/// many pages, the spread of the kernel's "other" kernel memory per address space over the
+/// three kernels (`KmemConfig::mm_other_pages`: 2.0-6.2 pages).
+pub const KMEM_FLOOR: u64 = 5;
 
 /// One counter on both sides and whether it is within its tolerance.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Check {
     /// `misses`, `workingset_refault_anon`, `workingset_refault_file`, `pgscan` (`pgscan_anon`
     /// plus `pgscan_file`), `pgscan_by_reclaimer` (`pgscan_kswapd`, `_direct`, `_khugepaged` and
-    /// `_proactive`), `pswpout`, or `seqs` (the final `min_seq[anon]`, `min_seq[file]` and
+    /// `_proactive`), `pswpout`, `memory.current` (pages charged to `/t` after the replayer's
+    /// last access), `memory.stat kernel` (its kernel memory then, pages), or `seqs` (the final `min_seq[anon]`, `min_seq[file]` and
     /// `max_seq` of `/t`, MGLRU only).
     pub what: &'static str,
     /// The kernel's value (for `seqs`: the three numbers packed as text in `detail`).
@@ -178,6 +185,28 @@ pub fn compare(path: &Path) -> Result<Compared, Error> {
             COUNTER_FLOOR,
         ),
     ];
+    // memory.current of /t when the replayer's last access is done: the kernel's read then, the
+    // model's last sample (both charged with kernel memory and the replayer's own pages)
+    if c.run.memory_current_at_end_of_replay > 0 {
+        let usage = m.series.last().map_or(0, |s| s.usage);
+        checks.push(counter(
+            "memory.current",
+            c.run.memory_current_at_end_of_replay.div_ceil(4096),
+            usage,
+            USAGE_TOLERANCE,
+            0,
+        ));
+    }
+    // and the part of it that is kernel memory (memory.stat `kernel`: page tables, slab, ...)
+    if let Some(&k) = c.run.memory_stat_at_end_of_replay.get("kernel") {
+        checks.push(counter(
+            "memory.stat kernel",
+            (k.max(0) as u64).div_ceil(4096),
+            m.memcg(Stat::MemcgKmem).max(0) as u64,
+            COUNTER_TOLERANCE,
+            KMEM_FLOOR,
+        ));
+    }
     if c.settings.lru == "mglru" {
         let k = seqs(&c.run.lru_gen_full);
         let ms = m.debugfs.last().and_then(|(_, _, full)| seqs(full));
@@ -222,8 +251,8 @@ pub const SIGN_BAND: f64 = 0.003;
 pub fn markdown(rows: &[Compared]) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
-    s.push_str("| kernel | LRU | shape | misses (±1 %) | refault anon | refault file | pgscan | pgscan by reclaimer | pswpout | min_seq anon/file..max_seq |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| kernel | LRU | shape | misses (±1 %) | refault anon | refault file | pgscan | pgscan by reclaimer | pswpout | memory.current (±1 %) | memory.stat kernel | min_seq anon/file..max_seq |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         let cell = |w: &str| match r.check(w) {
             None => "—".to_string(),
@@ -239,7 +268,7 @@ pub fn markdown(rows: &[Compared]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.series,
             r.lru,
             r.shape,
@@ -249,6 +278,8 @@ pub fn markdown(rows: &[Compared]) -> String {
             cell("pgscan"),
             cell("pgscan_by_reclaimer"),
             cell("pswpout"),
+            cell("memory.current"),
+            cell("memory.stat kernel"),
             cell("seqs")
         );
     }
