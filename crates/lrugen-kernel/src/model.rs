@@ -91,30 +91,23 @@ fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result
             .copied()
             .ok_or_else(|| Error::Config(format!("file {id} is not declared")))
     };
+    // a load of the replayer's own page `p`, not measured
+    let own_load = |base: u32, p: u64| Step {
+        op: Op::Load {
+            task,
+            vpn: base + p as u32,
+        },
+        key: (own_key + p) as u32,
+        measure: false,
+    };
     for (i, op) in ops.ops.iter().enumerate() {
         if let Some(base) = own_base {
             let i = i as u64;
             if hot > 0 {
-                let p = i % hot;
-                out.push(Step {
-                    op: Op::Load {
-                        task,
-                        vpn: base + p as u32,
-                    },
-                    key: (own_key + p) as u32,
-                    measure: false,
-                });
+                out.push(own_load(base, i % hot));
             }
             if i % per_page == 0 && i / per_page < own_pages - fixed {
-                let p = fixed + i / per_page;
-                out.push(Step {
-                    op: Op::Load {
-                        task,
-                        vpn: base + p as u32,
-                    },
-                    key: (own_key + p) as u32,
-                    measure: false,
-                });
+                out.push(own_load(base, fixed + i / per_page));
             }
         }
         let (op, key) = match *op {
