@@ -43,7 +43,7 @@ use std::fmt;
 
 pub use lru::{lru, Lru};
 pub use opt::{opt, opt_btree, opt_spilled, NextUse, NextUseFile, Opt, OptCache, OptStream, NEVER};
-pub use zoo::{zoo, CachePolicy, UnknownPolicy, ZooCache, ZooPolicy};
+pub use zoo::{zoo, zoo_keyed, CachePolicy, UnknownPolicy, ZooCache, ZooPolicy};
 
 /// Request, hit and miss counts of one simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]

@@ -9,15 +9,20 @@
 //!
 //! ```text
 //! python3 -m venv /work/venv && /work/venv/bin/pip install libcachesim==0.3.5
-//! /work/venv/bin/python scripts/compare-libcachesim.py --golden --policy fifo,clock,sieve,s3fifo,arc,2q,lirs
+//! /work/venv/bin/python scripts/compare-libcachesim.py --golden --policy fifo,clock,sieve,s3fifo,arc,2q,lirs,wtinylfu
 //! ```
+//!
+//! W-TinyLFU's sketch hashes ids, so it runs with each page's original key (`zoo_keyed`), the
+//! object id libCacheSim hashes.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use lrugen_cache::{zoo, ZooPolicy};
+use std::collections::HashSet;
+
+use lrugen_cache::{zoo, zoo_keyed, ZooPolicy};
 use lrugen_trace::testdata::{run_tests, TraceTest};
-use lrugen_trace::{load_dense, DenseTrace};
+use lrugen_trace::{load_dense, open, DenseTrace};
 
 /// The trace at `path`, loaded once (the tests run in parallel; each trace is shared).
 fn load(path: &Path) -> &'static DenseTrace {
@@ -34,14 +39,56 @@ fn load(path: &Path) -> &'static DenseTrace {
     t
 }
 
+/// The original key of each dense page id of the trace at `path` (ids are given in order of
+/// first appearance), loaded once.
+fn keys(path: &Path) -> &'static [u64] {
+    type Keys = Vec<(PathBuf, &'static [u64])>;
+    static K: OnceLock<Mutex<Keys>> = OnceLock::new();
+    let mut cache = K
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((_, k)) = cache.iter().find(|(p, _)| p == path) {
+        return k;
+    }
+    let mut seen = HashSet::new();
+    let mut keys = Vec::new();
+    for key in open(path, None).unwrap_or_else(|e| panic!("{e}")) {
+        let key = key.unwrap_or_else(|e| panic!("{e}"));
+        if seen.insert(key) {
+            keys.push(key);
+        }
+    }
+    let k: &'static [u64] = Box::leak(keys.into_boxed_slice());
+    cache.push((path.to_path_buf(), k));
+    k
+}
+
 /// Runs `policy` at each capacity of `rows` and compares the misses with libCacheSim's.
 fn check(path: &Path, policy: &str, requests: u64, rows: &[(usize, u64)]) {
+    check_with(path, policy, requests, rows, false)
+}
+
+/// As [`check`], for a policy whose decisions hash ids: it is given the trace's original keys,
+/// the ids libCacheSim hashes.
+fn check_keyed(path: &Path, policy: &str, requests: u64, rows: &[(usize, u64)]) {
+    check_with(path, policy, requests, rows, true)
+}
+
+fn check_with(path: &Path, policy: &str, requests: u64, rows: &[(usize, u64)], keyed: bool) {
     let policy: ZooPolicy = policy.parse().unwrap();
     let t = load(path);
     assert_eq!(t.nr_requests, requests, "{}: requests", path.display());
+    let keys = keyed.then(|| keys(path));
+    if let Some(k) = keys {
+        assert_eq!(k.len(), t.nr_unique as usize, "{}: distinct keys", path.display());
+    }
     let mut bad = Vec::new();
     for &(c, want) in rows {
-        let r = zoo(t, policy, c);
+        let r = match keys {
+            Some(k) => zoo_keyed(t, k, policy, c),
+            None => zoo(t, policy, c),
+        };
         assert_eq!(r.hits + r.misses, r.requests);
         if r.misses != want {
             bad.push(format!(
@@ -182,6 +229,23 @@ fn main() -> std::process::ExitCode {
         }),
         t("lirs_cloudphysics", &[CLOUDPHYSICS], |p| {
             check(&p[0], "lirs", 113872, &[(1000, 94304), (5000, 85289)])
+        }),
+        t("wtinylfu_oltp", &[OLTP], |p| {
+            check_keyed(
+                &p[0],
+                "wtinylfu",
+                914145,
+                &[(1000, 622889), (2000, 570380), (5000, 480092), (10000, 402438)],
+            )
+        }),
+        t("wtinylfu_p3", &[P3], |p| {
+            check_keyed(&p[0], "wtinylfu", 3912296, &[(16384, 3554512), (65536, 2837950)])
+        }),
+        t("wtinylfu_p12", &[P12], |p| {
+            check_keyed(&p[0], "wtinylfu", 13208930, &[(1000, 13161688), (10000, 12306945)])
+        }),
+        t("wtinylfu_cloudphysics", &[CLOUDPHYSICS], |p| {
+            check_keyed(&p[0], "wtinylfu", 113872, &[(1000, 94911), (5000, 88109)])
         }),
     ])
 }

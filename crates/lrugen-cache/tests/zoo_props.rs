@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use lrugen_cache::{lru, zoo, CachePolicy, ZooCache, ZooPolicy};
+use lrugen_cache::{lru, zoo, zoo_keyed, CachePolicy, ZooCache, ZooPolicy};
 use lrugen_trace::DenseTrace;
 use proptest::prelude::*;
 
@@ -66,7 +66,7 @@ proptest! {
 
     /// With room for every id, nothing is evicted: the misses are the distinct ids (for the
     /// policies that admit a miss at that size: 2Q from C = 4, S3-FIFO from C = 20, LIRS from
-    /// C = 2).
+    /// C = 2, W-TinyLFU from C = 100).
     #[test]
     fn room_for_all_misses_distinct(policy in policy(), keys in stream(600), extra in 0usize..10) {
         let t = DenseTrace::from_keys(keys);
@@ -74,6 +74,7 @@ proptest! {
             ZooPolicy::TwoQ => 4,
             ZooPolicy::S3Fifo => 20,
             ZooPolicy::Lirs => 2,
+            ZooPolicy::WTinyLfu => 100,
             _ => 1,
         };
         // LIRS needs one page more: with exactly C distinct pages a hit on a resident HIR page
@@ -84,18 +85,32 @@ proptest! {
         prop_assert_eq!(r.misses, t.nr_unique as u64, "{} at C={}", policy, cap);
     }
 
-    /// Below their minimum sizes, 2Q (`⌊C/4⌋ = 0`), S3-FIFO (`⌊C/10⌋ ≤ 1`) and LIRS (no room for
-    /// a LIR page, C = 1) admit nothing.
+    /// Below their minimum sizes, 2Q (`⌊C/4⌋ = 0`), S3-FIFO (`⌊C/10⌋ ≤ 1`), LIRS (no room for
+    /// a LIR page, C = 1) and W-TinyLFU (no window, `⌊C/100⌋ = 0`) admit nothing.
     #[test]
-    fn below_minimum_no_hits(keys in stream(300), cap in 0usize..20) {
+    fn below_minimum_no_hits(keys in stream(300), cap in 0usize..20, wcap in 0usize..100) {
         let t = DenseTrace::from_keys(keys);
         prop_assert_eq!(zoo(&t, ZooPolicy::S3Fifo, cap).hits, 0);
+        prop_assert_eq!(zoo(&t, ZooPolicy::WTinyLfu, wcap).hits, 0);
         if cap < 4 {
             prop_assert_eq!(zoo(&t, ZooPolicy::TwoQ, cap).hits, 0);
         }
         if cap < 2 {
             prop_assert_eq!(zoo(&t, ZooPolicy::Lirs, cap).hits, 0);
         }
+    }
+
+    /// W-TinyLFU admits from C = 100 only: the contract at sizes where its window, sketch and
+    /// both segments work; with each page's own id as its key it decides as with none.
+    #[test]
+    fn wtinylfu_contract(keys in prop::collection::vec(0u64..400, 0..3000), cap in 100usize..260) {
+        let t = DenseTrace::from_keys(keys);
+        let mut c = ZooPolicy::WTinyLfu.build(cap, t.nr_unique / 2);
+        run_checked(&mut c, &t.pages)?;
+        let resident = (0..t.nr_unique).filter(|&p| c.contains(p)).count();
+        prop_assert_eq!(resident, c.len());
+        let ids: Vec<u64> = (0..t.nr_unique as u64).collect();
+        prop_assert_eq!(zoo_keyed(&t, &ids, ZooPolicy::WTinyLfu, cap), c.result());
     }
 
     /// FIFO as a deque: a miss pushes at the front and drops the back of a full queue.

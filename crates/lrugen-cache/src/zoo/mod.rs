@@ -18,6 +18,7 @@ mod lirs;
 mod s3fifo;
 mod sieve;
 mod twoq;
+mod wtinylfu;
 
 use std::fmt;
 use std::str::FromStr;
@@ -33,6 +34,7 @@ pub use lirs::Lirs;
 pub use s3fifo::S3Fifo;
 pub use sieve::Sieve;
 pub use twoq::TwoQ;
+pub use wtinylfu::WTinyLfu;
 
 /// A reference cache over dense page ids with every miss considered for admission.
 ///
@@ -165,11 +167,13 @@ pub enum ZooPolicy {
     TwoQ,
     /// [`Lirs`].
     Lirs,
+    /// [`WTinyLfu`].
+    WTinyLfu,
 }
 
 impl ZooPolicy {
     /// Every policy, in the order of docs/cache-zoo.md.
-    pub const ALL: [ZooPolicy; 7] = [
+    pub const ALL: [ZooPolicy; 8] = [
         ZooPolicy::Fifo,
         ZooPolicy::Clock,
         ZooPolicy::Sieve,
@@ -177,6 +181,7 @@ impl ZooPolicy {
         ZooPolicy::Arc,
         ZooPolicy::TwoQ,
         ZooPolicy::Lirs,
+        ZooPolicy::WTinyLfu,
     ];
 
     /// The name, as libCacheSim's `cachesim` spells it in lower case.
@@ -189,6 +194,7 @@ impl ZooPolicy {
             ZooPolicy::Arc => "arc",
             ZooPolicy::TwoQ => "2q",
             ZooPolicy::Lirs => "lirs",
+            ZooPolicy::WTinyLfu => "wtinylfu",
         }
     }
 
@@ -203,6 +209,20 @@ impl ZooPolicy {
             ZooPolicy::Arc => ZooCache::Arc(Arc::with_pages(capacity, nr_pages)),
             ZooPolicy::TwoQ => ZooCache::TwoQ(TwoQ::with_pages(capacity, nr_pages)),
             ZooPolicy::Lirs => ZooCache::Lirs(Lirs::with_pages(capacity, nr_pages)),
+            ZooPolicy::WTinyLfu => ZooCache::WTinyLfu(WTinyLfu::with_pages(capacity, nr_pages)),
+        }
+    }
+
+    /// Like [`ZooPolicy::build`] for a renumbered trace whose page `p` had the key `keys[p]`:
+    /// the policies that hash ids ([`WTinyLfu`]'s sketch) hash the keys, as libCacheSim does on
+    /// the original trace; the others only size their arrays by `keys.len()`.
+    pub fn build_keyed(self, capacity: usize, keys: &[u64]) -> ZooCache {
+        match self {
+            ZooPolicy::WTinyLfu => ZooCache::WTinyLfu(WTinyLfu::with_keys(capacity, keys)),
+            _ => {
+                let nr_pages = u32::try_from(keys.len()).expect("more keys than dense page ids");
+                self.build(capacity, nr_pages)
+            }
         }
     }
 }
@@ -260,6 +280,8 @@ pub enum ZooCache {
     TwoQ(TwoQ),
     /// [`Lirs`].
     Lirs(Lirs),
+    /// [`WTinyLfu`].
+    WTinyLfu(WTinyLfu),
 }
 
 macro_rules! each {
@@ -272,6 +294,7 @@ macro_rules! each {
             ZooCache::Arc($c) => $e,
             ZooCache::TwoQ($c) => $e,
             ZooCache::Lirs($c) => $e,
+            ZooCache::WTinyLfu($c) => $e,
         }
     };
 }
@@ -287,6 +310,7 @@ impl ZooCache {
             ZooCache::Arc(_) => ZooPolicy::Arc,
             ZooCache::TwoQ(_) => ZooPolicy::TwoQ,
             ZooCache::Lirs(_) => ZooPolicy::Lirs,
+            ZooCache::WTinyLfu(_) => ZooPolicy::WTinyLfu,
         }
     }
 }
@@ -322,6 +346,12 @@ pub fn zoo(trace: &DenseTrace, policy: ZooPolicy, capacity: usize) -> CacheResul
     policy.build(capacity, trace.nr_unique).run(&trace.pages)
 }
 
+/// Like [`zoo`], with the trace's original keys (`keys[p]` the key of page `p`, as
+/// [`ZooPolicy::build_keyed`] takes them).
+pub fn zoo_keyed(trace: &DenseTrace, keys: &[u64], policy: ZooPolicy, capacity: usize) -> CacheResult {
+    policy.build_keyed(capacity, keys).run(&trace.pages)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,7 +367,7 @@ mod tests {
         let err = "lfu".parse::<ZooPolicy>().unwrap_err().to_string();
         assert_eq!(
             err,
-            r#"unknown cache policy "lfu"; valid: fifo, clock, sieve, s3fifo, arc, 2q, lirs"#
+            r#"unknown cache policy "lfu"; valid: fifo, clock, sieve, s3fifo, arc, 2q, lirs, wtinylfu"#
         );
     }
 
@@ -360,5 +390,11 @@ mod tests {
         // 2Q and S3-FIFO admit nothing below their minimum sizes.
         assert_eq!(hits(ZooPolicy::TwoQ, 3, &[1, 1]), [0, 0]);
         assert_eq!(hits(ZooPolicy::S3Fifo, 9, &[1, 1]), [0, 0]);
+        // W-TinyLFU with C = 100 (window 1, main 99): 0..=99 fill the window; for 100 it drains
+        // into main until main is full, then 99 (counted once) loses to main's victim 0 (counted
+        // on entry and on moving to main); 99 is a miss, 0 a hit (libCacheSim agrees)
+        let seq: Vec<u32> = (0..=100).chain([99, 0, 98, 19]).collect();
+        assert_eq!(hits(ZooPolicy::WTinyLfu, 100, &seq)[100..], [0, 0, 1, 1, 1]);
+        assert_eq!(hits(ZooPolicy::WTinyLfu, 99, &[1, 1]), [0, 0]);
     }
 }
