@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! python3 -m venv /work/venv && /work/venv/bin/pip install libcachesim==0.3.5
-//! /work/venv/bin/python scripts/compare-libcachesim.py --golden --policy fifo,clock,sieve,s3fifo,arc,2q,lirs,wtinylfu
+//! /work/venv/bin/python scripts/compare-libcachesim.py --golden --policy fifo,clock,sieve,s3fifo,arc,2q,lirs,wtinylfu,clockpro
 //! ```
 //!
 //! W-TinyLFU's sketch hashes ids, so it runs with each page's original key (`zoo_keyed`), the
@@ -20,7 +20,7 @@ use std::sync::{Mutex, OnceLock};
 
 use std::collections::HashSet;
 
-use lrugen_cache::{zoo, zoo_keyed, ZooPolicy};
+use lrugen_cache::{CachePolicy, ZooCache, ZooPolicy};
 use lrugen_trace::testdata::{run_tests, TraceTest};
 use lrugen_trace::{load_dense, open, DenseTrace};
 
@@ -85,11 +85,16 @@ fn check_with(path: &Path, policy: &str, requests: u64, rows: &[(usize, u64)], k
     }
     let mut bad = Vec::new();
     for &(c, want) in rows {
-        let r = match keys {
-            Some(k) => zoo_keyed(t, k, policy, c),
-            None => zoo(t, policy, c),
+        let mut cache = match keys {
+            Some(k) => policy.build_keyed(c, k),
+            None => policy.build(c, t.nr_unique),
         };
+        let r = cache.run(&t.pages);
         assert_eq!(r.hits + r.misses, r.requests);
+        if let ZooCache::ClockPro(cp) = &cache {
+            // the paths where libCacheSim's C code is undefined are not taken
+            assert_eq!(cp.undefined_paths(), 0, "{policy} C={c}: undefined paths taken");
+        }
         if r.misses != want {
             bad.push(format!(
                 "C={c}: lrugen {} misses ({:.4}), libCacheSim {want} ({:.4}), diff {:+}",
@@ -246,6 +251,23 @@ fn main() -> std::process::ExitCode {
         }),
         t("wtinylfu_cloudphysics", &[CLOUDPHYSICS], |p| {
             check_keyed(&p[0], "wtinylfu", 113872, &[(1000, 94911), (5000, 88109)])
+        }),
+        t("clockpro_oltp", &[OLTP], |p| {
+            check(
+                &p[0],
+                "clockpro",
+                914145,
+                &[(1000, 815001), (2000, 785357), (5000, 739165), (10000, 702801)],
+            )
+        }),
+        t("clockpro_p3", &[P3], |p| {
+            check(&p[0], "clockpro", 3912296, &[(16384, 3795479), (65536, 3488470)])
+        }),
+        t("clockpro_p12", &[P12], |p| {
+            check(&p[0], "clockpro", 13208930, &[(1000, 13193414), (10000, 13149036)])
+        }),
+        t("clockpro_cloudphysics", &[CLOUDPHYSICS], |p| {
+            check(&p[0], "clockpro", 113872, &[(1000, 100403), (5000, 98742)])
         }),
     ])
 }

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use lrugen_cache::zoo::ClockPro;
 use lrugen_cache::{lru, zoo, zoo_keyed, CachePolicy, ZooCache, ZooPolicy};
 use lrugen_trace::DenseTrace;
 use proptest::prelude::*;
@@ -66,7 +67,7 @@ proptest! {
 
     /// With room for every id, nothing is evicted: the misses are the distinct ids (for the
     /// policies that admit a miss at that size: 2Q from C = 4, S3-FIFO from C = 20, LIRS from
-    /// C = 2, W-TinyLFU from C = 100).
+    /// C = 2, W-TinyLFU from C = 100, CLOCK-Pro from C = 2).
     #[test]
     fn room_for_all_misses_distinct(policy in policy(), keys in stream(600), extra in 0usize..10) {
         let t = DenseTrace::from_keys(keys);
@@ -75,12 +76,16 @@ proptest! {
             ZooPolicy::S3Fifo => 20,
             ZooPolicy::Lirs => 2,
             ZooPolicy::WTinyLfu => 100,
+            ZooPolicy::ClockPro => 2,
             _ => 1,
         };
         // LIRS needs one page more: with exactly C distinct pages a hit on a resident HIR page
         // demotes a LIR page into a full Q, which evicts
         let spare = usize::from(policy == ZooPolicy::Lirs);
-        let cap = (t.nr_unique as usize + extra + spare).max(min);
+        // CLOCK-Pro admits a miss only while the cold pages are below their target, C/2 at the
+        // start: room for all is twice the ids
+        let room = if policy == ZooPolicy::ClockPro { 2 } else { 1 } * t.nr_unique as usize;
+        let cap = (room + extra + spare).max(min);
         let r = zoo(&t, policy, cap);
         prop_assert_eq!(r.misses, t.nr_unique as u64, "{} at C={}", policy, cap);
     }
@@ -111,6 +116,35 @@ proptest! {
         prop_assert_eq!(resident, c.len());
         let ids: Vec<u64> = (0..t.nr_unique as u64).collect();
         prop_assert_eq!(zoo_keyed(&t, &ids, ZooPolicy::WTinyLfu, cap), c.result());
+    }
+
+    /// CLOCK-Pro with libCacheSim's default cold ratio 0.5 never fills: the first ⌊C/2⌋
+    /// distinct pages are admitted and stay, every other page always misses.
+    #[test]
+    fn clockpro_default_keeps_first_half(keys in stream(600), cap in 0usize..70) {
+        let t = DenseTrace::from_keys(keys);
+        let ZooCache::ClockPro(mut c) = ZooPolicy::ClockPro.build(cap, 0) else { unreachable!() };
+        // dense ids are numbered by first appearance: the first ⌊C/2⌋ are 0..⌊C/2⌋
+        let kept = (cap / 2) as u32;
+        let mut seen = vec![false; t.nr_unique as usize];
+        for &p in &t.pages {
+            let hit = p < kept && seen[p as usize];
+            seen[p as usize] = true;
+            prop_assert_eq!(c.access(p), hit, "page {} C={}", p, cap);
+        }
+        prop_assert_eq!(c.undefined_paths(), 0);
+    }
+
+    /// CLOCK-Pro with the cold target starting at the capacity (libCacheSim's C default), where
+    /// its hands, test entries and target adaptation all run: the contract holds and no path on
+    /// which libCacheSim's code is undefined is taken.
+    #[test]
+    fn clockpro_full_ratio_contract(keys in stream(2000), cap in 1usize..70) {
+        let t = DenseTrace::from_keys(keys);
+        let mut c = ZooCache::ClockPro(ClockPro::with_cold_ratio(cap, 0, 1.0));
+        run_checked(&mut c, &t.pages)?;
+        let ZooCache::ClockPro(c) = c else { unreachable!() };
+        prop_assert_eq!(c.undefined_paths(), 0);
     }
 
     /// FIFO as a deque: a miss pushes at the front and drops the back of a full queue.

@@ -13,6 +13,7 @@
 
 mod arc;
 mod clock;
+mod clockpro;
 mod fifo;
 mod lirs;
 mod s3fifo;
@@ -29,6 +30,7 @@ use crate::CacheResult;
 
 pub use arc::Arc;
 pub use clock::Clock;
+pub use clockpro::ClockPro;
 pub use fifo::Fifo;
 pub use lirs::Lirs;
 pub use s3fifo::S3Fifo;
@@ -169,11 +171,13 @@ pub enum ZooPolicy {
     Lirs,
     /// [`WTinyLfu`].
     WTinyLfu,
+    /// [`ClockPro`].
+    ClockPro,
 }
 
 impl ZooPolicy {
     /// Every policy, in the order of docs/cache-zoo.md.
-    pub const ALL: [ZooPolicy; 8] = [
+    pub const ALL: [ZooPolicy; 9] = [
         ZooPolicy::Fifo,
         ZooPolicy::Clock,
         ZooPolicy::Sieve,
@@ -182,6 +186,7 @@ impl ZooPolicy {
         ZooPolicy::TwoQ,
         ZooPolicy::Lirs,
         ZooPolicy::WTinyLfu,
+        ZooPolicy::ClockPro,
     ];
 
     /// The name, as libCacheSim's `cachesim` spells it in lower case.
@@ -195,6 +200,7 @@ impl ZooPolicy {
             ZooPolicy::TwoQ => "2q",
             ZooPolicy::Lirs => "lirs",
             ZooPolicy::WTinyLfu => "wtinylfu",
+            ZooPolicy::ClockPro => "clockpro",
         }
     }
 
@@ -210,6 +216,7 @@ impl ZooPolicy {
             ZooPolicy::TwoQ => ZooCache::TwoQ(TwoQ::with_pages(capacity, nr_pages)),
             ZooPolicy::Lirs => ZooCache::Lirs(Lirs::with_pages(capacity, nr_pages)),
             ZooPolicy::WTinyLfu => ZooCache::WTinyLfu(WTinyLfu::with_pages(capacity, nr_pages)),
+            ZooPolicy::ClockPro => ZooCache::ClockPro(ClockPro::with_pages(capacity, nr_pages)),
         }
     }
 
@@ -282,6 +289,8 @@ pub enum ZooCache {
     Lirs(Lirs),
     /// [`WTinyLfu`].
     WTinyLfu(WTinyLfu),
+    /// [`ClockPro`].
+    ClockPro(ClockPro),
 }
 
 macro_rules! each {
@@ -295,6 +304,7 @@ macro_rules! each {
             ZooCache::TwoQ($c) => $e,
             ZooCache::Lirs($c) => $e,
             ZooCache::WTinyLfu($c) => $e,
+            ZooCache::ClockPro($c) => $e,
         }
     };
 }
@@ -311,6 +321,7 @@ impl ZooCache {
             ZooCache::TwoQ(_) => ZooPolicy::TwoQ,
             ZooCache::Lirs(_) => ZooPolicy::Lirs,
             ZooCache::WTinyLfu(_) => ZooPolicy::WTinyLfu,
+            ZooCache::ClockPro(_) => ZooPolicy::ClockPro,
         }
     }
 }
@@ -367,7 +378,7 @@ mod tests {
         let err = "lfu".parse::<ZooPolicy>().unwrap_err().to_string();
         assert_eq!(
             err,
-            r#"unknown cache policy "lfu"; valid: fifo, clock, sieve, s3fifo, arc, 2q, lirs, wtinylfu"#
+            r#"unknown cache policy "lfu"; valid: fifo, clock, sieve, s3fifo, arc, 2q, lirs, wtinylfu, clockpro"#
         );
     }
 
@@ -396,5 +407,11 @@ mod tests {
         let seq: Vec<u32> = (0..=100).chain([99, 0, 98, 19]).collect();
         assert_eq!(hits(ZooPolicy::WTinyLfu, 100, &seq)[100..], [0, 0, 1, 1, 1]);
         assert_eq!(hits(ZooPolicy::WTinyLfu, 99, &[1, 1]), [0, 0]);
+        // CLOCK-Pro with C = 4 admits two cold pages, then nothing (the cold target is 2 and the
+        // cache never fills, so no hand turns); libCacheSim agrees
+        assert_eq!(
+            hits(ZooPolicy::ClockPro, 4, &[1, 2, 3, 1, 2, 3, 3, 4, 1]),
+            [0, 0, 0, 1, 1, 0, 0, 0, 1]
+        );
     }
 }
