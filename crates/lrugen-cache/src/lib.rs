@@ -16,6 +16,9 @@
 //!   0.3.5 implements it, run by name through [`ZooPolicy`] and [`ZooCache`] behind the
 //!   [`CachePolicy`] trait (which [`Lru`] also implements); see docs/cache-zoo.md.
 //!
+//! * [`LruMrc`] ([`lru_mrc`]): LRU's exact miss-ratio curve, every capacity from one pass
+//!   (Mattson's stack distances, a Fenwick tree over reference times, O(n log n)).
+//!
 //! All work on the dense ids of [`lrugen_trace::DenseTrace`] and report a
 //! [`CacheResult`]. Capacities are in pages.
 //!
@@ -36,12 +39,14 @@
 
 mod list;
 mod lru;
+mod mrc;
 mod opt;
 pub mod zoo;
 
 use std::fmt;
 
 pub use lru::{lru, Lru};
+pub use mrc::{lru_mrc, LruMrc};
 pub use opt::{opt, opt_btree, opt_spilled, NextUse, NextUseFile, Opt, OptCache, OptStream, NEVER};
 pub use zoo::{zoo, zoo_keyed, CachePolicy, UnknownPolicy, ZooCache, ZooPolicy};
 

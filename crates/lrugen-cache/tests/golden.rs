@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use lrugen_cache::{lru, opt, opt_btree, opt_spilled, CacheResult, NextUse, Opt};
+use lrugen_cache::{lru, lru_mrc, opt, opt_btree, opt_spilled, CacheResult, NextUse, Opt};
 use lrugen_trace::testdata::{run_tests, TraceTest};
 use lrugen_trace::{load_dense, spill_dense, DenseTrace};
 
@@ -60,6 +60,24 @@ fn opt_on_disk_agrees(path: &Path, caps: &[usize]) {
     }
 }
 
+/// The LRU miss-ratio curve from one pass: the golden LRU hit ratios at their sizes, and LRU's
+/// exact counts at `exact` sizes.
+fn mrc_agrees(path: &Path, rows: &[(usize, &str)], exact: &[usize]) {
+    let t = load(path);
+    let m = lru_mrc(t);
+    assert_eq!(m.requests(), t.nr_requests);
+    for &(c, want) in rows {
+        assert_eq!(pct(m.result(c)), want, "MRC of {} at C={c}", path.display());
+    }
+    for &c in exact {
+        assert_eq!(m.result(c), lru(t, c), "MRC of {} at C={c}", path.display());
+    }
+    // every hit LRU can make, at the largest stack distance: all but the first references
+    let all = CacheResult::new(t.nr_requests, t.nr_requests - t.nr_unique as u64);
+    assert_eq!(m.result(m.saturation()), all);
+    assert_ne!(m.result(m.saturation() - 1), all);
+}
+
 /// The synthetic trace shipped in the repository.
 fn shipped_synthetic() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/traces/synthetic.lis.zst")
@@ -97,6 +115,14 @@ fn main() -> std::process::ExitCode {
         t("p3_opt", &[P3], |p| {
             let rows = [(16384, "18.92"), (65536, "51.03"), (262144, "77.80")];
             check(&p[0], "OPT", opt, &rows)
+        }),
+        t("oltp_mrc", &[OLTP], |p| {
+            let rows = [(1000, "32.83"), (2000, "42.47"), (5000, "53.65"), (10000, "60.70")];
+            mrc_agrees(&p[0], &rows, &[1, 7, 333, 4096, 65536])
+        }),
+        t("p3_mrc", &[P3], |p| {
+            let rows = [(16384, "2.07"), (65536, "12.72"), (262144, "65.12")];
+            mrc_agrees(&p[0], &rows, &[1000, 100_000])
         }),
         t("p12_lru", &[P12], |p| {
             let rows = [(1000, "4.06"), (10000, "6.49")];
