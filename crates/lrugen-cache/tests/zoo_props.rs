@@ -135,16 +135,24 @@ proptest! {
         prop_assert_eq!(c.undefined_paths(), 0);
     }
 
-    /// CLOCK-Pro with the cold target starting at the capacity (libCacheSim's C default), where
-    /// its hands, test entries and target adaptation all run: the contract holds and no path on
-    /// which libCacheSim's code is undefined is taken.
+    /// CLOCK-Pro at other cold ratios up to 1 (libCacheSim's C default) behaves the same way:
+    /// the first ⌊r·C⌋ distinct pages stay (with r = 1 the cache fills and then refuses every
+    /// miss), as libCacheSim's does; the contract holds and no undefined path is taken.
     #[test]
-    fn clockpro_full_ratio_contract(keys in stream(2000), cap in 1usize..70) {
+    fn clockpro_ratio_keeps_first(keys in stream(2000), cap in 1usize..70, r in 0usize..4) {
+        let ratio = [0.3, 0.8, 0.99, 1.0][r];
         let t = DenseTrace::from_keys(keys);
-        let mut c = ZooCache::ClockPro(ClockPro::with_cold_ratio(cap, 0, 1.0));
-        run_checked(&mut c, &t.pages)?;
-        let ZooCache::ClockPro(c) = c else { unreachable!() };
+        let mut c = ClockPro::with_cold_ratio(cap, 0, ratio);
+        let kept = (cap as f64 * ratio) as u32;
+        let mut seen = vec![false; t.nr_unique as usize];
+        for &p in &t.pages {
+            let hit = p < kept && seen[p as usize];
+            seen[p as usize] = true;
+            prop_assert_eq!(c.access(p), hit, "page {} C={} r={}", p, cap, ratio);
+        }
         prop_assert_eq!(c.undefined_paths(), 0);
+        let mut c = ZooCache::ClockPro(ClockPro::with_cold_ratio(cap, 0, ratio));
+        run_checked(&mut c, &t.pages)?;
     }
 
     /// FIFO as a deque: a miss pushes at the front and drops the back of a full queue.
@@ -190,4 +198,12 @@ proptest! {
         }
         prop_assert_eq!(lru(&t, cap).hits, 0);
     }
+}
+
+/// A cold ratio above 1 would loop forever at the first promotion, as libCacheSim 0.3.5 does; it
+/// is refused up front.
+#[test]
+#[should_panic(expected = "loops forever")]
+fn clockpro_ratio_above_one_refused() {
+    ClockPro::with_cold_ratio(10, 0, 1.5);
 }

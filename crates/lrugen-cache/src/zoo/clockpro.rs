@@ -36,15 +36,25 @@ pub const INIT_RATIO_COLD: f64 = 0.5;
 /// (turning the cold hand first while the cold pages would exceed `m_c`). Each hand checks the
 /// entry it rests on before moving.
 ///
-/// **With the default `init-ratio-cold=0.5` the cache never fills**, and this is most of what
-/// libCacheSim's miss ratio shows (far above LRU's on OLTP, P12 and the CloudPhysics sample): a
-/// miss is admitted only while the cold pages number less than `m_c = ⌊C/2⌋`, new pages are
-/// cold, and cold pages turn hot (or leave) only when a hand turns, which happens only to make
-/// room in a full cache. So the first `⌊C/2⌋` distinct pages are admitted and stay forever;
-/// every other page misses on every request. The hands, test entries and the adaptation of
-/// `m_c` described above work when the cold target starts at the capacity (`init-ratio-cold=1`,
-/// libCacheSim's C default, [`ClockPro::with_cold_ratio`]), and this implementation matches
-/// libCacheSim access by access there too (random traces, C = 2–1,000).
+/// **In libCacheSim 0.3.5 the hands never turn**, and this is all its miss ratio shows (far
+/// above LRU's on OLTP, P12 and the CloudPhysics sample). `cache_get_base` asks
+/// `ClockPro_can_insert` (cold pages + 1 ≤ `m_c`) *before* it evicts, and new pages are cold;
+/// cold pages turn hot or leave only when the cold hand turns, which happens only to make room in
+/// a full cache. So with `init-ratio-cold=r`:
+///
+/// * `r < 1` (the Python bindings' default 0.5): the cache never fills; the first `⌊r·C⌋`
+///   distinct pages are admitted and stay forever, every other page misses on every request;
+/// * `r = 1` (the C library's default): the same with the first `C` distinct pages — the cache
+///   fills with cold pages, `m_c = C`, and every later miss is refused;
+/// * `r > 1`: the cache fills, the cold hand turns, and the first promotion loops forever in
+///   `ClockPro_run_hot` (`C − m_c < 0` and there is no hot page to demote); this implementation
+///   would too, so [`ClockPro::with_cold_ratio`] refuses `r > 1`.
+///
+/// Checked against libCacheSim's Python bindings access by access: 300 random traces (C 1–40,
+/// r = 0.5, 0.8, 1) equal "keep the first `⌊r·C⌋` distinct pages", and r = 1.5 hangs in both.
+/// The hands, test entries and the adaptation of `m_c` described above are followed from
+/// `ClockPro.c` line by line, but no trace reaches them in libCacheSim, so that code is not
+/// compared with libCacheSim's behaviour.
 ///
 /// Departures from the paper that libCacheSim makes and this follows: admission is refused,
 /// not made by evicting, while the cold pages are at their target; a miss on an id with a test
@@ -87,7 +97,16 @@ impl ClockPro {
 
     /// Like [`ClockPro::with_pages`] with the cold pages' initial target `⌊ratio·C⌋`
     /// (libCacheSim's `init-ratio-cold`; its C library's own default is 1).
+    ///
+    /// # Panics
+    ///
+    /// If `ratio > 1` (or is NaN): libCacheSim then loops forever at the first promotion, and so
+    /// would this (see the type's documentation).
     pub fn with_cold_ratio(capacity: usize, nr_pages: u32, ratio: f64) -> Self {
+        assert!(
+            ratio <= 1.0,
+            "init-ratio-cold {ratio} > 1: libCacheSim 0.3.5's ClockPro loops forever at the first promotion"
+        );
         let n = nr_pages as usize;
         ClockPro {
             next: vec![NIL; n],
@@ -110,7 +129,7 @@ impl ClockPro {
     }
 
     /// How many times a path on which libCacheSim's code has undefined behaviour was taken (see
-    /// the type's documentation); 0 on every trace tested.
+    /// the type's documentation); 0 on every trace tested (the hands never turn there).
     pub fn undefined_paths(&self) -> u64 {
         self.undefined
     }
