@@ -17,7 +17,8 @@
 //!   [`CachePolicy`] trait (which [`Lru`] also implements); see docs/cache-zoo.md.
 //!
 //! * [`LruMrc`] ([`lru_mrc`]): LRU's exact miss-ratio curve, every capacity from one pass
-//!   (Mattson's stack distances, a Fenwick tree over reference times, O(n log n)).
+//!   (Mattson's stack distances, a Fenwick tree over reference times, O(n log n)), and
+//!   [`ShardsMrc`] ([`shards_mrc`]), its SHARDS estimate from a hash-sampled subset of pages.
 //!
 //! All work on the dense ids of [`lrugen_trace::DenseTrace`] and report a
 //! [`CacheResult`]. Capacities are in pages.
@@ -46,7 +47,7 @@ pub mod zoo;
 use std::fmt;
 
 pub use lru::{lru, Lru};
-pub use mrc::{lru_mrc, LruMrc};
+pub use mrc::{lru_mrc, shards_mrc, LruMrc, ShardsMrc};
 pub use opt::{opt, opt_btree, opt_spilled, NextUse, NextUseFile, Opt, OptCache, OptStream, NEVER};
 pub use zoo::{zoo, zoo_keyed, CachePolicy, UnknownPolicy, ZooCache, ZooPolicy};
 

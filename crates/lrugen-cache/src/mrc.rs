@@ -109,6 +109,80 @@ impl LruMrc {
     }
 }
 
+/// A SHARDS estimate of LRU's miss-ratio curve (Waldspurger, Park, Garthwaite and Ahmad,
+/// "Efficient MRC Construction with SHARDS", USENIX FAST 2015), fixed-rate version: only the
+/// references to pages whose hash falls below `rate` are kept, their stack distances are taken
+/// among the kept references alone ([`LruMrc`] of the sample), and a sampled distance `d` stands
+/// for `d / rate` in the whole trace. The miss ratio at `C` is the sample's LRU miss ratio at
+/// `⌊C · rate⌋` pages.
+///
+/// Sampling is by page, not by reference, so every reference to a kept page is kept and reuse is
+/// seen whole. The hash is SplitMix64's finaliser of the page id xor a seed: on the dense ids of
+/// a renumbered trace, so a different seed gives a different sample of the same rate. No
+/// SHARDS_adj correction (the paper's adjustment of the first bucket for the sample's size).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardsMrc {
+    sample: LruMrc,
+    /// The hash threshold out of 2^24.
+    threshold: u64,
+}
+
+/// Hash values are taken modulo 2^24 (the paper's `P`).
+const SHARDS_MODULUS: u64 = 1 << 24;
+
+impl ShardsMrc {
+    /// The estimate from the references `pages` sampled at `rate` (0 < rate ≤ 1, rounded to a
+    /// multiple of 2^-24) with hash seed `seed`.
+    ///
+    /// # Panics
+    ///
+    /// If `rate` is not in `(0, 1]` or rounds to 0.
+    pub fn from_pages(pages: &[u32], rate: f64, seed: u64) -> ShardsMrc {
+        assert!(rate > 0.0 && rate <= 1.0, "SHARDS rate {rate} not in (0, 1]");
+        let threshold = (rate * SHARDS_MODULUS as f64).round() as u64;
+        assert!(threshold > 0, "SHARDS rate {rate} rounds to 0");
+        let kept: Vec<u32> = pages
+            .iter()
+            .copied()
+            .filter(|&p| shards_hash(p, seed) % SHARDS_MODULUS < threshold)
+            .collect();
+        ShardsMrc {
+            sample: LruMrc::from_pages(&kept, 0),
+            threshold,
+        }
+    }
+
+    /// The sampling rate, after rounding.
+    pub fn rate(&self) -> f64 {
+        self.threshold as f64 / SHARDS_MODULUS as f64
+    }
+
+    /// References kept in the sample.
+    pub fn sampled_requests(&self) -> u64 {
+        self.sample.requests()
+    }
+
+    /// The estimated LRU miss ratio with `capacity` pages (0 for an empty sample).
+    pub fn miss_ratio(&self, capacity: usize) -> f64 {
+        let scaled = (capacity as u128 * self.threshold as u128 / SHARDS_MODULUS as u128) as usize;
+        self.sample.miss_ratio(scaled)
+    }
+}
+
+/// The SHARDS estimate of a whole trace's LRU miss-ratio curve ([`ShardsMrc`]).
+pub fn shards_mrc(trace: &DenseTrace, rate: f64, seed: u64) -> ShardsMrc {
+    ShardsMrc::from_pages(&trace.pages, rate, seed)
+}
+
+/// SplitMix64's finaliser of `page ^ seed`.
+#[inline]
+fn shards_hash(page: u32, seed: u64) -> u64 {
+    let mut z = (page as u64 ^ seed).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// Sum of `tree`'s entries at times `1..=t`.
 #[inline]
 fn prefix(tree: &[u32], mut t: usize) -> u32 {
@@ -146,6 +220,23 @@ mod tests {
         assert_eq!(hits, [0, 1, 1, 4, 4, 4, 4]);
         assert_eq!(m.result(2), CacheResult::new(8, 1));
         assert_eq!(m.miss_ratio(4), 0.5);
+    }
+
+    #[test]
+    fn shards_at_rate_one_is_exact() {
+        let t = DenseTrace::from_keys([1, 2, 3, 1, 2, 2, 4, 1, 5, 3, 3, 1]);
+        let (m, s) = (lru_mrc(&t), shards_mrc(&t, 1.0, 7));
+        assert_eq!(s.rate(), 1.0);
+        assert_eq!(s.sampled_requests(), 12);
+        for c in 0..8 {
+            assert_eq!(s.miss_ratio(c), m.miss_ratio(c), "C={c}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "not in (0, 1]")]
+    fn shards_rate_zero_refused() {
+        ShardsMrc::from_pages(&[1, 2], 0.0, 0);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Property tests of the LRU miss-ratio curve: one pass of stack distances equals an `Lru` run
 //! at every capacity.
 
-use lrugen_cache::{lru, lru_mrc, Lru, LruMrc};
+use lrugen_cache::{lru, lru_mrc, shards_mrc, Lru, LruMrc};
 use lrugen_trace::DenseTrace;
 use proptest::prelude::*;
 
@@ -44,6 +44,26 @@ proptest! {
             let mut l = Lru::new(c);
             let r = l.run(&pages);
             prop_assert_eq!(m.result(c), r, "C={}", c);
+        }
+    }
+
+    /// SHARDS at rate 1 keeps every page and is the exact curve; at any rate the estimate is a
+    /// miss ratio, non-increasing in C.
+    #[test]
+    fn shards_rate_one_exact(keys in stream(800), seed in any::<u64>(), r in 1u32..=100) {
+        let t = DenseTrace::from_keys(keys);
+        let m = lru_mrc(&t);
+        let s = shards_mrc(&t, 1.0, seed);
+        let rate = f64::from(r) / 100.0;
+        let sampled = shards_mrc(&t, rate, seed);
+        prop_assert!(sampled.sampled_requests() <= t.nr_requests);
+        for c in 0..=t.nr_unique as usize + 2 {
+            prop_assert_eq!(s.miss_ratio(c), m.miss_ratio(c), "C={}", c);
+            let e = sampled.miss_ratio(c);
+            prop_assert!((0.0..=1.0).contains(&e));
+            if c > 0 {
+                prop_assert!(e <= sampled.miss_ratio(c - 1), "C={} rate={}", c, rate);
+            }
         }
     }
 }
