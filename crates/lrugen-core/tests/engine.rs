@@ -718,6 +718,56 @@ fn fio_iodepth_keeps_ios_in_flight() {
     assert!((3.6..=4.05).contains(&speedup), "iodepth 4 vs 1: {speedup:.2}x");
 }
 
+/// `EngineConfig::per_job`: 3 jobs of randrw at 2 I/Os in flight each are measured apart (the
+/// two slots of a job are one job), reads and writes apart; the jobs' counts add up to the run's,
+/// and each job's span lies within the run's. Without `per_job` nothing per job is kept.
+#[test]
+fn per_job_stats_split_the_run_by_job_and_direction() {
+    let mut w = fio("1", 2, 6_000);
+    if let WorkloadSpec::Fio { write_ratio, .. } = &mut w {
+        *write_ratio = 0.25;
+    }
+    let run = |per_job: bool| {
+        let mut cfg = RunConfig::new(
+            MachineConfig::simple(64 * 1024, 0),
+            MemcgConfig {
+                max: Some(4_096),
+                ..Default::default()
+            },
+            w.clone(),
+            PolicyKind::Mglru,
+        );
+        cfg.engine = Some(EngineConfig {
+            costs: exact_costs(),
+            per_job,
+            ..Default::default()
+        });
+        cfg.jobs = 3;
+        sim::run(&cfg, None, &mut |_, _| {}).unwrap().engine.unwrap()
+    };
+    let e = run(true);
+    assert_eq!((e.tasks, e.jobs.len()), (6, 3));
+    for j in &e.jobs {
+        assert_eq!(j.read.ios + j.write.ios, 6_000, "each job's own I/O count");
+        let share = j.write.ios as f64 / 6_000.0;
+        assert!((0.2..0.3).contains(&share), "write share {share}");
+        assert_eq!(j.read.lat.count, j.read.ios);
+        assert_eq!(j.write.lat.count, j.write.ios);
+        assert!(j.read.hits <= j.read.ios && j.write.hits <= j.write.ios);
+        assert!(j.runtime_ns() > 0 && j.end_ns <= e.elapsed_ns, "{j:?}");
+    }
+    let sum = |f: fn(&lrugen::sim::engine::JobStats) -> u64| e.jobs.iter().map(f).sum::<u64>();
+    assert_eq!(sum(|j| j.read.ios + j.write.ios), e.ops);
+    assert_eq!(sum(|j| j.read.hits + j.write.hits), e.hits);
+    let plain = run(false);
+    assert!(plain.jobs.is_empty());
+    assert_eq!(
+        (plain.ops, plain.hits, plain.elapsed_ns),
+        (e.ops, e.hits, e.elapsed_ns),
+        "the same run"
+    );
+}
+
 /// YCSB records of 1,000 bytes at `k × 1000`: a whole-record read touches both pages of a
 /// record that crosses a page boundary, which 999 of every 4,096 byte offsets do (24.4 %);
 /// a one-field read (`readallfields=false`, 100-byte fields) crosses far less often (2.4 %).

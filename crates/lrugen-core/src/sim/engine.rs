@@ -126,6 +126,16 @@ pub struct EngineConfig {
     /// it from the run's seed.
     #[serde(skip)]
     pub seed: u64,
+    /// Measure each job apart ([`EngineResult::jobs`]): `sim::run` then fills
+    /// [`EngineConfig::task_groups`] with the job of each task (a fio job file's output formats
+    /// need it; off by default, as each job costs two latency histograms).
+    #[serde(skip)]
+    pub per_job: bool,
+    /// The job (0-based, in the order `sim::task_streams` makes them) each task belongs to: a
+    /// job's in-flight I/Os (fio's `iodepth`) or clients are tasks of one job. Empty: no
+    /// per-job measurement.
+    #[serde(skip)]
+    pub task_groups: Vec<u32>,
 }
 
 impl Default for EngineConfig {
@@ -140,6 +150,8 @@ impl Default for EngineConfig {
             runtime_ns: 0,
             ramp_ns: 0,
             seed: 0,
+            per_job: false,
+            task_groups: Vec::new(),
         }
     }
 }
@@ -202,6 +214,38 @@ pub struct RequestStats {
     pub latency: LatencyStats,
 }
 
+/// What one job did in one direction (fio's `read` or `write`), measured operations only.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DirStats {
+    /// Operations (each one 4 KiB page read or written).
+    pub ios: u64,
+    /// Of which hits (the page was resident).
+    pub hits: u64,
+    /// Their completion latency (from the moment the task was ready to the completion).
+    pub lat: LatencyStats,
+}
+
+/// What one job did ([`EngineConfig::task_groups`]): per direction, and the span of its measured
+/// operations.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct JobStats {
+    /// Reads (`Op::Read`, and loads).
+    pub read: DirStats,
+    /// Writes (`Op::Write`, and stores).
+    pub write: DirStats,
+    /// Virtual time the first measured operation of the job was ready (ns since the run began).
+    pub start_ns: u64,
+    /// Virtual time its last measured operation completed (ns since the run began).
+    pub end_ns: u64,
+}
+
+impl JobStats {
+    /// The job's measured run time (`end_ns - start_ns`; 0 when it measured nothing).
+    pub fn runtime_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+}
+
 /// What the engine measured.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct EngineResult {
@@ -242,6 +286,9 @@ pub struct EngineResult {
     pub storage: DeviceStats,
     /// Swap device statistics.
     pub swap: DeviceStats,
+    /// Per job, when [`EngineConfig::task_groups`] gave each task its job (empty otherwise).
+    #[serde(skip)]
+    pub jobs: Vec<JobStats>,
     /// Why a task stopped early, if one did.
     pub error: Option<String>,
     /// Why the whole run stopped: its state went over the memory budget (`budget::check_machine`).
@@ -356,6 +403,18 @@ pub fn run_sampled<P: Policy>(
     let mut req_start: Vec<Option<u64>> = vec![None; ntasks];
     let mut req_hist: Vec<(&'static str, Histogram<u64>)> = Vec::new();
     let mut req_all = Histogram::new_from(&hist);
+    // per job (EngineConfig::task_groups): read and write histograms, counts, span
+    let groups = (cfg.task_groups.len() == ntasks).then_some(&cfg.task_groups);
+    let njobs = groups.map_or(0, |g| g.iter().max().map_or(0, |&m| m as usize + 1));
+    let mut job_hist: Vec<[Histogram<u64>; 2]> = (0..njobs)
+        .map(|_| [Histogram::new_from(&hist), Histogram::new_from(&hist)])
+        .collect();
+    let mut job_stats: Vec<JobStats> = (0..njobs)
+        .map(|_| JobStats {
+            start_ns: u64::MAX,
+            ..Default::default()
+        })
+        .collect();
     // each task's next two steps (with their requests), taken from its stream early so that
     // the page-cache slot of the second and then, one turn later, the folio in it are
     // prefetched while the other tasks run (a stream does not depend on the machine; see
@@ -522,6 +581,19 @@ pub fn run_sampled<P: Policy>(
             }
             first = first.min(ready);
             last = last.max(done);
+            if let Some(g) = groups {
+                let j = g[i] as usize;
+                let write = matches!(step.op, Op::Write { .. } | Op::Store { .. });
+                let js = &mut job_stats[j];
+                let d = if write { &mut js.write } else { &mut js.read };
+                d.ios += 1;
+                d.hits += u64::from(matches!(res, Ok(Access::Hit)));
+                js.start_ns = js.start_ns.min(ready - base);
+                js.end_ns = js.end_ns.max(done - base);
+                job_hist[j][usize::from(write)]
+                    .record((done - ready).max(1))
+                    .expect("latency within bounds");
+            }
             if let Some(req) = request {
                 let since = *req_start[i].get_or_insert(ready);
                 if req.last {
@@ -580,6 +652,14 @@ pub fn run_sampled<P: Policy>(
             latency: LatencyStats::of(h),
         })
         .collect();
+    for (js, h) in job_stats.iter_mut().zip(&job_hist) {
+        if js.start_ns == u64::MAX {
+            js.start_ns = 0;
+        }
+        js.read.lat = LatencyStats::of(&h[0]);
+        js.write.lat = LatencyStats::of(&h[1]);
+    }
+    r.jobs = job_stats;
     r.storage = storage.stats.clone();
     r.swap = swapdev.stats.clone();
     r

@@ -425,7 +425,17 @@ fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_
         if cfg.jobs == 0 {
             return Err(RunError::Config("jobs must be at least 1".into()));
         }
-        let streams = task_streams(cfg, &mut m, t, trace)?;
+        let (streams, groups) = task_streams_grouped(cfg, &mut m, t, trace)?;
+        let grouped;
+        let ecfg = if ecfg.per_job {
+            grouped = engine::EngineConfig {
+                task_groups: groups,
+                ..ecfg.clone()
+            };
+            &grouped
+        } else {
+            ecfg
+        };
         let start = std::time::Instant::now();
         let mut r = match cfg.policy {
             PolicyKind::Mglru => {
@@ -482,11 +492,25 @@ pub fn task_streams(
     t: MemcgId,
     trace: Option<LoadedTrace>,
 ) -> Result<Vec<Stream>, RunError> {
+    Ok(task_streams_grouped(cfg, m, t, trace)?.0)
+}
+
+/// [`task_streams`], with the job of each stream (0-based, one per copy of the workload or of a
+/// part of a mix, in the order of the streams; [`engine::EngineConfig::task_groups`]): a fio job's
+/// in-flight I/Os and a YCSB job's clients are streams of one job.
+pub fn task_streams_grouped(
+    cfg: &RunConfig,
+    m: &mut Machine,
+    t: MemcgId,
+    trace: Option<LoadedTrace>,
+) -> Result<(Vec<Stream>, Vec<u32>), RunError> {
     let parts: Vec<(WorkloadSpec, u32)> = match &cfg.workload {
         WorkloadSpec::Mix { parts } => parts.iter().map(|p| (p.workload.clone(), p.jobs * cfg.jobs)).collect(),
         w => vec![(w.clone(), cfg.jobs)],
     };
     let mut streams = Vec::new();
+    let mut groups: Vec<u32> = Vec::new();
+    let mut job = 0u32;
     let mut n = 0u64;
     let mut next_seed = || {
         let seed = cfg.seed ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -541,9 +565,11 @@ pub fn task_streams(
                 }
                 _ => streams.push(Stream::new(w, m, t, next_seed(), trace.clone())?),
             }
+            groups.resize(streams.len(), job);
+            job += 1;
         }
     }
-    Ok(streams)
+    Ok((streams, groups))
 }
 
 /// Run `streams` as tasks in virtual time on kernel `k`; the workload runs in memcg `t`.
