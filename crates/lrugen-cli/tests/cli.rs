@@ -854,7 +854,7 @@ fn fio_job_file_runs_as_fio_does() {
         "the measured window is the runtime: {read}"
     );
     assert!(
-        stderr(&o).contains("note: fio options that change nothing the model simulates: group_reporting, norandommap"),
+        stderr(&o).contains("note: fio options that change nothing the model simulates: norandommap"),
         "{}",
         stderr(&o)
     );

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! fio job files (`fio JOB.fio`), read as fio reads them — `[global]` and job sections,
-//! `key=value` and bare flags, `;`/`#` comment lines, options a job inherits from `[global]` above
-//! it — and turned into lrugen's fio workload ([`JobFile::to_run`]), refusing by name what the
-//! model cannot run. docs/benchmarks.md lists the options.
+//! `key=value` and bare flags, `;`/`#` comments (whole lines, and the rest of a line after either,
+//! as fio's `strip_blank_end` cuts them), options a job inherits from `[global]` above it, sizes
+//! with fio's suffixes and `kb_base` rule ([`size_in`]) — and turned into lrugen's fio workload
+//! ([`JobFile::to_run`]), refusing by name what the model cannot run. [`FioRun::jobs_desc`] keeps
+//! what fio's reports name (job names, groups, `group_reporting`, options as written).
+//! docs/benchmarks.md lists the options.
 
 use crate::workload::{MixPart, WorkloadSpec};
 
@@ -42,18 +45,63 @@ struct Opt {
     line: usize,
 }
 
-/// A section: its name, the line of its header and its options.
+/// A section: its name, the line of its header and its options (the first `inherited` of them
+/// from the `[global]` sections above it).
 #[derive(Clone, Debug)]
 struct Section {
     name: String,
     line: usize,
     opts: Vec<Opt>,
+    inherited: usize,
 }
 
 /// A job file: its job sections, each with the `[global]` options given above it.
 #[derive(Clone, Debug)]
 pub struct JobFile {
     jobs: Vec<Section>,
+    /// The options of every `[global]` section, in order (fio's "global options").
+    global: Vec<Opt>,
+}
+
+/// One job section as fio's reports name it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobDesc {
+    /// The job's name: its section's, or its `name=`.
+    pub name: String,
+    /// The header's line.
+    pub line: usize,
+    /// Copies of it (`numjobs`), each a job of its own in fio's output.
+    pub numjobs: u32,
+    /// fio's reporting group: 0 for the first, one more at each `new_group` (or `stonewall` on
+    /// the first job, where there is nothing to wait for) after a job.
+    pub groupid: u32,
+    /// `group_reporting`: the jobs of its group are reported as one.
+    pub group_reporting: bool,
+    /// `rw` as given (`randread`, …).
+    pub rw: String,
+    /// `ioengine` as given.
+    pub ioengine: String,
+    /// `iodepth` as given (1 by default).
+    pub iodepth: u32,
+    /// I/O size in bytes (4096: the only one modelled).
+    pub bs: u64,
+    /// Whether the job reads (`rw` has reads) and writes.
+    pub reads: bool,
+    /// See `reads`.
+    pub writes: bool,
+    /// The section's own options as written (key, value; a bare flag has an empty value), as
+    /// fio's JSON lists them under "job options".
+    pub options: Vec<(String, String)>,
+}
+
+/// The I/O-size unit rule of fio's `kb_base`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KbBase {
+    /// `kb_base=1024`, fio's default ("compatibility mode"): `k`, `kb`, `m`, … are powers of 1024,
+    /// and the IEC `kib`, `mib`, … powers of 1000.
+    Compat,
+    /// `kb_base=1000`: `k`, `kb`, … are powers of 1000 (SI) and `kib`, `mib`, … powers of 1024.
+    Si,
 }
 
 /// What fio runs for a job file, as lrugen runs it.
@@ -74,6 +122,10 @@ pub struct FioRun {
     pub ignored: Vec<String>,
     /// Notes on how an option was read (e.g. libaio's buffered I/O being synchronous).
     pub notes: Vec<String>,
+    /// The job sections in order, as fio's reports name them.
+    pub jobs_desc: Vec<JobDesc>,
+    /// The `[global]` options as written (fio's JSON "global options").
+    pub global_options: Vec<(String, String)>,
 }
 
 impl JobFile {
@@ -82,10 +134,13 @@ impl JobFile {
         let mut global: Vec<Opt> = Vec::new();
         let mut jobs: Vec<Section> = Vec::new();
         let mut current: Option<Section> = None;
+        let mut all_global: Vec<Opt> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
-            let t = raw.trim();
-            if t.is_empty() || t.starts_with(';') || t.starts_with('#') {
+            // fio cuts a line at its first ';' or '#' (strip_blank_end), so a comment may follow
+            // an option on its line
+            let t = raw.split([';', '#']).next().unwrap_or("").trim();
+            if t.is_empty() {
                 continue;
             }
             if t.contains('$') {
@@ -103,16 +158,19 @@ impl JobFile {
                     return err(line, "'[]': expected a section name");
                 }
                 if let Some(s) = current.take() {
-                    if s.name == "global" {
+                    if is_global(&s.name) {
+                        all_global.extend(s.opts.iter().cloned());
                         global.extend(s.opts);
                     } else {
                         jobs.push(s);
                     }
                 }
+                let opts = if is_global(name) { Vec::new() } else { global.clone() };
                 current = Some(Section {
                     name: name.to_string(),
                     line,
-                    opts: if name == "global" { Vec::new() } else { global.clone() },
+                    inherited: opts.len(),
+                    opts,
                 });
                 continue;
             }
@@ -142,7 +200,9 @@ impl JobFile {
             });
         }
         if let Some(s) = current.take() {
-            if s.name != "global" {
+            if is_global(&s.name) {
+                all_global.extend(s.opts);
+            } else {
                 jobs.push(s);
             }
         }
@@ -152,7 +212,10 @@ impl JobFile {
                 "no job section: expected at least one [jobname] section besides [global]",
             );
         }
-        Ok(JobFile { jobs })
+        Ok(JobFile {
+            jobs,
+            global: all_global,
+        })
     }
 
     /// The job file as lrugen runs it (4 KiB I/Os, buffered, one file per job or a union of
@@ -162,8 +225,45 @@ impl JobFile {
         let (mut runtime, mut ramp) = (None, None);
         let mut ignored: Vec<String> = Vec::new();
         let mut notes = Vec::new();
+        let mut jobs_desc: Vec<JobDesc> = Vec::new();
+        let mut files: Vec<(String, usize)> = Vec::new();
         for s in &self.jobs {
             let j = Job::of(s, &mut ignored, &mut notes)?;
+            if let Some((f, line)) = &j.filename {
+                if let Some((_, first)) = files.iter().find(|x| &x.0 == f) {
+                    return err(
+                        *line,
+                        format!(
+                            "filename={f}: the file of the job at line {first} too; jobs sharing a file are not \
+                             modelled, expected a file of its own per job"
+                        ),
+                    );
+                }
+                files.push((f.clone(), *line));
+            }
+            // fio's add_job: a new group at a job with new_group or stonewall, once the group
+            // before it has a job; stonewall after a job makes it wait, which is not modelled
+            let groupid = match jobs_desc.last() {
+                None => 0,
+                Some(prev) => {
+                    if let Some(l) = j.stonewall {
+                        return err(
+                            l,
+                            format!(
+                                "[{}]: stonewall after [{}]: jobs that wait for the ones before them are not \
+                                 modelled (one run has every job side by side); expected no stonewall or \
+                                 wait_for, or one job file per phase",
+                                s.name, prev.name
+                            ),
+                        );
+                    }
+                    prev.groupid + u32::from(j.new_group)
+                }
+            };
+            jobs_desc.push(JobDesc {
+                groupid,
+                ..j.desc.clone()
+            });
             for (what, v, all) in [
                 ("runtime", j.runtime_ns, &mut runtime),
                 ("ramp_time", j.ramp_ns, &mut ramp),
@@ -203,6 +303,8 @@ impl JobFile {
             ramp_ns,
             ignored,
             notes,
+            jobs_desc,
+            global_options: self.global.iter().map(Opt::written).collect(),
         })
     }
 }
@@ -213,22 +315,37 @@ struct Job {
     numjobs: u32,
     runtime_ns: Option<u64>,
     ramp_ns: Option<u64>,
+    /// `filename=` and its line.
+    filename: Option<(String, usize)>,
+    /// The line of a `stonewall`/`wait_for` that is set.
+    stonewall: Option<usize>,
+    /// `new_group` (or `stonewall`) set.
+    new_group: bool,
+    desc: JobDesc,
+}
+
+/// fio reads a section whose name starts with `global` as the global section.
+fn is_global(name: &str) -> bool {
+    name.starts_with("global")
+}
+
+impl Opt {
+    /// (key, value) as written; a bare flag has an empty value.
+    fn written(&self) -> (String, String) {
+        (self.key.clone(), self.value.clone().unwrap_or_default())
+    }
 }
 
 /// Options that change nothing lrugen models.
-const IGNORED: [&str; 24] = [
-    "name",
+const IGNORED: [&str; 20] = [
     "description",
     "directory",
-    "group_reporting",
-    "new_group",
     "norandommap",
     "randrepeat",
     "allrandrepeat",
     "randseed",
     "random_generator",
     "thread",
-    "invalidate",
     "iodepth_batch",
     "iodepth_batch_submit",
     "iodepth_batch_complete",
@@ -244,8 +361,7 @@ const IGNORED: [&str; 24] = [
 ];
 
 /// Options refused by name, with why.
-const REFUSED: [(&str, &str); 18] = [
-    ("stonewall", "jobs that wait for each other"),
+const REFUSED: [(&str, &str); 17] = [
     ("wait_for", "jobs that wait for each other"),
     ("startdelay", "delayed job starts"),
     ("rate", "rate-limited I/O"),
@@ -265,40 +381,74 @@ const REFUSED: [(&str, &str); 18] = [
     ("file_service_type", "a file service order other than fio's default"),
 ];
 
-/// A size in bytes (`4k`, `1g`, `512m`, `10GiB`; base 1024, as fio's default `kb_base`).
-fn size(line: usize, key: &str, v: &str) -> Result<u64, JobError> {
+/// A size in bytes as fio reads one (`parse.c`, `__get_mult_bytes`): a whole number, decimal or
+/// `0x` hex, then an optional suffix, case-insensitive: `b`; `k`/`kb`, `m`/`mb`, `g`/`gb`,
+/// `t`/`tb`, `p`/`pb`, powers of 1024 under fio's default `kb_base=1024` and of 1000 under
+/// `kb_base=1000`; and the IEC `kib`, `mib`, `gib`, `tib`, `pib`, which fio reads the *other* way
+/// round (powers of 1000 under the default, of 1024 under `kb_base=1000`: its "compatibility
+/// mode"). What fio would read as something else (`1.5g` is one byte to fio, `4x` four bytes) is
+/// an error here. The error is the reason, without the key.
+pub fn size_in(v: &str, kb: KbBase) -> Result<u64, String> {
     let s = v.trim().to_ascii_lowercase();
-    let s = s.strip_suffix("ib").or_else(|| s.strip_suffix('b')).unwrap_or(&s);
-    let (num, mult) = match s.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let m: u64 = match c {
-                'k' => 1 << 10,
-                'm' => 1 << 20,
-                'g' => 1 << 30,
-                't' => 1 << 40,
-                'p' => 1 << 50,
-                _ => return err(line, format!("{key}={v}: expected a size such as 4k, 512m or 10g")),
-            };
-            (&s[..i], m)
-        }
-        _ => (s, 1),
+    let bad = || {
+        format!(
+            "expected a whole number with an optional suffix k, m, g, t, p (powers of {}), kib, mib, gib, tib, \
+             pib (powers of {}) or b, such as 4k or 64m",
+            if kb == KbBase::Compat { 1024 } else { 1000 },
+            if kb == KbBase::Compat { 1000 } else { 1024 },
+        )
     };
-    num.trim()
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .ok_or_else(|| JobError {
-            line,
-            message: format!("{key}={v}: expected a size such as 4k, 512m or 10g"),
-        })
+    let (digits, suffix, radix) = match s.strip_prefix("0x") {
+        Some(hex) => {
+            let end = hex.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(hex.len());
+            (&hex[..end], &hex[end..], 16)
+        }
+        None => {
+            let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+            (&s[..end], &s[end..], 10)
+        }
+    };
+    if digits.is_empty() {
+        return Err(bad());
+    }
+    let n = u64::from_str_radix(digits, radix).map_err(|_| bad())?;
+    let (si, iec) = match kb {
+        KbBase::Compat => (1024u64, 1000u64),
+        KbBase::Si => (1000, 1024),
+    };
+    let (base, pow) = match suffix.trim() {
+        "" | "b" => (1, 0),
+        "k" | "kb" => (si, 1),
+        "m" | "mb" => (si, 2),
+        "g" | "gb" => (si, 3),
+        "t" | "tb" => (si, 4),
+        "p" | "pb" => (si, 5),
+        "kib" => (iec, 1),
+        "mib" => (iec, 2),
+        "gib" => (iec, 3),
+        "tib" => (iec, 4),
+        "pib" => (iec, 5),
+        _ => return Err(bad()),
+    };
+    n.checked_mul(base.pow(pow)).ok_or_else(|| "too large".to_string())
 }
 
-/// A time in ns (`runtime=60` is seconds; `500ms`, `10m`, `2h`, `100us`).
+/// [`size_in`] for option `key` at `line`.
+fn size(line: usize, key: &str, v: &str, kb: KbBase) -> Result<u64, JobError> {
+    size_in(v, kb).map_err(|why| JobError {
+        line,
+        message: format!("{key}={v}: {why}"),
+    })
+}
+
+/// A time in ns as fio reads `runtime` and `ramp_time`: seconds unless suffixed `us`/`usec`,
+/// `ms`/`msec`, `s`, `m` (minutes), `h` or `d`, case-insensitive. (fio reads any other suffix,
+/// `10sec` say, as microseconds; that is an error here.)
 fn time(line: usize, key: &str, v: &str) -> Result<u64, JobError> {
     let s = v.trim().to_ascii_lowercase();
-    let (num, unit): (&str, u64) = if let Some(n) = s.strip_suffix("us") {
+    let (num, unit): (&str, u64) = if let Some(n) = s.strip_suffix("usec").or_else(|| s.strip_suffix("us")) {
         (n, 1_000)
-    } else if let Some(n) = s.strip_suffix("ms") {
+    } else if let Some(n) = s.strip_suffix("msec").or_else(|| s.strip_suffix("ms")) {
         (n, 1_000_000)
     } else if let Some(n) = s.strip_suffix('s') {
         (n, 1_000_000_000)
@@ -317,7 +467,10 @@ fn time(line: usize, key: &str, v: &str) -> Result<u64, JobError> {
         .and_then(|n| n.checked_mul(unit))
         .ok_or_else(|| JobError {
             line,
-            message: format!("{key}={v}: expected a time such as 60 (seconds), 500ms, 10m or 1h"),
+            message: format!(
+                "{key}={v}: expected a whole number of seconds, or with a suffix us, usec, ms, msec, s, m, h or d \
+                 (60, 500ms, 10m)"
+            ),
         })
 }
 
@@ -350,7 +503,19 @@ impl Job {
         let mut dist = "random".to_string();
         let (mut time_based, mut runtime, mut ramp) = (false, None, None);
         let (mut rwmixread, mut fadvise) = (None, "1".to_string());
-        let mut filename = None;
+        let mut filename: Option<(String, usize)> = None;
+        let mut name = s.name.clone();
+        let (mut stonewall, mut new_group, mut group_reporting) = (None, false, false);
+        // fio parses kb_base before the sizes (options go by priority), so its last value counts
+        // for every size of the job, wherever it is written
+        let mut kb = KbBase::Compat;
+        for o in s.opts.iter().filter(|o| o.key == "kb_base") {
+            kb = match o.value.as_deref().map(str::trim) {
+                Some("1024") => KbBase::Compat,
+                Some("1000") => KbBase::Si,
+                v => return err(o.line, format!("kb_base={}: expected 1024 or 1000", v.unwrap_or(""))),
+            };
+        }
         for o in &s.opts {
             let (k, line) = (o.key.as_str(), o.line);
             let v = || -> Result<&str, JobError> {
@@ -363,10 +528,23 @@ impl Job {
                 "rw" | "readwrite" => rw = (v()?.to_string(), line),
                 "bs" | "blocksize" => {
                     for part in v()?.split(',') {
-                        if !part.trim().is_empty() && size(line, k, part)? != 4096 {
+                        let b = if part.trim().is_empty() {
+                            4096
+                        } else {
+                            size(line, k, part, kb)?
+                        };
+                        if b != 4096 {
                             return err(
                                 line,
-                                format!("{k}={}: only 4 KiB I/Os are modelled; expected bs=4k", v()?),
+                                format!(
+                                    "{k}={}: {b} bytes; only 4 KiB (4096-byte) I/Os are modelled, expected bs=4k{}",
+                                    v()?,
+                                    if part.to_ascii_lowercase().contains("ib") && kb == KbBase::Compat {
+                                        " (fio reads KiB as 1000 bytes unless kb_base=1000)"
+                                    } else {
+                                        ""
+                                    }
+                                ),
                             );
                         }
                     }
@@ -378,10 +556,10 @@ impl Job {
                             format!("size={}: a size in percent of the file is not modelled", v()?),
                         );
                     }
-                    size_b = Some(size(line, k, v()?)?)
+                    size_b = Some(size(line, k, v()?, kb)?)
                 }
-                "filesize" => filesize = Some(size(line, k, v()?)?),
-                "io_size" | "io_limit" => io_size = Some(size(line, k, v()?)?),
+                "filesize" => filesize = Some(size(line, k, v()?, kb)?),
+                "io_size" | "io_limit" => io_size = Some(size(line, k, v()?, kb)?),
                 "number_ios" => number_ios = Some(count(line, k, v()?)?),
                 "nrfiles" => nrfiles = count(line, k, v()?)?,
                 "numjobs" => numjobs = count(line, k, v()?)?,
@@ -411,10 +589,36 @@ impl Job {
                     rwmixread = Some(if k == "rwmixread" { p } else { 100 - p });
                 }
                 "fadvise_hint" => fadvise = v()?.trim().to_string(),
-                "filename" => filename = Some(line),
-                "kb_base" => {
-                    if v()?.trim() != "1024" {
-                        return err(line, format!("kb_base={}: expected 1024 (sizes in base 1024)", v()?));
+                "filename" => {
+                    let f = v()?.trim();
+                    if f.contains(':') {
+                        return err(
+                            line,
+                            format!(
+                                "filename={f}: several files (':') are not modelled; expected one file, or \
+                                 nrfiles= without filename"
+                            ),
+                        );
+                    }
+                    filename = Some((f.to_string(), line));
+                }
+                "kb_base" => {}
+                "name" => name = v()?.trim().to_string(),
+                "group_reporting" => group_reporting = flag(line, k, o.value.as_deref())?,
+                "new_group" => new_group = flag(line, k, o.value.as_deref())? || new_group,
+                "stonewall" | "wait_for_previous" => {
+                    if flag(line, k, o.value.as_deref())? {
+                        stonewall = Some(line);
+                        new_group = true;
+                    }
+                }
+                "invalidate" => {
+                    if !flag(line, k, o.value.as_deref())? {
+                        return err(
+                            line,
+                            "invalidate=0: the files would start with what laying them out left cached; lrugen's \
+                             files start uncached, as after fio's default invalidate=1",
+                        );
                     }
                 }
                 _ if IGNORED.contains(&k) => ignored.push(k.to_string()),
@@ -428,6 +632,7 @@ impl Job {
                             "unknown or unmodelled fio option '{k}': expected one of rw, bs, size, filesize, nrfiles, \
                              numjobs, iodepth, ioengine, direct, buffered, random_distribution, time_based, runtime, \
                              ramp_time, rwmixread, rwmixwrite, fadvise_hint, io_size, number_ios, loops, filename, \
+                             invalidate, kb_base, name, new_group, stonewall (first job), group_reporting, \
                              or an option that changes nothing in the model (docs/benchmarks.md)"
                         ),
                     );
@@ -495,11 +700,26 @@ impl Job {
                 ),
             );
         }
-        if let Some(l) = filename {
+        if let Some((_, l)) = &filename {
             if numjobs > 1 {
-                return err(l, "filename= with numjobs > 1: jobs sharing one file are not modelled; expected no filename (each job its own file)");
+                return err(*l, "filename= with numjobs > 1: jobs sharing one file are not modelled; expected no filename (each job its own file)");
             }
-            ignored.push("filename".into());
+            if nrfiles > 1 {
+                return err(
+                    *l,
+                    format!("filename= with nrfiles={nrfiles}: fio uses the one file named; expected one of them"),
+                );
+            }
+        }
+        if kb == KbBase::Si && dist.starts_with("zoned_abs") {
+            return err(
+                s.line,
+                format!(
+                    "[{}]: random_distribution={dist} with kb_base=1000: zone sizes are read in base 1024; \
+                     expected kb_base=1024 or zoned:",
+                    s.name
+                ),
+            );
         }
         if ramp.is_some() && !time_based {
             notes.push(format!(
@@ -538,7 +758,25 @@ impl Job {
             line: s.line,
             message: format!("[{}]: {e}", s.name),
         })?;
+        let desc = JobDesc {
+            name,
+            line: s.line,
+            numjobs: u32::try_from(numjobs).unwrap_or(u32::MAX),
+            groupid: 0,
+            group_reporting,
+            rw: rw.0.clone(),
+            ioengine: ioengine.0.clone(),
+            iodepth: u32::try_from(iodepth).unwrap_or(u32::MAX),
+            bs: 4096,
+            reads: write_ratio < 1.0,
+            writes: write_ratio > 0.0,
+            options: s.opts[s.inherited..].iter().map(Opt::written).collect(),
+        };
         Ok(Job {
+            filename,
+            stonewall,
+            new_group,
+            desc,
             workload,
             numjobs: u32::try_from(numjobs).map_err(|_| JobError {
                 line: s.line,
@@ -568,7 +806,25 @@ mod tests {
             "the ramp is lead-in time before the runtime"
         );
         assert_eq!(r.ramp_ns, Some(500_000_000));
-        assert_eq!(r.ignored, ["group_reporting", "norandommap"]);
+        assert_eq!(r.ignored, ["norandommap"]);
+        assert_eq!(r.jobs_desc.len(), 1);
+        let d = &r.jobs_desc[0];
+        assert_eq!(
+            (d.name.as_str(), d.numjobs, d.groupid, d.group_reporting, d.iodepth),
+            ("mglru", 2, 0, true, 4)
+        );
+        assert_eq!(
+            (d.reads, d.writes, d.rw.as_str(), d.ioengine.as_str()),
+            (true, false, "randread", "io_uring")
+        );
+        assert_eq!(
+            d.options,
+            [("numjobs".to_string(), "2".to_string()), ("size".into(), "64m".into())],
+            "its own options, not [global]'s"
+        );
+        assert_eq!(r.global_options.len(), 10);
+        assert_eq!(r.global_options[7], ("runtime".to_string(), "2s".to_string()));
+        assert_eq!(r.global_options[6], ("time_based".to_string(), String::new()));
         match r.workload {
             WorkloadSpec::Fio {
                 dist,
@@ -630,7 +886,29 @@ mod tests {
             ("size=1m\n", 1, "before any section"),
             ("[j]\nsize=1m\nbs=16k\n", 3, "only 4 KiB"),
             ("[j]\nsize=1m\ndirect=1\n", 3, "O_DIRECT"),
-            ("[j]\nsize=lots\n", 2, "expected a size"),
+            ("[j]\nsize=lots\n", 2, "size=lots: expected a whole number"),
+            ("[j]\nsize=1.5g\n", 2, "size=1.5g: expected a whole number"),
+            ("[j]\nsize=4x\n", 2, "size=4x: expected a whole number"),
+            ("[j]\nsize=1m\nkb_base=512\n", 3, "kb_base=512: expected 1024 or 1000"),
+            ("[j]\nsize=1m\nbs=4KiB\n", 3, "4000 bytes"),
+            (
+                "[j]\nsize=1m\nruntime=10sec\n",
+                3,
+                "runtime=10sec: expected a whole number of seconds",
+            ),
+            ("[j]\nsize=1m\ninvalidate=0\n", 3, "invalidate=0"),
+            ("[j]\nsize=1m\nfilename=a:b\n", 3, "several files"),
+            (
+                "[a]\nsize=1m\nfilename=/data/f\n[b]\nsize=1m\nfilename=/data/f\n",
+                6,
+                "the file of the job at line 3",
+            ),
+            ("[a]\nsize=1m\n[b]\nsize=1m\nstonewall\n", 5, "stonewall after [a]"),
+            (
+                "[global]\nstonewall\n[a]\nsize=1m\n[b]\nsize=1m\n",
+                2,
+                "stonewall after [a]",
+            ),
             ("[j]\nsize=1m\nrw=trim\n", 3, "rw=trim"),
             ("[j]\nsize=1m\nioengine=mmap\n", 3, "ioengine=mmap"),
             ("[j]\nsize=1m\nthinktime=10\n", 3, "think time"),
@@ -643,7 +921,11 @@ mod tests {
             ("[j]\nrw=read\n", 1, "no size"),
             ("[j]\nsize=${SIZE}\n", 2, "environment variables"),
             ("[j\n", 1, "section header"),
-            ("[j]\nsize=1m\nruntime=soon\n", 3, "expected a time"),
+            (
+                "[j]\nsize=1m\nruntime=soon\n",
+                3,
+                "runtime=soon: expected a whole number of seconds",
+            ),
             (
                 "[j]\nsize=1m\nnrfiles=4\nrandom_distribution=zipf:1.1\n",
                 1,
@@ -664,5 +946,103 @@ mod tests {
             .unwrap_err()
             .message
             .contains("no job section"));
+    }
+
+    /// fio's size suffixes and its `kb_base` rule: `k`, `kb`, `m`, … follow `kb_base` (1024 by
+    /// default) and the IEC `kib`, `mib`, … the other base; hex and `b`.
+    #[test]
+    fn sizes_follow_kb_base_as_fio_reads_them() {
+        for (v, compat, si) in [
+            ("4096", 4096, 4096),
+            ("4096b", 4096, 4096),
+            ("4k", 4096, 4000),
+            ("4K", 4096, 4000),
+            ("4kb", 4096, 4000),
+            ("4KB", 4096, 4000),
+            ("4KiB", 4000, 4096),
+            ("64m", 64 << 20, 64_000_000),
+            ("64MiB", 64_000_000, 64 << 20),
+            ("2g", 2 << 30, 2_000_000_000),
+            ("1GiB", 1_000_000_000, 1 << 30),
+            ("1t", 1 << 40, 1_000_000_000_000),
+            ("1p", 1 << 50, 1_000_000_000_000_000),
+            ("0x1000", 4096, 4096),
+            ("0x10k", 16 << 10, 16_000),
+            (" 8m ", 8 << 20, 8_000_000),
+        ] {
+            assert_eq!(size_in(v, KbBase::Compat), Ok(compat), "{v}");
+            assert_eq!(size_in(v, KbBase::Si), Ok(si), "{v} with kb_base=1000");
+        }
+        for bad in ["", "k", "1.5g", "4x", "4 k b", "-4k", "4kk", "99999999999999999999"] {
+            assert!(size_in(bad, KbBase::Compat).is_err(), "{bad:?}");
+        }
+        assert!(size_in("16777216p", KbBase::Compat).is_err(), "overflow");
+    }
+
+    /// `kb_base=1000` counts for every size of its job wherever it is written (fio parses it
+    /// first), and is inherited from `[global]`; `4KiB` is then 4096 bytes.
+    #[test]
+    fn kb_base_applies_to_the_whole_job() {
+        let pages = |text: &str| match JobFile::parse(text).unwrap().to_run().unwrap().workload {
+            WorkloadSpec::Fio { file_pages, .. } => file_pages,
+            w => panic!("{w:?}"),
+        };
+        assert_eq!(pages("[j]\nsize=4096k\n"), 1024);
+        assert_eq!(pages("[j]\nsize=4096000k\nkb_base=1000\n"), 1_000_000);
+        assert_eq!(pages("[global]\nkb_base=1000\n[j]\nbs=4KiB\nsize=4096MiB\n"), 1 << 20);
+        assert_eq!(
+            pages("[j]\nsize=4096MiB\n"),
+            4_096_000_000 / 4096,
+            "KiB is 1000 by default"
+        );
+    }
+
+    /// Comments after an option on its line, as fio cuts them; a `[global-…]` section is global;
+    /// times with fio's suffixes.
+    #[test]
+    fn comments_globals_and_times() {
+        let text = "[global] ; shared\nsize=1m   # a small file\nruntime=1500msec ; 1.5 s\n[global-more]\n\
+                    ramp_time=250usec\n[j] # the job\nrw=randread;\n";
+        let r = JobFile::parse(text).unwrap().to_run().unwrap();
+        assert_eq!((r.runtime_ns, r.ramp_ns), (Some(1_500_250_000), Some(250_000)));
+        assert_eq!(r.jobs_desc[0].name, "j");
+        assert_eq!(r.jobs_desc[0].rw, "randread");
+        assert_eq!(r.global_options.len(), 3);
+        for (v, ns) in [
+            ("2", 2_000_000_000u64),
+            ("2s", 2_000_000_000),
+            ("2m", 120_000_000_000),
+            ("1h", 3_600_000_000_000),
+            ("1d", 86_400_000_000_000),
+            ("7us", 7_000),
+            ("7MS", 7_000_000),
+        ] {
+            assert_eq!(time(1, "runtime", v), Ok(ns), "{v}");
+        }
+    }
+
+    /// Reporting groups: `new_group` after a job starts the next group, `stonewall` on the first
+    /// job (nothing to wait for) is accepted, `name=` renames a job; files named apart are fine.
+    #[test]
+    fn groups_names_and_files() {
+        let text = "[global]\nsize=1m\ngroup_reporting\n[a]\nstonewall\nfilename=/tmp/a\n[b]\nname=second\n\
+                    filename=/tmp/b\n[c]\nnew_group\nnumjobs=3\n[d]\nrw=randrw\nrwmixread=100\n";
+        let r = JobFile::parse(text).unwrap().to_run().unwrap();
+        let got: Vec<(&str, u32, u32)> = r
+            .jobs_desc
+            .iter()
+            .map(|d| (d.name.as_str(), d.groupid, d.numjobs))
+            .collect();
+        assert_eq!(got, [("a", 0, 1), ("second", 0, 1), ("c", 1, 3), ("d", 1, 1)]);
+        assert!(r.jobs_desc.iter().all(|d| d.group_reporting));
+        assert_eq!(
+            (r.jobs_desc[3].reads, r.jobs_desc[3].writes),
+            (true, false),
+            "rwmixread=100 only reads"
+        );
+        let WorkloadSpec::Mix { parts } = &r.workload else {
+            panic!("{:?}", r.workload)
+        };
+        assert_eq!(parts.iter().map(|p| p.jobs).collect::<Vec<_>>(), [1, 1, 3, 1]);
     }
 }
