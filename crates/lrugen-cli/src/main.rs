@@ -4,6 +4,7 @@
 
 mod checks;
 mod exp;
+mod fio;
 mod kernel;
 mod memtier;
 mod out;
@@ -196,6 +197,10 @@ struct RunArgs {
     /// reported as fio reports it. --jobs, --runtime-ms, --cpus and the devices still apply.
     #[arg(long, value_name = "JOB.fio", conflicts_with_all = ["trace", "ops", "workload", "ycsb"])]
     fio: Option<PathBuf>,
+    /// With --fio: print the run as fio prints its own, `json` (fio's JSON: "jobs", "read",
+    /// "clat_ns", …) or `normal` (fio's text), instead of lrugen's table; one kernel policy.
+    #[arg(long, value_name = "FORMAT", value_parser = fio::format, requires = "fio", conflicts_with = "json")]
+    output_format: Option<fio::Format>,
     /// ycsb: the core workload, a preset a..f (default a), or a YCSB workload properties file
     /// (YCSB's -P, e.g. workloads/workloadb: recordcount, operationcount, threadcount,
     /// maxexecutiontime, the proportions, requestdistribution, fieldcount, fieldlength, …;
@@ -516,6 +521,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     // a job file's ramp_time and numjobs
     let mut ramp_ns = 0;
     let mut fio_jobs = None;
+    let mut fio_desc = None;
     let preset = match (&a.trace, &a.ops) {
         (None, None) => preset(&workload_name)?,
         _ => None,
@@ -583,6 +589,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         runtime_ms = runtime_ms.or(run.runtime_ns.map(|ns| ns.div_ceil(1_000_000)));
         ramp_ns = run.ramp_ns.unwrap_or(0);
         fio_jobs = Some(run.jobs);
+        fio_desc = Some((run.jobs_desc.clone(), run.global_options.clone()));
         benchmark_input = true;
         (run.workload, None)
     } else {
@@ -694,7 +701,7 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         (None, None) => 0,
     };
     let preset_engine = preset.as_ref().and_then(|p| p.engine.clone());
-    let engine = if preset_engine.is_some()
+    let mut engine = if preset_engine.is_some()
         || a.jobs.is_some()
         || a.cpus.is_some()
         || runtime_ms.is_some()
@@ -729,6 +736,9 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
     let jobs = a.jobs.or(fio_jobs).or(preset.as_ref().map(|p| p.jobs)).unwrap_or(1);
     if jobs == 0 {
         return Err("--jobs: expected at least 1 job".into());
+    }
+    if let (Some(_), Some((d, _))) = (a.output_format, &fio_desc) {
+        fio::measure_per_job(&mut engine, d, jobs);
     }
     let mut machine = match &preset {
         Some(p) if a.memory.is_none() && a.swap.is_none() => p.machine.clone(),
@@ -904,6 +914,13 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             })
             .map_or(Ok(()), Err)
     };
+    if let (Some(f), Some((d, g))) = (a.output_format, &fio_desc) {
+        if let Some(n) = &note {
+            eprintln!("lrugen: {n}");
+        }
+        out!("{}", fio::report(f, d, g, jobs, &results)?);
+        return write_failed();
+    }
     if a.json {
         if let Some(n) = &note {
             eprintln!("lrugen: {n}");

@@ -136,6 +136,10 @@ pub struct EngineConfig {
     /// per-job measurement.
     #[serde(skip)]
     pub task_groups: Vec<u32>,
+    /// With `per_job`: the entry of [`EngineResult::jobs`] each job is measured in (fio's
+    /// `group_reporting` measures a group's jobs as one); empty: each job its own.
+    #[serde(skip)]
+    pub job_entries: Vec<u32>,
 }
 
 impl Default for EngineConfig {
@@ -152,6 +156,7 @@ impl Default for EngineConfig {
             seed: 0,
             per_job: false,
             task_groups: Vec::new(),
+            job_entries: Vec::new(),
         }
     }
 }
@@ -286,7 +291,8 @@ pub struct EngineResult {
     pub storage: DeviceStats,
     /// Swap device statistics.
     pub swap: DeviceStats,
-    /// Per job, when [`EngineConfig::task_groups`] gave each task its job (empty otherwise).
+    /// Per job (or per entry of [`EngineConfig::job_entries`]), when
+    /// [`EngineConfig::task_groups`] gave each task its job (empty otherwise).
     #[serde(skip)]
     pub jobs: Vec<JobStats>,
     /// Why a task stopped early, if one did.

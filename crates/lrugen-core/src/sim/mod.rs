@@ -428,8 +428,9 @@ fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_
         let (streams, groups) = task_streams_grouped(cfg, &mut m, t, trace)?;
         let grouped;
         let ecfg = if ecfg.per_job {
+            let entry = |j: u32| ecfg.job_entries.get(j as usize).copied().unwrap_or(j);
             grouped = engine::EngineConfig {
-                task_groups: groups,
+                task_groups: groups.into_iter().map(entry).collect(),
                 ..ecfg.clone()
             };
             &grouped
