@@ -14,7 +14,7 @@
 use lrugen::sim::engine::{DirStats, EngineConfig, JobStats, LatencyStats};
 use lrugen::sim::RunResult;
 use lrugen::workload::gen::fiojob::JobDesc;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 /// fio's `--output-format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,7 +113,8 @@ pub fn report(
     let stats: Vec<(&Entry, &JobStats)> = ents.iter().zip(&e.jobs).collect();
     Ok(match format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&json_doc(desc, global, &stats, r)).expect("JSON");
+            let mut s = String::new();
+            json_doc(desc, global, &stats, r).write(&mut s, 0);
             s.push('\n');
             s
         }
@@ -140,71 +141,123 @@ fn rates(d: &DirStats, runtime_ms: u64) -> (u64, u64, f64) {
     (bw_bytes, bw_bytes / 1024, d.ios as f64 * 1000.0 / runtime_ms as f64)
 }
 
-/// fio's latency object (`clat_ns`, `lat_ns`): min, max, mean, stddev, N and, with
-/// `percentiles`, the percentile list keyed `"99.000000"`.
-fn lat_json(l: &LatencyStats, percentiles: bool) -> Value {
-    let mut m = Map::new();
-    m.insert("min".into(), json!(l.min_ns));
-    m.insert("max".into(), json!(l.max_ns));
-    m.insert("mean".into(), json!(l.mean_ns));
-    m.insert("stddev".into(), json!(l.stdev_ns));
-    m.insert("N".into(), json!(l.count));
-    if percentiles && l.count > 0 {
-        let p: Map<String, Value> = l
-            .percentiles
-            .iter()
-            .map(|(p, v)| (format!("{p:.6}"), json!(v)))
-            .collect();
-        m.insert("percentile".into(), Value::Object(p));
-    }
-    Value::Object(m)
+/// A JSON value whose objects keep their keys in the order they were written: fio's order
+/// (`stat.c`), for diffing against fio's own output. serde_json's `Map` sorts its keys unless
+/// its `preserve_order` feature is on, and features unify across the workspace (it would reorder
+/// every other JSON lrugen writes), so the report is built as this tree and printed by [`J::write`]
+/// in serde_json's pretty layout, with serde_json writing each scalar.
+enum J {
+    V(Value),
+    O(Vec<(String, J)>),
+    A(Vec<J>),
 }
 
-fn zero_lat() -> Value {
-    json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0})
+fn v(x: impl Into<Value>) -> J {
+    J::V(x.into())
+}
+
+/// An object of `(key, value)` pairs, in order.
+macro_rules! obj {
+    ($($k:expr => $v:expr),* $(,)?) => { J::O(vec![$(($k.to_string(), $v)),*]) };
+}
+
+impl J {
+    fn write(&self, o: &mut String, indent: usize) {
+        let pad = |o: &mut String, n: usize| o.extend(std::iter::repeat_n(' ', n));
+        match self {
+            J::V(x) => o.push_str(&serde_json::to_string(x).expect("a JSON scalar")),
+            J::O(m) if m.is_empty() => o.push_str("{}"),
+            J::A(a) if a.is_empty() => o.push_str("[]"),
+            J::O(m) => {
+                o.push_str("{\n");
+                for (i, (k, x)) in m.iter().enumerate() {
+                    pad(o, indent + 2);
+                    o.push_str(&serde_json::to_string(k).expect("a JSON string"));
+                    o.push_str(": ");
+                    x.write(o, indent + 2);
+                    o.push_str(if i + 1 < m.len() { ",\n" } else { "\n" });
+                }
+                pad(o, indent);
+                o.push('}');
+            }
+            J::A(a) => {
+                o.push_str("[\n");
+                for (i, x) in a.iter().enumerate() {
+                    pad(o, indent + 2);
+                    x.write(o, indent + 2);
+                    o.push_str(if i + 1 < a.len() { ",\n" } else { "\n" });
+                }
+                pad(o, indent);
+                o.push(']');
+            }
+        }
+    }
+}
+
+/// fio's latency object (`clat_ns`, `lat_ns`): min, max, mean, stddev, N and, with
+/// `percentiles`, the percentile list keyed `"99.000000"`.
+fn lat_json(l: &LatencyStats, percentiles: bool) -> J {
+    let mut m = vec![
+        ("min".to_string(), v(l.min_ns)),
+        ("max".into(), v(l.max_ns)),
+        ("mean".into(), v(l.mean_ns)),
+        ("stddev".into(), v(l.stdev_ns)),
+        ("N".into(), v(l.count)),
+    ];
+    if percentiles && l.count > 0 {
+        let p = l.percentiles.iter().map(|(p, x)| (format!("{p:.6}"), v(*x))).collect();
+        m.push(("percentile".into(), J::O(p)));
+    }
+    J::O(m)
+}
+
+fn zero_lat() -> J {
+    obj!["min" => v(0), "max" => v(0), "mean" => v(0.0), "stddev" => v(0.0), "N" => v(0)]
 }
 
 /// One direction (`read`, `write`, `trim`) of an entry, `agg` the group's KiB/s in it.
-fn dir_json(d: &DirStats, j: &JobStats, agg: u64) -> Value {
+fn dir_json(d: &DirStats, j: &JobStats, agg: u64) -> J {
     let rt = runtime_ms(d, j);
     let (bw_bytes, bw, iops) = rates(d, rt);
-    let mut m = json!({
-        "io_bytes": d.ios * 4096,
-        "io_kbytes": d.ios * 4,
-        "bw_bytes": bw_bytes,
-        "bw": bw,
-        "iops": iops,
-        "runtime": rt,
-        "total_ios": d.ios,
-        "short_ios": 0,
-        "drop_ios": 0,
-        "slat_ns": zero_lat(),
-        "clat_ns": lat_json(&d.lat, true),
-        "lat_ns": lat_json(&d.lat, false),
-        "bw_min": 0,
-        "bw_max": 0,
-        "bw_agg": if agg > 0 { bw as f64 * 100.0 / agg as f64 } else { 0.0 },
-        "bw_mean": 0.0,
-        "bw_dev": 0.0,
-        "bw_samples": 0,
-        "iops_min": 0,
-        "iops_max": 0,
-        "iops_mean": 0.0,
-        "iops_stddev": 0.0,
-        "iops_samples": 0,
-    });
+    let J::O(mut m) = obj![
+        "io_bytes" => v(d.ios * 4096),
+        "io_kbytes" => v(d.ios * 4),
+        "bw_bytes" => v(bw_bytes),
+        "bw" => v(bw),
+        "iops" => v(iops),
+        "runtime" => v(rt),
+        "total_ios" => v(d.ios),
+        "short_ios" => v(0),
+        "drop_ios" => v(0),
+        "slat_ns" => zero_lat(),
+        "clat_ns" => lat_json(&d.lat, true),
+        "lat_ns" => lat_json(&d.lat, false),
+        "bw_min" => v(0),
+        "bw_max" => v(0),
+        "bw_agg" => v(if agg > 0 { bw as f64 * 100.0 / agg as f64 } else { 0.0 }),
+        "bw_mean" => v(0.0),
+        "bw_dev" => v(0.0),
+        "bw_samples" => v(0),
+        "iops_min" => v(0),
+        "iops_max" => v(0),
+        "iops_mean" => v(0.0),
+        "iops_stddev" => v(0.0),
+        "iops_samples" => v(0),
+    ] else {
+        unreachable!()
+    };
     if d.ios > 0 {
         // fio's page-cache hit ratio (where its engine can tell), here the model's own
-        m["cachehit"] = json!(d.hits as f64 * 100.0 / d.ios as f64);
+        m.push(("cachehit".into(), v(d.hits as f64 * 100.0 / d.ios as f64)));
     }
-    m
+    J::O(m)
 }
 
-fn options(o: &[(String, String)]) -> Value {
-    Value::Object(o.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
+fn options(o: &[(String, String)]) -> J {
+    J::O(o.iter().map(|(k, x)| (k.clone(), v(x.as_str()))).collect())
 }
 
-fn json_doc(desc: &[JobDesc], global: &[(String, String)], stats: &[(&Entry, &JobStats)], r: &RunResult) -> Value {
+fn json_doc(desc: &[JobDesc], global: &[(String, String)], stats: &[(&Entry, &JobStats)], r: &RunResult) -> J {
     let e = r.engine.as_ref().expect("an engine run");
     let group_bw = |gid: u32, write: bool| -> u64 {
         stats
@@ -216,15 +269,12 @@ fn json_doc(desc: &[JobDesc], global: &[(String, String)], stats: &[(&Entry, &Jo
             })
             .sum()
     };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let jobs: Vec<Value> = stats
+    let jobs: Vec<J> = stats
         .iter()
         .map(|(en, j)| {
             let d = &desc[en.section];
             let depth = d.iodepth.max(1);
-            let mut levels = Map::new();
+            let mut levels = Vec::new();
             for (i, name) in ["1", "2", "4", "8", "16", "32", ">=64"].iter().enumerate() {
                 // fio's bucket of the depth the I/Os were issued at: at most `iodepth` in flight
                 let lo = 1u32 << i;
@@ -233,49 +283,51 @@ fn json_doc(desc: &[JobDesc], global: &[(String, String)], stats: &[(&Entry, &Jo
                 } else {
                     depth >= lo && depth < lo * 2
                 };
-                levels.insert((*name).into(), json!(if hit { 100.0 } else { 0.0 }));
+                levels.push(((*name).to_string(), v(if hit { 100.0 } else { 0.0 })));
             }
-            json!({
-                "jobname": d.name,
-                "groupid": d.groupid,
-                "job_start": 0,
-                "error": 0,
-                "eta": 0,
-                "elapsed": e.elapsed_ns.div_ceil(1_000_000_000),
-                "job options": options(&d.options),
-                "read": dir_json(&j.read, j, group_bw(d.groupid, false)),
-                "write": dir_json(&j.write, j, group_bw(d.groupid, true)),
-                "trim": dir_json(&DirStats::default(), j, 0),
-                "sync": {"total_ios": 0, "lat_ns": zero_lat()},
-                "job_runtime": j.runtime_ns() / 1_000_000,
-                "usr_cpu": 0.0,
-                "sys_cpu": 0.0,
-                "ctx": 0,
-                "majf": 0,
-                "minf": 0,
-                "iodepth_level": Value::Object(levels),
-                "latency_ns": {},
-                "latency_us": {},
-                "latency_ms": {},
-                "lrugen": {
-                    "jobs": en.jobs,
-                    "policy": r.policy,
-                    "profile": r.profile,
-                    "start_ns": j.start_ns,
-                    "end_ns": j.end_ns,
-                },
-            })
+            obj![
+                "jobname" => v(d.name.as_str()),
+                "groupid" => v(d.groupid),
+                "job_start" => v(0),
+                "error" => v(0),
+                "eta" => v(0),
+                "elapsed" => v(e.elapsed_ns.div_ceil(1_000_000_000)),
+                "job options" => options(&d.options),
+                "read" => dir_json(&j.read, j, group_bw(d.groupid, false)),
+                "write" => dir_json(&j.write, j, group_bw(d.groupid, true)),
+                "trim" => dir_json(&DirStats::default(), j, 0),
+                "sync" => obj!["total_ios" => v(0), "lat_ns" => zero_lat()],
+                "job_runtime" => v(j.runtime_ns() / 1_000_000),
+                "usr_cpu" => v(0.0),
+                "sys_cpu" => v(0.0),
+                "ctx" => v(0),
+                "majf" => v(0),
+                "minf" => v(0),
+                "iodepth_level" => J::O(levels),
+                "latency_ns" => obj![],
+                "latency_us" => obj![],
+                "latency_ms" => obj![],
+                "lrugen" => obj![
+                    "jobs" => v(en.jobs),
+                    "policy" => v(r.policy.as_str()),
+                    "profile" => v(r.profile.clone()),
+                    "start_ns" => v(j.start_ns),
+                    "end_ns" => v(j.end_ns),
+                ],
+            ]
         })
         .collect();
-    json!({
-        "fio version": format!("lrugen-{}", env!("CARGO_PKG_VERSION")),
-        "timestamp": now.as_secs(),
-        "timestamp_ms": now.as_millis() as u64,
-        "time": ctime(now.as_secs()),
-        "global options": options(global),
-        "jobs": jobs,
-        "disk_util": [],
-    })
+    // the run is in virtual time and has no wall clock: fio's timestamps are the epoch, so
+    // the same job file and seed print the same bytes
+    obj![
+        "fio version" => v(format!("lrugen-{}", env!("CARGO_PKG_VERSION"))),
+        "timestamp" => v(0),
+        "timestamp_ms" => v(0),
+        "time" => v(ctime(0)),
+        "global options" => options(global),
+        "jobs" => J::A(jobs),
+        "disk_util" => J::A(Vec::new()),
+    ]
 }
 
 /// `secs` since the epoch as C's `ctime` writes it (UTC), as fio's "time": `Thu Dec  3 08:54:04 2026`.
