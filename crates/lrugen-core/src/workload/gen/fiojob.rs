@@ -576,7 +576,14 @@ impl Job {
                         return err(line, "buffered=0: O_DIRECT I/O bypasses the page cache, which is what lrugen models; expected buffered=1");
                     }
                 }
-                "random_distribution" => dist = v()?.to_string(),
+                "random_distribution" => {
+                    // checked here, so that a bad value names its own line, not the section's
+                    let val = v()?;
+                    if let Err(e) = val.parse::<crate::workload::gen::fio::FioDist>() {
+                        return err(line, format!("random_distribution={val}: {}", e.0));
+                    }
+                    dist = val.to_string();
+                }
                 "time_based" => time_based = flag(line, k, o.value.as_deref())?,
                 "runtime" | "timeout" => runtime = Some(time(line, k, v()?)?),
                 "ramp_time" => ramp = Some(time(line, k, v()?)?),
@@ -936,7 +943,8 @@ mod tests {
                 4,
                 "runtime differs",
             ),
-            ("[j]\nsize=1m\nrandom_distribution=gauss\n", 1, "gauss"),
+            ("[j]\nsize=1m\nrandom_distribution=gauss\n", 3, "gauss"),
+            ("[global]\nrandom_distribution=zipf:x\n[j]\nsize=1m\n", 2, "zipf:x"),
         ] {
             let e = JobFile::parse(text).and_then(|f| f.to_run()).unwrap_err();
             assert_eq!(e.line, line, "{text:?}: {e}");
