@@ -72,6 +72,23 @@ fn entries(desc: &[JobDesc], jobs: u32) -> (Vec<Entry>, Vec<u32>) {
     (out, map)
 }
 
+/// `--output-format` prints one run of a kernel policy: refuse anything else before the run.
+pub fn check_policies(kinds: &[lrugen::sim::PolicyKind]) -> Result<(), String> {
+    let names = || kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ");
+    match kinds {
+        [k] if k.is_kernel() => Ok(()),
+        [_] => Err(format!(
+            "--output-format: policy {} replays one page stream, not fio's jobs in virtual time; expected --policy mglru or classic",
+            names()
+        )),
+        _ => Err(format!(
+            "--output-format prints one fio run, and --policy gives {} ({}); expected one kernel policy, e.g. --policy mglru",
+            kinds.len(),
+            names()
+        )),
+    }
+}
+
 /// Make the engine measure each of fio's entries apart (`per_job`, `job_entries`).
 pub fn measure_per_job(engine: &mut Option<EngineConfig>, desc: &[JobDesc], jobs: u32) {
     if let Some(e) = engine.as_mut() {

@@ -451,6 +451,10 @@ fn parse_enabled(s: &str) -> Result<u32, String> {
 fn cmd_run(a: RunArgs) -> Result<(), String> {
     checks::memory_budget(a.memory_budget.as_deref())?;
     let mut runs = parse_run_policies(&a.policy)?;
+    // fio's report is of one kernel-policy run: refused before running, not after
+    if a.output_format.is_some() {
+        fio::check_policies(&runs.iter().map(|r| r.kind).collect::<Vec<_>>())?;
+    }
     let mut policies: Vec<PolicyKind> = Vec::new();
     for r in &runs {
         if !policies.contains(&r.kind) {

@@ -281,7 +281,14 @@ fn bad_job_files_are_refused() {
     }
     // a missing job file names the file
     let missing: PathBuf = dir.path().join("missing.fio");
-    let o = lrugen(&["run", "--fio", missing.to_str().unwrap(), "--output-format=json"]);
+    let o = lrugen(&[
+        "run",
+        "--fio",
+        missing.to_str().unwrap(),
+        "--policy",
+        "mglru",
+        "--output-format=json",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.fio"));
     // formats fio has that are not written, and the flag without --fio
@@ -290,4 +297,21 @@ fn bad_job_files_are_refused() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("expected normal or json"));
     let o = lrugen(&["run", "--output-format=json", "--accesses", "10"]);
     assert_eq!(o.status.code(), Some(2));
+    // one kernel policy, refused before the run
+    for (policy, needle) in [
+        ("mglru,classic", "expected one kernel policy"),
+        ("opt", "expected --policy mglru or classic"),
+    ] {
+        let o = lrugen(&[
+            "run",
+            "--fio",
+            &example("randread-zipf.fio"),
+            "--policy",
+            policy,
+            "--output-format=json",
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(needle) && o.stdout.is_empty(), "{policy}: {err}");
+    }
 }
