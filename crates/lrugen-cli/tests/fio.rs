@@ -8,15 +8,9 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn lrugen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lrugen"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run lrugen")
-}
+mod common;
+use common::lrugen;
 
 fn example(name: &str) -> String {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))

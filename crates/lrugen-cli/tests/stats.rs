@@ -4,18 +4,11 @@
 //! per resident page, consistent with each other as printed; and `bench`'s `bare` row (the replay loop with no
 //! policy) beside the policies', over the same accesses.
 
-use std::process::{Command, Output};
-
 const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/traces/synthetic.lis.zst");
 const RANDREAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/bench/randread.fio");
 
-fn lrugen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lrugen"))
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("run lrugen")
-}
+mod common;
+use common::lrugen;
 
 fn ok(args: &[&str]) -> (String, String) {
     let o = lrugen(args);
