@@ -760,3 +760,49 @@ proptest! {
         }
     }
 }
+
+/// Kernel memory charged over `memory.max` by an operation that charges no page after it (a
+/// fork: the child's page tables, slab and other kernel memory, `KmemConfig::kernel`) is
+/// reclaimed before the operation returns, as `try_charge_memcg` reclaims before a
+/// `__GFP_ACCOUNT` allocation: the memcg ends at or under its limit, its clean page cache pays
+/// for it, and `memory.events` `max` counts it. With nothing to reclaim (anon, no swap) the
+/// memcg OOM-kills instead.
+#[test]
+fn kernel_memory_over_the_limit_is_reclaimed_before_the_op_returns() {
+    let (mut k, t, parent) = classic(4096, 0);
+    let f = k.m.create_file("f", 256, Advice::Normal);
+    for index in 0..128 {
+        ok(
+            &mut k,
+            Op::Read {
+                task: parent,
+                file: f,
+                index,
+            },
+        );
+    }
+    k.m.memcgs[t].max = k.m.memcgs[t].usage;
+    let (cached, kmem_before, max_events) = (k.m.files[f as usize].nr_pages, kmem(&k, t), k.m.memcgs[t].events.max);
+    let child = k.m.reserve_mm(t);
+    ok(&mut k, Op::Fork { task: parent, child });
+    let charged = kmem(&k, t) - kmem_before;
+    assert!(charged >= 14, "the child's kernel memory: {charged} pages");
+    assert!(k.m.memcgs[t].usage <= k.m.memcgs[t].max);
+    assert!(
+        k.m.files[f as usize].nr_pages <= cached - charged,
+        "page cache reclaimed to make room: {} of {cached} left for {charged} kernel pages",
+        k.m.files[f as usize].nr_pages
+    );
+    assert!(k.m.memcgs[t].events.max > max_events);
+
+    let (mut k, t, parent) = classic(4096, 0);
+    ok(&mut k, anon(parent, B, 8));
+    for i in 0..8 {
+        ok(&mut k, store(parent, B + i));
+    }
+    k.m.memcgs[t].max = k.m.memcgs[t].usage;
+    let child = k.m.reserve_mm(t);
+    ok(&mut k, Op::Fork { task: parent, child });
+    assert_eq!(k.m.memcgs[t].events.oom_kill, 1, "no swap: the memcg OOM-kills");
+    assert!(k.m.memcgs[t].usage <= k.m.memcgs[t].max);
+}

@@ -119,10 +119,11 @@ pub struct MachineConfig {
 /// `kernel`, `pagetables`, `slab`): with it, `memory.max` holds what it holds in the kernel,
 /// without an "effective capacity" worked out by hand. Each part is a switch; sizes are x86-64's.
 ///
-/// Charged without reclaim where it is allocated (the kernel's `__GFP_ACCOUNT` allocations
-/// reclaim in `try_charge_memcg` first): the next page charge reclaims the excess. It takes no
-/// page frames from the zones, so it counts against `memory.max` but not against the node's free
-/// memory.
+/// Charged where it is allocated, without reclaim (the kernel's `__GFP_ACCOUNT` allocations
+/// reclaim in `try_charge_memcg` first): a page charge later in the same operation reclaims the
+/// excess, or [`crate::reclaim::alloc::reclaim_kmem_excess`] at its end. It takes no page frames
+/// from the zones, so it counts against `memory.max` but not against the node's free memory
+/// (the kernel's does: global reclaim sees these pages as used).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct KmemConfig {
