@@ -215,13 +215,10 @@ impl File {
             self.name,
             self.size
         );
-        let leaves = self.slots.nr_chunks();
-        self.slots.set(index, PackedSlot::pack(s));
-        let now = self.slots.nr_chunks();
-        if now == leaves {
-            return 0;
+        match self.slots.set(index, PackedSlot::pack(s)) {
+            0 => 0,
+            leaves => self.xa_changed(index, leaves),
         }
-        self.xa_changed(index, now as i64 - leaves as i64)
     }
 
     /// The slot table gained (`leaves` 1) or lost (-1) the leaf of `index`: the leaf and the
@@ -334,15 +331,16 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
         }
     }
 
-    /// Replace the entry at `index`.
+    /// Replace the entry at `index`; returns by how many chunks the table grew (1: the entry's
+    /// chunk was allocated) or shrank (-1: its last entry was cleared and the chunk freed).
     #[inline]
-    pub fn set(&mut self, index: u64, v: T) {
+    pub fn set(&mut self, index: u64, v: T) -> i64 {
         let (t, d, i) = Self::split(index);
         let empty = T::default();
-        let c = match self.chunk(t, d) {
-            Some(c) => c,
-            None if v == empty => return,
-            None => self.alloc_chunk(t, d),
+        let (c, mut chunks) = match self.chunk(t, d) {
+            Some(c) => (c, 0),
+            None if v == empty => return 0,
+            None => (self.alloc_chunk(t, d), 1),
         };
         let e = &mut self.chunks[c as usize][i];
         let (was, is) = (*e != empty, v != empty);
@@ -357,9 +355,11 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
                     let b = self.top[t];
                     self.dirs[b as usize][d] = NO_CHUNK;
                     self.free.push(c);
+                    chunks -= 1;
                 }
             }
         }
+        chunks
     }
 
     #[cold]
