@@ -163,7 +163,8 @@ struct RunArgs {
     swappiness: u32,
     /// Kernel memory charged to the memcg besides its pages: `kernel` (page tables, slab, xarray
     /// nodes and inodes as Debian's 6.1-7.2 kernels charge them: memory.max means what it means
-    /// there) or `none`, the default (no shadow-node shrinker yet: docs/experiments.md).
+    /// there, with the shadow-node shrinker on those xarray nodes) or `none`, the default
+    /// (docs/experiments.md).
     #[arg(long, value_name = "kernel|none", value_parser = ["kernel", "none"], default_value = "none")]
     kmem: String,
     /// Seed of the workload's random streams.

@@ -1476,3 +1476,80 @@ fn sync_io_always_frees_swap_frees_the_slot_on_a_swap_cache_hit() {
         assert_eq!(held, [1, 0], "{}: slots held after both faults (off, on)", base.label());
     }
 }
+
+/// A one-pass read stream of 400 leaves (25,600 pages) in a 4,096-page memcg with its kernel
+/// memory charged (`KmemConfig::kernel`), so that its xarray leaves end up holding only
+/// shadows; then the stream's first 8,192 pages again. Returns the leaves reclaimed by the
+/// shadow shrinker and the shadow-only leaves left after the first pass, and the refaults of the
+/// second.
+fn shadow_stream<P: lrugen::reclaim::Policy>(
+    profile: Profile,
+    policy: impl FnOnce(&Machine, Profile) -> P,
+) -> (i64, i64, i64) {
+    let mut cfg = MachineConfig::simple(16_384, 0);
+    cfg.ra_pages = 0;
+    cfg.kmem = lrugen::mm::KmemConfig::kernel();
+    let m = Machine::new(cfg);
+    let p = policy(&m, profile);
+    let mut k = Kernel::new(m, p);
+    k.m.debug_checks = true;
+    let t = k.create_memcg(ROOT_MEMCG, "t");
+    k.m.memcgs[t].max = 4096;
+    let task = k.create_mm(t);
+    let f = k.m.create_file("stream", 25_600, Advice::Random);
+    for index in 0..25_600 {
+        k.step(Op::Read { task, file: f, index }).unwrap();
+    }
+    let v = k.m.vmstat();
+    let (freed, left) = (v.get(Stat::WorkingsetNodereclaim), v.get(Stat::WorkingsetNodes));
+    let before = v.get(Stat::WorkingsetRefaultFile);
+    for index in 0..8192 {
+        k.step(Op::Read { task, file: f, index }).unwrap();
+    }
+    assert!(k.m.check_failure.is_none(), "{:?}", k.m.check_failure);
+    (freed, left, k.m.vmstat().get(Stat::WorkingsetRefaultFile) - before)
+}
+
+/// "mm: workingset: use lruvec_lru_size() to get the number of lru pages" (7.2): the shadow
+/// shrinker's limit reads the memcg's per-zone LRU sizes, which MGLRU never updates, so an
+/// MGLRU memcg's limit is its slab pages alone: its shadow-only leaves are reclaimed in batches
+/// of 128 (`do_shrink_slab` with `seeks = 0`) once 256 are over the limit, and the refaults on
+/// their pages go unrecognised. Off, the limit is (LRU + slab pages) / 8, about 520 leaves here,
+/// which the stream's 400 never reach. The classic LRU keeps its per-zone sizes, so the switch
+/// changes nothing under it.
+#[test]
+fn workingset_lruvec_lru_size_reclaims_shadow_nodes_of_mglru_memcgs() {
+    let mglru = |m: &Machine, profile| {
+        Mglru::new(
+            m,
+            MglruConfig {
+                profile,
+                ..MglruConfig::default()
+            },
+        )
+    };
+    let (on_freed, on_left, on_refaults) = shadow_stream(Profile::V7_2, mglru);
+    let (off_freed, off_left, off_refaults) =
+        shadow_stream(with(Profile::V7_2, "workingset_lruvec_lru_size", false), mglru);
+    assert_eq!(off_freed, 0, "below the LRU-sized limit nothing is reclaimed");
+    assert!(
+        off_left >= 300,
+        "the stream leaves its leaves holding shadows: {off_left}"
+    );
+    assert!(off_refaults > 1000, "the second pass refaults: {off_refaults}");
+    assert!(
+        on_freed >= 128 && on_freed % 128 == 0,
+        "whole batches of 128 reclaimed: {on_freed}"
+    );
+    assert_eq!(on_left + on_freed, off_left, "reclaimed leaves are the ones missing");
+    assert!(
+        on_refaults < off_refaults,
+        "refaults on pages whose shadows went are not recognised: {on_refaults} vs {off_refaults}"
+    );
+    let classic = |m: &Machine, profile| Classic::with_profile(m, profile);
+    let (c_freed, c_left, _) = shadow_stream(Profile::V7_2, classic);
+    assert_eq!(
+        c_freed, 0,
+        "the classic LRU's sizes reach the limit: {c_left} leaves kept"
+    );
+}

@@ -256,6 +256,9 @@ macro_rules! switch_tests {
             // needs zram and a swap-cache hit: `switch_effects.rs`,
             // `sync_io_always_frees_swap_frees_the_slot_on_a_swap_cache_hit`
             tested.push("sync_io_always_frees_swap");
+            // needs kernel memory charged and a stream of hundreds of xarray leaves:
+            // `switch_effects.rs`, `workingset_lruvec_lru_size_reclaims_shadow_nodes_of_mglru_memcgs`
+            tested.push("workingset_lruvec_lru_size");
             // the variants' effects need read-ahead or a refault pattern the script lacks
             tested.push("readahead_placement");
             tested.push("refault_distance");
@@ -356,6 +359,7 @@ fn presets_are_the_kernels() {
         "node_reclaim_stats",
         "workingset_activate_needs_workingset",
         "sync_io_always_frees_swap",
+        "workingset_lruvec_lru_size",
     ];
     for n in kernel_switches() {
         assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");

@@ -43,4 +43,21 @@ fn main() {
             );
         }
     }
+    // checks not in the table, where either side is not 0
+    for r in &rows {
+        if let Some(c) = r
+            .check("workingset_nodereclaim")
+            .filter(|c| c.kernel != 0 || c.model != 0)
+        {
+            println!(
+                "\n{} {} {}: workingset_nodereclaim kernel {} model {}{}",
+                r.series,
+                r.lru,
+                r.shape,
+                c.kernel,
+                c.model,
+                if c.ok { "" } else { " ✗" }
+            );
+        }
+    }
 }

@@ -184,6 +184,14 @@ pub fn compare(path: &Path) -> Result<Compared, Error> {
             COUNTER_TOLERANCE,
             COUNTER_FLOOR,
         ),
+        // shadow-only xarray leaves the shadow shrinker freed (7.2 MGLRU's `hot-cold`: 256)
+        counter(
+            "workingset_nodereclaim",
+            kv("workingset_nodereclaim"),
+            mv(Stat::WorkingsetNodereclaim),
+            COUNTER_TOLERANCE,
+            COUNTER_FLOOR,
+        ),
     ];
     // memory.current of /t when the replayer's last access is done: the kernel's read then, the
     // model's last sample (both charged with kernel memory and the replayer's own pages)

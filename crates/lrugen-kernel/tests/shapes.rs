@@ -41,10 +41,6 @@ const MGLRU_72_ANON: &str = "7.2 MGLRU on the mixed shapes: the kernel's whole p
     of the replay; 0-45 at swappiness 10 and 43-134 at 100 over four boots), the workload's anon pages are \
     never swapped; the model swaps out 140 and 197: it reclaims most anon folios it scans (209 of 231 in \
     one run), the kernel keeps most (45 of 131)";
-const KMEM_72_HOT_COLD: &str = "7.2 MGLRU hot-cold: the kernel's memcg holds 65 pages of kernel memory at the \
-    end, the model 103 as on every other kernel and LRU of this shape (the others' kernels hold 102-104): \
-    the 7.2 MGLRU kernel has freed some 270 xarray nodes of the cold file that the model keeps; not traced \
-    (the shadow-node shrinker, which the model lacks, should not trigger at this memcg size)";
 const SEQS: &str = "the model ages one to three generations more or fewer than the kernel over the run \
     (misses within tolerance)";
 
@@ -79,7 +75,6 @@ const GAPS: &[(&str, &str, &str)] = &[
     ),
     ("debian-7.2-mglru-anon-gauss", "misses", ANON_72_CHAOS),
     ("debian-7.2-mglru-anon-gauss", "seqs", SEQS),
-    ("debian-7.2-mglru-hot-cold", "memory.stat kernel", KMEM_72_HOT_COLD),
     ("debian-7.2-mglru-mixed-swappiness10", "pswpout", MGLRU_72_ANON),
     ("debian-7.2-mglru-mixed-swappiness10", "seqs", SEQS),
     ("debian-7.2-mglru-mixed-swappiness100", "pswpout", MGLRU_72_ANON),

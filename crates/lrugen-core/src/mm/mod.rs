@@ -149,7 +149,8 @@ pub struct KmemConfig {
     /// The page cache's xarray nodes (`radix_tree_node`, 576 bytes, `SLAB_ACCOUNT`;
     /// `slab_reclaimable`), charged to the memcg that first cached a page of the file: they hold
     /// the shadow entries of evicted pages, so they grow with the file pages ever cached, not
-    /// with those resident (the replayer's 80 MiB file: 326 nodes, 46 pages).
+    /// with those resident (the replayer's 80 MiB file: 326 nodes, 46 pages), up to the shadow
+    /// shrinker's limit (`reclaim::shrinker`, which runs on the nodes charged here).
     pub xa_nodes: bool,
     /// A file's inode and dentry (`ext4_inode_info`, `dentry` and what the filesystem keeps with
     /// them; `slab_reclaimable`), bytes, charged with its first cached page: 6,144, from the
@@ -161,10 +162,10 @@ pub struct KmemConfig {
 pub const XA_NODE_BYTES: u64 = 576;
 
 impl Default for KmemConfig {
-    /// Nothing charged ([`KmemConfig::none`]): the model has no shadow-node shrinker yet
-    /// (`workingset.c`'s `count_shadow_nodes`/`shadow_lru_isolate`), so a memcg's xarray nodes
-    /// would grow with every file page it ever cached and fill a small memcg. Kernel comparisons
-    /// (`lrugen kernel`) and experiments that ask for it use [`KmemConfig::kernel`].
+    /// Nothing charged ([`KmemConfig::none`]), which also leaves the shadow shrinker idle
+    /// (`reclaim::shrinker`): the default keeps the results that runs without kernel memory have
+    /// always had. Kernel comparisons (`lrugen kernel`) and experiments that ask for it use
+    /// [`KmemConfig::kernel`].
     fn default() -> Self {
         KmemConfig::none()
     }
@@ -342,6 +343,9 @@ pub struct Machine {
     pub zram_pool: Vec<FolioId>,
     /// zram: compressed bytes stored.
     pub zram_bytes: u64,
+    /// The page cache's xarray leaves that hold only shadow entries, per lruvec
+    /// (`shadow_nodes`), for the shadow shrinker (`reclaim::shrinker`).
+    pub shadow_lru: pagecache::ShadowLru,
 }
 
 /// Hint the CPU to load the cache line holding `*r` (read, all cache levels) and go on without
@@ -416,6 +420,7 @@ impl Machine {
             wb_wakeup: u64::MAX,
             zram_pool: Vec::new(),
             zram_bytes: 0,
+            shadow_lru: pagecache::ShadowLru::default(),
             work: [Work::default(); 2],
             ctx: CTX_TASK,
             rmap_count: std::cell::Cell::new(0),
@@ -426,7 +431,12 @@ impl Machine {
     /// slots, page tables and swap arrays (what `budget::check_machine` compares with the limit).
     pub fn state_bytes(&self) -> u64 {
         let folios = self.folios.len() as u64 * std::mem::size_of::<folio::Folio>() as u64;
-        let files: u64 = self.files.iter().map(|f| f.slots.bytes()).sum();
+        let files: u64 = self
+            .files
+            .iter()
+            .map(|f| f.slots.bytes() + f.leaves.capacity() as u64 * std::mem::size_of::<pagecache::Leaf>() as u64)
+            .sum::<u64>()
+            + self.shadow_lru.bytes();
         let pmds: u64 = self.mms.iter().map(|m| m.pmds.capacity() as u64 * 4).sum();
         folios + files + pmds + self.ptes.bytes() + self.swap.bytes()
     }
@@ -803,6 +813,12 @@ impl Machine {
         self.add_lruvec_counters(memcg, node, s, d);
     }
 
+    /// [`Machine::add_lruvec_counters`] of lruvec `lv`.
+    fn add_lruvec_counters_at(&mut self, lv: usize, s: Stat, d: i64) {
+        let n = self.nodes.len();
+        self.add_lruvec_counters((lv / n) as MemcgId, lv % n, s, d);
+    }
+
     /// The counters of [`Machine::mod_lruvec_state`] (local, then up the memcg tree), without the
     /// rstat bookkeeping.
     #[inline]
@@ -997,7 +1013,7 @@ impl Machine {
         let f = &mut self.files[file as usize];
         let old = f.slot(index);
         debug_assert!(!matches!(old, Slot::Folio(_)));
-        let nodes = f.set_slot(index, Slot::Folio(id));
+        let ch = f.set_slot(index, Slot::Folio(id));
         f.nr_pages += 1;
         {
             let fo = &mut self.folios[id];
@@ -1005,8 +1021,14 @@ impl Machine {
             fo.index = index as u32;
         }
         let (m, n) = (self.folios[id].memcg, self.folios[id].node());
-        if nodes != 0 || self.files[file as usize].kmem_memcg.is_none() {
-            self.file_kmem(file, nodes, m);
+        if ch.born {
+            self.files[file as usize].leaves[ch.leaf as usize].nid = n as u8;
+        }
+        if ch.nodes != 0 || self.files[file as usize].kmem_memcg.is_none() {
+            self.file_kmem(file, ch.nodes, m);
+        }
+        if ch.shadow_only.is_some() {
+            self.shadow_leaf_changed(file, index, ch);
         }
         self.mod_lruvec_state(m, n, Stat::NrFilePages, 1);
         match old {
@@ -1019,16 +1041,80 @@ impl Machine {
     pub fn page_cache_delete(&mut self, id: FolioId, shadow: Option<u64>) {
         let fo = self.folios[id];
         let f = &mut self.files[fo.mapping as usize];
-        let nodes = f.set_slot(fo.index as u64, shadow.map_or(Slot::Empty, Slot::Shadow));
+        let index = fo.index as u64;
+        let ch = f.set_slot(index, shadow.map_or(Slot::Empty, Slot::Shadow));
         f.nr_pages -= 1;
-        if nodes != 0 {
-            self.file_kmem(fo.mapping, nodes, fo.memcg);
+        if ch.nodes != 0 {
+            self.file_kmem(fo.mapping, ch.nodes, fo.memcg);
+        }
+        if ch.shadow_only.is_some() {
+            self.shadow_leaf_changed(fo.mapping, index, ch);
         }
         self.mod_lruvec_state(fo.memcg, fo.node(), Stat::NrFilePages, -1);
         if fo.test(pg::DIRTY) {
             self.mod_lruvec_state(fo.memcg, fo.node(), Stat::NrDirty, -1);
             self.files[fo.mapping as usize].nr_dirty -= 1;
         }
+    }
+
+    /// The lruvec whose shadow-node list holds file `file`'s leaf on node `nid`: that of the
+    /// memcg its xarray nodes are charged to, or the root's when they are not charged
+    /// ([`KmemConfig::xa_nodes`] off, as with `cgroup.memory=nokmem`).
+    fn shadow_lruvec(&self, file: u32, nid: usize) -> usize {
+        let owner = match self.files[file as usize].kmem_memcg {
+            Some(m) if self.cfg.kmem.xa_nodes => m,
+            _ => memcg::ROOT_MEMCG,
+        };
+        self.lruvec(owner, nid)
+    }
+
+    /// A leaf of file `file` (that of `index`) came to hold only shadow entries, or stopped:
+    /// put it on its shadow-node list or take it off (`workingset_update_node`), counting
+    /// `workingset_nodes` (a node item the kernel keeps outside the memcg statistics; the model
+    /// keeps it on the lruvec, without the rstat bookkeeping).
+    #[cold]
+    fn shadow_leaf_changed(&mut self, file: u32, index: u64, ch: pagecache::SlotChange) {
+        let leaf = self.files[file as usize].leaves[ch.leaf as usize];
+        let nid = leaf.nid as usize;
+        let lv = self.shadow_lruvec(file, nid);
+        self.shadow_lru.ensure(self.lruvec_stats.len());
+        if ch.shadow_only == Some(true) {
+            let h = self.shadow_lru.add(
+                lv,
+                pagecache::ShadowLeaf {
+                    file,
+                    leaf: index >> pagecache::CHUNK_SHIFT,
+                    chunk: ch.leaf,
+                },
+            );
+            self.files[file as usize].leaves[ch.leaf as usize].lru = h;
+            self.add_lruvec_counters_at(lv, Stat::WorkingsetNodes, 1);
+        } else {
+            self.shadow_lru.del(leaf.lru);
+            self.files[file as usize].leaves[ch.leaf as usize].lru = pagecache::NOT_LISTED;
+            self.add_lruvec_counters_at(lv, Stat::WorkingsetNodes, -1);
+        }
+    }
+
+    /// Reclaim the oldest leaf on lruvec `lv`'s shadow-node list (`shadow_lru_isolate`): take it
+    /// off the list, delete it with its shadow entries (`xa_delete_node`; refaults on those pages
+    /// are no longer recognised), uncharge its nodes and count `workingset_nodereclaim`. False if
+    /// the list is empty.
+    pub fn reclaim_shadow_leaf(&mut self, lv: usize) -> bool {
+        let Some((h, l)) = self.shadow_lru.oldest(lv) else {
+            return false;
+        };
+        self.shadow_lru.del(h);
+        self.add_lruvec_counters_at(lv, Stat::WorkingsetNodes, -1);
+        let f = &mut self.files[l.file as usize];
+        f.leaves[l.chunk as usize].lru = pagecache::NOT_LISTED;
+        let nodes = f.delete_shadow_leaf(l.leaf);
+        let owner = (lv / self.nodes.len()) as MemcgId;
+        if nodes != 0 {
+            self.file_kmem(l.file, nodes, owner);
+        }
+        self.mod_lruvec_state(owner, lv % self.nodes.len(), Stat::WorkingsetNodereclaim, 1);
+        true
     }
 
     /// Add an anon folio to the swap cache at `slot` (`add_to_swap_cache`).

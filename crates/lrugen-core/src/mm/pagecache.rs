@@ -2,9 +2,12 @@
 //! The page cache: one sparse slot table per file (the kernel's xarray in `address_space->i_pages`).
 //!
 //! A slot holds nothing, a resident folio, or a shadow entry left when the folio was evicted
-//! (`workingset_eviction`); a later fault on a slot with a shadow is a refault. The kernel bounds
-//! shadow nodes with a shrinker; this model keeps every shadow until the slot is reused or the file
-//! is truncated, which matters only for memory-starved runs with huge files.
+//! (`workingset_eviction`); a later fault on a slot with a shadow is a refault. A leaf that holds
+//! only shadows goes on its memcg's shadow-node list ([`ShadowLru`], `workingset_update_node`),
+//! from which the shadow shrinker (`reclaim::shrinker`) deletes the oldest when a memcg has more
+//! than its LRU and slab pages allow; it runs on the leaves charged to memcgs
+//! ([`crate::mm::KmemConfig::xa_nodes`]), and without that charge every shadow stays until its
+//! slot is reused or the file is truncated.
 //!
 //! Like the xarray, a [`SlotTable`] allocates its nodes on first touch, so its memory follows the
 //! pages a run touches, not the size of the file: a top array of one `u32` per 128 MiB of file
@@ -120,6 +123,49 @@ pub struct File {
     /// The memcg its kernel objects (inode, dentry, xarray nodes) are charged to: the first
     /// that cached a page of it ([`crate::mm::KmemConfig`]).
     pub kmem_memcg: Option<crate::mm::memcg::MemcgId>,
+    /// Per leaf (chunk of `slots`, by chunk number): its shadow entries, and its place on the
+    /// shadow-node list while it holds nothing else ([`ShadowLru`]).
+    pub leaves: Vec<Leaf>,
+}
+
+/// What the page cache keeps per xarray leaf besides its slots (`xa_node`'s `nr_values`,
+/// `private_list` and the node its memory is on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leaf {
+    /// Shadow entries among its slots (`nr_values`).
+    pub values: u8,
+    /// The node of the memory it is allocated on: that of the folio whose insertion allocated it.
+    pub nid: u8,
+    /// Its entry on the shadow-node list, or [`NOT_LISTED`].
+    pub lru: u32,
+}
+
+/// [`Leaf::lru`] of a leaf that is not on the shadow-node list.
+pub const NOT_LISTED: u32 = u32::MAX;
+
+impl Default for Leaf {
+    fn default() -> Self {
+        Leaf {
+            values: 0,
+            nid: 0,
+            lru: NOT_LISTED,
+        }
+    }
+}
+
+/// What [`File::set_slot`] did to the file's xarray.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SlotChange {
+    /// By how many nodes the xarray grew or shrank ([`File::xa_nodes`]).
+    pub nodes: i64,
+    /// The leaf of the slot (chunk number).
+    pub leaf: u32,
+    /// The leaf was allocated by this change.
+    pub born: bool,
+    /// `Some(true)`: the leaf came to hold only shadow entries (`workingset_update_node` puts it
+    /// on the shadow-node list); `Some(false)`: it held only shadows and no longer does (a folio
+    /// came in, or its last entry went and the leaf with it); `None`: neither.
+    pub shadow_only: Option<bool>,
 }
 
 /// Levels of xarray nodes above the leaves that [`XaUpper`] counts: enough for 2^42 indices.
@@ -192,6 +238,7 @@ impl File {
             writeback_index: 0,
             xa: XaUpper::default(),
             kmem_memcg: None,
+            leaves: Vec::new(),
         }
     }
     /// Slot at `index`.
@@ -205,20 +252,70 @@ impl File {
         );
         self.slots.get(index).get()
     }
-    /// Replace the slot at `index`; returns by how many its xarray's nodes grew or shrank
-    /// ([`File::xa_nodes`]).
+    /// Replace the slot at `index`: what that did to the xarray's nodes and to the leaf's place
+    /// on the shadow-node list.
     #[inline]
-    pub fn set_slot(&mut self, index: u64, s: Slot) -> i64 {
+    pub fn set_slot(&mut self, index: u64, s: Slot) -> SlotChange {
         debug_assert!(
             index < self.size,
             "slot {index} past the end of {} ({} pages)",
             self.name,
             self.size
         );
-        match self.slots.set(index, PackedSlot::pack(s)) {
-            0 => 0,
-            leaves => self.xa_changed(index, leaves),
+        let r = self.slots.replace(index, PackedSlot::pack(s));
+        if r.chunk == NO_CHUNK {
+            return SlotChange::default();
         }
+        let c = r.chunk as usize;
+        if r.chunks > 0 {
+            if self.leaves.len() <= c {
+                self.leaves.resize(c + 1, Leaf::default());
+            }
+            self.leaves[c] = Leaf::default();
+        }
+        let old = r.old.get();
+        let (was, is) = (old != Slot::Empty, s != Slot::Empty);
+        let live_before = r.live + u8::from(was) - u8::from(is);
+        let leaf = &mut self.leaves[c];
+        let only_before = live_before > 0 && live_before == leaf.values;
+        leaf.values = leaf.values + u8::from(matches!(s, Slot::Shadow(_))) - u8::from(matches!(old, Slot::Shadow(_)));
+        let only_after = r.live > 0 && r.live == leaf.values;
+        SlotChange {
+            nodes: match r.chunks {
+                0 => 0,
+                leaves => self.xa_changed(index, leaves),
+            },
+            leaf: r.chunk,
+            born: r.chunks > 0,
+            shadow_only: (only_before != only_after).then_some(only_after),
+        }
+    }
+
+    /// Delete leaf `leaf` (index >> 6), which holds only shadow entries, with them
+    /// (`xa_delete_node` from `shadow_lru_isolate`); its [`Leaf`] must be off the list already.
+    /// Returns by how many nodes the xarray shrank (the leaf and any interior node it was the
+    /// last child of).
+    pub fn delete_shadow_leaf(&mut self, leaf: u64) -> i64 {
+        let mut nodes = 0;
+        for index in leaf << CHUNK_SHIFT..(leaf + 1) << CHUNK_SHIFT {
+            let r = self.slots.replace(index, PackedSlot::default());
+            if r.chunk == NO_CHUNK {
+                break;
+            }
+            debug_assert!(
+                matches!(r.old.get(), Slot::Shadow(_) | Slot::Empty),
+                "a shadow-only leaf holds a folio"
+            );
+            if matches!(r.old.get(), Slot::Shadow(_)) {
+                self.leaves[r.chunk as usize].values -= 1;
+            }
+            if r.chunks < 0 {
+                debug_assert_eq!(self.leaves[r.chunk as usize].lru, NOT_LISTED);
+                nodes += self.xa_changed(index, r.chunks);
+                break;
+            }
+        }
+        nodes
     }
 
     /// The slot table gained (`leaves` 1) or lost (-1) the leaf of `index`: the leaf and the
@@ -238,6 +335,156 @@ impl File {
     /// at index 0 counts one node, where the kernel keeps that entry in the tree's head.
     pub fn xa_nodes(&self) -> u64 {
         self.slots.nr_chunks() as u64 + self.xa.nodes()
+    }
+}
+
+/// The shadow-node list (`workingset.c`'s `shadow_nodes`, a memcg- and NUMA-aware `list_lru`):
+/// per lruvec (the memcg a leaf is charged to × the node of its memory), the xarray leaves that
+/// hold only shadow entries, oldest first (`workingset_update_node` adds at the tail, the
+/// shrinker's walk takes from the head), and the shadow shrinker's deferred work
+/// (`nr_deferred`). The shrinker is `reclaim::shrinker`.
+#[derive(Clone, Debug, Default)]
+pub struct ShadowLru {
+    entries: Vec<ShadowEntry>,
+    free: Vec<u32>,
+    lists: Vec<ShadowList>,
+    /// Per lruvec, the shadow shrinker's `nr_deferred`.
+    pub deferred: Vec<i64>,
+}
+
+/// A leaf on the shadow-node list.
+#[derive(Clone, Copy, Debug)]
+struct ShadowEntry {
+    file: u32,
+    leaf: u32,
+    chunk: u32,
+    list: u32,
+    prev: u32,
+    next: u32,
+}
+
+/// One list's ends and length.
+#[derive(Clone, Copy, Debug)]
+struct ShadowList {
+    head: u32,
+    tail: u32,
+    len: u64,
+}
+
+impl Default for ShadowList {
+    fn default() -> Self {
+        ShadowList {
+            head: NOT_LISTED,
+            tail: NOT_LISTED,
+            len: 0,
+        }
+    }
+}
+
+/// A leaf taken off the shadow-node list: its file, index >> 6 and chunk number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShadowLeaf {
+    /// The file.
+    pub file: u32,
+    /// The leaf's first index >> 6.
+    pub leaf: u64,
+    /// Its chunk number in the file's slot table.
+    pub chunk: u32,
+}
+
+impl ShadowLru {
+    /// Make room for `lruvecs` lists.
+    pub fn ensure(&mut self, lruvecs: usize) {
+        if self.lists.len() < lruvecs {
+            self.lists.resize(lruvecs, ShadowList::default());
+            self.deferred.resize(lruvecs, 0);
+        }
+    }
+
+    /// Leaves on lruvec `lv`'s list (`list_lru_shrink_count`).
+    #[inline]
+    pub fn len(&self, lv: usize) -> u64 {
+        self.lists.get(lv).map_or(0, |l| l.len)
+    }
+
+    /// Leaves on every list.
+    pub fn total(&self) -> u64 {
+        self.lists.iter().map(|l| l.len).sum()
+    }
+
+    /// Add a leaf at the tail of lruvec `lv`'s list (`list_lru_add_obj`); returns its entry.
+    pub fn add(&mut self, lv: usize, l: ShadowLeaf) -> u32 {
+        let tail = self.lists[lv].tail;
+        let e = ShadowEntry {
+            file: l.file,
+            leaf: l.leaf as u32,
+            chunk: l.chunk,
+            list: lv as u32,
+            prev: tail,
+            next: NOT_LISTED,
+        };
+        let h = match self.free.pop() {
+            Some(h) => {
+                self.entries[h as usize] = e;
+                h
+            }
+            None => {
+                self.entries.push(e);
+                (self.entries.len() - 1) as u32
+            }
+        };
+        let list = &mut self.lists[lv];
+        if tail == NOT_LISTED {
+            list.head = h;
+        } else {
+            self.entries[tail as usize].next = h;
+        }
+        list.tail = h;
+        list.len += 1;
+        h
+    }
+
+    /// Take entry `h` off its list (`list_lru_del_obj`, `list_lru_isolate`); returns its lruvec.
+    pub fn del(&mut self, h: u32) -> usize {
+        let e = self.entries[h as usize];
+        let list = &mut self.lists[e.list as usize];
+        if e.prev == NOT_LISTED {
+            list.head = e.next;
+        } else {
+            self.entries[e.prev as usize].next = e.next;
+        }
+        if e.next == NOT_LISTED {
+            list.tail = e.prev;
+        } else {
+            self.entries[e.next as usize].prev = e.prev;
+        }
+        list.len -= 1;
+        self.free.push(h);
+        e.list as usize
+    }
+
+    /// The oldest leaf on lruvec `lv`'s list and its entry, if any.
+    pub fn oldest(&self, lv: usize) -> Option<(u32, ShadowLeaf)> {
+        let h = self.lists.get(lv)?.head;
+        (h != NOT_LISTED).then(|| {
+            let e = self.entries[h as usize];
+            (
+                h,
+                ShadowLeaf {
+                    file: e.file,
+                    leaf: e.leaf as u64,
+                    chunk: e.chunk,
+                },
+            )
+        })
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> u64 {
+        (self.entries.capacity() * std::mem::size_of::<ShadowEntry>()
+            + self.free.capacity() * 4
+            + self.lists.capacity() * std::mem::size_of::<ShadowList>()
+            + self.deferred.capacity() * 8) as u64
     }
 }
 
@@ -276,6 +523,20 @@ pub struct Radix<T> {
 
 /// The slots of a file's page cache.
 pub type SlotTable = Radix<PackedSlot>;
+
+/// What [`Radix::replace`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Replaced<T> {
+    /// Chunks allocated (1) or freed (-1).
+    pub chunks: i64,
+    /// The chunk of the entry (freed if its live entries are 0); `u32::MAX` if there was none
+    /// and the entry stayed empty.
+    pub chunk: u32,
+    /// Non-default entries of the chunk after the change.
+    pub live: u8,
+    /// The entry replaced.
+    pub old: T,
+}
 
 impl<T> Default for Radix<T> {
     fn default() -> Self {
@@ -335,18 +596,33 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
     /// chunk was allocated) or shrank (-1: its last entry was cleared and the chunk freed).
     #[inline]
     pub fn set(&mut self, index: u64, v: T) -> i64 {
+        self.replace(index, v).chunks
+    }
+
+    /// [`Radix::set`], telling also the chunk the entry is in, its live entries after the change
+    /// and the entry it replaced.
+    #[inline]
+    pub fn replace(&mut self, index: u64, v: T) -> Replaced<T> {
         let (t, d, i) = Self::split(index);
         let empty = T::default();
         let (c, mut chunks) = match self.chunk(t, d) {
             Some(c) => (c, 0),
-            None if v == empty => return 0,
+            None if v == empty => {
+                return Replaced {
+                    chunks: 0,
+                    chunk: NO_CHUNK,
+                    live: 0,
+                    old: empty,
+                }
+            }
             None => (self.alloc_chunk(t, d), 1),
         };
         let e = &mut self.chunks[c as usize][i];
-        let (was, is) = (*e != empty, v != empty);
+        let old = *e;
+        let (was, is) = (old != empty, v != empty);
         *e = v;
+        let live = &mut self.live[c as usize];
         if was != is {
-            let live = &mut self.live[c as usize];
             if is {
                 *live += 1;
             } else {
@@ -359,7 +635,12 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
                 }
             }
         }
-        chunks
+        Replaced {
+            chunks,
+            chunk: c,
+            live: *live,
+            old,
+        }
     }
 
     #[cold]
@@ -469,27 +750,111 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// `set_slot` reports exactly the leaves that come to hold only shadows and those that
+        /// stop, so that the shadow-node list built from its reports always holds the leaves
+        /// with shadows and no folio, oldest first; deleting the oldest of them
+        /// (`delete_shadow_leaf`) removes its shadows and frees its nodes.
+        #[test]
+        fn shadow_node_list_follows_the_leaves(ops in proptest::collection::vec(
+            (0u64..400, 0u8..3, 0u8..4), 0..600)
+        ) {
+            let mut f = File::new("f", 1 << 16, 32, Advice::Normal);
+            let mut lru = ShadowLru::default();
+            lru.ensure(1);
+            let mut model = std::collections::BTreeMap::new();
+            let mut order: Vec<u64> = vec![]; // listed leaves, oldest first
+            for (index, kind, reclaim) in ops {
+                if reclaim == 0 {
+                    if let Some((h, l)) = lru.oldest(0) {
+                        prop_assert_eq!(Some(&l.leaf), order.first());
+                        lru.del(h);
+                        order.remove(0);
+                        f.leaves[l.chunk as usize].lru = NOT_LISTED;
+                        let before = f.xa_nodes() as i64;
+                        let freed = f.delete_shadow_leaf(l.leaf);
+                        prop_assert_eq!(f.xa_nodes() as i64, before + freed);
+                        prop_assert!(freed <= -1, "the leaf itself goes");
+                        model.retain(|&i, _| i >> CHUNK_SHIFT != l.leaf);
+                    }
+                    continue;
+                }
+                let index = index * 5 % 1200;
+                let s = match kind {
+                    0 => Slot::Empty,
+                    1 => Slot::Folio(index as u32),
+                    _ => Slot::Shadow(index),
+                };
+                let ch = f.set_slot(index, s);
+                if s == Slot::Empty {
+                    model.remove(&index);
+                } else {
+                    model.insert(index, s);
+                }
+                match ch.shadow_only {
+                    Some(true) => {
+                        let h = lru.add(0, ShadowLeaf { file: 0, leaf: index >> CHUNK_SHIFT, chunk: ch.leaf });
+                        f.leaves[ch.leaf as usize].lru = h;
+                        order.push(index >> CHUNK_SHIFT);
+                    }
+                    Some(false) => {
+                        lru.del(f.leaves[ch.leaf as usize].lru);
+                        f.leaves[ch.leaf as usize].lru = NOT_LISTED;
+                        order.retain(|&l| l != index >> CHUNK_SHIFT);
+                    }
+                    None => {}
+                }
+                prop_assert_eq!(f.slot(index), s);
+            }
+            let mut leaves = std::collections::BTreeMap::<u64, (u32, u32)>::new();
+            for (&i, s) in &model {
+                let e = leaves.entry(i >> CHUNK_SHIFT).or_default();
+                match s {
+                    Slot::Shadow(_) => e.0 += 1,
+                    _ => e.1 += 1,
+                }
+            }
+            let mut want: Vec<u64> = leaves.iter().filter(|(_, &(v, n))| v > 0 && n == 0).map(|(&l, _)| l).collect();
+            let mut listed = order.clone();
+            listed.sort_unstable();
+            want.sort_unstable();
+            prop_assert_eq!(listed, want);
+            prop_assert_eq!(lru.len(0), order.len() as u64);
+            let all: Vec<(u64, Slot)> = f.slots.iter().map(|(i, p)| (i, p.get())).collect();
+            let want_slots: Vec<(u64, Slot)> = model.iter().map(|(&i, &s)| (i, s)).collect();
+            prop_assert_eq!(all, want_slots);
+        }
+    }
+
     /// The xarray's node count follows its entries: 64-slot leaves and the interior nodes above
     /// them, as many levels as the highest index needs.
     #[test]
     fn xarray_nodes_follow_the_entries() {
         let mut f = File::new("f", 1 << 20, 32, Advice::Normal);
-        assert_eq!(f.set_slot(5, Slot::Shadow(1)), 1, "one leaf, the root");
-        assert_eq!(f.set_slot(6, Slot::Shadow(1)), 0, "same leaf");
+        assert_eq!(f.set_slot(5, Slot::Shadow(1)).nodes, 1, "one leaf, the root");
+        assert_eq!(f.set_slot(6, Slot::Shadow(1)).nodes, 0, "same leaf");
         assert_eq!(f.xa_nodes(), 1);
         // index 64: a second leaf and a root above both
-        assert_eq!(f.set_slot(64, Slot::Folio(3)), 2);
+        assert_eq!(f.set_slot(64, Slot::Folio(3)).nodes, 2);
         assert_eq!(f.xa_nodes(), 3);
         // index 20,479 (an 80 MiB file's last page): a third level, a level-1 node for it
-        assert_eq!(f.set_slot(20_479, Slot::Folio(4)), 3, "a leaf, a level-1 node, a root");
+        assert_eq!(
+            f.set_slot(20_479, Slot::Folio(4)).nodes,
+            3,
+            "a leaf, a level-1 node, a root"
+        );
         assert_eq!(f.xa_nodes(), 6, "leaves 0, 1, 319; level-1 nodes 0 and 4; the root");
-        assert_eq!(f.set_slot(20_479, Slot::Empty), -2, "its leaf and level-1 node go");
+        assert_eq!(
+            f.set_slot(20_479, Slot::Empty).nodes,
+            -2,
+            "its leaf and level-1 node go"
+        );
         assert_eq!(f.xa_nodes(), 4, "the tree keeps its height");
         // a whole 80 MiB file: 320 leaves, 5 level-1 nodes, the root
         let mut g = File::new("g", 20_480, 32, Advice::Normal);
-        let grown: i64 = (0..20_480).map(|i| g.set_slot(i, Slot::Shadow(i))).sum();
+        let grown: i64 = (0..20_480).map(|i| g.set_slot(i, Slot::Shadow(i)).nodes).sum();
         assert_eq!((grown, g.xa_nodes()), (326, 326));
-        let shrunk: i64 = (0..20_480).map(|i| g.set_slot(i, Slot::Empty)).sum();
+        let shrunk: i64 = (0..20_480).map(|i| g.set_slot(i, Slot::Empty).nodes).sum();
         assert_eq!(shrunk, -326, "every node freed, the root with the last");
     }
 

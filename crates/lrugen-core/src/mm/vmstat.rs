@@ -71,6 +71,7 @@ stats! {
     WorkingsetActivateFile = "workingset_activate_file": Node,
     WorkingsetRestoreAnon = "workingset_restore_anon": Node,
     WorkingsetRestoreFile = "workingset_restore_file": Node,
+    WorkingsetNodereclaim = "workingset_nodereclaim": Node,
     NrAnonPages = "nr_anon_pages": Node,
     NrMapped = "nr_mapped": Node,
     NrFilePages = "nr_file_pages": Node,
@@ -113,6 +114,7 @@ stats! {
     PgscanFile = "pgscan_file": Event,
     PgstealAnon = "pgsteal_anon": Event,
     PgstealFile = "pgsteal_file": Event,
+    SlabsScanned = "slabs_scanned": Event,
     KswapdLowWmarkHitQuickly = "kswapd_low_wmark_hit_quickly": Event,
     KswapdHighWmarkHitQuickly = "kswapd_high_wmark_hit_quickly": Event,
     Pageoutrun = "pageoutrun": Event,
@@ -265,6 +267,7 @@ pub fn format_memory_stat(c: &Counters, page_size: u64) -> String {
         Stat::WorkingsetActivateFile,
         Stat::WorkingsetRestoreAnon,
         Stat::WorkingsetRestoreFile,
+        Stat::WorkingsetNodereclaim,
     ] {
         let _ = writeln!(o, "{} {}", s.name(), e(s));
     }

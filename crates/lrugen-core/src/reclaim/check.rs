@@ -158,9 +158,17 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
         ));
     }
     // page cache
+    let mut shadow_leaves = 0;
     for (fi, file) in m.files.iter().enumerate() {
         let (mut cached, mut dirty) = (0, 0);
+        // per leaf: (shadows, folios)
+        let mut leaves = std::collections::BTreeMap::<u64, (u32, u32)>::new();
         for (idx, s) in file.slots.iter() {
+            let l = leaves.entry(idx >> crate::mm::pagecache::CHUNK_SHIFT).or_default();
+            match s.get() {
+                Slot::Shadow(_) => l.0 += 1,
+                _ => l.1 += 1,
+            }
             if let Slot::Folio(id) = s.get() {
                 cached += 1;
                 let f = m.folios[id];
@@ -181,6 +189,27 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
         if dirty != file.nr_dirty {
             return Err(format!("file {fi}: {dirty} dirty pages but nr_dirty {}", file.nr_dirty));
         }
+        let only = leaves.values().filter(|&&(v, n)| v > 0 && n == 0).count();
+        let listed = file
+            .leaves
+            .iter()
+            .filter(|l| l.lru != crate::mm::pagecache::NOT_LISTED)
+            .count();
+        if only != listed {
+            return Err(format!(
+                "file {fi}: {only} leaves hold only shadows but {listed} are on the shadow-node list"
+            ));
+        }
+        shadow_leaves += only as u64;
+    }
+    let ws_nodes: i64 = (0..m.nr_nodes())
+        .map(|n| m.lruvec_state(crate::mm::memcg::ROOT_MEMCG, n, Stat::WorkingsetNodes))
+        .sum();
+    if m.shadow_lru.total() != shadow_leaves || ws_nodes != shadow_leaves as i64 {
+        return Err(format!(
+            "{shadow_leaves} shadow-only leaves, {} on the shadow-node lists, workingset_nodes {ws_nodes}",
+            m.shadow_lru.total()
+        ));
     }
     // swap cache
     for slot in 0..m.swap.high_water() {

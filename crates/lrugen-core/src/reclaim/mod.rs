@@ -14,6 +14,7 @@ pub mod alloc;
 pub mod check;
 pub mod classic;
 pub mod mglru;
+pub mod shrinker;
 pub mod vmscan;
 pub mod writeback;
 
@@ -255,6 +256,14 @@ pub trait Policy {
 
     /// `shrink_lruvec`: reclaim from lruvec (memcg, node).
     fn shrink_lruvec(&mut self, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl);
+
+    /// Whether the policy's list sizes reach the memcg's per-zone LRU sizes (`lru_zone_size`,
+    /// `mem_cgroup_update_lru_size`, what `lruvec_lru_size` reads): the classic LRU's do;
+    /// MGLRU's do not (`lru_gen_update_size` calls `__update_lru_size` only), except for the
+    /// unevictable list, which it leaves to the classic code.
+    fn memcg_lru_zone_sizes(&self) -> bool {
+        true
+    }
 
     /// `kswapd_age_node`: background aging before kswapd shrinks the node.
     fn age_node(&mut self, _m: &mut Machine, _node: usize, _sc: &mut ScanControl) {}

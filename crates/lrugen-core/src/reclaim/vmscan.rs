@@ -248,7 +248,7 @@ pub fn memcg_protected(m: &mut Machine, memcg: MemcgId, sc: &mut ScanControl) ->
 }
 
 /// `shrink_node_memcgs`: shrink every memcg of the reclaim target's subtree on `node`, honouring
-/// `memory.min` and `memory.low`.
+/// `memory.min` and `memory.low`: its lruvec, then its slab (`shrink_slab`).
 pub fn shrink_node_memcgs<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc: &mut ScanControl) {
     let target = sc.target_memcg.unwrap_or(ROOT_MEMCG);
     m.memcgs.calculate_protection(target);
@@ -259,6 +259,7 @@ pub fn shrink_node_memcgs<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc
             continue;
         }
         p.shrink_lruvec(m, memcg, node, sc);
+        super::shrinker::shrink_slab(m, p, node, memcg, sc.priority);
     }
 }
 

@@ -89,6 +89,7 @@ pub fn shrink_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanCon
             continue;
         }
         try_to_shrink_lruvec(p, m, memcg, node, sc);
+        crate::reclaim::shrinker::shrink_slab(m, p, node, memcg, sc.priority);
         if should_abort_scan(p, m, node, sc) {
             break;
         }

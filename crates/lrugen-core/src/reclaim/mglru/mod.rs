@@ -787,6 +787,10 @@ impl Policy for Mglru {
         aging::age_node(self, m, node, sc);
     }
 
+    fn memcg_lru_zone_sizes(&self) -> bool {
+        false
+    }
+
     fn keep_referenced_mapped(&self) -> bool {
         !self.sw().workingset_protection_rework
     }

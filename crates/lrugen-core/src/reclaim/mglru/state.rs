@@ -196,6 +196,16 @@ switches! {
     /// `PG_workingset` from the shadow, in a fault. Off (6.14–6.17): every recent refault in a
     /// fault counts it.
     workingset_activate_needs_workingset,
+    /// 7.2 (Debian 7.2.13's `mm/workingset.c`), "mm: workingset: use lruvec_lru_size() to get
+    /// the number of lru pages" (Qi Zheng, of the series reparenting LRU folios of dying memcgs,
+    /// v6 March 2026; first release unconfirmed): the shadow shrinker's limit
+    /// (`count_shadow_nodes`: a memcg keeps at most (LRU + slab pages) / 8 shadow-only leaves)
+    /// reads the LRU pages from the memcg's per-zone LRU sizes (`lruvec_lru_size`), which MGLRU
+    /// never updates (`lru_gen_update_size` calls `__update_lru_size` only), so under MGLRU a
+    /// memcg's limit counts only its unevictable and slab pages and its shadow-only leaves are
+    /// reclaimed far sooner (the 7.2 MGLRU `hot-cold` fixture: 256 leaves, none on 6.1/6.12 or
+    /// under the classic LRU). Off (6.1–6.17): its `NR_LRU_*` statistics, which both LRUs keep.
+    workingset_lruvec_lru_size,
     /// Variant, not merged (off in every kernel preset; `variants.md` §2.7): Barry Song's
     /// readahead placement (2026, LWN 1060967 and 1072866): only the folio a fault on a VMA with
     /// recency asked for gets the in-fault treatment (`PG_active`, or 7.2's
@@ -289,6 +299,7 @@ impl Switches {
         node_reclaim_stats: true,
         workingset_activate_needs_workingset: true,
         sync_io_always_frees_swap: true,
+        workingset_lruvec_lru_size: true,
         ..Switches::V6_17
     };
     /// MGLRU-FG v3 on top of the newest kernel preset (7.2): every `fg_*` switch on.
