@@ -48,6 +48,11 @@ impl PackedSlot {
             Slot::Shadow(v) => TAG_SHADOW | (v & SHADOW_MASK),
         })
     }
+    /// Whether it holds a shadow entry.
+    #[inline]
+    pub fn is_shadow(self) -> bool {
+        self.0 & TAG_SHADOW != 0
+    }
     /// Unpack.
     #[inline]
     pub fn get(self) -> Slot {
@@ -254,7 +259,7 @@ impl File {
     }
     /// Replace the slot at `index`: what that did to the xarray's nodes and to the leaf's place
     /// on the shadow-node list.
-    #[inline]
+    #[inline(always)]
     pub fn set_slot(&mut self, index: u64, s: Slot) -> SlotChange {
         debug_assert!(
             index < self.size,
@@ -262,24 +267,21 @@ impl File {
             self.name,
             self.size
         );
-        let r = self.slots.replace(index, PackedSlot::pack(s));
+        let new = PackedSlot::pack(s);
+        let r = self.slots.replace(index, new);
         if r.chunk == NO_CHUNK {
             return SlotChange::default();
         }
         let c = r.chunk as usize;
         if r.chunks > 0 {
-            if self.leaves.len() <= c {
-                self.leaves.resize(c + 1, Leaf::default());
-            }
-            self.leaves[c] = Leaf::default();
+            self.leaf_born(c);
         }
-        let old = r.old.get();
-        let (was, is) = (old != Slot::Empty, s != Slot::Empty);
+        let (was, is) = (r.old != PackedSlot::default(), new != PackedSlot::default());
         let live_before = r.live + u8::from(was) - u8::from(is);
         let leaf = &mut self.leaves[c];
-        let only_before = live_before > 0 && live_before == leaf.values;
-        leaf.values = leaf.values + u8::from(matches!(s, Slot::Shadow(_))) - u8::from(matches!(old, Slot::Shadow(_)));
-        let only_after = r.live > 0 && r.live == leaf.values;
+        let only_before = live_before != 0 && live_before == leaf.values;
+        leaf.values = leaf.values + u8::from(new.is_shadow()) - u8::from(r.old.is_shadow());
+        let only_after = r.live != 0 && r.live == leaf.values;
         SlotChange {
             nodes: match r.chunks {
                 0 => 0,
@@ -289,6 +291,15 @@ impl File {
             born: r.chunks > 0,
             shadow_only: (only_before != only_after).then_some(only_after),
         }
+    }
+
+    /// Leaf `c` (a chunk number) was allocated: its [`Leaf`] starts afresh.
+    #[cold]
+    fn leaf_born(&mut self, c: usize) {
+        if self.leaves.len() <= c {
+            self.leaves.resize(c + 1, Leaf::default());
+        }
+        self.leaves[c] = Leaf::default();
     }
 
     /// Delete leaf `leaf` (index >> 6), which holds only shadow entries, with them
@@ -601,7 +612,7 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
 
     /// [`Radix::set`], telling also the chunk the entry is in, its live entries after the change
     /// and the entry it replaced.
-    #[inline]
+    #[inline(always)]
     pub fn replace(&mut self, index: u64, v: T) -> Replaced<T> {
         let (t, d, i) = Self::split(index);
         let empty = T::default();
