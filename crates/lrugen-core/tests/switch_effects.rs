@@ -1553,3 +1553,71 @@ fn workingset_lruvec_lru_size_reclaims_shadow_nodes_of_mglru_memcgs() {
         "the classic LRU's sizes reach the limit: {c_left} leaves kept"
     );
 }
+
+/// The classic LRU at swappiness 100 under a memcg limit: a hot anon set stored and loaded in
+/// turn with Zipf-like reads over a file twice the limit (the `mixed-swappiness100` shape, small).
+/// Returns the vmstat counters.
+fn classic_mixed(profile: Profile) -> Counters {
+    let (mut k, t, task) = classic(profile, 4096, 2048, Some(768));
+    k.m.memcgs[t].swappiness = 100;
+    let f = k.m.create_file("data", 1536, Advice::Random);
+    mmap_classic(&mut k, task, B, 384);
+    let mut rng = Rng(5);
+    for round in 0..12_000u32 {
+        let vpn = B + rng.next(384) as u32;
+        let op = if round % 3 == 0 {
+            Op::Store { task, vpn }
+        } else {
+            Op::Load { task, vpn }
+        };
+        k.step(op).unwrap();
+        let index = if rng.next(4) != 0 {
+            rng.next(192)
+        } else {
+            rng.next(1536)
+        };
+        k.step(Op::Read { task, file: f, index }).unwrap();
+    }
+    k.check().unwrap();
+    k.m.vmstat()
+}
+
+fn mmap_classic(k: &mut C, task: u32, vpn: u32, pages: u32) {
+    k.step(Op::Mmap {
+        task,
+        vpn,
+        pages,
+        file: ANON_FILE,
+        pgoff: 0,
+        flags: vmf::WRITE as u8,
+        compressed_pct: 0,
+    })
+    .unwrap();
+}
+
+/// Classic, "mm: vmscan: make rotations a secondary factor in balancing anon vs file" (≈6.5):
+/// the folios that reclaim rotates back add to their type's cost. Here the hot anon folios
+/// rotate, so `get_scan_count` scans and swaps less anon (which way it leans depends on which
+/// type rotates more: a workload whose file folios rotate leans the other way); without it
+/// (6.1) only pages written out or refaulted count, and the same run swaps more (Debian 6.1 `mixed-swappiness100`: 501 pages swapped out, the model
+/// with rotations 199, without 501).
+#[test]
+fn classic_lru_cost_rotations_swaps_less_of_a_hot_anon_set() {
+    for base in [Profile::V6_1, Profile::V6_12] {
+        let off = classic_mixed(with(base, "lru_cost_rotations", false));
+        let on = classic_mixed(with(base, "lru_cost_rotations", true));
+        let (p_off, p_on) = (off.get(Stat::Pswpout), on.get(Stat::Pswpout));
+        assert!(
+            p_off > p_on + p_on / 12 && p_off > 50,
+            "{}: pswpout without rotations {p_off}, with {p_on}",
+            base.label()
+        );
+        assert!(
+            off.get(Stat::PgscanAnon) > on.get(Stat::PgscanAnon),
+            "{}: anon scanned {} vs {}",
+            base.label(),
+            off.get(Stat::PgscanAnon),
+            on.get(Stat::PgscanAnon)
+        );
+    }
+}

@@ -253,6 +253,9 @@ macro_rules! switch_tests {
             tested.push("pageout_ignore_references");
             // the classic LRU's alone: `switch_effects.rs`, `classic_ratelimited_stats_flush_deactivates_less`
             tested.push("reclaim_ratelimited_stats_flush");
+            // the classic LRU's alone: `switch_effects.rs`,
+            // `classic_lru_cost_rotations_swaps_less_of_a_hot_anon_set`
+            tested.push("lru_cost_rotations");
             // needs zram and a swap-cache hit: `switch_effects.rs`,
             // `sync_io_always_frees_swap_frees_the_slot_on_a_swap_cache_hit`
             tested.push("sync_io_always_frees_swap");

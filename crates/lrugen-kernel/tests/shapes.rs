@@ -34,8 +34,6 @@ const ANON_72_CHAOS: &str = "7.2 MGLRU anon-gauss is chaotic on the kernel and o
     misses over four boots were 5532 (this fixture), 5648, 5572 and 5735 (3.7 % apart), and the model's move \
     between 5471 and 5902 with its capacity moved by 8 pages; the model's 5686 is inside the kernel's range \
     but 2.8 % off this boot";
-const CLASSIC_61_SWAP100: &str = "6.1 classic at swappiness 100 reclaims anon (80 anon refaults, 501 pages swapped \
-    out) where the model hardly does (2, 193); 6.12 and 7.2 agree with the model";
 const MGLRU_72_ANON: &str = "7.2 MGLRU on the mixed shapes: the kernel's whole pswpout is the replayer's own \
     cold pages (its 17 fixed pages not recently used and 9-21 pages of its op list, from its smaps at the end \
     of the replay; 0-45 at swappiness 10 and 43-134 at 100 over four boots), the workload's anon pages are \
@@ -47,18 +45,6 @@ const SEQS: &str = "the model ages one to three generations more or fewer than t
 /// Known differences between the model and a kernel: (fixture, check, why). Each is a model
 /// defect to fix, not a tolerance.
 const GAPS: &[(&str, &str, &str)] = &[
-    ("debian-6.1-classic-mixed-swappiness100", "misses", CLASSIC_61_SWAP100),
-    (
-        "debian-6.1-classic-mixed-swappiness100",
-        "workingset_refault_anon",
-        CLASSIC_61_SWAP100,
-    ),
-    (
-        "debian-6.1-classic-mixed-swappiness100",
-        "workingset_refault_file",
-        CLASSIC_61_SWAP100,
-    ),
-    ("debian-6.1-classic-mixed-swappiness100", "pswpout", CLASSIC_61_SWAP100),
     ("debian-6.1-mglru-anon-gauss", "seqs", SEQS),
     ("debian-6.1-mglru-mmap-random", "seqs", SEQS),
     ("debian-6.12-classic-hot-cold", "misses", CLASSIC_FLUSH_CLOCK),

@@ -413,7 +413,11 @@ impl Classic {
             self.sw().node_reclaim_stats,
         );
         let nr_pageout = sc.stat.nr_pageout - before.nr_pageout;
-        self.lru_note_cost(m, memcg, node, file, nr_pageout, nr_scanned - nr_reclaimed);
+        if self.sw().lru_cost_rotations {
+            self.lru_note_cost(m, memcg, node, file, nr_pageout, nr_scanned - nr_reclaimed);
+        } else {
+            self.lru_note_cost_pages(m, memcg, node, file, nr_pageout);
+        }
         // All isolated folios were dirty and not queued for writeback: nudge the flushers.
         if sc.stat.nr_unqueued_dirty - before.nr_unqueued_dirty == nr_taken {
             vmscan::flush_dirty_file(m, self, node);
@@ -472,7 +476,7 @@ impl Classic {
         m.count_events(memcg, Stat::Pgdeactivate, nr_deactivate);
         // Only when something rotated (`if (nr_rotated)`): a zero-cost call would still decay the
         // costs through lru_note_cost's halving.
-        if nr_rotated > 0 {
+        if nr_rotated > 0 && self.sw().lru_cost_rotations {
             self.lru_note_cost(m, memcg, node, file, 0, nr_rotated);
         }
     }

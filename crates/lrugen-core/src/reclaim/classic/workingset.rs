@@ -145,13 +145,33 @@ impl Classic {
 
     /// `lru_note_cost_refault`: a restored workingset page costs one IO of its type.
     fn lru_note_cost_refault(&mut self, m: &Machine, memcg: MemcgId, node: usize, file: bool) {
-        self.lru_note_cost(m, memcg, node, file, 1, 0);
+        if self.sw().lru_cost_rotations {
+            self.lru_note_cost(m, memcg, node, file, 1, 0);
+        } else {
+            self.lru_note_cost_pages(m, memcg, node, file, 1);
+        }
     }
 
     /// `lru_note_cost`: `nr_io * SWAP_CLUSTER_MAX + nr_rotated` added to the type's cost in the
     /// lruvec and every ancestor; both costs halve when they exceed a quarter of the LRU.
     pub fn lru_note_cost(&mut self, m: &Machine, memcg: MemcgId, node: usize, file: bool, nr_io: u64, nr_rotated: u64) {
-        let cost = nr_io * crate::reclaim::SWAP_CLUSTER_MAX + nr_rotated;
+        self.add_cost(
+            m,
+            memcg,
+            node,
+            file,
+            nr_io * crate::reclaim::SWAP_CLUSTER_MAX + nr_rotated,
+        );
+    }
+
+    /// 6.1's `lru_note_cost` (without `lru_cost_rotations`): one per page of I/O.
+    pub fn lru_note_cost_pages(&mut self, m: &Machine, memcg: MemcgId, node: usize, file: bool, nr_pages: u64) {
+        self.add_cost(m, memcg, node, file, nr_pages);
+    }
+
+    /// `cost` added to the type's cost in the lruvec and every ancestor, both costs halved when
+    /// they exceed a quarter of the LRU.
+    fn add_cost(&mut self, m: &Machine, memcg: MemcgId, node: usize, file: bool, cost: u64) {
         let mut cur = Some(memcg);
         while let Some(c) = cur {
             let lv = m.lruvec(c, node);

@@ -84,6 +84,13 @@ switches! {
     /// (`get_nr_to_scan`), the lruvec loop is `try_to_shrink_lruvec`, `!may_swap` makes
     /// swappiness 0. Off: 6.1's `lru_gen_shrink_lruvec`.
     eviction_path_aging,
+    /// ≈6.5, "mm: vmscan: make rotations a secondary factor in balancing anon vs file" (Johannes
+    /// Weiner; the classic LRU only; first release unconfirmed: off in 6.1.192, on in 6.12.118): `lru_note_cost` weighs a page of I/O as `SWAP_CLUSTER_MAX`
+    /// and adds the CPU work of rotations (`shrink_inactive_list`'s scanned but not reclaimed,
+    /// `shrink_active_list`'s rotated), so `get_scan_count` leans away from the type whose
+    /// folios keep coming back. Off (6.1): a cost is one per page written out or refaulted from
+    /// the workingset, and rotations cost nothing.
+    lru_cost_rotations,
     /// 6.9, "mm: madvise: pageout: ignore references rather than clearing young" (Barry Song):
     /// `MADV_PAGEOUT` leaves the accessed bits and reclaims ignoring references. Off: 6.1,
     /// where `MADV_COLD`/`PAGEOUT` both clear young PTEs and `reclaim_pages` checks references.
@@ -265,6 +272,7 @@ impl Switches {
     /// Debian 6.12.117: the 6.3–6.12 changes, none of the 6.14 rework (`kernel-mglru.md` §17.3).
     pub const V6_12: Switches = Switches {
         vma_has_recency: true,
+        lru_cost_rotations: true,
         memcg_lru: true,
         eviction_path_aging: true,
         pageout_ignore_references: true,
