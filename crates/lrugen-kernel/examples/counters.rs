@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Any `/proc/vmstat` counter of shape fixtures, kernel beside model, including those the
+//! fidelity checks leave out: `cargo run --release -p lrugen-kernel --example counters --
+//! debian-7.2-mglru-mixed-swappiness10 [more fixtures] [-- pgactivate pgrefill ...]`. Without
+//! counters after `--`, every event either side counted is shown (vm events, `workingset_*` but
+//! `workingset_nodes`, `nr_vmscan_*`, `nr_dirtied`, `nr_written`): the fixture keeps the
+//! kernel's change over the replay, which for a gauge (`nr_anon_pages`, ...) is not what the
+//! model's value at the end is. No qemu: the fixtures are checked in.
+
+use lrugen::mm::vmstat::{proc_vmstat_items, Stat, StatKind};
+use lrugen_kernel::{fidelity, model, Capture};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (names, wanted) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (&args[..], &[][..]),
+    };
+    if names.is_empty() {
+        eprintln!(
+            "usage: counters FIXTURE... [-- COUNTER...] (fixtures in {})",
+            fidelity::shapes_dir().display()
+        );
+        std::process::exit(2);
+    }
+    let counts_events = |s: &Stat| {
+        s.kind() == StatKind::Event
+            || (s.name().starts_with("workingset_") && *s != Stat::WorkingsetNodes)
+            || [
+                "nr_vmscan_write",
+                "nr_vmscan_immediate_reclaim",
+                "nr_dirtied",
+                "nr_written",
+            ]
+            .contains(&s.name())
+    };
+    let stats: Vec<Stat> = if wanted.is_empty() {
+        proc_vmstat_items().filter(counts_events).collect()
+    } else {
+        let mut v = Vec::new();
+        for w in wanted {
+            match proc_vmstat_items().find(|s| s.name() == w) {
+                Some(s) => v.push(s),
+                None => {
+                    eprintln!("error: `{w}` is not a /proc/vmstat counter the model keeps");
+                    std::process::exit(2);
+                }
+            }
+        }
+        v
+    };
+    for name in names {
+        let p = fidelity::shapes_dir().join(format!("{name}.json"));
+        let run = || -> Result<(Capture, lrugen::sim::RunResult), Box<dyn std::error::Error>> {
+            let c = Capture::load(&p)?;
+            let ops = c.workload.ops()?;
+            let profile = model::profile_for_release(&c.run.kernel_release);
+            let mut settings = c.settings.clone();
+            settings.model_capacity_pages = c.run.model_capacity_for(&ops).max(1);
+            let cfg = model::config(&settings, profile)?;
+            let m = model::run(&ops, &cfg)?;
+            Ok((c, m))
+        };
+        let (c, m) = run().unwrap_or_else(|e| {
+            eprintln!("error: {}: {e}", p.display());
+            std::process::exit(1)
+        });
+        println!(
+            "{name} ({}; the model as {})",
+            c.run.kernel_release,
+            model::profile_for_release(&c.run.kernel_release).name()
+        );
+        println!("  {:32} {:>10} {:>10}", "counter", "kernel", "model");
+        for &s in &stats {
+            let k = c.run.vmstat_delta.get(s.name()).copied().unwrap_or(0);
+            let mv = m.vm(s);
+            if wanted.is_empty() && k == 0 && mv == 0 {
+                continue;
+            }
+            println!("  {:32} {:>10} {:>10}", s.name(), k, mv);
+        }
+    }
+}
