@@ -813,6 +813,16 @@ impl Machine {
         self.add_lruvec_counters(memcg, node, s, d);
     }
 
+    /// A node item the kernel keeps outside the memcg statistics (`__mod_node_page_state`,
+    /// `node_stat_mod_folio`: `nr_dirtied`, `nr_written`, `nr_vmscan_write`,
+    /// `nr_vmscan_immediate_reclaim`, `workingset_nodes`): `/proc/vmstat` shows it, and it feeds
+    /// no rstat flush. The model keeps it on lruvec (memcg, node), without the rstat bookkeeping
+    /// of [`Machine::mod_lruvec_state`].
+    #[inline]
+    pub fn mod_node_state(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
+        self.add_lruvec_counters(memcg, node, s, d);
+    }
+
     /// [`Machine::add_lruvec_counters`] of lruvec `lv`.
     fn add_lruvec_counters_at(&mut self, lv: usize, s: Stat, d: i64) {
         let n = self.nodes.len();
@@ -1463,7 +1473,7 @@ impl Machine {
         if !f.is_anon() {
             let (m, n, file) = (f.memcg, f.node(), f.mapping);
             self.mod_lruvec_state(m, n, Stat::NrDirty, 1);
-            self.mod_lruvec_state(m, n, Stat::NrDirtied, 1);
+            self.mod_node_state(m, n, Stat::NrDirtied, 1);
             let now = self.now_ns;
             let fl = &mut self.files[file as usize];
             if fl.nr_dirty == 0 {

@@ -152,7 +152,7 @@ pub fn shrink_folio_list<P: Policy>(
                     // Mainline: reclaim never writes file folios; tag for immediate reclaim once
                     // the flusher has cleaned them, and keep them out of the way.
                     let (mc, n) = (m.folios[id].memcg, m.folios[id].node());
-                    m.mod_lruvec_state(mc, n, Stat::NrVmscanImmediateReclaim, 1);
+                    m.mod_node_state(mc, n, Stat::NrVmscanImmediateReclaim, 1);
                     m.folios[id].set(pg::RECLAIM);
                     break 'decide Outcome::Activate;
                 }
@@ -166,7 +166,9 @@ pub fn shrink_folio_list<P: Policy>(
                 }
                 m.folios[id].clear(pg::DIRTY);
                 let (mc, n) = (m.folios[id].memcg, m.folios[id].node());
-                m.mod_lruvec_state(mc, n, Stat::NrVmscanWrite, 1);
+                m.mod_node_state(mc, n, Stat::NrVmscanWrite, 1);
+                // the write completes at once: `__folio_end_writeback`
+                m.mod_node_state(mc, n, Stat::NrWritten, 1);
                 m.count_vm_events(Stat::Pswpout, 1);
                 m.count_vm_events(Stat::Pgpgout, 4);
                 sc.stat.nr_pageout += 1;

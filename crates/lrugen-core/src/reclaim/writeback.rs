@@ -149,7 +149,7 @@ fn over_bg_thresh(m: &Machine, memcg: MemcgId) -> bool {
 pub fn write_folio<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
     let (memcg, node) = (m.folios[id].memcg, m.folios[id].node());
     m.folio_clear_dirty(id);
-    m.mod_lruvec_state(memcg, node, Stat::NrWritten, 1);
+    m.mod_node_state(memcg, node, Stat::NrWritten, 1);
     m.count_vm_events(Stat::Pgpgout, 4);
     if m.folios[id].test_clear(pg::RECLAIM) && m.folios[id].test(pg::LRU) {
         p.rotate_reclaimable(m, id);
