@@ -568,6 +568,24 @@ impl Mglru {
     /// The target's own accessed bit has been cleared by the caller (mainline) or is cleared here
     /// as part of the window (6.1).
     fn look_around(&mut self, m: &mut Machine, mm: u32, vpn: u32, vma: &Vma, target: FolioId, walk_attached: bool) {
+        // the neighbours to move, in a buffer kept between calls (eviction does not allocate)
+        let mut to_update = std::mem::take(&mut self.look_scratch);
+        to_update.clear();
+        self.look_around_into(m, mm, vpn, vma, target, walk_attached, &mut to_update);
+        self.look_scratch = to_update;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn look_around_into(
+        &mut self,
+        m: &mut Machine,
+        mm: u32,
+        vpn: u32,
+        vma: &Vma,
+        target: FolioId,
+        walk_attached: bool,
+        to_update: &mut Vec<FolioId>,
+    ) {
         let f = m.folios[target];
         let (memcg, node) = (f.memcg, f.node());
         let lv = self.lv(memcg, node);
@@ -601,7 +619,6 @@ impl Mglru {
         // 6.1: the swappiness filter of get_pfn_folio is `!walk || walk->can_swap`
         let swappiness = 1;
         let mut young: u64 = if rework { 1 } else { 0 };
-        let mut to_update: Vec<FolioId> = Vec::new();
         for v in start..end {
             let i = (v - pmd_base) as usize;
             let e = m.ptes.table(table)[i];
@@ -633,12 +650,12 @@ impl Mglru {
         match rework {
             false => {
                 if !walk_attached && to_update.len() < 15 {
-                    for id in to_update {
+                    for &id in to_update.iter() {
                         self.activate(m, id);
                     }
                     return;
                 }
-                for id in to_update {
+                for &id in to_update.iter() {
                     if let Some(old) = self.folio_update_gen(m, id, new_gen) {
                         if old != new_gen {
                             let f = m.folios[id];
@@ -648,7 +665,7 @@ impl Mglru {
                 }
             }
             true => {
-                for id in to_update {
+                for &id in to_update.iter() {
                     if walk_attached {
                         if let Some(old) = self.folio_update_gen(m, id, new_gen) {
                             if old != new_gen {
@@ -672,7 +689,21 @@ impl Mglru {
     /// `folio_referenced` with MGLRU: every young PTE mapping the folio is handed to look-around.
     /// Returns (young PTEs, union of their VMA flags).
     fn folio_referenced(&mut self, m: &mut Machine, id: FolioId, sc: &ScanControl) -> (u32, u32) {
-        let mut maps: Vec<(u32, u32, Vma)> = Vec::new();
+        // the mappings, in a buffer kept between calls (eviction does not allocate)
+        let mut maps = std::mem::take(&mut self.rmap_scratch);
+        maps.clear();
+        let r = self.folio_referenced_in(m, id, sc, &mut maps);
+        self.rmap_scratch = maps;
+        r
+    }
+
+    fn folio_referenced_in(
+        &mut self,
+        m: &mut Machine,
+        id: FolioId,
+        sc: &ScanControl,
+        maps: &mut Vec<(u32, u32, Vma)>,
+    ) -> (u32, u32) {
         let memcgs = &m.memcgs;
         let mms = &m.mms;
         m.rmap_walk(id, |mm, vpn, vma| {
@@ -686,7 +717,7 @@ impl Mglru {
         });
         let walk_attached = sc.reclaimer == Reclaimer::Kswapd;
         let (mut referenced, mut flags) = (0, 0);
-        for (mm, vpn, vma) in maps {
+        for &(mm, vpn, vma) in maps.iter() {
             if vma.flags & vmf::LOCKED != 0 {
                 return (referenced, flags | vmf::LOCKED);
             }

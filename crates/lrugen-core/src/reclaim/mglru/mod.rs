@@ -227,6 +227,9 @@ pub struct Mglru {
     /// `evict_folios`'s `clean` and survivor lists, kept between calls so that eviction does not
     /// allocate.
     pub(crate) evict_scratch: [Vec<FolioId>; 2],
+    /// `folio_referenced`'s mappings and look-around's neighbours, kept between calls.
+    pub(crate) rmap_scratch: Vec<(u32, u32, crate::mm::vm::Vma)>,
+    pub(crate) look_scratch: Vec<FolioId>,
     /// MGLRU-FG access-time promotions (`fg_mark_accessed` moving a folio up), for the reports.
     pub fg_promotions: u64,
 }
@@ -244,6 +247,8 @@ impl Mglru {
             nr_nodes: m.nr_nodes(),
             scratch: Vec::new(),
             evict_scratch: Default::default(),
+            rmap_scratch: Vec::new(),
+            look_scratch: Vec::new(),
             fg_promotions: 0,
         }
     }
