@@ -93,7 +93,7 @@ fn metrics(k: &K, t: MemcgId, c: &Counts) -> Metrics {
     out
 }
 
-fn mmap(k: &mut K, task: u32, vpn: u32, pages: u32, file: u32) {
+fn mmap<P: lrugen::reclaim::Policy>(k: &mut Kernel<P>, task: u32, vpn: u32, pages: u32, file: u32) {
     k.step(Op::Mmap {
         task,
         vpn,
@@ -1561,7 +1561,7 @@ fn classic_mixed(profile: Profile) -> Counters {
     let (mut k, t, task) = classic(profile, 4096, 2048, Some(768));
     k.m.memcgs[t].swappiness = 100;
     let f = k.m.create_file("data", 1536, Advice::Random);
-    mmap_classic(&mut k, task, B, 384);
+    mmap(&mut k, task, B, 384, ANON_FILE);
     let mut rng = Rng(5);
     for round in 0..12_000u32 {
         let vpn = B + rng.next(384) as u32;
@@ -1580,19 +1580,6 @@ fn classic_mixed(profile: Profile) -> Counters {
     }
     k.check().unwrap();
     k.m.vmstat()
-}
-
-fn mmap_classic(k: &mut C, task: u32, vpn: u32, pages: u32) {
-    k.step(Op::Mmap {
-        task,
-        vpn,
-        pages,
-        file: ANON_FILE,
-        pgoff: 0,
-        flags: vmf::WRITE as u8,
-        compressed_pct: 0,
-    })
-    .unwrap();
 }
 
 /// Classic, "mm: vmscan: make rotations a secondary factor in balancing anon vs file" (≈6.5):

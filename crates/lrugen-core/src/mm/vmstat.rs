@@ -129,6 +129,15 @@ stats! {
 }
 
 impl Stat {
+    /// The LRU list sizes (`NR_LRU_BASE + lru` for each `enum lru_list`), in the kernel's order.
+    pub const LRU_LISTS: [Stat; 5] = [
+        Stat::NrInactiveAnon,
+        Stat::NrActiveAnon,
+        Stat::NrInactiveFile,
+        Stat::NrActiveFile,
+        Stat::NrUnevictable,
+    ];
+
     /// Whether the item is kept in bytes (`NR_SLAB_RECLAIMABLE_B`, `NR_SLAB_UNRECLAIMABLE_B`):
     /// `/proc/vmstat` prints it in pages, `memory.stat` in bytes.
     pub const fn in_bytes(self) -> bool {

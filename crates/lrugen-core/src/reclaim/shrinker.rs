@@ -39,16 +39,7 @@ pub fn count_shadow_nodes<P: Policy>(m: &Machine, p: &P, memcg: MemcgId, node: u
     let lru = if p.switches().workingset_lruvec_lru_size && !p.memcg_lru_zone_sizes() {
         local(Stat::NrUnevictable)
     } else {
-        [
-            Stat::NrInactiveAnon,
-            Stat::NrActiveAnon,
-            Stat::NrInactiveFile,
-            Stat::NrActiveFile,
-            Stat::NrUnevictable,
-        ]
-        .into_iter()
-        .map(local)
-        .sum()
+        Stat::LRU_LISTS.into_iter().map(local).sum()
     };
     let slab = (local(Stat::NrSlabReclaimableB) as u64 / PAGE_SIZE) as i64
         + (local(Stat::NrSlabUnreclaimableB) as u64 / PAGE_SIZE) as i64;

@@ -758,16 +758,7 @@ impl Policy for Classic {
         for memcg in m.memcgs.iter().map(|c| c.id) {
             for (node, zone_count) in zone_count.iter_mut().enumerate() {
                 let lv = &self.lruvecs[m.lruvec(memcg, node)];
-                for (i, stat) in [
-                    Stat::NrInactiveAnon,
-                    Stat::NrActiveAnon,
-                    Stat::NrInactiveFile,
-                    Stat::NrActiveFile,
-                    Stat::NrUnevictable,
-                ]
-                .into_iter()
-                .enumerate()
-                {
+                for (i, stat) in Stat::LRU_LISTS.into_iter().enumerate() {
                     let mut bad = None;
                     m.folios.walk_list(&lv.lists[i], |id| {
                         if Self::folio_lru_list(m, id) as usize != i && bad.is_none() {
