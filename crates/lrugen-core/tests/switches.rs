@@ -273,6 +273,9 @@ macro_rules! switch_tests {
             // `refault_distance_activates_refaults_within_the_workingset`
             tested.push("fg_no_tier_protection");
             tested.push("fg_refault_distance");
+            // memory.reclaim's grammar and loop: `memory_reclaim.rs`
+            tested.push("memory_reclaim_swappiness");
+            tested.push("memory_reclaim_quarter_batch");
             tested.sort_unstable();
             let mut all = Switches::NAMES.to_vec();
             all.sort_unstable();

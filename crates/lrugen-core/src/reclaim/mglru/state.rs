@@ -152,6 +152,16 @@ switches! {
     /// 6.15, "mm: add swappiness=max arg to memory.reclaim for only anon reclaim" (Zhongkun He):
     /// swappiness 201 (`SWAPPINESS_ANON_ONLY`; debugfs `max`) reclaims anon only.
     swappiness_max,
+    /// 6.7, "mm: add swapiness= arg to memory.reclaim" (Dan Schatzberg): `memory.reclaim` takes
+    /// `swappiness=N` keys after the size, and its size no longer goes through
+    /// `page_counter_memparse` (an empty write is `EINVAL`, not `PAGE_COUNTER_MAX` pages; the
+    /// count is no longer capped). Off (6.1): the size alone (`reclaim::memory_reclaim`).
+    memory_reclaim_swappiness,
+    /// ≤6.12 (first release unconfirmed; "mm: memcg: use larger batches for proactive reclaim",
+    /// T.J. Mercier): each `memory.reclaim` iteration asks for a quarter of what is left (at
+    /// least `SWAP_CLUSTER_MAX`). Off (6.1): all that is left. (The kernels between had a cap of
+    /// `SWAP_CLUSTER_MAX` per iteration, not a preset here.)
+    memory_reclaim_quarter_batch,
     /// 6.17 (first release unconfirmed, `kernel-mglru.md` §14 "Scan budget"): `scan_folios`
     /// examines at most `min(nr_to_scan, MAX_LRU_BATCH)` folios and a debugfs `-` batch is
     /// `MAX_LRU_BATCH`. Off: `MAX_LRU_BATCH` per call, whatever the budget.
@@ -282,6 +292,8 @@ impl Switches {
         workingset_activate_at_refault: true,
         mm_stats_tyfa: true,
         dirty_writeback_reactivation: true,
+        memory_reclaim_swappiness: true,
+        memory_reclaim_quarter_batch: true,
         ..Switches::ALL_OFF
     };
     /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
