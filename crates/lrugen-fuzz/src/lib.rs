@@ -422,6 +422,7 @@ fn reference_kstrtouint(s: &[u8]) -> Option<u32> {
 /// same from its decimal, hex and octal forms.
 pub fn control(data: &[u8]) {
     let [sel, buf @ ..] = data else { return };
+    memory_reclaim_write(buf);
     if sel % 2 == 0 {
         let got = sysfs::parse_enabled(buf);
         let want = match buf.first().map(u8::to_ascii_lowercase) {
@@ -445,6 +446,35 @@ pub fn control(data: &[u8]) {
             }
         }
         assert_eq!(debugfs::kstrtouint(buf).ok(), want, "kstrtouint {buf:?}");
+    }
+}
+
+/// Any bytes as a `memory.reclaim` write under every kernel preset: never a panic; what 6.1
+/// accepts (other than the empty write) 6.12 reads as the same pages without a swappiness; what
+/// 6.12 accepts 6.17 and 7.2 read the same; an accepted request printed back as bytes and its
+/// swappiness reads back as the same request.
+fn memory_reclaim_write(buf: &[u8]) {
+    use lrugen::reclaim::memory_reclaim::{parse, PAGE_COUNTER_MAX};
+    use lrugen::reclaim::mglru::Switches;
+    let Ok(text) = std::str::from_utf8(buf) else { return };
+    let old = parse(text, &Switches::V6_1);
+    let new = parse(text, &Switches::V6_12);
+    if let Ok(r) = old {
+        if !text.trim_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']).is_empty() && r.nr_pages < PAGE_COUNTER_MAX {
+            assert_eq!(new, Ok(r), "6.1 accepts {text:?}, 6.12 reads it otherwise");
+        }
+        assert_eq!(r.swappiness, None);
+    }
+    if let Ok(r) = new {
+        assert_eq!(parse(text, &Switches::V6_17), Ok(r), "{text:?}");
+        assert_eq!(parse(text, &Switches::V7_2), Ok(r), "{text:?}");
+        if let Some(bytes) = r.nr_pages.checked_mul(4096) {
+            let again = match r.swappiness {
+                Some(s) => format!("{bytes} swappiness={s}"),
+                None => format!("{bytes}"),
+            };
+            assert_eq!(parse(&again, &Switches::V6_12), Ok(r), "{text:?} as {again:?}");
+        }
     }
 }
 
