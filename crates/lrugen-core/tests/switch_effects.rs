@@ -1608,3 +1608,39 @@ fn classic_lru_cost_rotations_swaps_less_of_a_hot_anon_set() {
         );
     }
 }
+
+/// `memory_reclaim_swappiness` (6.7): `memory.reclaim` takes `swappiness=`; off, the size alone,
+/// and an empty write asks for everything. Grammar table: `memory_reclaim.rs`.
+#[test]
+fn memory_reclaim_swappiness_adds_the_key() {
+    use lrugen::reclaim::memory_reclaim::{parse, WriteErrno, PAGE_COUNTER_MAX};
+    for base in [Profile::V6_12, Profile::V7_2] {
+        let off = with(base, "memory_reclaim_swappiness", false).switches;
+        let on = with(base, "memory_reclaim_swappiness", true).switches;
+        assert_eq!(parse("1M swappiness=10", &off), Err(WriteErrno::EINVAL));
+        assert_eq!(parse("1M swappiness=10", &on).unwrap().swappiness, Some(10));
+        assert_eq!(parse("", &off).unwrap().nr_pages, PAGE_COUNTER_MAX);
+        assert_eq!(parse("", &on), Err(WriteErrno::EINVAL));
+    }
+}
+
+/// `memory_reclaim_quarter_batch`: a quarter of the rest per call takes more calls than the whole
+/// rest for the same 8 MiB request.
+#[test]
+fn memory_reclaim_quarter_batch_takes_more_calls() {
+    use lrugen::reclaim::memory_reclaim;
+    for base in [Profile::V6_12, Profile::V7_2] {
+        let mut calls = [0; 2];
+        for on in [false, true] {
+            let (mut k, t, task) = kernel(with(base, "memory_reclaim_quarter_batch", on), 8192, 0, None);
+            let f = k.m.create_file("f", 4096, Advice::Normal);
+            for index in 0..4096 {
+                k.step(Op::Read { task, file: f, index }).unwrap();
+            }
+            let r = memory_reclaim::write(&mut k.m, &mut k.p, t, "8M");
+            assert_eq!(r.error, None);
+            calls[on as usize] = r.iterations;
+        }
+        assert!(calls[0] < calls[1], "{}: calls (off, on) {calls:?}", base.label());
+    }
+}
