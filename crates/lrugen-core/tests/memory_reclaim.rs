@@ -3,14 +3,14 @@
 //! results) and the reclaim loop (what it reclaims, `EAGAIN`, the batch per iteration, the
 //! swappiness key, the counters it moves).
 
+mod common;
 use lrugen::kernel::Kernel;
-use lrugen::mm::memcg::{MemcgId, ROOT_MEMCG};
+use lrugen::mm::memcg::MemcgId;
 use lrugen::mm::pagecache::Advice;
 use lrugen::mm::vm::{vmf, MMAP_BASE_VPN};
 use lrugen::mm::vmstat::Stat;
-use lrugen::mm::{Machine, MachineConfig};
 use lrugen::reclaim::memory_reclaim::{self, ReclaimRequest, WriteErrno, PAGE_COUNTER_MAX};
-use lrugen::reclaim::mglru::{Mglru, MglruConfig, Profile};
+use lrugen::reclaim::mglru::{Mglru, Profile};
 use lrugen::workload::{Op, ANON_FILE};
 
 /// What a write parses to: pages and swappiness, or the errno's name.
@@ -84,20 +84,8 @@ type K = Kernel<Mglru>;
 
 /// A memcg with `file` clean file pages read once and `anon` anon pages stored, swap for them.
 fn filled(profile: Profile, file: u64, anon: u64) -> (K, MemcgId) {
-    let mut cfg = MachineConfig::simple(8192, 8192);
-    cfg.ra_pages = 0;
-    let mut m = Machine::new(cfg);
-    m.lru_cache_disabled = true;
-    let p = Mglru::new(
-        &m,
-        MglruConfig {
-            profile,
-            ..MglruConfig::default()
-        },
-    );
-    let mut k = Kernel::new(m, p);
-    let t = k.create_memcg(ROOT_MEMCG, "t");
-    let task = k.create_mm(t);
+    let (mut k, t, task) = common::mglru_setup(profile, 8192, 8192, None);
+    k.m.lru_cache_disabled = true;
     let f = k.m.create_file("f", file.max(1), Advice::Normal);
     for i in 0..file {
         k.step(Op::Read {

@@ -8,6 +8,7 @@
 //! classic LRU reads (the same `Profile`: `vma_has_recency`, `pageout_ignore_references`,
 //! `node_reclaim_stats`).
 
+mod common;
 use lrugen::kernel::{Access, Kernel};
 use lrugen::mm::memcg::{MemcgId, ROOT_MEMCG};
 use lrugen::mm::pagecache::Advice;
@@ -37,24 +38,9 @@ type Metrics = BTreeMap<String, i64>;
 /// (The `lru_add` batch is off — `lru_cache_disable` — so each step is visible at once; the
 /// `folio_batch_size_31` test turns it back on.)
 fn kernel(profile: Profile, pages: u64, swap: u64, limit: Option<u64>) -> (K, MemcgId, u32) {
-    let mut cfg = MachineConfig::simple(pages, swap);
-    cfg.ra_pages = 0;
-    let mut m = Machine::new(cfg);
-    m.debug_checks = true;
-    m.lru_cache_disabled = true;
-    let p = Mglru::new(
-        &m,
-        MglruConfig {
-            profile,
-            ..MglruConfig::default()
-        },
-    );
-    let mut k = Kernel::new(m, p);
-    let t = k.create_memcg(ROOT_MEMCG, "t");
-    if let Some(max) = limit {
-        k.m.memcgs[t].max = max;
-    }
-    let task = k.create_mm(t);
+    let (mut k, t, task) = common::mglru_setup(profile, pages, swap, limit);
+    k.m.debug_checks = true;
+    k.m.lru_cache_disabled = true;
     (k, t, task)
 }
 

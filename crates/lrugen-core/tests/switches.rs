@@ -11,8 +11,8 @@
 //! writes, refaults, and debugfs reads and writes (`+` with force_scan, `-` with `max`). Its
 //! fingerprint is the misses, `/proc/vmstat`, the `lru_gen_full` text and the debugfs results.
 
+mod common;
 use lrugen::kernel::Kernel;
-use lrugen::mm::memcg::ROOT_MEMCG;
 use lrugen::mm::pagecache::Advice;
 use lrugen::mm::vm::{vmf, Madv, MMAP_BASE_VPN};
 use lrugen::mm::{Machine, MachineConfig};
@@ -35,22 +35,7 @@ impl Rng {
 
 /// Everything one run of the script shows.
 fn fingerprint(profile: Profile, limit: Option<u64>, swap: u64) -> String {
-    let mut cfg = MachineConfig::simple(1536, swap);
-    cfg.ra_pages = 0;
-    let m = Machine::new(cfg);
-    let p = Mglru::new(
-        &m,
-        MglruConfig {
-            profile,
-            ..MglruConfig::default()
-        },
-    );
-    let mut k = Kernel::new(m, p);
-    let t = k.create_memcg(ROOT_MEMCG, "t");
-    if let Some(max) = limit {
-        k.m.memcgs[t].max = max;
-    }
-    let task = k.create_mm(t);
+    let (mut k, t, task) = common::mglru_setup(profile, 1536, swap, limit);
     let hot = k.m.create_file("hot", 256, Advice::Normal);
     let cold = k.m.create_file("cold", 4096, Advice::Normal);
     let mapped = k.m.create_file("mapped", 256, Advice::Normal);

@@ -52,6 +52,35 @@ fn kernel_with(mut cfg: MachineConfig) -> K {
     Kernel::new(m, p)
 }
 
+/// An MGLRU kernel of `profile` on a one-node machine of `pages` pages and `swap` swap pages,
+/// read-ahead off, a memcg `/t` (limited to `limit` pages if given) and a task charged to it;
+/// the `lru_add` batch and the invariant checker are left as `Machine::new` sets them.
+pub fn mglru_setup(
+    profile: lrugen::reclaim::mglru::Profile,
+    pages: u64,
+    swap: u64,
+    limit: Option<u64>,
+) -> (Kernel<lrugen::reclaim::mglru::Mglru>, MemcgId, u32) {
+    use lrugen::reclaim::mglru::{Mglru, MglruConfig};
+    let mut cfg = MachineConfig::simple(pages, swap);
+    cfg.ra_pages = 0;
+    let m = Machine::new(cfg);
+    let p = Mglru::new(
+        &m,
+        MglruConfig {
+            profile,
+            ..MglruConfig::default()
+        },
+    );
+    let mut k = Kernel::new(m, p);
+    let t = k.create_memcg(ROOT_MEMCG, "t");
+    if let Some(max) = limit {
+        k.m.memcgs[t].max = max;
+    }
+    let task = k.create_mm(t);
+    (k, t, task)
+}
+
 /// A kernel, a memcg `/t` and a task (address space) charged to it.
 pub fn setup(pages: u64, swap: u64) -> (K, MemcgId, u32) {
     let mut k = kernel(pages, swap);
