@@ -791,3 +791,33 @@ fn machine_kmem_takes_a_preset_or_a_table() {
     );
     assert_eq!(line, Some(3), "{msg}");
 }
+
+/// Engine runs report their length in virtual time (`virtual_s`); classic runs that end before
+/// the memcg statistics' first periodic flush (2 s) under a profile that flushes only
+/// rate-limited get a note in the table, and not when the switch is off (6.1's rule) or the
+/// policy reads no flushed statistics (MGLRU).
+#[test]
+fn short_classic_runs_are_noted() {
+    let text = TINY.replace("[sweep]\n\"memcg.max\" = [\"512K\", 256]\n", "") + "[engine]\ncpus = 1\njobs = 1\n";
+    let text = text.replace("repetitions = 2\n", "repetitions = 1\n");
+    let run = |text: &str| {
+        let e = parse(text).unwrap();
+        experiment::run(&e, Some(1), &|_, _| {}).unwrap()
+    };
+    let r = run(&text);
+    for c in r.cells.iter().filter(|c| c.policy != "lru") {
+        let t = c.metrics["virtual_s"];
+        assert!(t > 0.0 && t < 2.0, "{}: {t} s", c.policy);
+    }
+    let t = output::table(&r);
+    assert!(
+        t.contains("note: 1 classic run(s) lasted under 2 s of virtual time"),
+        "{t}"
+    );
+    let off = run(&format!(
+        "{text}[mglru.switches]\nreclaim_ratelimited_stats_flush = false\n"
+    ));
+    assert!(!output::table(&off).contains("note: "), "{}", output::table(&off));
+    let mglru_only = run(&text.replace("[\"mglru\", \"classic\", \"lru\"]", "[\"mglru\"]"));
+    assert!(!output::table(&mglru_only).contains("note: "));
+}

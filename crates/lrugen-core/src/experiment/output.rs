@@ -339,6 +339,9 @@ pub fn table(r: &Results) -> String {
     for row in &rows {
         line(row);
     }
+    if let Some(note) = short_run_note(r) {
+        out.push_str(&note);
+    }
     if metrics.contains(&"minor_faults") {
         out.push_str(
             "accesses = hits + minor faults (no I/O: first touch, a whole-page write, a page found in the \
@@ -346,6 +349,50 @@ pub fn table(r: &Results) -> String {
         );
     }
     out
+}
+
+/// A warning when classic-LRU runs ended before the memcg statistics' first periodic flush
+/// (`FLUSH_TIME_NS`, 2 s of virtual time) under a profile whose reclaim flushes only
+/// rate-limited (`reclaim_ratelimited_stats_flush`, 6.12 on): the classic LRU's list balance and
+/// refault distance then read the memcg's statistics as they were at its creation all run long,
+/// which a real run, lasting minutes, never does.
+fn short_run_note(r: &Results) -> Option<String> {
+    let e = &r.experiment;
+    let limit = crate::mm::rstat::FLUSH_TIME_NS as f64 / 1e9;
+    let mut short: Vec<(String, f64)> = Vec::new();
+    for p in &e.points {
+        if !p.config.mglru.profile.switches.reclaim_ratelimited_stats_flush {
+            continue;
+        }
+        for v in e
+            .variants
+            .iter()
+            .filter(|v| v.policy == crate::sim::PolicyKind::Classic)
+        {
+            for c in r
+                .cells
+                .iter()
+                .filter(|c| c.cell.point == p.index && c.policy == v.label)
+            {
+                if let Some(&t) = c.metrics.get("virtual_s") {
+                    if t < limit {
+                        short.push((v.label.clone(), t));
+                    }
+                }
+            }
+        }
+    }
+    if short.is_empty() {
+        return None;
+    }
+    let max = short.iter().map(|x| x.1).fold(0.0, f64::max);
+    Some(format!(
+        "note: {} {} run(s) lasted under {limit} s of virtual time (longest {max:.2} s), less than the period of \
+         the memcg statistics flush: from 6.12 the classic LRU read its memcg's statistics as at creation \
+         all run long (a scale artefact, not the kernel's behaviour over a real run; docs/mglru-fg.md)\n",
+        short.len(),
+        short[0].0
+    ))
 }
 
 #[cfg(test)]

@@ -116,6 +116,7 @@ pub fn unit_of(metric: &str) -> Unit {
         "direct_reclaim_ms" => ("direct reclaim time (ms, virtual)", 1.0, false),
         "kswapd_ms" => ("kswapd time (ms, virtual)", 1.0, false),
         "ops_per_sec" => ("throughput (operations per second)", 1.0, false),
+        "virtual_s" => ("run time (s, virtual)", 1.0, false),
         other => {
             return Unit {
                 label: other.replace('_', " "),

@@ -174,6 +174,8 @@ pub fn metrics_of(r: &RunResult) -> (Metrics, Series) {
         // the benchmark's own throughput: YCSB operations or memtier requests, else I/Os
         let requests: f64 = e.requests.iter().map(|q| q.per_sec).sum();
         put("ops_per_sec", if e.requests.is_empty() { e.iops } else { requests });
+        // how long the run lasted in virtual time (what the kernel's timers see)
+        put("virtual_s", e.elapsed_ns as f64 / 1e9);
     }
     let mut s = Series::new();
     if !r.series.is_empty() {

@@ -51,6 +51,7 @@ pub const METRICS: &[&str] = &[
     "direct_reclaim_ms",
     "kswapd_ms",
     "ops_per_sec",
+    "virtual_s",
 ];
 
 /// Default number of samples of a run's state over time.
