@@ -11,6 +11,7 @@ Reads each DIR/summary.csv (means and 95 % CIs over the repetitions, the differe
 baseline) and prints one Markdown row per policy, in the presets' order.
 """
 import csv
+import json
 import os
 import sys
 
@@ -40,7 +41,6 @@ def main(out):
             sys.exit(f"{path}: missing (run lrugen exp examples/fg-{p}.toml --out {os.path.join(out, p)})")
         rows = list(csv.DictReader(open(path)))
         res = os.path.join(out, p, "results.json")
-        import json
         metric = json.load(open(res))["experiment"]["metric"]
         policies = []
         for r in rows:
