@@ -46,6 +46,11 @@ struct Cli {
 enum Cmd {
     /// Run a workload or a trace under one or more policies and compare them.
     Run(Box<RunArgs>),
+    /// Why policy A misses more (or less) than policy B on one workload: both replay the identical
+    /// stream with every page's faults, evictions and refaults recorded, and the difference is
+    /// decomposed by page type, region, access frequency, reuse distance, page outcome, mechanism
+    /// and time; --ablate reruns with each MGLRU switch flipped (docs/explain.md).
+    Explain(Box<ExplainArgs>),
     /// Measure simulated accesses per second of each policy on a trace. Each trace's first row,
     /// policy `bare`, is the replay loop alone: the trace's dense ids read back as a run reads
     /// them, with no policy (hit ratio `-`), the ceiling of any policy's rate.
@@ -111,12 +116,8 @@ struct RunArgs {
     /// with a profile of its own, e.g. mglru@7.2 or mglru@mglru-fg+fg_refault_distance=true),
     /// classic, lru, opt, and the cache zoo (libCacheSim's): fifo, clock, sieve, s3fifo, arc, 2q, lirs.
     /// `--policy mglru-fg,mglru@7.2,classic` compares FG with 7.2 and classic.
-    #[arg(
-        long,
-        value_name = "LIST",
-        value_delimiter = ',',
-        default_value = "mglru,classic,lru,opt"
-    )]
+    /// (default `lrugen run`: mglru,classic,lru,opt; `lrugen explain`: mglru,classic, A then B.)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
     policy: Vec<String>,
     /// Kernel profile (MGLRU's, and the classic LRU's where a change touched it): a preset of
     /// behaviour switches, 6.1, 6.12, 6.17, 7.2, mainline or mglru-fg (the newest preset that
@@ -298,6 +299,33 @@ struct RunArgs {
 }
 
 #[derive(Args)]
+struct ExplainArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Windows of the run for the over-time view.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = count, allow_negative_numbers = true)]
+    windows: u64,
+    /// Seeds to repeat A and B (and the ablation) over, for 95% CIs of the difference; the tables
+    /// are of the first (--seed).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = count32, allow_negative_numbers = true)]
+    seeds: u32,
+    /// Rerun the MGLRU side (A, else B) with each named switch of its profile flipped, one at a
+    /// time, in parallel, and report how much of the difference each accounts for.
+    #[arg(long)]
+    ablate: bool,
+    /// Worker threads for the ablation (default: the cores; the results do not depend on it).
+    #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
+    threads: Option<u32>,
+    /// Write explanation.json, report.txt, classes.csv, windows.csv and the plots (SVG, PNG) into
+    /// this directory (written whole or not at all).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// With --out: write into a non-empty directory lrugen did not write.
+    #[arg(long, requires = "out")]
+    force: bool,
+}
+
+#[derive(Args)]
 struct BenchArgs {
     /// Traces to replay.
     #[arg(value_name = "TRACE", required = true)]
@@ -449,7 +477,31 @@ fn parse_enabled(s: &str) -> Result<u32, String> {
         .map_err(|_| format!("bad --lru-gen-enabled '{s}': expected y, n or a number such as 0x7"))
 }
 
-fn cmd_run(a: RunArgs) -> Result<(), String> {
+/// A fio job file's jobs and its `[global]` options, for fio's report.
+type FioDesc = (Vec<workload::gen::fiojob::JobDesc>, Vec<(String, String)>);
+
+/// What `lrugen run`'s options ask for, checked and built, before any run: the runs'
+/// configurations and their labels, the loaded trace or op file, and what the report prints.
+struct RunPlan {
+    cfgs: Vec<RunConfig>,
+    /// A row label per run (`mglru-7.2`, `mglru-fg`), `None` for the policy's own name.
+    labels: Vec<Option<String>>,
+    trace: Option<workload::LoadedTrace>,
+    opfile: Option<lrugen_kernel::ops::OpFile>,
+    spec: WorkloadSpec,
+    /// The policies left out, said so.
+    note: Option<String>,
+    memory: u64,
+    limit: u64,
+    swap: u64,
+    nr_mglru: usize,
+    /// A fio job file's jobs and global options (its report).
+    fio_desc: Option<FioDesc>,
+    jobs: u32,
+}
+
+/// Check `lrugen run`'s options and build its runs ([`RunPlan`]); nothing is run.
+fn plan_run(a: &RunArgs) -> Result<RunPlan, String> {
     checks::memory_budget(a.memory_budget.as_deref())?;
     let mut runs = parse_run_policies(&a.policy)?;
     // fio's report is of one kernel-policy run: refused before running, not after
@@ -880,6 +932,40 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
             )
         }
     });
+    Ok(RunPlan {
+        cfgs,
+        labels,
+        trace,
+        opfile,
+        spec,
+        note,
+        memory,
+        limit,
+        swap,
+        nr_mglru,
+        fio_desc,
+        jobs,
+    })
+}
+
+fn cmd_run(mut a: RunArgs) -> Result<(), String> {
+    if a.policy.is_empty() {
+        a.policy = ["mglru", "classic", "lru", "opt"].map(String::from).to_vec();
+    }
+    let RunPlan {
+        cfgs,
+        labels,
+        trace,
+        opfile,
+        spec,
+        note,
+        memory,
+        limit,
+        swap,
+        nr_mglru,
+        fio_desc,
+        jobs,
+    } = plan_run(&a)?;
     let mut peaks = a.stats.then(PeakRss::start);
     let mut results = match (&opfile, &a.ops) {
         (Some(o), Some(path)) => {
@@ -1000,6 +1086,123 @@ fn cmd_run(a: RunArgs) -> Result<(), String> {
         out!("\n{}", run_stats(&results, p));
     }
     write_failed()
+}
+
+fn cmd_explain(mut x: ExplainArgs) -> Result<(), String> {
+    let a = &mut x.run;
+    if a.policy.is_empty() {
+        a.policy = ["mglru", "classic"].map(String::from).to_vec();
+    }
+    if a.policy.len() != 2 {
+        return Err(format!(
+            "--policy {}: explain compares two policies, A and B; expected two entries, e.g. \
+             --policy mglru,classic or --policy mglru@6.12,mglru@6.1",
+            a.policy.join(",")
+        ));
+    }
+    if a.fio.is_some() || a.memtier.is_some() || a.jobs.is_some() || a.debugfs_write.is_some() {
+        return Err(
+            "explain replays one stream without the virtual-time engine: --fio, --memtier, --jobs and \
+             --debugfs-write are not taken (use --workload fio or ycsb for one stream of them)"
+                .into(),
+        );
+    }
+    if x.seeds == 0 || x.windows == 0 {
+        return Err("--seeds and --windows: expected at least 1".into());
+    }
+    let plan = plan_run(a)?;
+    if plan.cfgs.len() != 2 {
+        return Err(format!(
+            "--policy {}: expected two different kernel policies (mglru, mglru@PROFILE, mglru-fg, classic)",
+            a.policy.join(",")
+        ));
+    }
+    let names: Vec<String> = plan
+        .cfgs
+        .iter()
+        .zip(&plan.labels)
+        .map(|(c, l)| match (l, c.policy) {
+            (Some(l), _) => l.clone(),
+            (None, PolicyKind::Mglru) => format!("mglru-{}", c.mglru.profile.label()),
+            (None, p) => p.name().to_string(),
+        })
+        .collect();
+    let staging = match &x.out {
+        Some(dir) => Some(lrugen::experiment::outdir::Staging::prepare(
+            lrugen::experiment::outdir::Request {
+                flag: "--out",
+                target: dir,
+                kind: lrugen::experiment::outdir::EXPLAIN,
+                of: std::collections::BTreeMap::from([
+                    ("workload".to_string(), plan.spec.describe()),
+                    ("a".to_string(), names[0].clone()),
+                    ("b".to_string(), names[1].clone()),
+                ]),
+                force: x.force,
+                resume: false,
+            },
+        )?),
+        None => None,
+    };
+    let threads = x
+        .threads
+        .map(|t| t as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let opts = lrugen::explain::study::Options {
+        windows: x.windows,
+        seeds: x.seeds,
+        ablate: x.ablate,
+        threads,
+    };
+    let runs = 2 * x.seeds as u64
+        + if x.ablate {
+            lrugen::reclaim::mglru::Switches::NAMES.len() as u64 * x.seeds as u64
+        } else {
+            0
+        };
+    eprintln!("lrugen: explain: {runs} runs of {}", plan.spec.describe());
+    let study = lrugen::explain::study::explain(&names[0], &plan.cfgs[0], &names[1], &plan.cfgs[1], plan.trace, &opts)
+        .map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&study).expect("JSON");
+    let text = format!(
+        "workload: {}\nmachine: memcg /t memory.max {} pages ({} MiB), swap {} MiB, swappiness {}\n\n{}",
+        plan.spec.describe(),
+        plan.limit,
+        plan.limit * 4 / 1024,
+        plan.swap * 4 / 1024,
+        a.swappiness,
+        lrugen::explain::report::format_table(&study)
+    );
+    if let Some(staging) = staging {
+        let dir = staging.dir().to_path_buf();
+        let write = |name: &str, body: &str| {
+            std::fs::write(dir.join(name), body).map_err(|e| format!("--out {}: {name}: {e}", dir.display()))
+        };
+        write("explanation.json", &json)?;
+        write("report.txt", &text)?;
+        write("classes.csv", &lrugen::explain::report::classes_csv(&study.explanation))?;
+        write("windows.csv", &lrugen::explain::report::windows_csv(&study.explanation))?;
+        let mut written = vec!["explanation.json, report.txt, classes.csv, windows.csv".to_string()];
+        match lrugen::explain::report::write_plots(&study, &dir) {
+            Ok(f) => written.push(format!("{} plots (SVG and PNG)", f.len())),
+            Err(e) if e.contains("font") => eprintln!("lrugen: warning: plots skipped: {e}"),
+            Err(e) => return Err(e),
+        }
+        staging.commit()?;
+        if !a.json {
+            out!("{text}");
+        }
+        outln!(
+            "\nwrote {}: {}",
+            x.out.as_ref().map_or(String::new(), |p| p.display().to_string()),
+            written.join(", ")
+        );
+    } else if a.json {
+        outln!("{json}");
+    } else {
+        out!("{text}");
+    }
+    Ok(())
 }
 
 /// The process's peak resident set in bytes: `VmHWM` of `/proc/self/status` (Linux), `None` where
@@ -1311,6 +1514,7 @@ fn main() -> ExitCode {
     let r = match cli.cmd {
         None => cmd_default(),
         Some(Cmd::Run(a)) => cmd_run(*a),
+        Some(Cmd::Explain(a)) => cmd_explain(*a),
         Some(Cmd::Bench(a)) => cmd_bench(a),
         Some(Cmd::Exp(a)) => exp::cmd_exp(a),
         Some(Cmd::Kernel(a)) => kernel::cmd_kernel(*a),

@@ -210,6 +210,18 @@ const CASES: &[Case] = &[
         &["--access", "unknown access \"swap\"", "file, mmap, anon or mixed"],
     ),
     case(&["run", "--access", "anon"], 2, &["--trace"]),
+    case(
+        &["explain", "--policy", "mglru"],
+        1,
+        &["--policy mglru", "expected two entries"],
+    ),
+    case(
+        &["explain", "--policy", "mglru,lru", "--accesses", "10"],
+        1,
+        &["policy lru", "expected mglru or classic"],
+    ),
+    case(&["explain", "--jobs", "2"], 1, &["one stream", "--jobs"]),
+    case(&["explain", "--seeds", "0"], 1, &["--seeds", "at least 1"]),
     case(&["run", "--runtime-ms", "0"], 1, &["--runtime-ms", "at least 1 ms"]),
     case(
         &["run", "--trace", "{d}/high.index32"],

@@ -18,6 +18,7 @@
 
 pub mod budget;
 pub mod experiment;
+pub mod explain;
 pub mod kernel;
 pub mod mm;
 pub mod reclaim;

@@ -55,7 +55,14 @@ pub const KERNEL: Kind = Kind {
     resumable: false,
 };
 
-const KINDS: [Kind; 2] = [EXP, KERNEL];
+/// `lrugen explain --out`.
+pub const EXPLAIN: Kind = Kind {
+    command: "lrugen explain",
+    marker: ".lrugen-explain.json",
+    resumable: false,
+};
+
+const KINDS: [Kind; 3] = [EXP, KERNEL, EXPLAIN];
 
 /// The marker file's content.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -223,7 +223,7 @@ pub fn draw_legend<'a, DB: DrawingBackend + 'a>(
 }
 
 /// A policy's value with its 95% CI: (label, value, half-width).
-type Bar = (String, f64, Option<f64>);
+pub type Bar = (String, f64, Option<f64>);
 
 /// Half-width in pixels of a whisker's caps.
 const CAP: i32 = 9;
@@ -332,7 +332,7 @@ fn delta_range(points: &[Bar]) -> std::ops::Range<f64> {
 /// Dot-and-whisker: each policy's difference from the baseline (a dot) with its 95% CI (a whisker
 /// with caps), on an axis around zero (a line at zero: the baseline), each dot labelled with its
 /// value.
-fn draw_delta<DB: DrawingBackend>(
+pub fn draw_delta<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     (x_desc, y_desc): (&str, &str),

@@ -346,6 +346,8 @@ pub struct Machine {
     /// The page cache's xarray leaves that hold only shadow entries, per lruvec
     /// (`shadow_nodes`), for the shadow shrinker (`reclaim::shrinker`).
     pub shadow_lru: pagecache::ShadowLru,
+    /// `lrugen explain`'s recorder (off: `None`; see [`crate::explain`]).
+    pub explain: Option<Box<crate::explain::Recorder>>,
 }
 
 /// Hint the CPU to load the cache line holding `*r` (read, all cache levels) and go on without
@@ -421,6 +423,7 @@ impl Machine {
             zram_pool: Vec::new(),
             zram_bytes: 0,
             shadow_lru: pagecache::ShadowLru::default(),
+            explain: None,
             work: [Work::default(); 2],
             ctx: CTX_TASK,
             rmap_count: std::cell::Cell::new(0),
@@ -1002,6 +1005,9 @@ impl Machine {
         debug_assert!(f.test(pg::ALLOCATED));
         debug_assert!(!f.test(pg::LRU) && f.mapcount == 0);
         self.lru_add.remove(id);
+        if let Some(x) = self.explain.as_deref_mut() {
+            x.freed(id)
+        }
         self.nodes[f.node()].zones[f.zone()].give(&mut self.folios, id);
         self.count_vm_events(Stat::Pgfree, 1);
     }

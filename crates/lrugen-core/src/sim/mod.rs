@@ -214,6 +214,8 @@ pub struct RunResult {
     /// The model's state at the end of a kernel-policy run, bytes (`Machine::state_bytes`: the
     /// state that grows with the pages touched).
     pub state_bytes: Option<u64>,
+    /// What `lrugen explain`'s recorder saw (runs of [`run_recorded`] only).
+    pub recording: Option<Box<crate::explain::Recording>>,
 }
 
 fn one() -> u32 {
@@ -384,14 +386,21 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
 
 /// Run `cfg`. `trace` may carry an already loaded trace (shared by the runs of a comparison).
 pub fn run(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_>) -> Result<RunResult, RunError> {
-    let mut r = run_policy(cfg, trace, progress)?;
+    let mut r = run_policy(cfg, trace, progress, None)?;
     if cfg.policy == PolicyKind::Mglru {
         r.profile = Some(cfg.mglru.profile.label());
     }
     Ok(r)
 }
 
-fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_>) -> Result<RunResult, RunError> {
+/// One run of `cfg`; with `record`, `lrugen explain`'s recorder on, with that many windows (one
+/// stream only: [`run_recorded`] refuses the rest before calling this).
+fn run_policy(
+    cfg: &RunConfig,
+    trace: Option<LoadedTrace>,
+    progress: Progress<'_>,
+    record: Option<u64>,
+) -> Result<RunResult, RunError> {
     let (mut m, t) = build_machine(cfg)?;
     let mix = matches!(cfg.workload, WorkloadSpec::Mix { .. });
     if mix && !cfg.policy.is_kernel() {
@@ -453,6 +462,11 @@ fn run_policy(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_
         return Ok(r);
     }
     let stream = Stream::new(&cfg.workload, &mut m, t, cfg.seed, trace)?;
+    if let Some(windows) = record {
+        let max = m.memcgs[t].max.min(m.cfg.total_pages());
+        let rec = crate::explain::Recorder::new(m.cfg.total_pages(), stream.nr_keys, stream.len, windows, max);
+        m.explain = Some(Box::new(rec));
+    }
     let start = std::time::Instant::now();
     let mut r = match cfg.policy {
         PolicyKind::Classic => {
@@ -657,6 +671,7 @@ fn empty_result(policy: &str) -> RunResult {
         series: Vec::new(),
         engine: None,
         state_bytes: None,
+        recording: None,
     }
 }
 
@@ -721,6 +736,9 @@ pub fn run_kernel<P: Policy>(
         let a = k.step(s.op);
         match a {
             Ok(a) => {
+                if k.m.explain.is_some() {
+                    crate::explain::Recorder::after_step(&mut k.m, &s, a);
+                }
                 if s.measure {
                     r.accesses += 1;
                     match a {
@@ -797,11 +815,45 @@ pub fn run_kernel<P: Policy>(
     r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
     r.memcg = Some(k.m.memcgs[t].path.clone());
     r.capacity_pages = k.m.memcgs[t].max.min(k.m.cfg.total_pages());
+    if let Some(x) = k.m.explain.take() {
+        r.recording = Some(Box::new(x.finish(&k.m)));
+    }
     Ok(r)
 }
 
-/// Replay `stream`'s page keys through `cache` one step at a time, counting the measured ones in
-/// `r`.
+/// [`run`] with `lrugen explain`'s recorder on ([`crate::explain`]): the same run, bit for bit,
+/// with [`RunResult::recording`] filled in; `windows` windows of steps. A kernel policy replaying
+/// one stream: runs in virtual time (the engine, a mix, YCSB clients, fio's iodepth) and the
+/// reference caches are refused.
+pub fn run_recorded(
+    cfg: &RunConfig,
+    trace: Option<LoadedTrace>,
+    windows: u64,
+    progress: Progress<'_>,
+) -> Result<RunResult, RunError> {
+    if !cfg.policy.is_kernel() {
+        return Err(RunError::Config(format!(
+            "policy {}: explain records the kernel models' evictions; expected mglru or classic",
+            cfg.policy.name()
+        )));
+    }
+    let tasks = matches!(cfg.workload, WorkloadSpec::Mix { .. })
+        || matches!(cfg.workload, WorkloadSpec::Ycsb { threadcount, .. } if threadcount > 1)
+        || matches!(cfg.workload, WorkloadSpec::Fio { iodepth, .. } if iodepth > 1);
+    if cfg.engine.is_some() || tasks || cfg.jobs != 1 {
+        return Err(RunError::Config(
+            "explain replays one stream without the virtual-time engine; this run has tasks in virtual \
+             time (a mix, jobs, YCSB clients, fio's iodepth, a benchmark's input or an engine flag)"
+                .into(),
+        ));
+    }
+    let mut r = run_policy(cfg, trace, progress, Some(windows))?;
+    if cfg.policy == PolicyKind::Mglru {
+        r.profile = Some(cfg.mglru.profile.label());
+    }
+    Ok(r)
+}
+
 fn replay<C: lrugen_cache::CachePolicy>(mut cache: C, stream: &mut Stream, r: &mut RunResult, progress: Progress<'_>) {
     let total = stream.len;
     // a trace's ids straight from its chunks: the loop is the cache's alone

@@ -95,6 +95,15 @@ impl Classic {
     /// `workingset_eviction`: the shadow for a folio reclaimed on behalf of `target`.
     pub fn workingset_eviction(&mut self, m: &mut Machine, id: FolioId, target: Option<MemcgId>) -> u64 {
         let f = m.folios[id];
+        if let Some(x) = m.explain.as_deref_mut() {
+            x.evicted(
+                id,
+                crate::explain::Evicted::Classic {
+                    workingset: f.test(pg::WORKINGSET),
+                    referenced: f.test(pg::REFERENCED),
+                },
+            )
+        }
         let memcg = target.unwrap_or(ROOT_MEMCG);
         let node = f.node();
         let lv = m.lruvec(memcg, node);
@@ -130,6 +139,9 @@ impl Classic {
         // 6.1's `mem_cgroup_flush_stats_delayed`, later `workingset_test_recent`'s rate-limited flush
         m.flush_stats_ratelimited();
         let (recent, workingset) = self.workingset_test_recent(m, shadow, file);
+        if let Some(x) = m.explain.as_deref_mut() {
+            x.refault_verdict(id, recent)
+        }
         if !recent {
             return;
         }

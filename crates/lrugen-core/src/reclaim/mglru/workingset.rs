@@ -57,6 +57,15 @@ pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
     let tier = pid::tier_from_refs(p.sw(), refs, ws);
     let lv = p.lv_of(&f);
     let min_seq = p.lruvecs[lv].min_seq[t];
+    if let Some(x) = m.explain.as_deref_mut() {
+        x.evicted(
+            id,
+            crate::explain::Evicted::Mglru {
+                age: p.lruvecs[lv].max_seq - min_seq,
+                tier,
+            },
+        )
+    }
     // v3 (inferred: the token layout): FG's 0..=7 does not fit the 2-bit field, so the shadow
     // keeps the tier there, and `refs ≥ 2` as its workingset bit
     let low = if fg { tier as u64 } else { refs.saturating_sub(1) as u64 };
@@ -150,6 +159,9 @@ pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64,
     let Some(recent) = lru_gen_test_recent(p, m, &s, t) else {
         return;
     };
+    if let Some(x) = m.explain.as_deref_mut() {
+        x.refault_verdict(id, recent)
+    }
     let lv = p.lv_of(&f);
     let (refault, activate, restore) = refault_stats(t == FILE);
     if distance_on(p) || fg_distance(p) {

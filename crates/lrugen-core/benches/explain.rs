@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Issue #17's cost of `lrugen explain`'s per-page recording: the same run with the recorder off
+//! (`sim::run`) and on (`sim::run_recorded`), for MGLRU and the classic LRU, on the default
+//! workload (buffered Zipf 0.9 reads over 4 x 32 MiB files in a 64 MiB memcg, 500,000 reads) and
+//! on the OLTP trace (a shared trace: skipped with a note when missing). The issue asks for at most
+//! 2x the run's time. The recorder's memory is dense arrays: 40 bytes per key of the stream (its
+//! pages) and 5 per page frame of the machine, nothing per access.
+
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
+use lrugen::mm::MachineConfig;
+use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
+use lrugen::workload::{self, WorkloadSpec};
+use lrugen_trace::testdata::shared_trace;
+use std::hint::black_box;
+use std::time::Duration;
+
+fn config(workload: WorkloadSpec, policy: PolicyKind, max: u64) -> RunConfig {
+    RunConfig {
+        machine: MachineConfig::simple(max + 16_384, 0),
+        memcg: MemcgConfig {
+            max: Some(max),
+            ..Default::default()
+        },
+        workload,
+        policy,
+        seed: 1,
+        capacity: Some(max),
+        check: false,
+        mglru: Default::default(),
+        debugfs_every: None,
+        debugfs_write: None,
+        sample_every: None,
+        engine: None,
+        jobs: 1,
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut cases = vec![(
+        "default",
+        WorkloadSpec::FileRead {
+            files: 4,
+            file_pages: 8192,
+            dist: "zipf:0.9".parse().expect("dist"),
+            accesses: 500_000,
+        },
+        16_384u64,
+        None,
+    )];
+    match shared_trace("arc/OLTP.lis.zst") {
+        Some(path) => {
+            let t = workload::load_trace(&path).expect("OLTP trace");
+            cases.push((
+                "OLTP",
+                WorkloadSpec::Trace {
+                    path,
+                    format: None,
+                    access: Default::default(),
+                },
+                4096,
+                Some(t),
+            ));
+        }
+        None => eprintln!("note: the OLTP trace is missing (../shared/traces/arc; see its README): its rows skipped"),
+    }
+    let mut g = c.benchmark_group("explain");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(5));
+    for (name, w, max, trace) in cases {
+        for policy in [PolicyKind::Mglru, PolicyKind::Classic] {
+            let cfg = config(w.clone(), policy, max);
+            g.bench_function(format!("{name}/{}/plain", policy.name()), |b| {
+                b.iter(|| black_box(sim::run(&cfg, trace.clone(), &mut |_, _| {}).expect("run").misses))
+            });
+            g.bench_function(format!("{name}/{}/recorded", policy.name()), |b| {
+                b.iter(|| {
+                    black_box(
+                        sim::run_recorded(&cfg, trace.clone(), 20, &mut |_, _| {})
+                            .expect("run")
+                            .misses,
+                    )
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

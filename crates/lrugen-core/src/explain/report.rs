@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! An explanation as a person reads it (a summary with the largest contributions first, then the
+//! tables), as CSV, and as plots (Δ misses by class, misses over time, the switch ablation).
+
+use super::study::Study;
+use super::Explanation;
+use crate::experiment::plot::{self, Area, Bar};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+fn pct(x: f64, total: f64) -> String {
+    if total == 0.0 {
+        "-".into()
+    } else {
+        format!("{:+.2}%", 100.0 * x / total)
+    }
+}
+
+fn share(x: i64, delta: i64) -> String {
+    if delta == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * x as f64 / delta as f64)
+    }
+}
+
+/// The dimensions the summary draws its contributions from (the others restate them).
+const SUMMARY_DIMENSIONS: [&str; 4] = ["mechanism", "page outcome", "region", "reuse distance"];
+
+/// The three largest contributions to Δ: per informative dimension its largest class (same sign
+/// as Δ when Δ ≠ 0), the three largest of those, as sentences.
+pub fn summary(s: &Study) -> Vec<String> {
+    let e = &s.explanation;
+    let mut best: Vec<(i64, String)> = Vec::new();
+    for d in &e.dimensions {
+        // a dimension of one class (one file) restates the total
+        if !SUMMARY_DIMENSIONS.iter().any(|n| d.name.starts_with(n)) || d.rows.len() < 2 {
+            continue;
+        }
+        let top = d
+            .rows
+            .iter()
+            .filter(|r| e.delta == 0 || r.delta.signum() == e.delta.signum())
+            .max_by_key(|r| (r.delta.unsigned_abs(), std::cmp::Reverse(r.class.clone())));
+        if let Some(r) = top.filter(|r| r.delta != 0) {
+            let dim = d.name.split(" (").next().unwrap_or(&d.name);
+            best.push((
+                r.delta,
+                format!(
+                    "{dim} '{}': {:+} misses ({} of the difference; A {}, B {})",
+                    r.class,
+                    r.delta,
+                    share(r.delta, e.delta),
+                    r.a,
+                    r.b
+                ),
+            ));
+        }
+    }
+    best.sort_by_key(|b| std::cmp::Reverse(b.0.unsigned_abs()));
+    let mut out: Vec<String> = best.into_iter().take(3).map(|b| b.1).collect();
+    if let Some(ab) = &s.ablation {
+        for sw in ab.switches.iter().take(3) {
+            out.push(format!(
+                "switch {} (flipped to {} on {}): {:+.1}{} misses of the difference disappear ({})",
+                sw.switch,
+                sw.flipped_to,
+                ab.side,
+                sw.accounts_for,
+                sw.ci95.map_or(String::new(), |c| format!(" ± {c:.1}")),
+                sw.share_pct.map_or("-".into(), |p| format!("{p:.1}% of it"))
+            ));
+        }
+    }
+    out
+}
+
+/// The study as a readable report: the headline, the summary, each dimension's table, each
+/// side's evictions, the windows and the ablation.
+pub fn format_table(s: &Study) -> String {
+    let e = &s.explanation;
+    let mut o = String::new();
+    let (na, nb) = (&e.a.policy, &e.b.policy);
+    let _ = writeln!(
+        o,
+        "misses: A = {na} {}, B = {nb} {}, delta A-B = {:+} ({} of B's)",
+        e.a.misses,
+        e.b.misses,
+        e.delta,
+        pct(e.delta as f64, e.b.misses as f64)
+    );
+    if s.deltas.len() > 1 {
+        let _ = writeln!(
+            o,
+            "over {} seeds: delta {:+.1}{} (the tables below are of the first seed)",
+            s.deltas.len(),
+            s.delta_mean,
+            s.delta_ci95.map_or(String::new(), |c| format!(" ± {c:.1} (95% CI)"))
+        );
+    }
+    let _ = writeln!(o, "\nlargest contributions:");
+    let sum = summary(s);
+    if sum.is_empty() {
+        let _ = writeln!(o, "  (none: both policies miss on the same pages as often)");
+    }
+    for (i, l) in sum.iter().enumerate() {
+        let _ = writeln!(o, "  {}. {l}", i + 1);
+    }
+    let w = e
+        .dimensions
+        .iter()
+        .flat_map(|d| d.rows.iter().map(|r| r.class.len()))
+        .chain([12])
+        .max()
+        .unwrap_or(12);
+    for d in &e.dimensions {
+        let _ = writeln!(o, "\nby {}", d.name);
+        let _ = writeln!(
+            o,
+            "  {:<w$} {:>10} {:>10} {:>10} {:>9}",
+            "class", "A", "B", "delta", "of delta"
+        );
+        for r in &d.rows {
+            let _ = writeln!(
+                o,
+                "  {:<w$} {:>10} {:>10} {:>+10} {:>9}",
+                r.class,
+                r.a,
+                r.b,
+                r.delta,
+                share(r.delta, e.delta)
+            );
+        }
+    }
+    for (tag, side) in [("A", &e.a), ("B", &e.b)] {
+        let _ = writeln!(
+            o,
+            "\n{tag} = {}: evictions by what the policy knew of the page (misses: measured misses of pages last evicted so)",
+            side.policy
+        );
+        let _ = writeln!(o, "  {:<32} {:>10} {:>10}", "class", "evictions", "misses");
+        for d in &side.evictions {
+            let _ = writeln!(o, "  {:<32} {:>10} {:>10}", d.class, d.evictions, d.misses);
+        }
+        let _ = writeln!(
+            o,
+            "  {:<32} {:>10}",
+            "read ahead, never accessed", side.untagged_evictions
+        );
+    }
+    let _ = writeln!(o, "\nover time (windows of steps)");
+    let _ = writeln!(
+        o,
+        "  {:>12} {:>12} {:>10} {:>10} {:>10}",
+        "from step", "to step", "A", "B", "delta"
+    );
+    for win in &e.windows {
+        let _ = writeln!(
+            o,
+            "  {:>12} {:>12} {:>10} {:>10} {:>+10}",
+            win.start, win.end, win.a, win.b, win.delta
+        );
+    }
+    if let Some(ab) = &s.ablation {
+        let _ = writeln!(
+            o,
+            "\nswitch ablation: {} rerun with each switch flipped, one at a time; 'accounts for' = delta - delta with the switch flipped",
+            ab.side
+        );
+        let _ = writeln!(
+            o,
+            "  {:<40} {:>10} {:>20} {:>10}",
+            "switch (flipped to)", "", "accounts for", "of delta"
+        );
+        for sw in &ab.switches {
+            let _ = writeln!(
+                o,
+                "  {:<40} {:>10} {:>20} {:>10}",
+                sw.switch,
+                sw.flipped_to,
+                format!(
+                    "{:+.1}{}",
+                    sw.accounts_for,
+                    sw.ci95.map_or(String::new(), |c| format!(" ± {c:.1}"))
+                ),
+                sw.share_pct.map_or("-".into(), |p| format!("{p:.1}%"))
+            );
+        }
+        let _ = writeln!(
+            o,
+            "  no effect here ({}): {}",
+            ab.no_effect.len(),
+            ab.no_effect.join(", ")
+        );
+    }
+    o
+}
+
+/// `windows.csv`: one line per window.
+pub fn windows_csv(e: &Explanation) -> String {
+    let mut s = String::from("start,end,a,b,delta\n");
+    for w in &e.windows {
+        let _ = writeln!(s, "{},{},{},{},{}", w.start, w.end, w.a, w.b, w.delta);
+    }
+    s
+}
+
+/// `classes.csv`: one line per class of every dimension.
+pub fn classes_csv(e: &Explanation) -> String {
+    let mut s = String::from("dimension,class,a,b,delta\n");
+    for d in &e.dimensions {
+        for r in &d.rows {
+            let _ = writeln!(s, "\"{}\",\"{}\",{},{},{}", d.name, r.class, r.a, r.b, r.delta);
+        }
+    }
+    s
+}
+
+/// Draw the plots into `dir` (SVG and PNG each): `delta_by_class` (each summary dimension's
+/// classes), `misses_over_time` (cumulative misses of A and B), `ablation` (with 95% CIs over
+/// seeds) when there is one. The files written; an error when no font can be found.
+pub fn write_plots(s: &Study, dir: &Path) -> Result<Vec<PathBuf>, String> {
+    plot::ensure_font()?;
+    let e = &s.explanation;
+    let mut out = Vec::new();
+    let mut classes: Vec<Bar> = Vec::new();
+    for d in &e.dimensions {
+        if d.name.starts_with("mechanism") || d.name.starts_with("page outcome") {
+            for r in d.rows.iter().filter(|r| r.delta != 0) {
+                classes.push((r.class.clone(), r.delta as f64, None));
+            }
+        }
+    }
+    let title = format!("misses {} - {} by class (delta {:+})", e.a.policy, e.b.policy, e.delta);
+    let draw = |area: Area<'_>| {
+        let desc = ("class (mechanism, then page outcome)", "delta misses (A - B)");
+        match area {
+            Area::Svg(a) => plot::draw_delta(&a, &title, desc, "", &classes),
+            Area::Png(a) => plot::draw_delta(&a, &title, desc, "", &classes),
+        }
+    };
+    plot::svg_and_png(dir, "delta_by_class", (1100, 560), &mut out, &draw)?;
+    let cumulative = |f: &dyn Fn(&super::Window) -> u64| {
+        let mut sum = 0u64;
+        let mut pts = vec![(0.0, 0.0)];
+        for w in &e.windows {
+            sum += f(w);
+            pts.push((w.end as f64, sum as f64));
+        }
+        pts
+    };
+    let lines: Vec<plot::Line> = vec![
+        (format!("A = {}", e.a.policy), 0, cumulative(&|w| w.a)),
+        (format!("B = {}", e.b.policy), 1, cumulative(&|w| w.b)),
+    ];
+    let title = "misses over the run";
+    let draw = |area: Area<'_>| {
+        let desc = ("steps done (count)", "misses so far (major faults)");
+        match area {
+            Area::Svg(a) => plot::draw_lines(&a, title, desc, &lines),
+            Area::Png(a) => plot::draw_lines(&a, title, desc, &lines),
+        }
+    };
+    plot::svg_and_png(dir, "misses_over_time", (800, 500), &mut out, &draw)?;
+    if let Some(ab) = &s.ablation {
+        let bars: Vec<Bar> = ab
+            .switches
+            .iter()
+            .take(8)
+            .map(|sw| (sw.switch.clone(), sw.accounts_for, sw.ci95))
+            .collect();
+        if !bars.is_empty() {
+            let title = format!("misses of the delta each switch accounts for ({})", ab.side);
+            let draw = |area: Area<'_>| {
+                let desc = ("switch flipped", "delta - delta flipped (misses), 95% CI");
+                match area {
+                    Area::Svg(a) => plot::draw_delta(&a, &title, desc, "", &bars),
+                    Area::Png(a) => plot::draw_delta(&a, &title, desc, "", &bars),
+                }
+            };
+            plot::svg_and_png(dir, "ablation", (1400, 600), &mut out, &draw)?;
+        }
+    }
+    Ok(out)
+}
