@@ -229,6 +229,38 @@ fn the_recorder_changes_nothing_and_counts_every_miss() {
 }
 
 #[test]
+fn anon_pages_are_their_task_s() {
+    let f = trace(&[0]);
+    let mut a = config(f.path(), PolicyKind::Mglru, Profile::V7_2, 2_000);
+    a.machine = MachineConfig::simple(2_000 + 16_384, 16_384);
+    a.workload = WorkloadSpec::Anon {
+        compressed_pct: 0,
+        pages: 4_000,
+        write_ratio: 0.3,
+        dist: "zipf:0.9".parse().expect("dist"),
+        accesses: 50_000,
+    };
+    let b = RunConfig {
+        policy: PolicyKind::Classic,
+        ..a.clone()
+    };
+    let o = Options {
+        windows: 4,
+        seeds: 1,
+        ablate: false,
+        threads: 1,
+    };
+    let s = explain("A", &a, "B", &b, None, &o).expect("explain");
+    sums_hold(&s);
+    let region = dim(&s, "region");
+    assert_eq!(region.rows.len(), 1, "{region:?}");
+    assert!(region.rows[0].class.starts_with("anon of task"), "{region:?}");
+    let ty = dim(&s, "page type");
+    assert_eq!(class(ty, "anon").0, s.explanation.a.misses);
+    assert!(s.explanation.a.misses > 0);
+}
+
+#[test]
 fn the_engine_and_reference_caches_are_refused() {
     let f = trace(&[1, 2, 3]);
     let mut cfg = config(f.path(), PolicyKind::Lru, Profile::V7_2, 100);

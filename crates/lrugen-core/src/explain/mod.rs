@@ -268,11 +268,13 @@ impl Recorder {
         };
         let k = self.key(s.key);
         if self.region[k] == NO_REGION {
+            // anon memory is the task's (named by it), a file page its file's; a load that maps
+            // the zero page has no frame and is anon
             self.region[k] = match (frame.map(|id| m.folios[id]), task) {
-                (Some(f), _) if f.is_anon() => ANON_REGION | f.mapping,
-                (Some(f), _) => f.mapping,
-                (None, Some(t)) => ANON_REGION | t,
-                (None, None) => NO_REGION,
+                (Some(f), Some(t)) if f.is_anon() => ANON_REGION | t,
+                (Some(f), _) if !f.is_anon() => f.mapping,
+                (_, Some(t)) => ANON_REGION | t,
+                _ => NO_REGION,
             };
         }
         let dist = self.reuse.access(k);

@@ -210,7 +210,8 @@ pub fn classes_csv(e: &Explanation) -> String {
     let mut s = String::from("dimension,class,a,b,delta\n");
     for d in &e.dimensions {
         for r in &d.rows {
-            let _ = writeln!(s, "\"{}\",\"{}\",{},{},{}", d.name, r.class, r.a, r.b, r.delta);
+            let q = |x: &str| x.replace('"', "\"\"");
+            let _ = writeln!(s, "\"{}\",\"{}\",{},{},{}", q(&d.name), q(&r.class), r.a, r.b, r.delta);
         }
     }
     s
