@@ -283,6 +283,14 @@ struct RunArgs {
     /// --size 8M --capacity 2048 --accesses 100000 --debugfs --debugfs-write "- 2 0 1 200 1024"`.
     #[arg(long, value_name = "CMDS", allow_hyphen_values = true)]
     debugfs_write: Option<String>,
+    /// Run a control script: reads and writes of lru_gen, memory.reclaim, memory.max,
+    /// memory.high, memory.low, memory.min, enabled, min_ttl_ms, vm.swappiness (and reads of
+    /// memory.current, memory.stat, memory.events, vmstat, ...) at step counts (`at`, `every`) or
+    /// on the run's clock (`at_ms`), each write's result the kernel's (its errno when it
+    /// refuses), every action logged with the output (docs/control.md; examples/ctl/). Kernel
+    /// policies only (default --policy mglru,classic), without the engine.
+    #[arg(long, value_name = "FILE")]
+    ctl: Option<PathBuf>,
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -532,6 +540,20 @@ fn plan_run(a: &RunArgs) -> Result<RunPlan, String> {
     if a.capacity == Some(0) {
         return Err("--capacity: a cache of 0 pages leaves no room to run (expected at least 1 page)".into());
     }
+    let ctl = match &a.ctl {
+        None => None,
+        Some(p) => {
+            let s = lrugen::control::Script::load(p).map_err(|e| format!("--ctl: {e}"))?;
+            if let Some(k) = policies.iter().find(|k| !k.is_kernel()) {
+                return Err(format!(
+                    "--ctl: policy {} is a reference cache and has no control files: expected only \
+                     kernel policies (mglru, classic) in --policy",
+                    k.name()
+                ));
+            }
+            Some(s)
+        }
+    };
     if a.debugfs_every == Some(0) {
         return Err("--debugfs-every: expected at least 1 access between captures, found 0".into());
     }
@@ -898,6 +920,7 @@ fn plan_run(a: &RunArgs) -> Result<RunPlan, String> {
             sample_every: None,
             engine: engine.clone(),
             jobs,
+            ctl: ctl.clone(),
         })
         .collect();
     // the model state each run needs at most, against the budget, before any run starts
@@ -950,7 +973,11 @@ fn plan_run(a: &RunArgs) -> Result<RunPlan, String> {
 
 fn cmd_run(mut a: RunArgs) -> Result<(), String> {
     if a.policy.is_empty() {
-        a.policy = ["mglru", "classic", "lru", "opt"].map(String::from).to_vec();
+        a.policy = if a.ctl.is_some() {
+            ["mglru", "classic"].map(String::from).to_vec()
+        } else {
+            ["mglru", "classic", "lru", "opt"].map(String::from).to_vec()
+        };
     }
     let RunPlan {
         cfgs,
@@ -1053,6 +1080,10 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
         }
         if let Some(e) = &r.error {
             outln!("\n{}: stopped early: {e}", r.policy);
+        }
+        if !r.ctl.is_empty() {
+            outln!("\n--- {}: control script ({} actions) ---", r.policy, r.ctl.len());
+            out!("{}", report::ctl_log(&r.ctl));
         }
         if a.vmstat {
             if let Some(t) = report::proc_vmstat(r) {

@@ -221,6 +221,54 @@ const CASES: &[Case] = &[
         &["policy lru", "expected mglru or classic"],
     ),
     case(&["explain", "--jobs", "2"], 1, &["one stream", "--jobs"]),
+    // --- control scripts (--ctl): the file, line and what was expected
+    case(
+        &["run", "--ctl", "{d}/missing-ctl.toml", "--accesses", "10"],
+        1,
+        &["{d}/missing-ctl.toml", "cannot read the control script"],
+    ),
+    case(
+        &["run", "--ctl", "{d}/ctl-badfile.toml", "--accesses", "10"],
+        1,
+        &[
+            "{d}/ctl-badfile.toml:3:",
+            "unknown control file 'memory.maxx'",
+            "expected one of",
+        ],
+    ),
+    case(
+        &["run", "--ctl", "{d}/ctl-novalue.toml", "--accesses", "10"],
+        1,
+        &["{d}/ctl-novalue.toml:4:", "needs `value`"],
+    ),
+    case(
+        &[
+            "run",
+            "--ctl",
+            "{d}/ctl-ok.toml",
+            "--policy",
+            "mglru,lru",
+            "--accesses",
+            "10",
+        ],
+        1,
+        &["--ctl", "policy lru", "reference cache", "mglru, classic"],
+    ),
+    case(
+        &[
+            "run",
+            "--ctl",
+            "{d}/ctl-ok.toml",
+            "--workload",
+            "fio",
+            "--jobs",
+            "2",
+            "--accesses",
+            "10",
+        ],
+        1,
+        &["control script", "engine"],
+    ),
     case(&["explain", "--seeds", "0"], 1, &["--seeds", "at least 1"]),
     case(&["run", "--runtime-ms", "0"], 1, &["--runtime-ms", "at least 1 ms"]),
     case(
@@ -761,6 +809,15 @@ fn fixtures() -> PathBuf {
     std::fs::create_dir_all(d.join("adir.lis")).unwrap();
     let w = |name: &str, bytes: &[u8]| std::fs::write(d.join(name), bytes).unwrap();
     w("good.lis", b"100 8 0 1\n200 1 0 2\n");
+    w(
+        "ctl-badfile.toml",
+        b"[[action]]\nat = 5\nwrite = \"memory.maxx\"\nvalue = \"1M\"\n",
+    );
+    w(
+        "ctl-novalue.toml",
+        b"# no value\n[[action]]\nat = 5\nwrite = \"memory.max\"\n",
+    );
+    w("ctl-ok.toml", b"[[action]]\nat = 5\nread = \"lru_gen\"\n");
     let exp = |switch: &str| {
         format!(
             "policies = [\"mglru\"]\n[memcg]\nmax = 1000\n[mglru]\nprofile = \"7.2\"\n\

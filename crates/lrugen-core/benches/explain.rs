@@ -32,6 +32,7 @@ fn config(workload: WorkloadSpec, policy: PolicyKind, max: u64) -> RunConfig {
         sample_every: None,
         engine: None,
         jobs: 1,
+        ctl: None,
     }
 }
 

@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod budget;
+pub mod control;
 pub mod experiment;
 pub mod explain;
 pub mod kernel;

@@ -50,6 +50,7 @@ fn config(path: &std::path::Path, policy: PolicyKind, profile: Profile, max: u64
         sample_every: None,
         engine: None,
         jobs: 1,
+        ctl: None,
     }
 }
 

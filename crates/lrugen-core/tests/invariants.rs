@@ -26,19 +26,9 @@ use proptest::prelude::*;
 
 fn run_checked(machine: MachineConfig, memcg: MemcgConfig, workload: WorkloadSpec) -> RunResult {
     let cfg = RunConfig {
-        machine,
-        memcg,
-        workload,
-        policy: PolicyKind::Classic,
         seed: 42,
-        capacity: None,
         check: true,
-        mglru: Default::default(),
-        debugfs_every: None,
-        debugfs_write: None,
-        sample_every: None,
-        engine: None,
-        jobs: 1,
+        ..RunConfig::new(machine, memcg, workload, PolicyKind::Classic)
     };
     match sim::run(&cfg, None, &mut |_, _| {}) {
         Ok(r) => r,

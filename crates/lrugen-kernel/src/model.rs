@@ -195,6 +195,7 @@ fn run_of(ops: &OpFile, cfg: &RunConfig, replayer: bool) -> Result<RunResult, Er
     let opts = KernelRunOptions {
         sample_every: Some(ops.window.max(1)),
         measured: true,
+        ctl: cfg.ctl.as_ref(),
         ..Default::default()
     };
     let err = |e: sim::RunError| Error::Config(format!("model: {e}"));

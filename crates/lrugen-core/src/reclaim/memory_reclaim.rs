@@ -92,14 +92,14 @@ fn is_space(c: u8) -> bool {
 }
 
 /// `strstrip`.
-fn strip(s: &[u8]) -> &[u8] {
+pub(crate) fn strip(s: &[u8]) -> &[u8] {
     let start = s.iter().position(|&c| !is_space(c)).unwrap_or(s.len());
     let end = s.iter().rposition(|&c| !is_space(c)).map_or(start, |e| e + 1);
     &s[start..end.max(start)]
 }
 
 /// `simple_strtoull(s, &end, 0)`: the value (wrapping) and the bytes consumed (0: no digits).
-fn strtoull(s: &[u8]) -> (u64, usize) {
+pub(crate) fn strtoull(s: &[u8]) -> (u64, usize) {
     let (base, mut i) = if s.len() >= 3 && s[0] == b'0' && (s[1] | 0x20) == b'x' && s[2].is_ascii_hexdigit() {
         (16, 2)
     } else if !s.is_empty() && s[0] == b'0' {

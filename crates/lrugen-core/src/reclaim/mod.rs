@@ -317,6 +317,35 @@ pub trait Policy {
         Err(format!("policy {} has no /sys/kernel/debug/lru_gen", self.name()))
     }
 
+    /// `/sys/kernel/mm/lru_gen/enabled` as `enabled_show` prints it: the capability bits in
+    /// effect (`LRU_GEN_CORE` when MGLRU runs; the walk and non-leaf bits when the capability is
+    /// on and the hardware has the accessed bit).
+    fn lru_gen_caps(&self) -> u32 {
+        0
+    }
+
+    /// `enabled_store` after parsing: set the capability bits `caps`. `Err`: why the model cannot
+    /// (switching `LRU_GEN_CORE` needs a policy that converts its lists, the kill switch).
+    fn set_lru_gen_caps(&mut self, _m: &mut Machine, caps: u32) -> Result<(), String> {
+        if caps & 1 != 0 {
+            return Err(format!(
+                "enabled: switching the multi-gen LRU on under {} needs the kill switch",
+                self.name()
+            ));
+        }
+        Ok(())
+    }
+
+    /// `lru_gen_min_ttl`, in jiffies (`/sys/kernel/mm/lru_gen/min_ttl_ms`).
+    fn min_ttl_jiffies(&self) -> u64 {
+        0
+    }
+
+    /// `min_ttl_ms_store` after parsing: set `lru_gen_min_ttl` to `jiffies`.
+    fn set_min_ttl_jiffies(&mut self, _jiffies: u64) -> Result<(), String> {
+        Err(format!("min_ttl_ms: {} keeps no thrashing protection", self.name()))
+    }
+
     /// Every list, for the invariant checker.
     fn lists(&self) -> Vec<ListRef<'_>>;
 

@@ -115,7 +115,7 @@ pub fn json(results: &[RunResult]) -> serde_json::Value {
         results
             .iter()
             .map(|r| {
-                serde_json::json!({
+                let mut v = serde_json::json!({
                     "policy": r.policy,
                     "profile": r.profile,
                     "workload": r.workload,
@@ -130,10 +130,58 @@ pub fn json(results: &[RunResult]) -> serde_json::Value {
                     "vmstat": counters(&r.vmstat),
                     "memory_stat": counters(&r.memory_stat),
                     "memory_events": r.memory_events,
-                })
+                });
+                if !r.ctl.is_empty() {
+                    v["ctl"] = serde_json::to_value(&r.ctl).expect("control records serialize");
+                }
+                v
             })
             .collect(),
     )
+}
+
+/// The log of a control script as text: a line per action (step, accesses, clock; the write
+/// and its result), a read's text after its line.
+pub fn ctl_log(log: &[crate::control::Record]) -> String {
+    let mut s = String::new();
+    for r in log {
+        let when = format!(
+            "step {} ({} accesses, {:.1} ms)",
+            thousands(r.step as i64),
+            thousands(r.accesses as i64),
+            r.time_ms
+        );
+        match (&r.write, r.ok) {
+            (None, false) => s.push_str(&format!(
+                "{when}: read {}: {} ({})\n",
+                r.file,
+                r.errno.as_deref().unwrap_or("error"),
+                r.text.as_deref().unwrap_or("")
+            )),
+            (None, true) => {
+                s.push_str(&format!("{when}: read {}\n", r.file));
+                if let Some(t) = &r.text {
+                    s.push_str(t);
+                    if !t.ends_with('\n') {
+                        s.push('\n');
+                    }
+                }
+            }
+            (Some(w), true) => {
+                let reclaimed = r
+                    .reclaimed
+                    .map_or(String::new(), |n| format!(", {} pages reclaimed", thousands(n as i64)));
+                s.push_str(&format!("{when}: write {} {w:?}: ok{reclaimed}\n", r.file));
+            }
+            (Some(w), false) => s.push_str(&format!(
+                "{when}: write {} {w:?}: {} ({})\n",
+                r.file,
+                r.errno.as_deref().unwrap_or("error"),
+                r.text.as_deref().unwrap_or("")
+            )),
+        }
+    }
+    s
 }
 
 #[cfg(test)]

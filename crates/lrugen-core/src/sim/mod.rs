@@ -140,6 +140,11 @@ pub struct RunConfig {
     /// final counters are read: e.g. `- 2 0 5 200 1024` for proactive reclaim.
     #[serde(default)]
     pub debugfs_write: Option<String>,
+    /// Control-file actions during the run (`--ctl FILE`; kernel policies, without the engine):
+    /// reads and writes of `lru_gen`, `memory.*`, `enabled`, `min_ttl_ms`, ... at step counts or
+    /// on the clock, each logged in [`RunResult::ctl`].
+    #[serde(default)]
+    pub ctl: Option<crate::control::Script>,
 }
 
 impl RunConfig {
@@ -162,6 +167,7 @@ impl RunConfig {
             sample_every: None,
             engine: None,
             jobs: 1,
+            ctl: None,
         }
     }
 }
@@ -216,6 +222,8 @@ pub struct RunResult {
     pub state_bytes: Option<u64>,
     /// What `lrugen explain`'s recorder saw (runs of [`run_recorded`] only).
     pub recording: Option<Box<crate::explain::Recording>>,
+    /// The control-file actions run, in order ([`RunConfig::ctl`]).
+    pub ctl: Vec<crate::control::Record>,
 }
 
 fn one() -> u32 {
@@ -430,6 +438,22 @@ fn run_policy(
         })
         .map(|e| engine::EngineConfig { seed: cfg.seed, ..e });
     let ecfg = seeded.as_ref();
+    if cfg.ctl.as_ref().is_some_and(|c| !c.actions.is_empty()) {
+        if !cfg.policy.is_kernel() {
+            return Err(RunError::Config(format!(
+                "policy {} is a reference cache: it has no control files; a control script \
+                 needs a kernel policy (mglru or classic)",
+                cfg.policy.name()
+            )));
+        }
+        if ecfg.is_some() {
+            return Err(RunError::Config(
+                "a control script runs on a replay without the engine; this run is in virtual time \
+                 (the engine, a mix, YCSB clients or fio's iodepth), which does not run one yet"
+                    .into(),
+            ));
+        }
+    }
     if let (Some(ecfg), true) = (ecfg, cfg.policy.is_kernel()) {
         if cfg.jobs == 0 {
             return Err(RunError::Config("jobs must be at least 1".into()));
@@ -666,6 +690,7 @@ fn empty_result(policy: &str) -> RunResult {
         memcg: None,
         error: None,
         debugfs_write_error: None,
+        ctl: Vec::new(),
         wall_seconds: 0.0,
         debugfs: Vec::new(),
         series: Vec::new(),
@@ -688,6 +713,8 @@ pub struct KernelRunOptions<'a> {
     /// captures fall where a replayer's windows end), and record that count as the step of each
     /// capture and sample.
     pub measured: bool,
+    /// Control-file actions to run during the replay.
+    pub ctl: Option<&'a crate::control::Script>,
 }
 
 impl<'a> KernelRunOptions<'a> {
@@ -698,6 +725,7 @@ impl<'a> KernelRunOptions<'a> {
             debugfs_write: cfg.debugfs_write.as_deref(),
             sample_every: cfg.sample_every,
             measured: false,
+            ctl: cfg.ctl.as_ref(),
         }
     }
 }
@@ -718,6 +746,12 @@ pub fn run_kernel<P: Policy>(
     let promotions_before = k.p.promotions();
     let failure = stream.failure();
     let mut steps = 0u64;
+    let mut ctl = opts.ctl.map(|s| (s, crate::control::Cursor::new(s)));
+    if let Some((s, c)) = ctl.as_mut() {
+        if c.due(0, k.m.now_ns) {
+            c.run_due(s, &mut k, t, 0, 0, &mut r.ctl);
+        }
+    }
     // The next operations, generated ahead (a stream does not depend on the machine) so that the
     // slot of the last and the folio of a nearer one are prefetched: at full scale an access is
     // otherwise two or three cache misses one after the other.
@@ -760,6 +794,14 @@ pub fn run_kernel<P: Policy>(
             return Err(RunError::Invariant(e));
         }
         steps += 1;
+        if let Some((s, c)) = ctl.as_mut() {
+            if c.due(steps, k.m.now_ns) {
+                c.run_due(s, &mut k, t, steps, r.accesses, &mut r.ctl);
+                if let Some(e) = k.m.check_failure.take() {
+                    return Err(RunError::Invariant(e));
+                }
+            }
+        }
         if steps % crate::budget::CHECK_EVERY == 0 {
             crate::budget::check_machine(&k.m).map_err(RunError::Config)?;
         }

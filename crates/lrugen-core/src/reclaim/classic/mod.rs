@@ -71,6 +71,10 @@ pub struct Classic {
     /// reclaim does not allocate.
     active_scratch: [Vec<FolioId>; 3],
     profile: Profile,
+    /// `/sys/kernel/mm/lru_gen/` as written while the multi-gen LRU is off: the walk and
+    /// non-leaf capability bits (shown by `enabled`, read by nothing here) and `min_ttl` in
+    /// jiffies (kept for when it is switched on).
+    lru_gen_sysfs: (u32, u64),
 }
 
 /// How `get_scan_count` balances anon and file (`enum scan_balance`).
@@ -108,6 +112,7 @@ impl Classic {
             scratch: Vec::with_capacity(SWAP_CLUSTER_MAX as usize),
             active_scratch: Default::default(),
             profile,
+            lru_gen_sysfs: (0, 0),
         }
     }
 
@@ -733,6 +738,28 @@ impl Policy for Classic {
         m.folios.list_del(list, id);
         m.folios.list_add_tail(list, id);
         m.count_vm_events(Stat::Pgrotated, 1);
+    }
+
+    fn lru_gen_caps(&self) -> u32 {
+        self.lru_gen_sysfs.0
+    }
+
+    fn set_lru_gen_caps(&mut self, _m: &mut Machine, caps: u32) -> Result<(), String> {
+        if caps & 1 != 0 {
+            return Err("enabled: switching the multi-gen LRU on under the classic LRU needs the kill switch".into());
+        }
+        // the model's machine has the x86 accessed bits, so both show as written
+        self.lru_gen_sysfs.0 = caps & 0x6;
+        Ok(())
+    }
+
+    fn min_ttl_jiffies(&self) -> u64 {
+        self.lru_gen_sysfs.1
+    }
+
+    fn set_min_ttl_jiffies(&mut self, jiffies: u64) -> Result<(), String> {
+        self.lru_gen_sysfs.1 = jiffies;
+        Ok(())
     }
 
     fn lists(&self) -> Vec<ListRef<'_>> {

@@ -810,7 +810,8 @@ pub fn check_references(p: &mut Mglru, m: &mut Machine, id: FolioId, sc: &ScanCo
 /// lruvec needs it (`age_lruvec`) and OOM-kills if `min_ttl` protects every generation; mainline
 /// only implements `min_ttl` here (aging happens in the eviction path).
 pub fn age_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanControl) {
-    let min_ttl = p.cfg.min_ttl_ms * crate::mm::HZ / 1000;
+    // msecs_to_jiffies when written: rounded up (1 ms is one jiffy at HZ=250)
+    let min_ttl = crate::control::msecs_to_jiffies(p.cfg.min_ttl_ms);
     let now = m.jiffies();
     let sw = *p.sw();
     if !sw.eviction_path_aging {

@@ -864,6 +864,34 @@ impl Policy for Mglru {
         Mglru::debugfs_write(self, m, input).map_err(|e| e.to_string())
     }
 
+    fn lru_gen_caps(&self) -> u32 {
+        let mut c = self.cfg.caps & caps::CORE;
+        if self.should_walk_mmu() {
+            c |= caps::MM_WALK;
+        }
+        if self.should_clear_pmd_young() {
+            c |= caps::NONLEAF_YOUNG;
+        }
+        c
+    }
+
+    fn set_lru_gen_caps(&mut self, _m: &mut Machine, c: u32) -> Result<(), String> {
+        if c & caps::CORE == 0 {
+            return Err("enabled: switching the multi-gen LRU off needs the kill switch".into());
+        }
+        self.cfg.caps = c & (caps::CORE | caps::MM_WALK | caps::NONLEAF_YOUNG);
+        Ok(())
+    }
+
+    fn min_ttl_jiffies(&self) -> u64 {
+        crate::control::msecs_to_jiffies(self.cfg.min_ttl_ms)
+    }
+
+    fn set_min_ttl_jiffies(&mut self, jiffies: u64) -> Result<(), String> {
+        self.cfg.min_ttl_ms = jiffies * (1000 / crate::mm::HZ);
+        Ok(())
+    }
+
     fn lists(&self) -> Vec<ListRef<'_>> {
         let mut out = Vec::new();
         for (lv, lg) in self.lruvecs.iter().enumerate() {

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The control files a run reads and writes while it runs, and the timed script that does it
+//! (`lrugen run --ctl FILE`, `ctl` in a run configuration): `/sys/kernel/debug/lru_gen` (read,
+//! `+`/`-` commands), `lru_gen_full`, `/sys/kernel/mm/lru_gen/enabled` and `min_ttl_ms`, the
+//! workload memcg's `memory.reclaim`, `memory.max`, `memory.high`, `memory.low`, `memory.min`,
+//! `memory.current`, `memory.swap.current`, `memory.stat`, `memory.events`, and `/proc/vmstat`
+//! and `/proc/sys/vm/swappiness`. Each write is what the kernel's handler does (its grammar, its
+//! reclaim loop, its return code); each read is the file's text. Every action is logged
+//! ([`Record`]) with the step, the measured accesses and the clock when it ran.
+//!
+//! A script is TOML (`docs/control.md`):
+//! ```toml
+//! [[action]]
+//! at = 10000          # after this many steps (operations replayed; 0: before the first)
+//! every = 10000       # and again every this many (optional)
+//! read = "lru_gen"
+//!
+//! [[action]]
+//! at_ms = 1500        # or on the run's clock, in milliseconds
+//! write = "memory.reclaim"
+//! value = "10M swappiness=0"
+//! ```
+
+pub mod memcg;
+
+use crate::kernel::Kernel;
+use crate::mm::memcg::MemcgId;
+use crate::reclaim::mglru::debugfs::Errno;
+use crate::reclaim::{memory_reclaim, Policy};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// A control file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CtlFile {
+    /// `/sys/kernel/debug/lru_gen` (MGLRU).
+    LruGen,
+    /// `/sys/kernel/debug/lru_gen_full` (MGLRU; read only).
+    LruGenFull,
+    /// `/sys/kernel/mm/lru_gen/enabled`.
+    Enabled,
+    /// `/sys/kernel/mm/lru_gen/min_ttl_ms`.
+    MinTtlMs,
+    /// `memory.reclaim` of the workload memcg (write only).
+    MemoryReclaim,
+    /// `memory.max`.
+    MemoryMax,
+    /// `memory.high`.
+    MemoryHigh,
+    /// `memory.low`.
+    MemoryLow,
+    /// `memory.min`.
+    MemoryMin,
+    /// `memory.current` (read only).
+    MemoryCurrent,
+    /// `memory.swap.current` (read only).
+    MemorySwapCurrent,
+    /// `memory.stat` (read only).
+    MemoryStat,
+    /// `memory.events` (read only).
+    MemoryEvents,
+    /// `/proc/vmstat` (read only).
+    Vmstat,
+    /// `/proc/sys/vm/swappiness`.
+    Swappiness,
+}
+
+impl CtlFile {
+    /// Every file, in the order of the docs.
+    pub const ALL: [CtlFile; 15] = [
+        CtlFile::LruGen,
+        CtlFile::LruGenFull,
+        CtlFile::Enabled,
+        CtlFile::MinTtlMs,
+        CtlFile::MemoryReclaim,
+        CtlFile::MemoryMax,
+        CtlFile::MemoryHigh,
+        CtlFile::MemoryLow,
+        CtlFile::MemoryMin,
+        CtlFile::MemoryCurrent,
+        CtlFile::MemorySwapCurrent,
+        CtlFile::MemoryStat,
+        CtlFile::MemoryEvents,
+        CtlFile::Vmstat,
+        CtlFile::Swappiness,
+    ];
+
+    /// The short name a script uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            CtlFile::LruGen => "lru_gen",
+            CtlFile::LruGenFull => "lru_gen_full",
+            CtlFile::Enabled => "enabled",
+            CtlFile::MinTtlMs => "min_ttl_ms",
+            CtlFile::MemoryReclaim => "memory.reclaim",
+            CtlFile::MemoryMax => "memory.max",
+            CtlFile::MemoryHigh => "memory.high",
+            CtlFile::MemoryLow => "memory.low",
+            CtlFile::MemoryMin => "memory.min",
+            CtlFile::MemoryCurrent => "memory.current",
+            CtlFile::MemorySwapCurrent => "memory.swap.current",
+            CtlFile::MemoryStat => "memory.stat",
+            CtlFile::MemoryEvents => "memory.events",
+            CtlFile::Vmstat => "vmstat",
+            CtlFile::Swappiness => "vm.swappiness",
+        }
+    }
+
+    /// The kernel's path (`memcg`: the workload memcg's path, e.g. `/t`).
+    pub fn path(self, memcg: &str) -> String {
+        let cg = |f: &str| format!("/sys/fs/cgroup{}/{f}", if memcg == "/" { "" } else { memcg });
+        match self {
+            CtlFile::LruGen => "/sys/kernel/debug/lru_gen".into(),
+            CtlFile::LruGenFull => "/sys/kernel/debug/lru_gen_full".into(),
+            CtlFile::Enabled => "/sys/kernel/mm/lru_gen/enabled".into(),
+            CtlFile::MinTtlMs => "/sys/kernel/mm/lru_gen/min_ttl_ms".into(),
+            CtlFile::Vmstat => "/proc/vmstat".into(),
+            CtlFile::Swappiness => "/proc/sys/vm/swappiness".into(),
+            f => cg(f.name()),
+        }
+    }
+
+    /// Whether the file can be read (`memory.reclaim` is write only).
+    pub fn readable(self) -> bool {
+        self != CtlFile::MemoryReclaim
+    }
+
+    /// Whether the file can be written.
+    pub fn writable(self) -> bool {
+        matches!(
+            self,
+            CtlFile::LruGen
+                | CtlFile::Enabled
+                | CtlFile::MinTtlMs
+                | CtlFile::MemoryReclaim
+                | CtlFile::MemoryMax
+                | CtlFile::MemoryHigh
+                | CtlFile::MemoryLow
+                | CtlFile::MemoryMin
+                | CtlFile::Swappiness
+        )
+    }
+
+    fn names() -> String {
+        CtlFile::ALL.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl std::str::FromStr for CtlFile {
+    type Err = String;
+    /// A short name or the kernel's path (any memcg directory for the memcg files).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let base = if let Some(rest) = s.strip_prefix("/sys/fs/cgroup/") {
+            rest.rsplit('/').next().unwrap_or(rest)
+        } else {
+            s
+        };
+        CtlFile::ALL
+            .into_iter()
+            .find(|f| f.name() == base || f.path("/") == s)
+            .ok_or_else(|| format!("unknown control file '{s}': expected one of {}", CtlFile::names()))
+    }
+}
+
+/// When an action runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum When {
+    /// After `at` steps (operations replayed, measured or not), then every `every` steps.
+    Steps {
+        /// Steps before the first run (0: before the first step).
+        at: u64,
+        /// Steps between runs, if repeated.
+        every: Option<u64>,
+    },
+    /// When the run's clock reaches `at` milliseconds, then every `every` ms.
+    Ms {
+        /// Milliseconds on the run's clock.
+        at: u64,
+        /// Milliseconds between runs, if repeated.
+        every: Option<u64>,
+    },
+}
+
+/// One action of a script.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Action {
+    /// When.
+    pub when: When,
+    /// The file.
+    pub file: CtlFile,
+    /// `Some`: write this text (as `echo -n` would; the handlers strip what the kernel strips);
+    /// `None`: read the file.
+    pub write: Option<String>,
+    /// The action's line in its script (1-based; 0 when built in code).
+    pub line: usize,
+}
+
+/// A timed list of actions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Script {
+    /// The actions in the order given (actions due at the same point run in this order).
+    pub actions: Vec<Action>,
+}
+
+/// A script that cannot be read: the file, the line and column, and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CtlError {
+    /// The script.
+    pub file: PathBuf,
+    /// 1-based line and column, where known.
+    pub at: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for CtlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at {
+            Some((l, c)) => write!(f, "{}:{l}:{c}: {}", self.file.display(), self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for CtlError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScript {
+    #[serde(default)]
+    action: Vec<toml::Spanned<RawAction>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAction {
+    at: Option<toml::Spanned<i64>>,
+    at_ms: Option<toml::Spanned<i64>>,
+    every: Option<toml::Spanned<i64>>,
+    read: Option<toml::Spanned<String>>,
+    write: Option<toml::Spanned<String>>,
+    value: Option<toml::Spanned<toml::Value>>,
+}
+
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+impl Script {
+    /// Read a script from `path`.
+    pub fn load(path: &Path) -> Result<Script, CtlError> {
+        let text = std::fs::read_to_string(path).map_err(|e| CtlError {
+            file: path.to_path_buf(),
+            at: None,
+            message: format!("cannot read the control script: {e}"),
+        })?;
+        Script::parse(&text, path)
+    }
+
+    /// Parse the text of a script (`path` names it in errors).
+    pub fn parse(text: &str, path: &Path) -> Result<Script, CtlError> {
+        let err = |span: Option<Range<usize>>, message: String| CtlError {
+            file: path.to_path_buf(),
+            at: span.map(|s| line_col(text, s.start)),
+            message,
+        };
+        let raw: RawScript = toml::from_str(text).map_err(|e| err(e.span(), e.message().trim_end().to_string()))?;
+        let mut actions = Vec::with_capacity(raw.action.len());
+        for a in raw.action {
+            let span = a.span();
+            let line = line_col(text, span.start).0;
+            let a = a.into_inner();
+            let count = |v: &toml::Spanned<i64>, what: &str, min: i64| -> Result<u64, CtlError> {
+                if *v.get_ref() < min {
+                    return Err(err(
+                        Some(v.span()),
+                        format!("{what} = {}: expected a whole number of at least {min}", v.get_ref()),
+                    ));
+                }
+                Ok(*v.get_ref() as u64)
+            };
+            let every = a.every.as_ref().map(|v| count(v, "every", 1)).transpose()?;
+            let when = match (&a.at, &a.at_ms) {
+                (Some(s), None) => When::Steps {
+                    at: count(s, "at", 0)?,
+                    every,
+                },
+                (None, Some(ms)) => When::Ms {
+                    at: count(ms, "at_ms", 0)?,
+                    every,
+                },
+                (Some(_), Some(ms)) => {
+                    return Err(err(
+                        Some(ms.span()),
+                        "both `at` and `at_ms` are given: expected one of them".into(),
+                    ))
+                }
+                (None, None) => {
+                    return Err(err(
+                        Some(span),
+                        "an action needs `at` (steps) or `at_ms` (the run's clock, milliseconds)".into(),
+                    ))
+                }
+            };
+            let file_of =
+                |s: &toml::Spanned<String>| s.get_ref().parse::<CtlFile>().map_err(|e| err(Some(s.span()), e));
+            let (file, write) = match (&a.read, &a.write) {
+                (Some(r), None) => {
+                    if let Some(v) = &a.value {
+                        return Err(err(Some(v.span()), "`value` is for writes: a read takes none".into()));
+                    }
+                    let f = file_of(r)?;
+                    if !f.readable() {
+                        return Err(err(
+                            Some(r.span()),
+                            format!("{} cannot be read (it is write only)", f.name()),
+                        ));
+                    }
+                    (f, None)
+                }
+                (None, Some(w)) => {
+                    let f = file_of(w)?;
+                    if !f.writable() {
+                        return Err(err(
+                            Some(w.span()),
+                            format!("{} cannot be written (it is read only)", f.name()),
+                        ));
+                    }
+                    let v = a.value.as_ref().ok_or_else(|| {
+                        err(
+                            Some(w.span()),
+                            format!("writing {} needs `value`, the text to write", f.name()),
+                        )
+                    })?;
+                    let text = match v.get_ref() {
+                        toml::Value::String(s) => s.clone(),
+                        toml::Value::Integer(i) => i.to_string(),
+                        other => {
+                            return Err(err(
+                                Some(v.span()),
+                                format!("value = {other}: expected a string or a whole number"),
+                            ))
+                        }
+                    };
+                    (f, Some(text))
+                }
+                (Some(_), Some(w)) => {
+                    return Err(err(
+                        Some(w.span()),
+                        "both `read` and `write` are given: expected one of them".into(),
+                    ))
+                }
+                (None, None) => {
+                    return Err(err(
+                        Some(span),
+                        format!("an action needs `read` or `write` with a file: {}", CtlFile::names()),
+                    ))
+                }
+            };
+            actions.push(Action {
+                when,
+                file,
+                write,
+                line,
+            });
+        }
+        Ok(Script { actions })
+    }
+
+    /// Whether any action runs on the clock (`at_ms`).
+    pub fn uses_clock(&self) -> bool {
+        self.actions.iter().any(|a| matches!(a.when, When::Ms { .. }))
+    }
+}
+
+/// What one action did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Steps replayed before it ran.
+    pub step: u64,
+    /// Measured accesses before it ran.
+    pub accesses: u64,
+    /// The run's clock, milliseconds.
+    pub time_ms: f64,
+    /// The file's short name.
+    pub file: String,
+    /// The text written (`None`: a read).
+    pub write: Option<String>,
+    /// The write returned its byte count, or the read its text.
+    pub ok: bool,
+    /// The errno of a failed write or read (`EINVAL`, `ENOENT`, ...).
+    pub errno: Option<String>,
+    /// What a read returned, or why a write or read failed.
+    pub text: Option<String>,
+    /// Pages reclaimed by the write (`memory.reclaim`, `memory.max`, `memory.high`, `lru_gen` `-`).
+    pub reclaimed: Option<u64>,
+    /// The script line of the action.
+    pub line: usize,
+}
+
+/// A write's result: the errno (with why, for the log) or success with the pages reclaimed.
+pub type WriteResult = Result<Option<u64>, (String, String)>;
+
+fn errno(e: Errno, why: impl Into<String>) -> (String, String) {
+    (e.name().to_string(), why.into())
+}
+
+/// Read `file` of kernel `k` whose workload runs in memcg `t`: its text, or (errno, why) for
+/// `lru_gen` and `lru_gen_full` under a policy without the multi-gen LRU (the model's classic
+/// LRU is a kernel built without it, which has no such file).
+pub fn read<P: Policy>(k: &Kernel<P>, t: MemcgId, file: CtlFile) -> Result<String, (String, String)> {
+    let m = &k.m;
+    if matches!(file, CtlFile::LruGen | CtlFile::LruGenFull) {
+        return k.p.debugfs(m, file == CtlFile::LruGenFull).ok_or_else(|| {
+            (
+                "ENOENT".to_string(),
+                format!("{}: the policy has no multi-gen LRU", file.name()),
+            )
+        });
+    }
+    let mc = &m.memcgs[t];
+    let tunable = |v: u64| {
+        if v >= memory_reclaim::PAGE_COUNTER_MAX {
+            "max\n".to_string()
+        } else {
+            format!("{}\n", v * 4096)
+        }
+    };
+    Ok(match file {
+        CtlFile::LruGen | CtlFile::LruGenFull => unreachable!("read above"),
+        CtlFile::Enabled => format!("0x{:04x}\n", k.p.lru_gen_caps()),
+        CtlFile::MinTtlMs => format!("{}\n", k.p.min_ttl_jiffies() * (1000 / crate::mm::HZ)),
+        CtlFile::MemoryReclaim => String::new(),
+        CtlFile::MemoryMax => tunable(mc.max),
+        CtlFile::MemoryHigh => tunable(mc.high),
+        CtlFile::MemoryLow => format!("{}\n", mc.low * 4096),
+        CtlFile::MemoryMin => format!("{}\n", mc.min * 4096),
+        CtlFile::MemoryCurrent => format!("{}\n", mc.usage * 4096),
+        CtlFile::MemorySwapCurrent => format!("{}\n", mc.swap_usage * 4096),
+        CtlFile::MemoryStat => crate::mm::vmstat::format_memory_stat(&m.memcg_stat(t), 4096),
+        CtlFile::MemoryEvents => m.memcgs.events_hierarchical(t).format(),
+        CtlFile::Vmstat => crate::mm::vmstat::format_proc_vmstat(&m.vmstat()),
+        CtlFile::Swappiness => format!("{}\n", m.cfg.swappiness),
+    })
+}
+
+/// Write `text` to `file` of kernel `k` whose workload runs in memcg `t`, as the kernel's handler
+/// does.
+pub fn write<P: Policy>(k: &mut Kernel<P>, t: MemcgId, file: CtlFile, text: &str) -> WriteResult {
+    let Kernel { m, p, .. } = k;
+    match file {
+        CtlFile::LruGen => {
+            let before = m.memcgs[crate::mm::memcg::ROOT_MEMCG].usage;
+            if p.debugfs(m, false).is_none() {
+                return Err(("ENOENT".into(), "lru_gen: the policy has no multi-gen LRU".into()));
+            }
+            p.debugfs_write(m, text).map_err(|e| {
+                let name = ["EINVAL", "ERANGE", "EEXIST", "EINTR", "ENOMEM"]
+                    .into_iter()
+                    .find(|n| e.contains(n))
+                    .unwrap_or("EINVAL");
+                (name.to_string(), e)
+            })?;
+            Ok(Some(
+                before.saturating_sub(m.memcgs[crate::mm::memcg::ROOT_MEMCG].usage),
+            ))
+        }
+        CtlFile::Enabled => {
+            let caps = crate::reclaim::mglru::sysfs::parse_enabled(text.as_bytes())
+                .map_err(|e| errno(e, format!("enabled: '{}' is not y, n or a number", text.trim_end())))?;
+            p.set_lru_gen_caps(m, caps).map_err(|why| errno(Errno::EINVAL, why))?;
+            Ok(None)
+        }
+        CtlFile::MinTtlMs => {
+            let ms = crate::reclaim::mglru::sysfs::parse_min_ttl_ms(text.as_bytes())
+                .map_err(|e| errno(e, format!("min_ttl_ms: '{}' is not a number", text.trim_end())))?;
+            p.set_min_ttl_jiffies(msecs_to_jiffies(ms as u64))
+                .map_err(|why| errno(Errno::EINVAL, why))?;
+            Ok(None)
+        }
+        CtlFile::MemoryReclaim => {
+            let out = memory_reclaim::write(m, p, t, text);
+            match out.error {
+                None => Ok(Some(out.nr_reclaimed)),
+                Some(e) => Err((
+                    e.name().to_string(),
+                    format!("memory.reclaim: {} pages reclaimed before it failed", out.nr_reclaimed),
+                )),
+            }
+        }
+        CtlFile::MemoryMax => memcg::write_max(m, p, t, text),
+        CtlFile::MemoryHigh => memcg::write_high(m, p, t, text),
+        CtlFile::MemoryLow => memcg::write_protection(m, t, text, false),
+        CtlFile::MemoryMin => memcg::write_protection(m, t, text, true),
+        CtlFile::Swappiness => {
+            // proc_dointvec_minmax over 0..=200 (MAX_SWAPPINESS)
+            let v = parse_proc_int(text).ok_or_else(|| errno(Errno::EINVAL, "vm.swappiness: not a number"))?;
+            if !(0..=200).contains(&v) {
+                return Err(errno(Errno::EINVAL, format!("vm.swappiness: {v} is outside 0..=200")));
+            }
+            m.cfg.swappiness = v as u32;
+            Ok(None)
+        }
+        f => Err(errno(Errno::EINVAL, format!("{} is read only", f.name()))),
+    }
+}
+
+/// `msecs_to_jiffies` at `HZ` (rounds up: 1 ms is one jiffy at HZ=250).
+pub fn msecs_to_jiffies(ms: u64) -> u64 {
+    let per = 1000 / crate::mm::HZ;
+    ms.div_ceil(per)
+}
+
+/// `proc_dointvec`'s reading of one integer (`proc_get_long`): leading white space, an optional
+/// `-`, a number as `strtoul` base 0 reads it (`0x` hex, leading `0` octal), then only white space.
+fn parse_proc_int(text: &str) -> Option<i64> {
+    let s = text.trim_matches(|c: char| c.is_ascii_whitespace());
+    let (neg, digits) = match s.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, s),
+    };
+    let (bytes, used) = memory_reclaim::strtoull(digits.as_bytes());
+    if used == 0 || used != digits.len() {
+        return None;
+    }
+    let v = i64::try_from(bytes).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// Where a script is in a run: the next point each action is due at.
+#[derive(Clone, Debug)]
+pub struct Cursor {
+    /// Per action, its next due point (steps or ns), `u64::MAX` when done.
+    next: Vec<u64>,
+    /// The smallest due step over the step actions (a fast test per step).
+    next_step: u64,
+    /// The smallest due time (ns) over the clock actions.
+    next_ns: u64,
+}
+
+impl Cursor {
+    /// A cursor at the start of a run.
+    pub fn new(s: &Script) -> Cursor {
+        let next = s
+            .actions
+            .iter()
+            .map(|a| match a.when {
+                When::Steps { at, .. } => at,
+                When::Ms { at, .. } => at.saturating_mul(1_000_000),
+            })
+            .collect();
+        let mut c = Cursor {
+            next,
+            next_step: u64::MAX,
+            next_ns: u64::MAX,
+        };
+        c.refresh(s);
+        c
+    }
+
+    fn refresh(&mut self, s: &Script) {
+        self.next_step = u64::MAX;
+        self.next_ns = u64::MAX;
+        for (a, &n) in s.actions.iter().zip(&self.next) {
+            match a.when {
+                When::Steps { .. } => self.next_step = self.next_step.min(n),
+                When::Ms { .. } => self.next_ns = self.next_ns.min(n),
+            }
+        }
+    }
+
+    /// Whether some action is due after `steps` steps at clock `now_ns`.
+    #[inline]
+    pub fn due(&self, steps: u64, now_ns: u64) -> bool {
+        steps >= self.next_step || now_ns >= self.next_ns
+    }
+
+    /// Run every action due after `steps` steps (`accesses` measured) on kernel `k` (workload
+    /// memcg `t`), in script order, logging each into `log`. A clock action due several times over
+    /// (a long step) runs once and is rescheduled past `now`.
+    pub fn run_due<P: Policy>(
+        &mut self,
+        s: &Script,
+        k: &mut Kernel<P>,
+        t: MemcgId,
+        steps: u64,
+        accesses: u64,
+        log: &mut Vec<Record>,
+    ) {
+        for (i, a) in s.actions.iter().enumerate() {
+            let now = k.m.now_ns;
+            let (is_due, every) = match a.when {
+                When::Steps { every, .. } => (steps >= self.next[i], every),
+                When::Ms { every, .. } => (now >= self.next[i], every.map(|e| e.saturating_mul(1_000_000))),
+            };
+            if !is_due {
+                continue;
+            }
+            log.push(apply(k, t, a, steps, accesses));
+            self.next[i] = match (every, a.when) {
+                (None, _) => u64::MAX,
+                (Some(e), When::Steps { .. }) => self.next[i].saturating_add(e),
+                (Some(e), When::Ms { .. }) => {
+                    let mut n = self.next[i].saturating_add(e);
+                    while n <= now && n != u64::MAX {
+                        n = n.saturating_add(e);
+                    }
+                    n
+                }
+            };
+        }
+        self.refresh(s);
+    }
+}
+
+/// Run action `a` now.
+pub fn apply<P: Policy>(k: &mut Kernel<P>, t: MemcgId, a: &Action, steps: u64, accesses: u64) -> Record {
+    let time_ms = k.m.now_ns as f64 / 1e6;
+    let mut r = Record {
+        step: steps,
+        accesses,
+        time_ms,
+        file: a.file.name().to_string(),
+        write: a.write.clone(),
+        ok: true,
+        errno: None,
+        text: None,
+        reclaimed: None,
+        line: a.line,
+    };
+    match &a.write {
+        None => match read(k, t, a.file) {
+            Ok(text) => r.text = Some(text),
+            Err((e, why)) => {
+                r.ok = false;
+                r.errno = Some(e);
+                r.text = Some(why);
+            }
+        },
+        Some(v) => match write(k, t, a.file, v) {
+            Ok(reclaimed) => r.reclaimed = reclaimed,
+            Err((e, why)) => {
+                r.ok = false;
+                r.errno = Some(e);
+                r.text = Some(why);
+            }
+        },
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Script, CtlError> {
+        Script::parse(s, Path::new("s.toml"))
+    }
+
+    #[test]
+    fn a_script_parses_into_its_actions() {
+        let s = parse(
+            "[[action]]\nat = 0\nevery = 5\nread = \"lru_gen\"\n\n[[action]]\nat_ms = 1500\nwrite = \"/sys/fs/cgroup/t/memory.max\"\nvalue = \"16M\"\n\n[[action]]\nat = 7\nwrite = \"vm.swappiness\"\nvalue = 10\n",
+        )
+        .unwrap();
+        assert_eq!(s.actions.len(), 3);
+        assert_eq!(
+            s.actions[0],
+            Action {
+                when: When::Steps { at: 0, every: Some(5) },
+                file: CtlFile::LruGen,
+                write: None,
+                line: 1
+            }
+        );
+        assert_eq!(s.actions[1].when, When::Ms { at: 1500, every: None });
+        assert_eq!(s.actions[1].file, CtlFile::MemoryMax);
+        assert_eq!(s.actions[1].write.as_deref(), Some("16M"));
+        assert_eq!(s.actions[1].line, 6);
+        assert_eq!(s.actions[2].write.as_deref(), Some("10"));
+        assert!(s.uses_clock());
+    }
+
+    #[test]
+    fn bad_scripts_name_the_line_and_what_was_expected() {
+        for (text, line, expect) in [
+            (
+                "[[action]]\nat = 1\nread = \"memory.bogus\"\n",
+                3,
+                "unknown control file 'memory.bogus'",
+            ),
+            ("[[action]]\nat = 1\nread = \"memory.reclaim\"\n", 3, "write only"),
+            (
+                "[[action]]\nat = 1\nwrite = \"memory.stat\"\nvalue = \"1\"\n",
+                3,
+                "read only",
+            ),
+            ("[[action]]\nat = 1\nwrite = \"memory.max\"\n", 3, "needs `value`"),
+            ("[[action]]\nread = \"lru_gen\"\n", 1, "needs `at`"),
+            ("[[action]]\nat = -1\nread = \"lru_gen\"\n", 2, "at least 0"),
+            ("[[action]]\nat = 1\nevery = 0\nread = \"lru_gen\"\n", 3, "at least 1"),
+            (
+                "[[action]]\nat = 1\nat_ms = 2\nread = \"lru_gen\"\n",
+                3,
+                "both `at` and `at_ms`",
+            ),
+            (
+                "[[action]]\nat = 1\nread = \"lru_gen\"\nvalue = \"x\"\n",
+                4,
+                "a read takes none",
+            ),
+            ("[[action]]\nat = 1\n", 1, "needs `read` or `write`"),
+            (
+                "[[action]]\nat = 1\nwhen = 3\nread = \"lru_gen\"\n",
+                3,
+                "unknown field `when`",
+            ),
+            ("[[action]]\nat = 1\nread = lru_gen\n", 3, ""),
+            (
+                "[[action]]\nat = 1\nwrite = \"memory.max\"\nvalue = 1.5\n",
+                4,
+                "expected a string or a whole number",
+            ),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!(e.at.map(|a| a.0), Some(line), "{text:?}: {e}");
+            assert!(e.message.contains(expect), "{text:?}: {e}");
+            assert!(e.to_string().starts_with(&format!("s.toml:{line}:")), "{e}");
+        }
+    }
+
+    #[test]
+    fn msecs_to_jiffies_rounds_up_as_the_kernel_does() {
+        assert_eq!(msecs_to_jiffies(0), 0);
+        assert_eq!(msecs_to_jiffies(1), 1);
+        assert_eq!(msecs_to_jiffies(4), 1);
+        assert_eq!(msecs_to_jiffies(5), 2);
+        assert_eq!(msecs_to_jiffies(1000), 250);
+    }
+
+    #[test]
+    fn proc_ints_as_proc_dointvec_reads_them() {
+        assert_eq!(parse_proc_int("60\n"), Some(60));
+        assert_eq!(parse_proc_int(" 7 "), Some(7));
+        assert_eq!(parse_proc_int("-3"), Some(-3));
+        assert_eq!(parse_proc_int("6x"), None);
+        assert_eq!(parse_proc_int(""), None);
+        assert_eq!(parse_proc_int("0x10"), Some(16));
+        assert_eq!(parse_proc_int("010"), Some(8));
+        assert_eq!(parse_proc_int("1K"), None);
+    }
+}
