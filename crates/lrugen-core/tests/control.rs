@@ -293,3 +293,50 @@ fn scripts_are_refused_where_they_cannot_run() {
         other => panic!("expected a refusal, got {:?}", other.map(|r| r.misses)),
     }
 }
+
+#[test]
+fn an_agent_ages_and_reclaims_through_placeholders() {
+    // a working-set agent: age every 5,000 steps (the command names the current max_seq, as an
+    // agent reads it off lru_gen first), then evict everything but the two youngest generations
+    let script =
+        "[[action]]\nat = 5000\nevery = 5000\nwrite = \"lru_gen\"\nvalue = \"+ {memcg} {node} {max_seq} 1 1\"\n\
+                  [[action]]\nat = 5000\nevery = 5000\nread = \"lru_gen\"\n\
+                  [[action]]\nat = 26000\nwrite = \"lru_gen\"\nvalue = \"- {memcg} 0 {max_seq-2}\"\n\
+                  [[action]]\nat = 26000\nread = \"memory.current\"\n";
+    // a memcg far larger than the hot set: the cold pages sit in the old generations
+    let w = WorkloadSpec::FileRead {
+        files: 1,
+        file_pages: 6_000,
+        dist: "zipf:1.2".parse().expect("dist"),
+        accesses: 30_000,
+    };
+    let r = run(&config(PolicyKind::Mglru, w.clone(), 8_000, 0, script));
+    let ages: Vec<&Record> = r
+        .ctl
+        .iter()
+        .filter(|x| x.write.as_deref().is_some_and(|w| w.starts_with('+')))
+        .collect();
+    assert_eq!(ages.len(), 6);
+    let mut last = 0;
+    for a in &ages {
+        assert!(a.ok, "{a:?}");
+        // `+ 2 0 N 1 1`: N is the max_seq the command was written against, one more each time
+        let n: u64 = a.write.as_deref().unwrap().split(' ').nth(3).unwrap().parse().unwrap();
+        assert!(n > last, "{:?}", a.write);
+        assert!(a.write.as_deref().unwrap().starts_with("+ 2 0 "), "{:?}", a.write);
+        last = n;
+    }
+    let evict = r
+        .ctl
+        .iter()
+        .find(|x| x.write.as_deref().is_some_and(|w| w.starts_with('-')))
+        .unwrap();
+    assert!(evict.ok, "{evict:?}");
+    assert!(evict.reclaimed.unwrap() > 1_000, "the cold pages went: {evict:?}");
+    let after = r.ctl.iter().rev().find(|x| x.file == "memory.current").unwrap();
+    assert!(bytes(after) < 8_000 * 4096 - 1_000 * 4096, "{after:?}");
+    // without generations there is nothing to name
+    let r = run(&config(PolicyKind::Classic, w, 8_000, 0, script));
+    let a = &r.ctl[0];
+    assert!(!a.ok && a.errno.as_deref() == Some("ENOENT"), "{a:?}");
+}

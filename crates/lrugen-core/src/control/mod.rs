@@ -11,7 +11,8 @@
 //! A script is TOML (`docs/control.md`):
 //! ```toml
 //! [[action]]
-//! at = 10000          # after this many steps (operations replayed; 0: before the first)
+//! at = 10000          # after this many measured accesses (0: before the first step);
+//!                     # or at_step (operations replayed, a populate pass included)
 //! every = 10000       # and again every this many (optional)
 //! read = "lru_gen"
 //!
@@ -19,7 +20,16 @@
 //! at_ms = 1500        # or on the run's clock, in milliseconds
 //! write = "memory.reclaim"
 //! value = "10M swappiness=0"
+//!
+//! [[action]]
+//! at = 20000
+//! write = "lru_gen"
+//! value = "+ {memcg} 0 {max_seq} 1 1"
 //! ```
+//! A written value may name what an agent would first read off `lru_gen`: `{memcg}` (the
+//! workload memcg's id in `lru_gen`), `{node}` (0), `{max_seq}`, `{min_seq_anon}`,
+//! `{min_seq_file}` and `{min_seq}` (the smaller) of the workload's lruvec on node 0, each
+//! optionally `+N` or `-N` (`{max_seq-2}`), replaced when the action runs.
 
 pub mod memcg;
 
@@ -164,23 +174,26 @@ impl std::str::FromStr for CtlFile {
     }
 }
 
-/// When an action runs.
+/// What an action's `at` and `every` count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum When {
-    /// After `at` steps (operations replayed, measured or not), then every `every` steps.
-    Steps {
-        /// Steps before the first run (0: before the first step).
-        at: u64,
-        /// Steps between runs, if repeated.
-        every: Option<u64>,
-    },
-    /// When the run's clock reaches `at` milliseconds, then every `every` ms.
-    Ms {
-        /// Milliseconds on the run's clock.
-        at: u64,
-        /// Milliseconds between runs, if repeated.
-        every: Option<u64>,
-    },
+pub enum Unit {
+    /// Measured accesses (the count the results report; `at`).
+    Accesses,
+    /// Steps: operations replayed, measured or not, a populate pass included (`at_step`).
+    Steps,
+    /// Milliseconds on the run's clock (`at_ms`).
+    Ms,
+}
+
+/// When an action runs: once `at` is reached, then every `every` more, in `unit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct When {
+    /// What `at` and `every` count.
+    pub unit: Unit,
+    /// The first time (0: before the first step).
+    pub at: u64,
+    /// The period, if repeated.
+    pub every: Option<u64>,
 }
 
 /// One action of a script.
@@ -237,6 +250,7 @@ struct RawScript {
 #[serde(deny_unknown_fields)]
 struct RawAction {
     at: Option<toml::Spanned<i64>>,
+    at_step: Option<toml::Spanned<i64>>,
     at_ms: Option<toml::Spanned<i64>>,
     every: Option<toml::Spanned<i64>>,
     read: Option<toml::Spanned<String>>,
@@ -285,25 +299,32 @@ impl Script {
                 Ok(*v.get_ref() as u64)
             };
             let every = a.every.as_ref().map(|v| count(v, "every", 1)).transpose()?;
-            let when = match (&a.at, &a.at_ms) {
-                (Some(s), None) => When::Steps {
-                    at: count(s, "at", 0)?,
+            let given: Vec<(Unit, &str, &toml::Spanned<i64>)> = [
+                (Unit::Accesses, "at", &a.at),
+                (Unit::Steps, "at_step", &a.at_step),
+                (Unit::Ms, "at_ms", &a.at_ms),
+            ]
+            .into_iter()
+            .filter_map(|(u, n, v)| v.as_ref().map(|v| (u, n, v)))
+            .collect();
+            let when = match given.as_slice() {
+                [(unit, name, v)] => When {
+                    unit: *unit,
+                    at: count(v, name, 0)?,
                     every,
                 },
-                (None, Some(ms)) => When::Ms {
-                    at: count(ms, "at_ms", 0)?,
-                    every,
-                },
-                (Some(_), Some(ms)) => {
-                    return Err(err(
-                        Some(ms.span()),
-                        "both `at` and `at_ms` are given: expected one of them".into(),
-                    ))
-                }
-                (None, None) => {
+                [] => {
                     return Err(err(
                         Some(span),
-                        "an action needs `at` (steps) or `at_ms` (the run's clock, milliseconds)".into(),
+                        "an action needs `at` (measured accesses), `at_step` (steps) or `at_ms` \
+                         (the run's clock, milliseconds)"
+                            .into(),
+                    ))
+                }
+                [(_, first, _), (_, second, v), ..] => {
+                    return Err(err(
+                        Some(v.span()),
+                        format!("both `{first}` and `{second}` are given: expected one of them"),
                     ))
                 }
             };
@@ -347,6 +368,7 @@ impl Script {
                             ))
                         }
                     };
+                    placeholders(&text).map_err(|e| err(Some(v.span()), e))?;
                     (f, Some(text))
                 }
                 (Some(_), Some(w)) => {
@@ -374,8 +396,90 @@ impl Script {
 
     /// Whether any action runs on the clock (`at_ms`).
     pub fn uses_clock(&self) -> bool {
-        self.actions.iter().any(|a| matches!(a.when, When::Ms { .. }))
+        self.actions.iter().any(|a| a.when.unit == Unit::Ms)
     }
+}
+
+/// The names a written value may hold in braces.
+const PLACEHOLDERS: [&str; 6] = ["memcg", "node", "max_seq", "min_seq", "min_seq_anon", "min_seq_file"];
+
+/// The placeholders of `text` (name, offset), in order; an error names a malformed one.
+fn placeholders(text: &str) -> Result<Vec<(&'static str, i64, Range<usize>)>, String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(open) = text[i..].find('{').map(|o| i + o) {
+        let close = text[open..]
+            .find('}')
+            .map(|c| open + c)
+            .ok_or_else(|| format!("'{}': a `{{` without its `}}`", &text[open..]))?;
+        let inner = &text[open + 1..close];
+        let (name, off) = match inner.find(['+', '-']) {
+            Some(at) => {
+                let n: i64 = inner[at + 1..]
+                    .parse()
+                    .ok()
+                    .filter(|n: &i64| *n >= 0 && inner[at + 1..].bytes().all(|b| b.is_ascii_digit()))
+                    .ok_or_else(|| format!("{{{inner}}}: expected a whole number after `{}`", &inner[at..=at]))?;
+                (&inner[..at], if &inner[at..=at] == "-" { -n } else { n })
+            }
+            None => (inner, 0),
+        };
+        let known = PLACEHOLDERS.into_iter().find(|p| *p == name).ok_or_else(|| {
+            format!(
+                "{{{inner}}}: unknown name '{name}': expected one of {}",
+                PLACEHOLDERS.join(", ")
+            )
+        })?;
+        out.push((known, off, open..close + 1));
+        i = close + 1;
+    }
+    if let Some(c) = text[i..].find('}') {
+        return Err(format!("'{}': a `}}` without its `{{`", &text[i + c..]));
+    }
+    Ok(out)
+}
+
+/// `text` with its placeholders replaced from kernel `k` (workload memcg `t`).
+fn expand<P: Policy>(k: &Kernel<P>, t: MemcgId, text: &str) -> Result<String, (String, String)> {
+    let list = placeholders(text).map_err(|e| ("EINVAL".to_string(), e))?;
+    if list.is_empty() {
+        return Ok(text.to_string());
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (name, off, span) in list {
+        let seqs = || {
+            k.p.seqs(t, 0).ok_or_else(|| {
+                (
+                    "ENOENT".to_string(),
+                    format!("{{{name}}}: the policy has no generations to read"),
+                )
+            })
+        };
+        let base = match name {
+            "memcg" => crate::reclaim::mglru::admin::memcg_kernel_id(t) as i64,
+            "node" => 0,
+            "max_seq" => seqs()?.2 as i64,
+            "min_seq_anon" => seqs()?.0 as i64,
+            "min_seq_file" => seqs()?.1 as i64,
+            _ => {
+                let (a, f, _) = seqs()?;
+                a.min(f) as i64
+            }
+        };
+        let v = base + off;
+        if v < 0 {
+            return Err((
+                "EINVAL".to_string(),
+                format!("{}: {name} is {base}, so the value would be {v}", &text[span]),
+            ));
+        }
+        out.push_str(&text[last..span.start]);
+        out.push_str(&v.to_string());
+        last = span.end;
+    }
+    out.push_str(&text[last..]);
+    Ok(out)
 }
 
 /// What one action did.
@@ -389,7 +493,7 @@ pub struct Record {
     pub time_ms: f64,
     /// The file's short name.
     pub file: String,
-    /// The text written (`None`: a read).
+    /// The text written, placeholders replaced (`None`: a read).
     pub write: Option<String>,
     /// The write returned its byte count, or the read its text.
     pub ok: bool,
@@ -535,54 +639,59 @@ fn parse_proc_int(text: &str) -> Option<i64> {
 /// Where a script is in a run: the next point each action is due at.
 #[derive(Clone, Debug)]
 pub struct Cursor {
-    /// Per action, its next due point (steps or ns), `u64::MAX` when done.
+    /// Per action, its next due point in its unit (ns for the clock), `u64::MAX` when done.
     next: Vec<u64>,
-    /// The smallest due step over the step actions (a fast test per step).
-    next_step: u64,
-    /// The smallest due time (ns) over the clock actions.
-    next_ns: u64,
+    /// The smallest due point per unit (accesses, steps, ns): a fast test per step.
+    soonest: [u64; 3],
+}
+
+fn unit_index(u: Unit) -> usize {
+    match u {
+        Unit::Accesses => 0,
+        Unit::Steps => 1,
+        Unit::Ms => 2,
+    }
+}
+
+/// `v` in the unit the cursor keeps (ns for milliseconds).
+fn scaled(u: Unit, v: u64) -> u64 {
+    if u == Unit::Ms {
+        v.saturating_mul(1_000_000)
+    } else {
+        v
+    }
 }
 
 impl Cursor {
     /// A cursor at the start of a run.
     pub fn new(s: &Script) -> Cursor {
-        let next = s
-            .actions
-            .iter()
-            .map(|a| match a.when {
-                When::Steps { at, .. } => at,
-                When::Ms { at, .. } => at.saturating_mul(1_000_000),
-            })
-            .collect();
+        let next = s.actions.iter().map(|a| scaled(a.when.unit, a.when.at)).collect();
         let mut c = Cursor {
             next,
-            next_step: u64::MAX,
-            next_ns: u64::MAX,
+            soonest: [u64::MAX; 3],
         };
         c.refresh(s);
         c
     }
 
     fn refresh(&mut self, s: &Script) {
-        self.next_step = u64::MAX;
-        self.next_ns = u64::MAX;
+        self.soonest = [u64::MAX; 3];
         for (a, &n) in s.actions.iter().zip(&self.next) {
-            match a.when {
-                When::Steps { .. } => self.next_step = self.next_step.min(n),
-                When::Ms { .. } => self.next_ns = self.next_ns.min(n),
-            }
+            let i = unit_index(a.when.unit);
+            self.soonest[i] = self.soonest[i].min(n);
         }
     }
 
-    /// Whether some action is due after `steps` steps at clock `now_ns`.
+    /// Whether some action is due after `steps` steps and `accesses` measured accesses at clock
+    /// `now_ns`.
     #[inline]
-    pub fn due(&self, steps: u64, now_ns: u64) -> bool {
-        steps >= self.next_step || now_ns >= self.next_ns
+    pub fn due(&self, steps: u64, accesses: u64, now_ns: u64) -> bool {
+        accesses >= self.soonest[0] || steps >= self.soonest[1] || now_ns >= self.soonest[2]
     }
 
     /// Run every action due after `steps` steps (`accesses` measured) on kernel `k` (workload
-    /// memcg `t`), in script order, logging each into `log`. A clock action due several times over
-    /// (a long step) runs once and is rescheduled past `now`.
+    /// memcg `t`), in script order, logging each into `log`. An action due several times over (a
+    /// long step on the clock) runs once and is rescheduled past now.
     pub fn run_due<P: Policy>(
         &mut self,
         s: &Script,
@@ -593,19 +702,18 @@ impl Cursor {
         log: &mut Vec<Record>,
     ) {
         for (i, a) in s.actions.iter().enumerate() {
-            let now = k.m.now_ns;
-            let (is_due, every) = match a.when {
-                When::Steps { every, .. } => (steps >= self.next[i], every),
-                When::Ms { every, .. } => (now >= self.next[i], every.map(|e| e.saturating_mul(1_000_000))),
+            let now = match a.when.unit {
+                Unit::Accesses => accesses,
+                Unit::Steps => steps,
+                Unit::Ms => k.m.now_ns,
             };
-            if !is_due {
+            if now < self.next[i] {
                 continue;
             }
             log.push(apply(k, t, a, steps, accesses));
-            self.next[i] = match (every, a.when) {
-                (None, _) => u64::MAX,
-                (Some(e), When::Steps { .. }) => self.next[i].saturating_add(e),
-                (Some(e), When::Ms { .. }) => {
+            self.next[i] = match a.when.every.map(|e| scaled(a.when.unit, e)) {
+                None => u64::MAX,
+                Some(e) => {
                     let mut n = self.next[i].saturating_add(e);
                     while n <= now && n != u64::MAX {
                         n = n.saturating_add(e);
@@ -642,7 +750,10 @@ pub fn apply<P: Policy>(k: &mut Kernel<P>, t: MemcgId, a: &Action, steps: u64, a
                 r.text = Some(why);
             }
         },
-        Some(v) => match write(k, t, a.file, v) {
+        Some(v) => match expand(k, t, v).and_then(|v| {
+            r.write = Some(v.clone());
+            write(k, t, a.file, &v)
+        }) {
             Ok(reclaimed) => r.reclaimed = reclaimed,
             Err((e, why)) => {
                 r.ok = false;
@@ -672,13 +783,24 @@ mod tests {
         assert_eq!(
             s.actions[0],
             Action {
-                when: When::Steps { at: 0, every: Some(5) },
+                when: When {
+                    unit: Unit::Accesses,
+                    at: 0,
+                    every: Some(5)
+                },
                 file: CtlFile::LruGen,
                 write: None,
                 line: 1
             }
         );
-        assert_eq!(s.actions[1].when, When::Ms { at: 1500, every: None });
+        assert_eq!(
+            s.actions[1].when,
+            When {
+                unit: Unit::Ms,
+                at: 1500,
+                every: None
+            }
+        );
         assert_eq!(s.actions[1].file, CtlFile::MemoryMax);
         assert_eq!(s.actions[1].write.as_deref(), Some("16M"));
         assert_eq!(s.actions[1].line, 6);
@@ -710,6 +832,11 @@ mod tests {
                 "both `at` and `at_ms`",
             ),
             (
+                "[[action]]\nat_step = 1\nat_ms = 2\nread = \"lru_gen\"\n",
+                3,
+                "both `at_step` and `at_ms`",
+            ),
+            (
                 "[[action]]\nat = 1\nread = \"lru_gen\"\nvalue = \"x\"\n",
                 4,
                 "a read takes none",
@@ -732,6 +859,26 @@ mod tests {
             assert!(e.message.contains(expect), "{text:?}: {e}");
             assert!(e.to_string().starts_with(&format!("s.toml:{line}:")), "{e}");
         }
+    }
+
+    #[test]
+    fn placeholders_are_checked_when_the_script_is_read() {
+        let ok = placeholders("- {memcg} {node} {max_seq-2} 200 {min_seq+10}").unwrap();
+        let names: Vec<(&str, i64)> = ok.iter().map(|(n, o, _)| (*n, *o)).collect();
+        assert_eq!(names, [("memcg", 0), ("node", 0), ("max_seq", -2), ("min_seq", 10)]);
+        for (bad, expect) in [
+            ("+ {memcg 0 3", "without its `}`"),
+            ("+ 2 0 3}", "without its `{`"),
+            ("{maxseq}", "unknown name 'maxseq'"),
+            ("{max_seq-}", "expected a whole number after `-`"),
+            ("{max_seq-x}", "expected a whole number"),
+            ("{max_seq+-1}", "expected a whole number"),
+        ] {
+            let e = placeholders(bad).unwrap_err();
+            assert!(e.contains(expect), "{bad}: {e}");
+        }
+        let e = parse("[[action]]\nat = 1\nwrite = \"lru_gen\"\nvalue = \"+ {memcg} 0 {max}\"\n").unwrap_err();
+        assert_eq!(e.at.map(|a| a.0), Some(4), "{e}");
     }
 
     #[test]

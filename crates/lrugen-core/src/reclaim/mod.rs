@@ -317,6 +317,12 @@ pub trait Policy {
         Err(format!("policy {} has no /sys/kernel/debug/lru_gen", self.name()))
     }
 
+    /// `(min_seq[anon], min_seq[file], max_seq)` of lruvec (memcg, node), for policies with
+    /// generations (what a user-space agent reads off `lru_gen` before it writes a command).
+    fn seqs(&self, _memcg: MemcgId, _node: usize) -> Option<(u64, u64, u64)> {
+        None
+    }
+
     /// `/sys/kernel/mm/lru_gen/enabled` as `enabled_show` prints it: the capability bits in
     /// effect (`LRU_GEN_CORE` when MGLRU runs; the walk and non-leaf bits when the capability is
     /// on and the hardware has the accessed bit).

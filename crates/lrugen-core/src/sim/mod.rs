@@ -748,7 +748,7 @@ pub fn run_kernel<P: Policy>(
     let mut steps = 0u64;
     let mut ctl = opts.ctl.map(|s| (s, crate::control::Cursor::new(s)));
     if let Some((s, c)) = ctl.as_mut() {
-        if c.due(0, k.m.now_ns) {
+        if c.due(0, 0, k.m.now_ns) {
             c.run_due(s, &mut k, t, 0, 0, &mut r.ctl);
         }
     }
@@ -795,7 +795,7 @@ pub fn run_kernel<P: Policy>(
         }
         steps += 1;
         if let Some((s, c)) = ctl.as_mut() {
-            if c.due(steps, k.m.now_ns) {
+            if c.due(steps, r.accesses, k.m.now_ns) {
                 c.run_due(s, &mut k, t, steps, r.accesses, &mut r.ctl);
                 if let Some(e) = k.m.check_failure.take() {
                     return Err(RunError::Invariant(e));

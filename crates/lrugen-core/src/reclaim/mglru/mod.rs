@@ -864,6 +864,11 @@ impl Policy for Mglru {
         Mglru::debugfs_write(self, m, input).map_err(|e| e.to_string())
     }
 
+    fn seqs(&self, memcg: MemcgId, node: usize) -> Option<(u64, u64, u64)> {
+        let lg = self.lrugen(memcg, node);
+        Some((lg.min_seq[ANON], lg.min_seq[FILE], lg.max_seq))
+    }
+
     fn lru_gen_caps(&self) -> u32 {
         let mut c = self.cfg.caps & caps::CORE;
         if self.should_walk_mmu() {
