@@ -403,8 +403,11 @@ impl Script {
 /// The names a written value may hold in braces.
 const PLACEHOLDERS: [&str; 6] = ["memcg", "node", "max_seq", "min_seq", "min_seq_anon", "min_seq_file"];
 
-/// The placeholders of `text` (name, offset), in order; an error names a malformed one.
-fn placeholders(text: &str) -> Result<Vec<(&'static str, i64, Range<usize>)>, String> {
+/// A placeholder of a written value: its name, its `+N`/`-N`, where it is in the text.
+type Placeholder = (&'static str, i64, Range<usize>);
+
+/// The placeholders of `text`, in order; an error names a malformed one.
+fn placeholders(text: &str) -> Result<Vec<Placeholder>, String> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(open) = text[i..].find('{').map(|o| i + o) {
