@@ -53,6 +53,57 @@ const CASES: &[Case] = &[
     ),
     case(&["kernel", "--accesses", "-5"], 2, &["--accesses", "non-negative"]),
     case(&["run", "--memcg-max", "-5M"], 1, &["--memcg-max", "'-5M'", "expected"]),
+    // --- --switch-at: writes to /sys/kernel/mm/lru_gen/enabled during a run
+    case(
+        &["run", "--policy", "mglru", "--accesses", "10", "--switch-at", "5:z"],
+        1,
+        &[
+            "--switch-at '5:z'",
+            "writing 'z'",
+            "EINVAL",
+            "expected y, n or a number",
+        ],
+    ),
+    case(
+        &["run", "--policy", "classic", "--accesses", "10", "--switch-at", "5: y"],
+        1,
+        &["--switch-at '5: y'", "writing ' y'", "EINVAL"],
+    ),
+    case(
+        &["run", "--policy", "mglru", "--accesses", "10", "--switch-at", "5:0x"],
+        1,
+        &["writing '0x'", "EINVAL", "0x hex"],
+    ),
+    case(
+        &["run", "--policy", "mglru", "--accesses", "10", "--switch-at", "5"],
+        1,
+        &["--switch-at '5'", "expected STEP:VALUE"],
+    ),
+    case(
+        &["run", "--policy", "mglru", "--accesses", "10", "--switch-at", "-1:y"],
+        1,
+        &["--switch-at '-1:y'", "STEP '-1'", "non-negative"],
+    ),
+    case(
+        &["run", "--policy", "lru,opt", "--accesses", "10", "--switch-at", "5:y"],
+        1,
+        &["--switch-at", "expected mglru or classic", "found lru,opt"],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "mglru",
+            "--accesses",
+            "10",
+            "--jobs",
+            "2",
+            "--switch-at",
+            "5:n",
+        ],
+        1,
+        &["--switch-at", "virtual-time engine"],
+    ),
     case(
         &[
             "run",

@@ -36,6 +36,7 @@ fn run_checked(machine: MachineConfig, memcg: MemcgConfig, workload: WorkloadSpe
         mglru: Default::default(),
         debugfs_every: None,
         debugfs_write: None,
+        switch_at: Vec::new(),
         sample_every: None,
         engine: None,
         jobs: 1,

@@ -20,6 +20,8 @@ use lrugen::reclaim::killswitch::Switchable;
 use lrugen::reclaim::mglru::debugfs::Errno;
 use lrugen::reclaim::mglru::{gen_from_seq, MglruConfig, Profile, MAX_NR_GENS};
 use lrugen::reclaim::Policy;
+use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult, SwitchApplied, SwitchAt};
+use lrugen::workload::WorkloadSpec;
 use proptest::prelude::*;
 
 type K = Kernel<Switchable>;
@@ -473,4 +475,103 @@ proptest! {
             prop_assert_eq!(g.gen_pages(gen, ANON), 0, "anon left after exit");
         }
     }
+}
+
+fn file_run(policy: PolicyKind, switch_at: &[(u64, &str)]) -> RunConfig {
+    let w = WorkloadSpec::FileRead {
+        files: 4,
+        file_pages: 2048,
+        dist: lrugen::workload::dist::Dist::Zipf { theta: 0.9 },
+        accesses: 60_000,
+    };
+    let memcg = MemcgConfig {
+        max: Some(2048),
+        ..Default::default()
+    };
+    let mut cfg = RunConfig::new(MachineConfig::simple(18_432, 0), memcg, w, policy);
+    cfg.switch_at = switch_at
+        .iter()
+        .map(|&(step, v)| SwitchAt { step, value: v.into() })
+        .collect();
+    cfg
+}
+
+fn run(cfg: &RunConfig) -> RunResult {
+    sim::run(cfg, None, &mut |_, _| {}).unwrap()
+}
+
+/// MGLRU switched off half-way: its misses lie between the pure MGLRU run's and the pure
+/// classic run's, the write is reported at its step, and the same seed gives the same run,
+/// counter for counter; with the checker on, a run switching off, on and off again passes it
+/// after every write; a write at step 0 of a classic run is the same as starting with MGLRU.
+#[test]
+fn a_run_switched_half_way_lies_between_and_is_deterministic() {
+    let mglru = run(&file_run(PolicyKind::Mglru, &[]));
+    let classic = run(&file_run(PolicyKind::Classic, &[]));
+    let cfg = file_run(PolicyKind::Mglru, &[(30_000, "n")]);
+    let switched = run(&cfg);
+    assert_eq!(
+        switched.switches,
+        vec![SwitchApplied {
+            step: 30_000,
+            value: "n".into(),
+            enabled: "0x0000".into(),
+            live: "classic".into(),
+        }]
+    );
+    assert_eq!(switched.policy, "mglru", "named after the LRU it started with");
+    let (lo, hi) = (mglru.misses.min(classic.misses), mglru.misses.max(classic.misses));
+    assert!(
+        lo < switched.misses && switched.misses < hi,
+        "misses: mglru {}, classic {}, switched {}",
+        mglru.misses,
+        classic.misses,
+        switched.misses
+    );
+    assert_ne!(switched.memory_stat, mglru.memory_stat);
+    assert_ne!(switched.memory_stat, classic.memory_stat);
+    let again = run(&cfg);
+    assert_eq!(
+        (again.misses, &again.vmstat, &again.memory_stat, &again.switches),
+        (
+            switched.misses,
+            &switched.vmstat,
+            &switched.memory_stat,
+            &switched.switches
+        )
+    );
+    let mut checked = file_run(PolicyKind::Mglru, &[(10_000, "n"), (20_000, "0x7"), (40_000, "0")]);
+    checked.check = true;
+    let r = run(&checked);
+    assert_eq!(r.switches.len(), 3);
+    assert_eq!(r.switches[1].enabled, "0x0007");
+    assert_eq!(r.switches[2].live, "classic");
+    // switching on before the first step: the classic run becomes the MGLRU run
+    let on_at_0 = run(&file_run(PolicyKind::Classic, &[(0, "y")]));
+    assert_eq!(
+        (on_at_0.misses, &on_at_0.memory_stat),
+        (mglru.misses, &mglru.memory_stat)
+    );
+    // a write past the end is not applied
+    let late = run(&file_run(PolicyKind::Classic, &[(10_000_000, "y")]));
+    assert!(late.switches.is_empty());
+    assert_eq!(late.misses, classic.misses);
+}
+
+/// A value the file refuses, a reference cache, or a run in virtual time: refused before the
+/// run, naming what is wrong.
+#[test]
+fn bad_switches_are_refused() {
+    let e = sim::run(&file_run(PolicyKind::Mglru, &[(5, "maybe")]), None, &mut |_, _| {}).unwrap_err();
+    let e = e.to_string();
+    assert!(
+        e.contains("'maybe'") && e.contains("EINVAL") && e.contains("expected y, n"),
+        "{e}"
+    );
+    let e = sim::run(&file_run(PolicyKind::Lru, &[(5, "y")]), None, &mut |_, _| {}).unwrap_err();
+    assert!(e.to_string().contains("kernel policy"), "{e}");
+    let mut cfg = file_run(PolicyKind::Mglru, &[(5, "n")]);
+    cfg.engine = Some(Default::default());
+    let e = sim::run(&cfg, None, &mut |_, _| {}).unwrap_err();
+    assert!(e.to_string().contains("virtual-time engine"), "{e}");
 }

@@ -115,7 +115,7 @@ pub fn json(results: &[RunResult]) -> serde_json::Value {
         results
             .iter()
             .map(|r| {
-                serde_json::json!({
+                let mut v = serde_json::json!({
                     "policy": r.policy,
                     "profile": r.profile,
                     "workload": r.workload,
@@ -130,7 +130,11 @@ pub fn json(results: &[RunResult]) -> serde_json::Value {
                     "vmstat": counters(&r.vmstat),
                     "memory_stat": counters(&r.memory_stat),
                     "memory_events": r.memory_events,
-                })
+                });
+                if !r.switches.is_empty() {
+                    v["switches"] = serde_json::json!(r.switches);
+                }
+                v
             })
             .collect(),
     )
