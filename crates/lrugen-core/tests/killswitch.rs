@@ -376,6 +376,7 @@ enum Op {
     Store(u8),
     Load(u8),
     MapLoad(u8),
+    LockedLoad(u8),
     Switch,
 }
 
@@ -386,6 +387,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (0u8..96).prop_map(Op::Store),
         1 => (0u8..96).prop_map(Op::Load),
         1 => (0u8..64).prop_map(Op::MapLoad),
+        1 => (0u8..16).prop_map(Op::LockedLoad),
         1 => Just(Op::Switch),
     ]
 }
@@ -404,7 +406,8 @@ fn resident(m: &Machine) -> Vec<(FolioId, usize, MemcgId, usize)> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-    /// Random reads, writes, loads and stores on a small machine under memcg pressure, with the
+    /// Random reads, writes, loads and stores (some through an mlocked mapping: unevictable
+    /// folios) on a small machine under memcg pressure, with the
     /// kill switch written at random points (on, off, on...) from either start, the `lru_add`
     /// batch on: after each write the invariant checker (every folio on exactly one list of
     /// either LRU, list sizes equal to the counters, the dormant LRU empty) passes, and the
@@ -427,6 +430,7 @@ proptest! {
         let files: Vec<u32> = (0..3).map(|i| k.m.create_file(&format!("f{i}"), 64, Advice::Normal)).collect();
         let heap = k.m.mmap(task, 96, vmf::WRITE, None);
         let map = k.m.mmap(task, 64, vmf::WRITE, Some((files[0], 0)));
+        let locked = k.m.mmap(task, 16, vmf::LOCKED, Some((files[1], 48)));
         let mut switches = 0;
         for op in ops {
             let r = match op {
@@ -435,6 +439,7 @@ proptest! {
                 Op::Store(i) => k.access(task, heap + i as u32, true).map(|_| ()),
                 Op::Load(i) => k.access(task, heap + i as u32, false).map(|_| ()),
                 Op::MapLoad(i) => k.access(task, map + i as u32, false).map(|_| ()),
+                Op::LockedLoad(i) => k.access(task, locked + i as u32, false).map(|_| ()),
                 Op::Switch => {
                     let before = resident(&k.m);
                     let usage = k.m.memcgs[t].usage;
