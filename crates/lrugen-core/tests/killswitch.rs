@@ -369,6 +369,37 @@ fn shadows_are_read_by_the_live_mode() {
     assert!(refaults > 0);
 }
 
+/// `snapshot_refaults` is LRU-agnostic in the kernel (`do_try_to_free_pages`, `balance_pgdat`):
+/// reclaim under MGLRU keeps the classic lruvec's `refaults` snapshot current, so that the first
+/// classic reclaim after a switch compares with a fresh one.
+#[test]
+fn refault_snapshots_follow_reclaim_under_mglru() {
+    let (mut k, t, task) = setup(Profile::MAINLINE, 512, 0, true, true);
+    k.m.memcgs[t].max = 64;
+    let f = k.m.create_file("f", 256, Advice::Normal);
+    let map = k.m.mmap(task, 256, 0, Some((f, 0)));
+    // activations counted before (as by classic reclaim earlier), flushed: the snapshot must see them
+    k.m.mod_lruvec_state(t, 0, Stat::WorkingsetActivateFile, 100);
+    k.m.flush_stats_now();
+    for _ in 0..3 {
+        for i in 0..256 {
+            k.access(task, map + i, false).unwrap();
+        }
+    }
+    k.check().unwrap();
+    let lv = k.m.lruvec(t, 0);
+    let want = [
+        k.m.lruvec_state_flushed(t, 0, Stat::WorkingsetActivateAnon),
+        k.m.lruvec_state_flushed(t, 0, Stat::WorkingsetActivateFile),
+    ];
+    assert!(
+        k.m.memcg_stat(t).get(Stat::WorkingsetRefaultFile) > 0,
+        "refaults happened"
+    );
+    assert!(want[1] >= 100, "{want:?}");
+    assert_eq!(k.p.classic.lruvecs[lv].refaults, want);
+}
+
 #[derive(Clone, Debug)]
 enum Op {
     Read(u8, u8),

@@ -331,7 +331,10 @@ impl Policy for Switchable {
     }
 
     fn snapshot_refaults(&mut self, m: &Machine, target: MemcgId, node: usize) {
-        live!(mut self, p => p.snapshot_refaults(m, target, node))
+        // `lruvec->refaults` is the lruvec's, not the classic LRU's: reclaim snapshots it at the
+        // end of every invocation whatever the state, so a switch to classic reads a fresh one
+        self.classic.snapshot_refaults(m, target, node);
+        self.mglru.snapshot_refaults(m, target, node);
     }
 
     fn keep_referenced_mapped(&self) -> bool {
