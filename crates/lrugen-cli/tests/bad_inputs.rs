@@ -416,6 +416,20 @@ const CASES: &[Case] = &[
         &["{d}/missing.lis", "cannot open"],
     ),
     case(&["kernel", "--exp", "{d}/missing.toml"], 1, &["{d}/missing.toml"]),
+    case(
+        &["kernel", "--exp", "{d}/switchat.toml"],
+        1,
+        &[
+            "switchat.toml",
+            "switch_at",
+            "does not write /sys/kernel/mm/lru_gen/enabled",
+        ],
+    ),
+    case(
+        &["exp", "--out", "out", "{d}/badswitchat.toml"],
+        1,
+        &["badswitchat.toml:5", "writing 'z'", "EINVAL", "expected y, n"],
+    ),
     // --- bad sizes
     case(
         &["run", "--memory", "12X"],
@@ -827,6 +841,14 @@ fn fixtures() -> PathBuf {
              pages = 2000\nwrite_ratio = 0.5\ndist = {{ kind = \"uniform\" }}\naccesses = 10\n[mglru.fg]\n{line}\n"
         )
     };
+    let switch_at = |value: &str| {
+        format!(
+            "policies = [\"mglru\"]\n[memcg]\nmax = 1000\n[mglru]\nswitch_at = [{{ step = 5, value = \"{value}\" }}]\n\
+             [workload]\nkind = \"anon\"\npages = 2000\nwrite_ratio = 0.5\ndist = {{ kind = \"uniform\" }}\naccesses = 10\n"
+        )
+    };
+    w("badswitchat.toml", switch_at("z").as_bytes());
+    w("switchat.toml", switch_at("n").as_bytes());
     w("badfg.toml", fg("reset_refs = 8").as_bytes());
     w("badfgkey.toml", fg("reset_ref = 0").as_bytes());
     w("bad.lis", b"100 8 0 1\n200 1 0 2\n300 eight 0 3\n400 1 0 4\n");
