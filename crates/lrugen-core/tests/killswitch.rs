@@ -585,8 +585,15 @@ fn a_run_switched_half_way_lies_between_and_is_deterministic() {
     // switching on before the first step: the classic run becomes the MGLRU run
     let on_at_0 = run(&file_run(PolicyKind::Classic, &[(0, "y")]));
     assert_eq!(
-        (on_at_0.misses, &on_at_0.memory_stat),
-        (mglru.misses, &mglru.memory_stat)
+        (on_at_0.misses, &on_at_0.vmstat, &on_at_0.memory_stat),
+        (mglru.misses, &mglru.vmstat, &mglru.memory_stat)
+    );
+    // and off before the first step: the MGLRU run becomes the classic run (every call the
+    // live policy's, nothing of the dormant one's leaking in)
+    let off_at_0 = run(&file_run(PolicyKind::Mglru, &[(0, "n")]));
+    assert_eq!(
+        (off_at_0.misses, &off_at_0.vmstat, &off_at_0.memory_stat),
+        (classic.misses, &classic.vmstat, &classic.memory_stat)
     );
     // a write past the end is not applied
     let late = run(&file_run(PolicyKind::Classic, &[(10_000_000, "y")]));
@@ -610,4 +617,38 @@ fn bad_switches_are_refused() {
     cfg.engine = Some(Default::default());
     let e = sim::run(&cfg, None, &mut |_, _| {}).unwrap_err();
     assert!(e.to_string().contains("virtual-time engine"), "{e}");
+}
+
+/// The same on anonymous memory with swap: a write at step 0 gives the other policy's run
+/// exactly (vmstat and memory.stat), a write half-way differs from both pure runs, and the
+/// checker passes after each write.
+#[test]
+fn anon_runs_with_swap() {
+    let cfg = |policy, sw: &[(u64, &str)]| {
+        let w = WorkloadSpec::Anon {
+            compressed_pct: 0,
+            pages: 1536,
+            write_ratio: 0.3,
+            dist: lrugen::workload::dist::Dist::Zipf { theta: 0.9 },
+            accesses: 30_000,
+        };
+        let memcg = MemcgConfig {
+            max: Some(768),
+            ..Default::default()
+        };
+        let mut c = RunConfig::new(MachineConfig::simple(8192, 4096), memcg, w, policy);
+        c.check = true;
+        c.switch_at = sw.iter().map(|&(step, v)| SwitchAt { step, value: v.into() }).collect();
+        c
+    };
+    let mglru = run(&cfg(PolicyKind::Mglru, &[]));
+    let classic = run(&cfg(PolicyKind::Classic, &[]));
+    let key = |r: &RunResult| (r.misses, r.vmstat.clone(), r.memory_stat.clone());
+    assert_eq!(key(&run(&cfg(PolicyKind::Classic, &[(0, "y")]))), key(&mglru));
+    assert_eq!(key(&run(&cfg(PolicyKind::Mglru, &[(0, "n")]))), key(&classic));
+    let half = run(&cfg(PolicyKind::Mglru, &[(10_000, "n"), (20_000, "y")]));
+    assert_eq!(half.switches.len(), 2);
+    assert!(half.vm(Stat::Pswpout) > 0, "it swapped");
+    assert_ne!(key(&half), key(&mglru));
+    assert_ne!(key(&half), key(&classic));
 }
