@@ -26,7 +26,8 @@
 //! policies keep their own copy of that list), in order, and no counter moves. The generations'
 //! seqs, timestamps, PID history and mm walk state are kept while MGLRU is off, as the kernel
 //! keeps `lrugen` (the next fill places folios relative to the old `max_seq`); so are the classic
-//! lruvecs' `nonresident_age` and costs while MGLRU is on.
+//! lruvecs' `nonresident_age` and costs while MGLRU is on, and their `refaults` snapshot is taken
+//! at the end of each reclaim whatever the state, as the kernel's LRU-agnostic `snapshot_refaults`.
 //!
 //! Shadow entries are not converted: the kernel packs both LRUs' shadows the same way (memcg id,
 //! node, workingset bit, and an eviction field), and `workingset_refault`/`workingset_test_recent`
