@@ -194,6 +194,13 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     if let Some(path) = &a.exp {
         // the experiment's own kernel settings, where the flags leave the kernel's defaults
         let exp = lrugen::experiment::spec::Experiment::from_file(path).map_err(|e| e.to_string())?;
+        if exp.points.iter().any(|p| !p.config.switch_at.is_empty()) {
+            return Err(format!(
+                "{}: [mglru] switch_at: lrugen kernel does not write /sys/kernel/mm/lru_gen/enabled during \
+                 the guest's run; expected no switch_at (run it with lrugen exp)",
+                path.display()
+            ));
+        }
         if let Some(p) = exp.points.first() {
             let c = &p.config;
             if a.lru_gen_enabled == "y" {

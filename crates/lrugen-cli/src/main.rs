@@ -291,6 +291,15 @@ struct RunArgs {
     /// policies only (default --policy mglru,classic), without the engine.
     #[arg(long, value_name = "FILE")]
     ctl: Option<PathBuf>,
+    /// Write VALUE to /sys/kernel/mm/lru_gen/enabled after STEP steps of each mglru and classic
+    /// run (0: before the first), as `echo VALUE > enabled` does (repeatable, applied in step
+    /// order): `y`, `n` or a number (0x7, 5, 0; decimal, 0x hex, 0 octal), bit 0 turning MGLRU on
+    /// or off with the kernel's conversion of the lists (docs/kill-switch.md), bits 1 and 2 the
+    /// page-table walk and the non-leaf PMD accessed bit. The run starts as its policy (mglru:
+    /// on, classic: off) and its row is named after it; the writes applied are listed after the
+    /// table (and under "switches" in --json). Not with tasks in virtual time or --ops.
+    #[arg(long, value_name = "STEP:VALUE", allow_hyphen_values = true)]
+    switch_at: Vec<String>,
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -483,6 +492,41 @@ fn run_all(
 fn parse_enabled(s: &str) -> Result<u32, String> {
     lrugen::reclaim::mglru::sysfs::parse_enabled(s.trim().as_bytes())
         .map_err(|_| format!("bad --lru-gen-enabled '{s}': expected y, n or a number such as 0x7"))
+}
+
+/// The writes to `enabled` of each run that had them, and those its run did not reach.
+fn switches_report(results: &[RunResult], asked: &[lrugen::sim::SwitchAt]) -> String {
+    let mut out = String::from("\nwrites to /sys/kernel/mm/lru_gen/enabled:");
+    for r in results.iter().filter(|r| r.vmstat.is_some() && r.engine.is_none()) {
+        let applied: Vec<String> = r
+            .switches
+            .iter()
+            .map(|s| format!("step {}: '{}' -> {} ({})", s.step, s.value, s.enabled, s.live))
+            .collect();
+        out.push_str(&format!("\n  {}: {}", r.policy, applied.join(", ")));
+        let missed = asked.len() - r.switches.len();
+        if missed > 0 {
+            out.push_str(&format!(" ({missed} not reached: the run ended first)"));
+        }
+    }
+    out
+}
+
+/// Parse `--switch-at STEP:VALUE`, the value checked as `enabled_store` reads it.
+fn parse_switch_at(s: &str) -> Result<lrugen::sim::SwitchAt, String> {
+    let Some((step, value)) = s.split_once(':') else {
+        return Err(format!(
+            "--switch-at '{s}': expected STEP:VALUE, e.g. 250000:n (the write to \
+             /sys/kernel/mm/lru_gen/enabled after STEP steps)"
+        ));
+    };
+    let step = count(step).map_err(|e| format!("--switch-at '{s}': STEP '{step}': {e}"))?;
+    let sw = lrugen::sim::SwitchAt {
+        step,
+        value: value.to_string(),
+    };
+    sw.check().map_err(|e| format!("--switch-at '{s}': {e}"))?;
+    Ok(sw)
 }
 
 /// A fio job file's jobs and its `[global]` options, for fio's report.
@@ -816,6 +860,34 @@ fn plan_run(a: &RunArgs) -> Result<RunPlan, String> {
     if jobs == 0 {
         return Err("--jobs: expected at least 1 job".into());
     }
+    let switch_at = a
+        .switch_at
+        .iter()
+        .map(|s| parse_switch_at(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !switch_at.is_empty() {
+        if !policies.iter().any(|p| p.is_kernel()) {
+            return Err(format!(
+                "--switch-at: /sys/kernel/mm/lru_gen/enabled switches the kernel's LRU: expected mglru or \
+                 classic among --policy, found {}",
+                a.policy.join(",")
+            ));
+        }
+        if a.ops.is_some() {
+            return Err("--switch-at: not with --ops (the op file's replay has no switch)".into());
+        }
+        let tasks = matches!(&spec, WorkloadSpec::Mix { .. })
+            || matches!(&spec, WorkloadSpec::Ycsb { threadcount, .. } if *threadcount > 1)
+            || matches!(&spec, WorkloadSpec::Fio { iodepth, .. } if *iodepth > 1);
+        if engine.is_some() || jobs > 1 || tasks {
+            return Err(
+                "--switch-at: switching MGLRU during a run is modelled without the virtual-time engine; \
+                 this run has tasks in virtual time (--jobs, --cpus, --runtime-ms, a device, a mix, YCSB \
+                 clients, fio's iodepth or a benchmark's input)"
+                    .into(),
+            );
+        }
+    }
     if let (Some(_), Some((d, _))) = (a.output_format, &fio_desc) {
         fio::measure_per_job(&mut engine, d, jobs);
     }
@@ -921,6 +993,7 @@ fn plan_run(a: &RunArgs) -> Result<RunPlan, String> {
             engine: engine.clone(),
             jobs,
             ctl: ctl.clone(),
+            switch_at: if p.is_kernel() { switch_at.clone() } else { Vec::new() },
         })
         .collect();
     // the model state each run needs at most, against the budget, before any run starts
@@ -1073,6 +1146,9 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
     }
     if let Some(n) = &note {
         outln!("{n}");
+    }
+    if let Some(c) = cfgs.iter().find(|c| !c.switch_at.is_empty()) {
+        outln!("{}", switches_report(&results, &c.switch_at));
     }
     for r in &results {
         if let Some(e) = &r.engine {

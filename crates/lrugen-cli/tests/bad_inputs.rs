@@ -53,6 +53,57 @@ const CASES: &[Case] = &[
     ),
     case(&["kernel", "--accesses", "-5"], 2, &["--accesses", "non-negative"]),
     case(&["run", "--memcg-max", "-5M"], 1, &["--memcg-max", "'-5M'", "expected"]),
+    // --- --switch-at: writes to /sys/kernel/mm/lru_gen/enabled during a run
+    case(
+        &["run", "--policy", "mglru", "--accesses", "10", "--switch-at", "5:z"],
+        1,
+        &[
+            "--switch-at '5:z'",
+            "writing 'z'",
+            "EINVAL",
+            "expected y, n or a number",
+        ],
+    ),
+    case(
+        &["run", "--policy", "classic", "--accesses", "10", "--switch-at", "5: y"],
+        1,
+        &["--switch-at '5: y'", "writing ' y'", "EINVAL"],
+    ),
+    case(
+        &["run", "--policy", "mglru", "--accesses", "10", "--switch-at", "5:0x"],
+        1,
+        &["writing '0x'", "EINVAL", "0x hex"],
+    ),
+    case(
+        &["run", "--policy", "mglru", "--accesses", "10", "--switch-at", "5"],
+        1,
+        &["--switch-at '5'", "expected STEP:VALUE"],
+    ),
+    case(
+        &["run", "--policy", "mglru", "--accesses", "10", "--switch-at", "-1:y"],
+        1,
+        &["--switch-at '-1:y'", "STEP '-1'", "non-negative"],
+    ),
+    case(
+        &["run", "--policy", "lru,opt", "--accesses", "10", "--switch-at", "5:y"],
+        1,
+        &["--switch-at", "expected mglru or classic", "found lru,opt"],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "mglru",
+            "--accesses",
+            "10",
+            "--jobs",
+            "2",
+            "--switch-at",
+            "5:n",
+        ],
+        1,
+        &["--switch-at", "virtual-time engine"],
+    ),
     case(
         &[
             "run",
@@ -413,6 +464,20 @@ const CASES: &[Case] = &[
         &["{d}/missing.lis", "cannot open"],
     ),
     case(&["kernel", "--exp", "{d}/missing.toml"], 1, &["{d}/missing.toml"]),
+    case(
+        &["kernel", "--exp", "{d}/switchat.toml"],
+        1,
+        &[
+            "switchat.toml",
+            "switch_at",
+            "does not write /sys/kernel/mm/lru_gen/enabled",
+        ],
+    ),
+    case(
+        &["exp", "--out", "out", "{d}/badswitchat.toml"],
+        1,
+        &["badswitchat.toml:5", "writing 'z'", "EINVAL", "expected y, n"],
+    ),
     // --- bad sizes
     case(
         &["run", "--memory", "12X"],
@@ -833,6 +898,14 @@ fn fixtures() -> PathBuf {
              pages = 2000\nwrite_ratio = 0.5\ndist = {{ kind = \"uniform\" }}\naccesses = 10\n[mglru.fg]\n{line}\n"
         )
     };
+    let switch_at = |value: &str| {
+        format!(
+            "policies = [\"mglru\"]\n[memcg]\nmax = 1000\n[mglru]\nswitch_at = [{{ step = 5, value = \"{value}\" }}]\n\
+             [workload]\nkind = \"anon\"\npages = 2000\nwrite_ratio = 0.5\ndist = {{ kind = \"uniform\" }}\naccesses = 10\n"
+        )
+    };
+    w("badswitchat.toml", switch_at("z").as_bytes());
+    w("switchat.toml", switch_at("n").as_bytes());
     w("badfg.toml", fg("reset_refs = 8").as_bytes());
     w("badfgkey.toml", fg("reset_ref = 0").as_bytes());
     w("bad.lis", b"100 8 0 1\n200 1 0 2\n300 eight 0 3\n400 1 0 4\n");

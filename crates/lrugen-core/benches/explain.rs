@@ -29,6 +29,7 @@ fn config(workload: WorkloadSpec, policy: PolicyKind, max: u64) -> RunConfig {
         mglru: Default::default(),
         debugfs_every: None,
         debugfs_write: None,
+        switch_at: Vec::new(),
         sample_every: None,
         engine: None,
         jobs: 1,

@@ -821,3 +821,53 @@ fn short_classic_runs_are_noted() {
     let mglru_only = run(&text.replace("[\"mglru\", \"classic\", \"lru\"]", "[\"mglru\"]"));
     assert!(!output::table(&mglru_only).contains("note: "));
 }
+
+/// `[mglru] switch_at`: the writes to `/sys/kernel/mm/lru_gen/enabled` reach the kernel-policy
+/// runs only, change their results, and a value the file refuses is an error naming the key,
+/// its line and the value.
+#[test]
+fn switch_at_in_an_experiment() {
+    let text = TINY.replace("[sweep]\n\"memcg.max\" = [\"512K\", 256]\n", "")
+        + "\n[mglru]\nswitch_at = [{ step = 1500, value = \"n\" }]\n";
+    let e = parse(&text).unwrap();
+    let cells = e.cells();
+    for c in &cells {
+        let cfg = e.run_config(c, None);
+        let want = if cfg.policy.is_kernel() { 1 } else { 0 };
+        assert_eq!(cfg.switch_at.len(), want, "{}", cfg.policy.name());
+    }
+    let r = experiment::run(&e, Some(1), &|_, _| {}).unwrap();
+    let plain = experiment::run(
+        &parse(&TINY.replace("[sweep]\n\"memcg.max\" = [\"512K\", 256]\n", "")).unwrap(),
+        Some(1),
+        &|_, _| {},
+    )
+    .unwrap();
+    let misses = |r: &experiment::Results, p: &str| -> Vec<f64> {
+        r.cells
+            .iter()
+            .filter(|c| c.policy == p)
+            .map(|c| c.metrics["misses"])
+            .collect()
+    };
+    assert_ne!(
+        misses(&r, "mglru"),
+        misses(&plain, "mglru"),
+        "MGLRU switched off half-way"
+    );
+    assert_eq!(
+        misses(&r, "classic"),
+        misses(&plain, "classic"),
+        "'n' on classic changes nothing"
+    );
+    assert_eq!(misses(&r, "lru"), misses(&plain, "lru"));
+    let (line, msg) = err(&text.replace("value = \"n\"", "value = \"z\""));
+    let at = text.lines().position(|l| l.starts_with("switch_at")).unwrap() + 1;
+    assert_eq!(line, Some(at), "{msg}");
+    assert!(
+        msg.contains("'z'") && msg.contains("EINVAL") && msg.contains("expected y, n"),
+        "{msg}"
+    );
+    let (_, msg) = err(&text.replace("value = \"n\"", "valeu = \"n\""));
+    assert!(msg.contains("unknown field `valeu`"), "{msg}");
+}

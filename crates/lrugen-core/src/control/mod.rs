@@ -714,6 +714,16 @@ impl Cursor {
                 continue;
             }
             log.push(apply(k, t, a, steps, accesses));
+            if a.write.is_some() && k.m.debug_checks && k.m.check_failure.is_none() {
+                if let Err(e) = k.check() {
+                    k.m.check_failure = Some(format!(
+                        "after writing {:?} to {} (control script line {}): {e}",
+                        a.write.as_deref().unwrap_or(""),
+                        a.file.name(),
+                        a.line
+                    ));
+                }
+            }
             self.next[i] = match a.when.every.map(|e| scaled(a.when.unit, e)) {
                 None => u64::MAX,
                 Some(e) => {

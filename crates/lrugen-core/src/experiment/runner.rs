@@ -78,6 +78,9 @@ impl Experiment {
         cfg.sample_every = sample_every;
         cfg.engine = pc.engine.clone();
         cfg.jobs = pc.jobs;
+        if v.policy.is_kernel() {
+            cfg.switch_at = pc.switch_at.clone();
+        }
         cfg
     }
 }

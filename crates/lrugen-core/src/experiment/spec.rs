@@ -163,6 +163,9 @@ struct RawMglru {
     stats: Option<bool>,
     min_ttl_ms: Option<u64>,
     fg: Option<crate::reclaim::mglru::FgParams>,
+    /// Writes to `/sys/kernel/mm/lru_gen/enabled` during the kernel-policy runs
+    /// (`switch_at = [{ step = 30000, value = "n" }]`; docs/kill-switch.md).
+    switch_at: Option<Vec<crate::sim::SwitchAt>>,
 }
 
 /// `[engine]`: run in virtual time with tasks on CPUs and devices. Devices are preset names
@@ -270,6 +273,10 @@ pub struct PointConfig {
     pub engine: Option<crate::sim::engine::EngineConfig>,
     /// Tasks (copies of the workload) under the engine.
     pub jobs: u32,
+    /// Writes to `/sys/kernel/mm/lru_gen/enabled` during its mglru and classic runs
+    /// (`[mglru] switch_at`; [`crate::sim::RunConfig::switch_at`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub switch_at: Vec<crate::sim::SwitchAt>,
 }
 
 impl PointConfig {
@@ -728,6 +735,10 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
     }
     let d = MglruConfig::default();
     let g = s.mglru;
+    let switch_at = g.switch_at.clone().unwrap_or_default();
+    for sw in &switch_at {
+        sw.check().map_err(|e| ("mglru.switch_at".to_string(), e))?;
+    }
     let mglru = MglruConfig {
         profile: mglru_profile(&g)?,
         caps: g.caps.map_or(d.caps, |c| c & 0x7),
@@ -786,6 +797,14 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
             Some(c)
         }
     };
+    if !switch_at.is_empty() && (engine.is_some() || matches!(workload, WorkloadSpec::Mix { .. })) {
+        return Err((
+            "mglru.switch_at".into(),
+            "switching MGLRU during a run is modelled without the virtual-time engine; expected no \
+             [engine] section and no mix"
+                .into(),
+        ));
+    }
     Ok(PointConfig {
         machine,
         memcg,
@@ -794,6 +813,7 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
         capacity: s.capacity.map(|c| c.0),
         engine,
         jobs,
+        switch_at,
     })
 }
 

@@ -134,6 +134,9 @@ pub fn json(results: &[RunResult]) -> serde_json::Value {
                 if !r.ctl.is_empty() {
                     v["ctl"] = serde_json::to_value(&r.ctl).expect("control records serialize");
                 }
+                if !r.switches.is_empty() {
+                    v["switches"] = serde_json::json!(r.switches);
+                }
                 v
             })
             .collect(),

@@ -13,6 +13,7 @@ use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
 use crate::mm::vmstat::{Counters, MemcgEvents, Stat};
 use crate::mm::{Machine, MachineConfig};
 use crate::reclaim::classic::Classic;
+use crate::reclaim::killswitch::Switchable;
 use crate::reclaim::mglru::{Mglru, MglruConfig};
 use crate::reclaim::Policy;
 use crate::workload::{LoadedTrace, Step, Stream, StreamFailure, WorkloadError, WorkloadSpec};
@@ -145,9 +146,73 @@ pub struct RunConfig {
     /// on the clock, each logged in [`RunResult::ctl`].
     #[serde(default)]
     pub ctl: Option<crate::control::Script>,
+    /// Writes to `/sys/kernel/mm/lru_gen/enabled` during the run (mglru or classic, without the
+    /// virtual-time engine): each `value` written, as `echo value >` writes it, after `step` steps
+    /// (0: before the first), in step order; bit 0 switches MGLRU on or off with the kernel's
+    /// conversion of the lists (`reclaim::killswitch`). A run with switches runs both LRUs
+    /// (`Switchable`), starting with the policy's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub switch_at: Vec<SwitchAt>,
+}
+
+/// A write to `/sys/kernel/mm/lru_gen/enabled` during a run ([`RunConfig::switch_at`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchAt {
+    /// Steps done before the write (0: before the first).
+    pub step: u64,
+    /// What is written, as the file takes it: `y`, `n`, or a number (`0x7`, `5`, `0`...).
+    pub value: String,
+}
+
+impl SwitchAt {
+    /// The bytes `echo value >` writes.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut b = self.value.as_bytes().to_vec();
+        b.push(b'\n');
+        b
+    }
+
+    /// Check the value as `enabled_store` reads it; the error names the value and what the file
+    /// takes.
+    pub fn check(&self) -> Result<u32, String> {
+        crate::reclaim::mglru::sysfs::parse_enabled(&self.bytes()).map_err(|e| {
+            format!(
+                "switch at step {}: writing '{}' to /sys/kernel/mm/lru_gen/enabled fails with {} \
+                 (expected y, n or a number such as 0x7, 5 or 0: decimal, 0x hex, 0 octal)",
+                self.step,
+                self.value,
+                e.name()
+            )
+        })
+    }
+}
+
+/// A write to `enabled` as it was applied ([`RunResult::switches`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SwitchApplied {
+    /// Steps done before it.
+    pub step: u64,
+    /// What was written.
+    pub value: String,
+    /// `enabled` read back after it (`0x0007`).
+    pub enabled: String,
+    /// The LRU live after it (`mglru`, `classic`).
+    pub live: String,
 }
 
 impl RunConfig {
+    /// Whether the run may switch MGLRU on or off (`switch_at`, or a control script writing
+    /// `enabled`): it then runs both LRUs ([`Switchable`]).
+    pub fn switches_lru(&self) -> bool {
+        !self.switch_at.is_empty()
+            || self.ctl.as_ref().is_some_and(|s| {
+                s.actions
+                    .iter()
+                    .any(|a| a.file == crate::control::CtlFile::Enabled && a.write.is_some())
+            })
+    }
+
     /// A run of `workload` under `policy` on `machine`, in a memcg set up as `memcg`, with the
     /// defaults for everything else: seed 1, reference caches as large as `memory.max`, no
     /// invariant checks, default MGLRU settings, no debugfs captures. (Tests and benchmarks build
@@ -168,6 +233,7 @@ impl RunConfig {
             engine: None,
             jobs: 1,
             ctl: None,
+            switch_at: Vec::new(),
         }
     }
 }
@@ -224,6 +290,9 @@ pub struct RunResult {
     pub recording: Option<Box<crate::explain::Recording>>,
     /// The control-file actions run, in order ([`RunConfig::ctl`]).
     pub ctl: Vec<crate::control::Record>,
+    /// The writes to `/sys/kernel/mm/lru_gen/enabled` applied, in order
+    /// ([`RunConfig::switch_at`]; those after the run's last step are not).
+    pub switches: Vec<SwitchApplied>,
 }
 
 fn one() -> u32 {
@@ -454,6 +523,25 @@ fn run_policy(
             ));
         }
     }
+    if !cfg.switch_at.is_empty() {
+        if !cfg.policy.is_kernel() {
+            return Err(RunError::Config(format!(
+                "policy {}: switching /sys/kernel/mm/lru_gen/enabled needs a kernel policy (mglru or classic)",
+                cfg.policy.name()
+            )));
+        }
+        if ecfg.is_some() {
+            return Err(RunError::Config(
+                "switching /sys/kernel/mm/lru_gen/enabled during a run is modelled without the virtual-time \
+                 engine; this run has tasks in virtual time (a mix, jobs, YCSB clients, fio's iodepth, a \
+                 benchmark's input or an engine flag)"
+                    .into(),
+            ));
+        }
+        for s in &cfg.switch_at {
+            s.check().map_err(RunError::Config)?;
+        }
+    }
     if let (Some(ecfg), true) = (ecfg, cfg.policy.is_kernel()) {
         if cfg.jobs == 0 {
             return Err(RunError::Config("jobs must be at least 1".into()));
@@ -493,6 +581,17 @@ fn run_policy(
     }
     let start = std::time::Instant::now();
     let mut r = match cfg.policy {
+        PolicyKind::Classic | PolicyKind::Mglru if cfg.switches_lru() => {
+            let p = Switchable::new(&m, &cfg.mglru, cfg.policy == PolicyKind::Mglru);
+            run_switching(
+                Kernel::new(m, p),
+                t,
+                stream,
+                &KernelRunOptions::of(cfg),
+                &cfg.switch_at,
+                progress,
+            )?
+        }
         PolicyKind::Classic => {
             let p = Classic::with_profile(&m, cfg.mglru.profile);
             run_kernel(Kernel::new(m, p), t, stream, &KernelRunOptions::of(cfg), progress)?
@@ -697,6 +796,7 @@ fn empty_result(policy: &str) -> RunResult {
         engine: None,
         state_bytes: None,
         recording: None,
+        switches: Vec::new(),
     }
 }
 
@@ -732,11 +832,60 @@ impl<'a> KernelRunOptions<'a> {
 
 /// Replay `stream` on kernel `k`; the workload runs in memcg `t`.
 pub fn run_kernel<P: Policy>(
+    k: Kernel<P>,
+    t: MemcgId,
+    stream: Stream,
+    opts: &KernelRunOptions<'_>,
+    progress: Progress<'_>,
+) -> Result<RunResult, RunError> {
+    replay_kernel(k, t, stream, opts, progress, |_, _, _| {})
+}
+
+/// [`run_kernel`] on both LRUs, writing `switches` to `/sys/kernel/mm/lru_gen/enabled` at their
+/// steps (sorted by step, stable; each checked before: [`SwitchAt::check`]). The writes applied are
+/// in [`RunResult::switches`].
+pub fn run_switching(
+    k: Kernel<Switchable>,
+    t: MemcgId,
+    stream: Stream,
+    opts: &KernelRunOptions<'_>,
+    switches: &[SwitchAt],
+    progress: Progress<'_>,
+) -> Result<RunResult, RunError> {
+    let mut todo: Vec<&SwitchAt> = switches.iter().collect();
+    todo.sort_by_key(|s| s.step);
+    let mut next = 0;
+    replay_kernel(k, t, stream, opts, progress, move |k, steps, r| {
+        while let Some(s) = todo.get(next).filter(|s| s.step == steps) {
+            // checked before the run: a refusal here leaves the state as it was, as in the kernel
+            if k.p.enabled_store(&mut k.m, &s.bytes()).is_ok() {
+                r.switches.push(SwitchApplied {
+                    step: steps,
+                    value: s.value.clone(),
+                    enabled: k.p.enabled_show().trim_end().to_string(),
+                    live: k.p.name().to_string(),
+                });
+                if k.m.debug_checks && k.m.check_failure.is_none() {
+                    if let Err(e) = k.check() {
+                        k.m.check_failure =
+                            Some(format!("after writing '{}' to enabled at step {steps}: {e}", s.value));
+                    }
+                }
+            }
+            next += 1;
+        }
+    })
+}
+
+/// The replay loop of [`run_kernel`], calling `between(k, steps done, result)` before each step
+/// and once after the last (a no-op for plain runs, compiled away).
+fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
     mut k: Kernel<P>,
     t: MemcgId,
     mut stream: Stream,
     opts: &KernelRunOptions<'_>,
     progress: Progress<'_>,
+    mut between: F,
 ) -> Result<RunResult, RunError> {
     let (debugfs_every, debugfs_write) = (opts.debugfs_every, opts.debugfs_write);
     let sample = |k: &Kernel<P>, r: &RunResult, step: u64| Sample::of(k, t, step, r.hits, r.misses);
@@ -767,6 +916,7 @@ pub fn run_kernel<P: Policy>(
         if let Some(a) = ahead.back() {
             k.prefetch_slot(&a.op);
         }
+        between(&mut k, steps, &mut r);
         let a = k.step(s.op);
         match a {
             Ok(a) => {
@@ -825,6 +975,9 @@ pub fn run_kernel<P: Policy>(
         }
     }
     failed(&failure)?;
+    if r.error.is_none() {
+        between(&mut k, steps, &mut r);
+    }
     let end = if opts.measured { r.accesses } else { steps };
     if opts.sample_every.is_some() && r.series.last().is_none_or(|x| x.step != end) {
         let smp = sample(&k, &r, end);

@@ -136,7 +136,7 @@ impl Classic {
     }
 
     /// `lruvec_add_folio`: at the head of its list.
-    fn lruvec_add(&mut self, m: &mut Machine, id: FolioId) {
+    pub(crate) fn lruvec_add(&mut self, m: &mut Machine, id: FolioId) {
         let lru = Self::folio_lru_list(m, id);
         let f = m.folios[id];
         let lv = m.lruvec(f.memcg, f.node());
@@ -146,7 +146,7 @@ impl Classic {
     }
 
     /// `lruvec_del_folio`.
-    fn lruvec_del(&mut self, m: &mut Machine, id: FolioId) {
+    pub(crate) fn lruvec_del(&mut self, m: &mut Machine, id: FolioId) {
         let lru = Self::folio_lru_list(m, id);
         let f = m.folios[id];
         let lv = m.lruvec(f.memcg, f.node());
