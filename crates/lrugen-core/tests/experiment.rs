@@ -871,3 +871,60 @@ fn switch_at_in_an_experiment() {
     let (_, msg) = err(&text.replace("value = \"n\"", "valeu = \"n\""));
     assert!(msg.contains("unknown field `valeu`"), "{msg}");
 }
+
+#[test]
+fn a_control_script_in_an_experiment() {
+    // `ctl = "script.toml"` (relative to the experiment file) runs in the kernel cells only, and
+    // its outcome is in their metrics
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "[[action]]\nat = 500\nevery = 500\nwrite = \"memory.reclaim\"\nvalue = \"64K\"\n\
+         [[action]]\nat = 700\nwrite = \"memory.max\"\nvalue = \"lots\"\n",
+    )
+    .unwrap();
+    let base = TINY.replace("[sweep]\n\"memcg.max\" = [\"512K\", 256]\n", "");
+    let text = base.replace("policies = ", "ctl = \"s.toml\"\npolicies = ");
+    let file = dir.path().join("e.toml");
+    let e = Experiment::parse(&text, &file).unwrap();
+    for c in &e.cells() {
+        let cfg = e.run_config(c, None);
+        assert_eq!(cfg.ctl.is_some(), cfg.policy.is_kernel(), "{}", cfg.policy.name());
+    }
+    let r = experiment::run(&e, Some(1), &|_, _| {}).unwrap();
+    for c in &r.cells {
+        match c.policy.as_str() {
+            "lru" => assert!(!c.metrics.contains_key("ctl_reclaimed"), "{:?}", c.metrics),
+            p => {
+                assert!(c.metrics["ctl_reclaimed"] >= 16.0, "{p}: {:?}", c.metrics);
+                // `lots` is not a size: memory_max_write's EINVAL, once per run
+                assert_eq!(c.metrics["ctl_failed"], 1.0, "{p}");
+            }
+        }
+    }
+    // errors: the experiment's line for a missing script, the script's own line for a bad one
+    let at = text.lines().position(|l| l.starts_with("ctl =")).unwrap() + 1;
+    let parse_err = |t: &str| match Experiment::parse(t, &file) {
+        Err(ExpError::Parse { line, message, .. }) => (line, message),
+        other => panic!("expected a parse error, got {:?}", other.map(|e| e.name)),
+    };
+    let (line, msg) = parse_err(&text.replace("s.toml", "nope.toml"));
+    assert_eq!(line, Some(at), "{msg}");
+    assert!(
+        msg.contains("nope.toml") && msg.contains("cannot read the control script"),
+        "{msg}"
+    );
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        "[[action]]\nat = 1\nread = \"memory.nope\"\n",
+    )
+    .unwrap();
+    let (line, msg) = parse_err(&text.replace("s.toml", "bad.toml"));
+    assert_eq!(line, Some(at), "{msg}");
+    assert!(
+        msg.contains("bad.toml:3:") && msg.contains("unknown control file"),
+        "{msg}"
+    );
+    let (_, msg) = parse_err(&(text.clone() + "\n[engine]\ncpus = 2\n"));
+    assert!(msg.contains("without the virtual-time engine"), "{msg}");
+}

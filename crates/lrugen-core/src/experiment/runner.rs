@@ -80,6 +80,7 @@ impl Experiment {
         cfg.jobs = pc.jobs;
         if v.policy.is_kernel() {
             cfg.switch_at = pc.switch_at.clone();
+            cfg.ctl = self.ctl.clone();
         }
         cfg
     }
@@ -153,6 +154,14 @@ pub fn metrics_of(r: &RunResult) -> (Metrics, Series) {
             (r.vm(Stat::WorkingsetActivateFile) + r.vm(Stat::WorkingsetActivateAnon)) as f64,
         );
         put("promotions", r.promotions.unwrap_or(0) as f64);
+    }
+    if !r.ctl.is_empty() {
+        // a control script's outcome: writes the kernel refused, pages its writes reclaimed
+        put("ctl_failed", r.ctl.iter().filter(|c| !c.ok).count() as f64);
+        put(
+            "ctl_reclaimed",
+            r.ctl.iter().filter_map(|c| c.reclaimed).sum::<u64>() as f64,
+        );
     }
     if let Some(e) = &r.engine {
         put("iops", e.iops);

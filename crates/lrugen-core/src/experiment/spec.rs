@@ -205,6 +205,8 @@ struct RawFile {
     metric: Option<Spanned<String>>,
     samples: Option<Spanned<u64>>,
     skip_if_missing: Option<bool>,
+    /// A control script run in every kernel-policy cell (a path, relative to this file).
+    ctl: Option<Spanned<String>>,
     capacity: Option<Size>,
     #[serde(default)]
     machine: RawMachine,
@@ -344,6 +346,9 @@ pub struct Experiment {
     /// experiment), printed above the table.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The control script its kernel-policy cells run (`ctl = "script.toml"`; docs/control.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ctl: Option<crate::control::Script>,
 }
 
 /// 1-based line and column of byte `offset` in `text`.
@@ -1177,6 +1182,33 @@ impl Experiment {
                 skip = Some(format!("input {} is not there (skip_if_missing = true)", p.display()));
             }
         }
+        // The control script: read now, so that its errors name its own file and line.
+        let ctl = match &raw.ctl {
+            None => None,
+            Some(c) => {
+                let p = Path::new(c.get_ref().as_str());
+                let p = if p.is_relative() { dir.join(p) } else { p.to_path_buf() };
+                let script = crate::control::Script::load(&p).map_err(|e| cx.err_at(Some(c.span()), e.to_string()))?;
+                if let Some(pt) = points
+                    .iter()
+                    .find(|pt| pt.config.engine.is_some() || pt.config.multi_task())
+                {
+                    return Err(cx.err_at(
+                        Some(c.span()),
+                        format!(
+                            "a control script runs on a replay without the virtual-time engine; {} has \
+                             an [engine] section, jobs or a mix",
+                            if pt.params.is_empty() {
+                                "this experiment".to_string()
+                            } else {
+                                format!("sweep point {}", pt.label())
+                            }
+                        ),
+                    ));
+                }
+                Some(script)
+            }
+        };
         let name = raw.name.unwrap_or_else(|| {
             file.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -1196,6 +1228,7 @@ impl Experiment {
             points,
             skip,
             notes,
+            ctl,
         })
     }
 }
