@@ -423,6 +423,8 @@ fn reference_kstrtouint(s: &[u8]) -> Option<u32> {
 pub fn control(data: &[u8]) {
     let [sel, buf @ ..] = data else { return };
     memory_reclaim_write(buf);
+    limit_write(buf);
+    control_script(buf);
     if sel % 2 == 0 {
         let got = sysfs::parse_enabled(buf);
         let want = match buf.first().map(u8::to_ascii_lowercase) {
@@ -446,6 +448,44 @@ pub fn control(data: &[u8]) {
             }
         }
         assert_eq!(debugfs::kstrtouint(buf).ok(), want, "kstrtouint {buf:?}");
+    }
+}
+
+/// Any bytes as a `memory.max`/`high`/`low`/`min` value (`page_counter_memparse(buf, "max")`):
+/// never a panic; an accepted size printed back in bytes reads back as the same pages.
+fn limit_write(buf: &[u8]) {
+    use lrugen::control::memcg::page_counter_memparse;
+    use lrugen::reclaim::memory_reclaim::PAGE_COUNTER_MAX;
+    let Ok(text) = std::str::from_utf8(buf) else { return };
+    if let Ok(pages) = page_counter_memparse(text) {
+        let back = if pages == PAGE_COUNTER_MAX {
+            "max".to_string()
+        } else {
+            format!("{}\n", pages * 4096)
+        };
+        assert_eq!(page_counter_memparse(&back), Ok(pages), "{text:?} -> {back:?}");
+    }
+}
+
+/// Any bytes as a control script (`lrugen run --ctl`): never a panic, and an error names a line
+/// of the input.
+fn control_script(buf: &[u8]) {
+    let Ok(text) = std::str::from_utf8(buf) else { return };
+    match lrugen::control::Script::parse(text, std::path::Path::new("fuzz.toml")) {
+        Ok(s) => {
+            for a in &s.actions {
+                assert!(
+                    a.line >= 1 && a.line <= text.lines().count().max(1),
+                    "line {} of {text:?}",
+                    a.line
+                );
+            }
+        }
+        Err(e) => {
+            if let Some((line, _)) = e.at {
+                assert!(line >= 1 && line <= text.lines().count() + 1, "{e} in {text:?}");
+            }
+        }
     }
 }
 
