@@ -1355,6 +1355,34 @@ fn folio_batch_size_31_places_fewer_new_folios_oldest() {
     assert_eq!(oldest, [62, 30], "folios in the oldest generation, batch 15 then 31");
 }
 
+/// `folio_batch_size_31` under the classic LRU too (the per-CPU batch is the kernel's, whichever
+/// LRU runs): 40 new page-cache folios put 30 on the inactive list in two batches of 15 (6.1),
+/// 31 in one batch of 31 (from 6.12), the rest waiting off the LRU until a drain.
+#[test]
+fn folio_batch_size_31_under_the_classic_lru() {
+    let mut on_lru = [0i64; 2];
+    for (i, on) in [false, true].into_iter().enumerate() {
+        let (mut k, t, task) = classic(with(Profile::V6_1, "folio_batch_size_31", on), 4096, 0, None);
+        k.m.lru_cache_disabled = false;
+        let f = k.m.create_file("f", 40, Advice::Random);
+        for index in 0..40 {
+            k.step(Op::Read { task, file: f, index }).unwrap();
+        }
+        on_lru[i] = k.m.memcg_stat(t).get(Stat::NrInactiveFile);
+        k.lru_add_drain();
+        assert_eq!(
+            k.m.memcg_stat(t).get(Stat::NrInactiveFile),
+            40,
+            "all 40 after the drain"
+        );
+    }
+    assert_eq!(
+        on_lru,
+        [30, 31],
+        "inactive file folios before the drain, batch 15 then 31"
+    );
+}
+
 /// The classic LRU's hot-cold run: a 128-page hot file read at random between the pages of one
 /// pass over a 6144-page cold file, in a 512-page memcg, on `clock`; returns memory.stat.
 fn classic_hot_cold(profile: Profile, clock: lrugen::mm::StepClock) -> Counters {

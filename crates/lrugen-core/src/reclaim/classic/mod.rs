@@ -740,6 +740,16 @@ impl Policy for Classic {
         m.count_vm_events(Stat::Pgrotated, 1);
     }
 
+    fn folio_batch_size(&self) -> usize {
+        // `PAGEVEC_SIZE` 15 in 6.1, `FOLIO_BATCH_SIZE` 31 from 6.12: the per-CPU batches are
+        // the kernel's, whichever LRU runs
+        if self.profile.switches.folio_batch_size_31 {
+            crate::reclaim::LRU_ADD_BATCH_MAX
+        } else {
+            15
+        }
+    }
+
     fn lru_gen_caps(&self) -> u32 {
         self.lru_gen_sysfs.0
     }

@@ -106,7 +106,8 @@ switches! {
     /// 15, 6.12.118's `PAGEVEC_SIZE` and 7.2.13's `FOLIO_BATCH_SIZE` are 31): the per-CPU
     /// `lru_add` batch holds 31 folios. A buffered read marks its new folio accessed while it
     /// waits there, so where placement reads `PG_referenced` (`folio_seq_referenced`) all but
-    /// the folio that fills the batch land a generation younger. Off: 15.
+    /// the folio that fills the batch land a generation younger. Off: 15. The batch is the
+    /// kernel's, so the classic LRU reads this switch too (`Classic::folio_batch_size`).
     folio_batch_size_31,
     /// 6.12.y, "mm: vmscan: fix dirty folios throttling on cgroup v1 for MGLRU" (Jingxiang Zeng;
     /// in 6.12.117): `sort_folio` counts dirty file folios into `nr_file_taken` and
