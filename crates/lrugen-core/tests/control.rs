@@ -383,3 +383,13 @@ fn writing_enabled_in_a_script_is_the_kill_switch() {
         assert_ne!(run(&plain).vmstat, r.vmstat, "{p:?}");
     }
 }
+
+#[test]
+fn only_eviction_commands_report_pages_reclaimed() {
+    let script = "[[action]]\nat = 5000\nwrite = \"lru_gen\"\nvalue = \"+ {memcg} 0 {max_seq}\"\n\
+                  [[action]]\nat = 6000\nwrite = \"lru_gen\"\nvalue = \"+ {memcg} 0 {max_seq}; - {memcg} 0 {min_seq}\"\n";
+    let r = run(&config(PolicyKind::Mglru, file_reads(8_000), 4_000, 0, script));
+    assert!(r.ctl.iter().all(|x| x.ok), "{:?}", r.ctl);
+    assert_eq!(r.ctl[0].reclaimed, None, "aging reclaims nothing: {:?}", r.ctl[0]);
+    assert!(r.ctl[1].reclaimed.is_some(), "{:?}", r.ctl[1]);
+}

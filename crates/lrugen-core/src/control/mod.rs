@@ -573,9 +573,9 @@ pub fn write<P: Policy>(k: &mut Kernel<P>, t: MemcgId, file: CtlFile, text: &str
                     .unwrap_or("EINVAL");
                 (name.to_string(), e)
             })?;
-            Ok(Some(
-                before.saturating_sub(m.memcgs[crate::mm::memcg::ROOT_MEMCG].usage),
-            ))
+            // pages reclaimed by its `-` commands (uncharged anywhere); `+` reclaims nothing
+            let evicts = text.split([';', ',', '\n']).any(|c| c.trim_start().starts_with('-'));
+            Ok(evicts.then(|| before.saturating_sub(m.memcgs[crate::mm::memcg::ROOT_MEMCG].usage)))
         }
         CtlFile::Enabled => {
             let caps = crate::reclaim::mglru::sysfs::parse_enabled(text.as_bytes())

@@ -144,7 +144,7 @@ pub struct RunConfig {
     /// Control-file actions during the run (`--ctl FILE`; kernel policies, without the engine):
     /// reads and writes of `lru_gen`, `memory.*`, `enabled`, `min_ttl_ms`, ... at step counts or
     /// on the clock, each logged in [`RunResult::ctl`].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ctl: Option<crate::control::Script>,
     /// Writes to `/sys/kernel/mm/lru_gen/enabled` during the run (mglru or classic, without the
     /// virtual-time engine): each `value` written, as `echo value >` writes it, after `step` steps
