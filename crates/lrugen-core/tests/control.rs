@@ -197,7 +197,10 @@ fn sysfs_files_read_back_as_the_kernel_prints_them() {
                   [[action]]\nat = 8\nwrite = \"memory.max\"\nvalue = \"16MB\"\n\
                   [[action]]\nat = 8\nread = \"memory.max\"\n\
                   [[action]]\nat = 9\nwrite = \"memory.max\"\nvalue = \"max\"\n\
-                  [[action]]\nat = 9\nread = \"memory.max\"\n";
+                  [[action]]\nat = 9\nread = \"memory.max\"\n\
+                  [[action]]\nat = 10\nwrite = \"memory.low\"\nvalue = \"max\"\n\
+                  [[action]]\nat = 10\nread = \"memory.low\"\n\
+                  [[action]]\nat = 10\nread = \"memory.min\"\n";
     let r = run(&config(PolicyKind::Mglru, file_reads(20), 4_000, 0, script));
     let texts: Vec<(bool, Option<&str>, Option<&str>)> = r
         .ctl
@@ -229,6 +232,9 @@ fn sysfs_files_read_back_as_the_kernel_prints_them() {
             (true, None, Some("16384000\n")),
             (true, None, None),
             (true, None, Some("max\n")),
+            (true, None, None),
+            (true, None, Some("max\n")), // seq_puts_memcg_tunable prints `max` for the top
+            (true, None, Some("0\n")),
         ],
         "{:#?}",
         r.ctl
