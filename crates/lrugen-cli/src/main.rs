@@ -595,6 +595,17 @@ fn plan_run(a: &RunArgs) -> Result<RunPlan, String> {
                     k.name()
                 ));
             }
+            if a.ops.is_some()
+                && s.actions
+                    .iter()
+                    .any(|x| x.file == lrugen::control::CtlFile::Enabled && x.write.is_some())
+            {
+                return Err(format!(
+                    "--ctl: {} writes enabled, which switches the LRU: not with --ops (the op file's \
+                     replay runs one LRU)",
+                    p.display()
+                ));
+            }
             Some(s)
         }
     };

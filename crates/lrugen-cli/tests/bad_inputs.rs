@@ -320,6 +320,11 @@ const CASES: &[Case] = &[
         1,
         &["control script", "engine"],
     ),
+    case(
+        &["run", "--ops", "{d}/tiny.ops", "--ctl", "{d}/ctl-enabled.toml"],
+        1,
+        &["--ctl", "{d}/ctl-enabled.toml", "writes enabled", "not with --ops"],
+    ),
     case(&["explain", "--seeds", "0"], 1, &["--seeds", "at least 1"]),
     case(&["run", "--runtime-ms", "0"], 1, &["--runtime-ms", "at least 1 ms"]),
     case(
@@ -883,6 +888,11 @@ fn fixtures() -> PathBuf {
         b"# no value\n[[action]]\nat = 5\nwrite = \"memory.max\"\n",
     );
     w("ctl-ok.toml", b"[[action]]\nat = 5\nread = \"lru_gen\"\n");
+    w(
+        "ctl-enabled.toml",
+        b"[[action]]\nat = 5\nwrite = \"enabled\"\nvalue = \"n\"\n",
+    );
+    w("tiny.ops", b"lrugen-ops 1\nwindow 5\nfile 0 file0 64\nr 0 1\nr 0 2\n");
     let exp = |switch: &str| {
         format!(
             "policies = [\"mglru\"]\n[memcg]\nmax = 1000\n[mglru]\nprofile = \"7.2\"\n\

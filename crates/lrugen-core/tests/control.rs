@@ -399,3 +399,32 @@ fn only_eviction_commands_report_pages_reclaimed() {
     assert_eq!(r.ctl[0].reclaimed, None, "aging reclaims nothing: {:?}", r.ctl[0]);
     assert!(r.ctl[1].reclaimed.is_some(), "{:?}", r.ctl[1]);
 }
+
+#[test]
+fn vm_swappiness_reaches_the_workload_memcg() {
+    // anon pages with swap: at swappiness 0 from the start of the measured accesses, reclaim
+    // takes file pages only (there are none), so nothing more is swapped out after the write
+    let script = "[[action]]\nat = 0\nwrite = \"vm.swappiness\"\nvalue = \"0\"\n\
+                  [[action]]\nat = 0\nread = \"vm.swappiness\"\n";
+    for p in KERNELS {
+        let mut c = config(p, anon(20_000), 2_000, 20_000, script);
+        c.ctl = None;
+        let plain = run(&c);
+        let swapped = |r: &RunResult| {
+            r.vmstat
+                .as_ref()
+                .expect("vmstat")
+                .get(lrugen::mm::vmstat::Stat::Pswpout)
+        };
+        assert!(swapped(&plain) > 0, "{p:?}: swaps at 60");
+        c.ctl = Some(Script::parse(script, Path::new("t.toml")).unwrap());
+        let r = run(&c);
+        assert_eq!(r.ctl[1].text.as_deref(), Some("0\n"));
+        assert!(
+            swapped(&r) < swapped(&plain),
+            "{p:?}: swappiness 0 from the first measured access: {} against {}",
+            swapped(&r),
+            swapped(&plain)
+        );
+    }
+}

@@ -610,7 +610,16 @@ pub fn write<P: Policy>(k: &mut Kernel<P>, t: MemcgId, file: CtlFile, text: &str
             if !(0..=200).contains(&v) {
                 return Err(errno(Errno::EINVAL, format!("vm.swappiness: {v} is outside 0..=200")));
             }
+            // cgroup v2 has no per-memcg swappiness (`mem_cgroup_swappiness` returns
+            // `vm_swappiness`): every memcg that follows the global value follows the write (a
+            // memcg given its own with `[memcg] swappiness`, the cgroup v1 knob, keeps it)
+            let old = m.cfg.swappiness;
             m.cfg.swappiness = v as u32;
+            for c in 0..m.memcgs.len() as MemcgId {
+                if m.memcgs[c].swappiness == old {
+                    m.memcgs[c].swappiness = v as u32;
+                }
+            }
             Ok(None)
         }
         f => Err(errno(Errno::EINVAL, format!("{} is read only", f.name()))),
