@@ -50,6 +50,10 @@ pub struct ExpArgs {
     /// finished cells are kept, the others run; the results are those of an uninterrupted run.
     #[arg(long)]
     pub resume: bool,
+    /// Run the published setup the file's `[full]` table describes instead of its scaled preset
+    /// (minutes to hours, and memory in proportion; docs/experiments.md).
+    #[arg(long)]
+    pub full: bool,
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true, help = crate::checks::MEMORY_BUDGET_HELP)]
     pub memory_budget: Option<String>,
 }
@@ -74,7 +78,14 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
         ),
         Err(_) => None,
     };
-    let (exp, hash) = experiment::Experiment::from_file_hashed(&a.file).map_err(|e| e.to_string())?;
+    let (exp, hash) = experiment::Experiment::from_file_hashed_at(&a.file, a.full).map_err(|e| e.to_string())?;
+    if a.full && !exp.has_full {
+        return Err(format!(
+            "--full: {} has no [full] table: expected the published setup's values there \
+             (docs/experiments.md, \"Scaled and full size\")",
+            a.file.display()
+        ));
+    }
     if let Some(why) = &exp.skip {
         outln!("{}: skipped: {why}", exp.name);
         return Ok(());
@@ -89,6 +100,7 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
             ("experiment".to_string(), exp.name.clone()),
             ("file".to_string(), a.file.display().to_string()),
             ("file_fnv1a64".to_string(), format!("{hash:016x}")),
+            ("scale".to_string(), if a.full { "full" } else { "scaled" }.to_string()),
         ]),
         force: a.force,
         resume: a.resume,
@@ -99,7 +111,11 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
         Vec::new()
     };
     let cells = exp.points.len() * exp.variants.len() * exp.repetitions as usize;
-    outln!("experiment: {}", exp.name);
+    outln!(
+        "experiment: {}{}",
+        exp.name,
+        if a.full { " (full size: [full])" } else { "" }
+    );
     if let Some(d) = &exp.description {
         outln!("{d}");
     }

@@ -1279,6 +1279,12 @@ mod outputs {
                 needles: &["--out ", "f.txt is a file: expected a directory path"],
             },
             Case {
+                name: "exp --full without a [full] table",
+                setup: |d| (exp_args(d, d.join("out"), &["--full"]), vec![], vec![]),
+                code: 1,
+                needles: &["--full: ", "has no [full] table", "published setup"],
+            },
+            Case {
                 name: "out under a device",
                 setup: |d| (exp_args(d, "/dev/null/out", &[]), vec![], vec![]),
                 code: 1,

@@ -218,6 +218,9 @@ struct RawFile {
     engine: Option<RawEngine>,
     #[serde(default)]
     sweep: BTreeMap<Spanned<String>, Spanned<Value>>,
+    /// The published setup's values over the scaled ones (`lrugen exp --full`).
+    #[serde(default)]
+    full: BTreeMap<Spanned<String>, Spanned<Value>>,
 }
 
 /// The sections a sweep may change, decoded again for every sweep point.
@@ -349,6 +352,11 @@ pub struct Experiment {
     /// The control script its kernel-policy cells run (`ctl = "script.toml"`; docs/control.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ctl: Option<crate::control::Script>,
+    /// Whether the file's `[full]` values were applied (`lrugen exp --full`): the published
+    /// setup instead of the scaled one.
+    pub full: bool,
+    /// Whether the file has a `[full]` table at all.
+    pub has_full: bool,
 }
 
 /// 1-based line and column of byte `offset` in `text`.
@@ -822,16 +830,41 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
     })
 }
 
-/// Set the value at dotted `path` in `doc`, creating missing tables.
+/// Set the value at dotted `path` in `doc`, creating missing tables. A number after an array
+/// names its element (`workload.parts.0.workload.dist`: the first part of a mix).
 fn set_path(doc: &mut Table, path: &[&str], v: Value) -> Result<(), String> {
     let (last, parents) = path.split_last().ok_or("empty parameter path")?;
     let mut t = doc;
-    for (i, seg) in parents.iter().enumerate() {
-        let e = t.entry(seg.to_string()).or_insert_with(|| Value::Table(Table::new()));
+    let mut i = 0;
+    while i < parents.len() {
+        let e = t
+            .entry(parents[i].to_string())
+            .or_insert_with(|| Value::Table(Table::new()));
+        let e = match e {
+            Value::Array(a) => {
+                let Some(n) = path.get(i + 1).and_then(|s| s.parse::<usize>().ok()) else {
+                    return Err(format!(
+                        "`{}` is an array: expected an element number after it",
+                        path[..=i].join(".")
+                    ));
+                };
+                let len = a.len();
+                i += 1;
+                a.get_mut(n)
+                    .ok_or_else(|| format!("`{}` has {len} elements: no element {n}", path[..i].join(".")))?
+            }
+            e => e,
+        };
+        if i == parents.len() {
+            // the element is the value set
+            *e = v;
+            return Ok(());
+        }
         t = match e {
             Value::Table(sub) => sub,
             _ => return Err(format!("`{}` is not a table", path[..=i].join("."))),
         };
+        i += 1;
     }
     t.insert(last.to_string(), v);
     Ok(())
@@ -848,6 +881,87 @@ fn workload_paths(t: &Table, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// What a `[full]` table changes: the document with its dotted paths set, and the top-level
+/// values and sweep values it replaces.
+struct FullOverlay {
+    doc: Table,
+    description: Option<String>,
+    repetitions: Option<Spanned<u32>>,
+    samples: Option<Spanned<u64>>,
+    sweep: Vec<(String, Spanned<Value>)>,
+}
+
+/// Check the keys of `[full]` and build what they change.
+fn full_overlay(cx: &Ctx, doc: &Table, raw: &RawFile) -> Result<FullOverlay, ExpError> {
+    let mut o = FullOverlay {
+        doc: doc.clone(),
+        description: None,
+        repetitions: None,
+        samples: None,
+        sweep: Vec::new(),
+    };
+    o.doc.remove("full");
+    for (k, v) in &raw.full {
+        let key = k.get_ref().as_str();
+        let at = |msg: String| cx.err_at(Some(v.span()), format!("[full] {key}: {msg}"));
+        match key {
+            "description" => match v.get_ref() {
+                Value::String(d) => o.description = Some(d.clone()),
+                _ => return Err(at("expected a string".into())),
+            },
+            "repetitions" | "samples" => {
+                let n = match v.get_ref() {
+                    Value::Integer(n) if *n >= 1 => *n,
+                    _ => return Err(at("expected an integer of at least 1".into())),
+                };
+                if key == "repetitions" {
+                    let n = u32::try_from(n).map_err(|_| at(format!("{n} is too large")))?;
+                    o.repetitions = Some(Spanned::new(v.span(), n));
+                } else {
+                    o.samples = Some(Spanned::new(v.span(), n as u64));
+                }
+            }
+            _ if key.starts_with("sweep.") => {
+                let p = &key["sweep.".len()..];
+                if !raw.sweep.keys().any(|s| s.get_ref() == p) {
+                    return Err(cx.err_at(
+                        Some(k.span()),
+                        format!(
+                            "[full] {key}: '{p}' is not swept: expected one of {}",
+                            raw.sweep
+                                .keys()
+                                .map(|s| format!("sweep.{}", s.get_ref()))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ));
+                }
+                match v.get_ref() {
+                    Value::Array(a) if !a.is_empty() => o.sweep.push((p.to_string(), v.clone())),
+                    _ => return Err(at("expected a non-empty array of values".into())),
+                }
+            }
+            _ => {
+                let path: Vec<&str> = key.split('.').collect();
+                if path.iter().any(|s| s.is_empty())
+                    || !SWEEPABLE.contains(&path[0])
+                    || (path.len() == 1 && path[0] != "capacity")
+                {
+                    return Err(cx.err_at(
+                        Some(k.span()),
+                        format!(
+                            "[full] {key}: expected a dotted path into machine, memcg, workload, mglru or engine \
+                             (e.g. \"memcg.max\"), capacity, sweep.PATH, description, repetitions or samples"
+                        ),
+                    ));
+                }
+                set_path(&mut o.doc, &path, v.get_ref().clone()).map_err(at)?;
+            }
+        }
+    }
+    Ok(o)
+}
+
 impl Experiment {
     /// Read and check an experiment file.
     pub fn from_file(path: &Path) -> Result<Experiment, ExpError> {
@@ -857,6 +971,12 @@ impl Experiment {
     /// Read and check an experiment file; also the FNV-1a hash of its bytes
     /// ([`super::outdir::fnv1a64`]), which output markers record and `--resume` compares.
     pub fn from_file_hashed(path: &Path) -> Result<(Experiment, u64), ExpError> {
+        Experiment::from_file_hashed_at(path, false)
+    }
+
+    /// [`Experiment::from_file_hashed`], at the published scale when `full`
+    /// ([`Experiment::parse_at_scale`]).
+    pub fn from_file_hashed_at(path: &Path, full: bool) -> Result<(Experiment, u64), ExpError> {
         let text = std::fs::read_to_string(path).map_err(|e| ExpError::Parse {
             file: path.to_path_buf(),
             line: None,
@@ -864,7 +984,7 @@ impl Experiment {
             message: format!("cannot read the file: {e}"),
         })?;
         let hash = super::outdir::fnv1a64(text.as_bytes());
-        Ok((Experiment::parse(&text, path)?, hash))
+        Ok((Experiment::parse_at_scale(&text, path, full)?, hash))
     }
 
     /// Parse and check the text of an experiment file read from `file` (relative paths in the
@@ -873,10 +993,68 @@ impl Experiment {
     /// workload's included), bad values, sizes and policies, sweep paths and values (each point
     /// of the matrix is decoded and checked before anything runs).
     pub fn parse(text: &str, file: &Path) -> Result<Experiment, ExpError> {
+        Experiment::parse_at_scale(text, file, false)
+    }
+
+    /// [`Experiment::parse`], with the file's `[full]` values applied when `full` (`lrugen exp
+    /// --full`: the published setup instead of the scaled preset). The `[full]` table is checked
+    /// either way: its keys, and the experiment it makes, decode or the error names its line.
+    pub fn parse_at_scale(text: &str, file: &Path, full: bool) -> Result<Experiment, ExpError> {
         let cx = Ctx { file, text };
         let dir = file.parent().unwrap_or(Path::new("")).to_path_buf();
         let mut doc: Table = toml::from_str(text).map_err(|e| cx.err_at(e.span(), e.message().trim_end()))?;
-        let raw: RawFile = toml::from_str(text).map_err(|e| cx.err_at(e.span(), e.message().trim_end()))?;
+        let mut raw: RawFile = toml::from_str(text).map_err(|e| cx.err_at(e.span(), e.message().trim_end()))?;
+
+        // `[full]`: dotted paths (as a sweep names them), `sweep.PATH` for a swept parameter's
+        // values, and `description`, `repetitions`, `samples`
+        let has_full = !raw.full.is_empty();
+        let overlay = full_overlay(&cx, &doc, &raw)?;
+        let full_spans: Vec<(String, std::ops::Range<usize>)> =
+            raw.full.keys().map(|k| (k.get_ref().clone(), k.span())).collect();
+        let full_span = |key: &str| -> Option<std::ops::Range<usize>> {
+            full_spans
+                .iter()
+                .find(|(p, _)| {
+                    let p = p.strip_prefix("sweep.").unwrap_or(p);
+                    p == key || key.starts_with(&format!("{p}.")) || p.starts_with(&format!("{key}."))
+                })
+                .map(|(_, s)| s.clone())
+        };
+        if has_full {
+            // each value of the published setup alone, so that an error names its own line
+            for (k, v) in &raw.full {
+                let key = k.get_ref().as_str();
+                if key.starts_with("sweep.") || matches!(key, "description" | "repetitions" | "samples") {
+                    continue;
+                }
+                let mut d = doc.clone();
+                let path: Vec<&str> = key.split('.').collect();
+                set_path(&mut d, &path, v.get_ref().clone())
+                    .map_err(|e| cx.err_at(Some(k.span()), format!("[full] {key}: {e}")))?;
+                let s: RawSections = Value::Table(d).try_into().map_err(|e: toml::de::Error| {
+                    cx.err_at(Some(k.span()), format!("[full] {key}: {}", e.message().trim_end()))
+                })?;
+                point_config(s, &dir).map_err(|(p, e)| cx.err_at(Some(k.span()), format!("[full] {key}: {p}: {e}")))?;
+            }
+        }
+        let mut description = raw.description.take();
+        if full {
+            doc = overlay.doc.clone();
+            if let Some(d) = overlay.description {
+                description = Some(d);
+            }
+            if let Some(r) = overlay.repetitions {
+                raw.repetitions = Some(r);
+            }
+            if let Some(n) = overlay.samples {
+                raw.samples = Some(n);
+            }
+            for (k, v) in overlay.sweep {
+                if let Some(slot) = raw.sweep.iter_mut().find(|(p, _)| *p.get_ref() == k) {
+                    *slot.1 = v;
+                }
+            }
+        }
 
         let repetitions = raw.repetitions.as_ref().map_or(1, |r| *r.get_ref());
         if repetitions == 0 {
@@ -1044,8 +1222,28 @@ impl Experiment {
         let base = sections(&doc).map_err(|e| cx.err_at(Some(raw.workload.span()), e))?;
         point_config(base, &dir).map_err(|(k, e)| {
             let path: Vec<&str> = k.split('.').collect();
-            cx.err_key(&path, Some(raw.workload.span()), e)
+            match full_span(&k).filter(|_| full) {
+                Some(span) => cx.err_at(Some(span), format!("[full]: {k}: {e}")),
+                None => cx.err_key(&path, Some(raw.workload.span()), e),
+            }
         })?;
+        if has_full && !full {
+            // the published setup must decode too, although it does not run now
+            let s: RawSections = Value::Table(overlay.doc.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    cx.err_at(
+                        full_spans.first().map(|s| s.1.clone()),
+                        format!("[full]: {}", e.message().trim_end()),
+                    )
+                })?;
+            point_config(s, &dir).map_err(|(k, e)| {
+                cx.err_at(
+                    full_span(&k).or_else(|| full_spans.first().map(|s| s.1.clone())),
+                    format!("[full]: {k}: {e}"),
+                )
+            })?;
+        }
 
         for sp in &sweep {
             let path: Vec<&str> = sp.path.split('.').collect();
@@ -1216,7 +1414,7 @@ impl Experiment {
         });
         Ok(Experiment {
             name,
-            description: raw.description,
+            description,
             file: file.to_path_buf(),
             repetitions,
             seed: raw.seed.unwrap_or(1),
@@ -1229,6 +1427,8 @@ impl Experiment {
             skip,
             notes,
             ctl,
+            full,
+            has_full,
         })
     }
 }

@@ -264,8 +264,11 @@ pub struct EngineResult {
     pub minor_faults: u64,
     /// Of which misses (I/O).
     pub misses: u64,
-    /// Virtual time from the first operation to the last completion (ns).
+    /// Virtual time from the first measured operation to the last completion (ns).
     pub elapsed_ns: u64,
+    /// Virtual time from the run's start to its last completion, fio's ramp included (ns): how
+    /// long the kernel's timers ran.
+    pub run_ns: u64,
     /// Operations per second of virtual time.
     pub iops: f64,
     /// Bytes per second of virtual time (4 KiB per operation).
@@ -638,6 +641,7 @@ pub fn run_sampled<P: Policy>(
     }
     k.m.now_ns = now.max(last);
     r.elapsed_ns = last.saturating_sub(first.min(last));
+    r.run_ns = k.m.now_ns - base;
     if r.elapsed_ns > 0 {
         r.iops = r.ops as f64 * 1e9 / r.elapsed_ns as f64;
         r.bytes_per_sec = r.iops * 4096.0;

@@ -642,9 +642,12 @@ pub fn task_streams_grouped(
     t: MemcgId,
     trace: Option<LoadedTrace>,
 ) -> Result<(Vec<Stream>, Vec<u32>), RunError> {
-    let parts: Vec<(WorkloadSpec, u32)> = match &cfg.workload {
-        WorkloadSpec::Mix { parts } => parts.iter().map(|p| (p.workload.clone(), p.jobs * cfg.jobs)).collect(),
-        w => vec![(w.clone(), cfg.jobs)],
+    let parts: Vec<(WorkloadSpec, u32, u64)> = match &cfg.workload {
+        WorkloadSpec::Mix { parts } => parts
+            .iter()
+            .map(|p| (p.workload.clone(), p.jobs * cfg.jobs, p.think_ns))
+            .collect(),
+        w => vec![(w.clone(), cfg.jobs, 0)],
     };
     let mut streams = Vec::new();
     let mut groups: Vec<u32> = Vec::new();
@@ -655,7 +658,8 @@ pub fn task_streams_grouped(
         n += 1;
         seed
     };
-    for (w, jobs) in &parts {
+    for (w, jobs, think_ns) in &parts {
+        let first = streams.len();
         for _ in 0..*jobs {
             match w {
                 // YCSB's threadcount: clients sharing one table, its operations split among them
@@ -705,6 +709,9 @@ pub fn task_streams_grouped(
             }
             groups.resize(streams.len(), job);
             job += 1;
+        }
+        for s in &mut streams[first..] {
+            s.set_think(*think_ns);
         }
     }
     Ok((streams, groups))

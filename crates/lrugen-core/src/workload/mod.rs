@@ -350,6 +350,11 @@ pub struct MixPart {
     /// How many tasks.
     #[serde(default = "one")]
     pub jobs: u32,
+    /// Think time after each page operation of its tasks (ns; 0: none), which sets the rate of
+    /// a part that stands for work paced by the others (a store's cache touched by its clients'
+    /// requests). Under the virtual-time engine only; a replay without it ignores think time.
+    #[serde(default)]
+    pub think_ns: u64,
 }
 
 fn one() -> u32 {
@@ -861,6 +866,11 @@ pub struct Stream {
     failure: StreamFailure,
     /// Keys renumbered densely (see [`Stream::with_dense_keys`]).
     dense: Option<Box<DenseKeys>>,
+    /// Think time after each page operation ([`MixPart::think_ns`]; 0: none), and whether it
+    /// is due now.
+    think_ns: u64,
+    think_due: bool,
+    last_task: Option<(u32, u32)>,
 }
 
 /// Page keys renumbered `0, 1, 2, ...` in order of first appearance, through a sparse table
@@ -1150,6 +1160,9 @@ impl Stream {
                     done: 0,
                     failure: Default::default(),
                     dense: None,
+                    think_ns: 0,
+                    think_due: false,
+                    last_task: None,
                 })
             }
             WorkloadSpec::Anon {
@@ -1178,6 +1191,9 @@ impl Stream {
                     done: 0,
                     failure: Default::default(),
                     dense: None,
+                    think_ns: 0,
+                    think_due: false,
+                    last_task: None,
                 })
             }
             WorkloadSpec::Trace { path, format, access } if *access != TraceAccess::File => {
@@ -1224,6 +1240,9 @@ impl Stream {
                     done: 0,
                     failure: Default::default(),
                     dense: None,
+                    think_ns: 0,
+                    think_due: false,
+                    last_task: None,
                 })
             }
             WorkloadSpec::Trace { path, format, .. } => {
@@ -1249,6 +1268,9 @@ impl Stream {
                     done: 0,
                     failure: Default::default(),
                     dense: None,
+                    think_ns: 0,
+                    think_due: false,
+                    last_task: None,
                 })
             }
             WorkloadSpec::Fio {
@@ -1308,6 +1330,9 @@ impl Stream {
                     done: 0,
                     failure: Default::default(),
                     dense: None,
+                    think_ns: 0,
+                    think_due: false,
+                    last_task: None,
                 })
             }
             WorkloadSpec::Build { .. }
@@ -1326,6 +1351,9 @@ impl Stream {
                     done: 0,
                     failure: Default::default(),
                     dense: None,
+                    think_ns: 0,
+                    think_due: false,
+                    last_task: None,
                 })
             }
             WorkloadSpec::Mix { .. } => Err(WorkloadError(
@@ -1349,6 +1377,9 @@ impl Stream {
             done: 0,
             failure: Default::default(),
             dense: None,
+            think_ns: 0,
+            think_due: false,
+            last_task: None,
         }
     }
 
@@ -1403,6 +1434,9 @@ impl Stream {
             done: 0,
             failure: Default::default(),
             dense: None,
+            think_ns: 0,
+            think_due: false,
+            last_task: None,
         })
     }
 
@@ -1442,6 +1476,9 @@ impl Stream {
             done: 0,
             failure: Default::default(),
             dense: None,
+            think_ns: 0,
+            think_due: false,
+            last_task: None,
         })
     }
 
@@ -1558,14 +1595,32 @@ impl Iterator for Stream {
 
     #[inline]
     fn next(&mut self) -> Option<Step> {
+        if self.think_due {
+            self.think_due = false;
+            return self.last_task.map(|(task, key)| Step {
+                op: Op::Think {
+                    task,
+                    ns: self.think_ns,
+                },
+                key,
+                measure: false,
+            });
+        }
         let s = self.next_step();
-        match (&mut self.dense, s) {
+        let s = match (&mut self.dense, s) {
             (Some(d), Some(mut s)) => {
                 s.key = d.map(s.key);
                 Some(s)
             }
             (_, s) => s,
+        };
+        if self.think_ns > 0 {
+            if let Some(st) = &s {
+                self.think_due = true;
+                self.last_task = Some((st.op.task(), st.key));
+            }
         }
+        s
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -1573,13 +1628,23 @@ impl Iterator for Stream {
             StreamKind::Ycsb { .. } | StreamKind::Memtier { .. } => (0, None),
             _ => {
                 let r = self.len.saturating_sub(self.done) as usize;
-                (r, Some(r))
+                if self.think_ns > 0 {
+                    // a think step after each
+                    (r, r.checked_mul(2).map(|n| n + usize::from(self.think_due)))
+                } else {
+                    (r, Some(r))
+                }
             }
         }
     }
 }
 
 impl Stream {
+    /// Think for `ns` after each page operation ([`MixPart::think_ns`]).
+    pub fn set_think(&mut self, ns: u64) {
+        self.think_ns = ns;
+    }
+
     #[inline]
     fn next_step(&mut self) -> Option<Step> {
         // workloads whose logical operations expand into several page operations

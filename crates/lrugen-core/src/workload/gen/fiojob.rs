@@ -285,6 +285,7 @@ impl JobFile {
             parts.push(MixPart {
                 workload: j.workload,
                 jobs: j.numjobs,
+                think_ns: 0,
             });
         }
         ignored.sort();
