@@ -5,8 +5,9 @@
 //! isolation list, on 64-byte folios spread over 256 MiB so that each visit misses the caches as
 //! a cold LRU's tail does, in transparent huge pages (`MADV_HUGEPAGE`) as the kernel's direct map
 //! of `struct page` is, so that the misses are cache misses and not TLB misses. No lock is taken
-//! here: this is the hold time per folio (the engine does not yet make CPUs that reclaim at once
-//! wait for each other).
+//! here: this is the hold time per folio; what the lock itself costs, uncontended and bounced
+//! between CPUs, is `benches/locks.rs`, and what CPUs that reclaim at once wait for each other is
+//! `sim::locks`.
 //!
 //! `cargo bench -p lrugen-core --bench lru_lock` prints ns per folio (median of 7 rounds of
 //! 1,048,576 isolations).

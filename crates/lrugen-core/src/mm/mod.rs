@@ -269,7 +269,64 @@ pub struct Work {
     pub rmap_walks: u64,
     /// PTEs looked at by page-table walks and look-around.
     pub ptes_walked: u64,
+    /// Acquisitions of an lruvec's `lru_lock` by reclaim (isolation, putback, generation and cost
+    /// bookkeeping; [`LruLockSite`] other than `Batch`).
+    pub lru_lock_rounds: u64,
+    /// Folios put back on an LRU list under `lru_lock` (`move_folios_to_lru`).
+    pub folios_putback: u64,
+    /// Acquisitions of `lru_lock` outside reclaim: per-CPU folio batch flushes
+    /// (`folio_batch_move_lru`: the `lru_add`, `activate`, `rotate` and `deactivate` batches) and
+    /// `lru_note_cost_refault`.
+    pub batch_rounds: u64,
+    /// Folios added to an LRU list by `lru_add` flushes.
+    pub folios_added: u64,
+    /// Folios moved within the LRU lists by `activate`, `rotate` and `deactivate` flushes.
+    pub folios_moved: u64,
 }
+
+/// Where an lruvec's `lru_lock` is held, which decides what the hold costs per folio
+/// (`sim::engine::Costs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LruLockSite {
+    /// `isolate_lru_folios` (classic) or `isolate_folios`/`scan_folios` (MGLRU, with the sorting
+    /// and `try_to_inc_min_seq` it does under the same hold): per folio looked at.
+    Isolate,
+    /// `move_folios_to_lru`: per folio put back.
+    Putback,
+    /// An `lru_add` batch flush: per folio added. Not reclaim.
+    Add,
+    /// An `activate`, `rotate` or `deactivate` batch flush (per folio moved), or
+    /// `lru_note_cost_refault` (no folio). Not reclaim.
+    Batch,
+    /// Bookkeeping without list walks: `lru_note_cost` per level, `inc_max_seq`,
+    /// `reset_batch_size` after an mm walk, 6.1's look-around updating generations under the lock
+    /// (per folio updated).
+    Seq,
+}
+
+/// One hold of an `lru_lock`, logged for the engine's lock model (`sim::locks`) while
+/// [`Machine::lock_log_on`] is set.
+#[derive(Clone, Copy, Debug)]
+pub struct LockHold {
+    /// The context ([`CTX_TASK`], [`CTX_KSWAPD`]).
+    pub ctx: u8,
+    /// Where.
+    pub site: LruLockSite,
+    /// The lruvec whose lock it is.
+    pub lruvec: u32,
+    /// Folios handled under it.
+    pub folios: u32,
+    /// The context's work before the hold began (where in the operation it happens).
+    pub before: Work,
+}
+
+/// The per-CPU folio batches besides `lru_add` whose flushes take `lru_lock`
+/// (`cpu_fbatches.activate`, `.lru_move_tail`, `.lru_deactivate`).
+pub const FBATCH_ACTIVATE: usize = 0;
+/// `folio_rotate_reclaimable`'s batch.
+pub const FBATCH_ROTATE: usize = 1;
+/// `folio_deactivate`'s batch.
+pub const FBATCH_DEACTIVATE: usize = 2;
 
 /// Who the machine is working for: a task (including its direct reclaim) or kswapd.
 pub const CTX_TASK: usize = 0;
@@ -283,6 +340,14 @@ pub struct Machine {
     pub work: [Work; 2],
     /// The context reclaim currently runs in.
     pub ctx: usize,
+    /// Log each `lru_lock` hold in [`Machine::lock_log`] (set by the engine, which drains it
+    /// after every operation; off elsewhere, so that the log does not grow).
+    pub lock_log_on: bool,
+    /// The holds of the operation in progress.
+    pub lock_log: Vec<LockHold>,
+    /// Folios waiting in each per-CPU batch of [`FBATCH_ACTIVATE`] etc. (counted only: the
+    /// model moves the folio at once; the count says when the kernel's flush takes the lock).
+    fbatch_pending: [u32; 3],
     /// rmap walks counted from `&self` methods.
     rmap_count: std::cell::Cell<u64>,
     /// How it was built.
@@ -426,6 +491,9 @@ impl Machine {
             explain: None,
             work: [Work::default(); 2],
             ctx: CTX_TASK,
+            lock_log_on: false,
+            lock_log: Vec::new(),
+            fbatch_pending: [0; 3],
             rmap_count: std::cell::Cell::new(0),
         }
     }
@@ -906,6 +974,54 @@ impl Machine {
     #[inline]
     pub fn count_scanned(&mut self, n: u64) {
         self.work[self.ctx].folios_scanned += n;
+    }
+
+    /// `lru_lock` of lruvec `lruvec` held at `site` over `folios` folios in the current context:
+    /// counted, and logged for the engine when [`Machine::lock_log_on`].
+    #[inline]
+    pub fn lru_lock_held(&mut self, lruvec: usize, site: LruLockSite, folios: u64) {
+        let n = self.rmap_count.replace(0);
+        let w = &mut self.work[self.ctx];
+        w.rmap_walks += n;
+        let before = *w;
+        match site {
+            LruLockSite::Add => {
+                w.batch_rounds += 1;
+                w.folios_added += folios;
+            }
+            LruLockSite::Batch => {
+                w.batch_rounds += 1;
+                w.folios_moved += folios;
+            }
+            LruLockSite::Putback => {
+                w.lru_lock_rounds += 1;
+                w.folios_putback += folios;
+            }
+            LruLockSite::Isolate | LruLockSite::Seq => w.lru_lock_rounds += 1,
+        }
+        if self.lock_log_on {
+            self.lock_log.push(LockHold {
+                ctx: self.ctx as u8,
+                site,
+                lruvec: lruvec as u32,
+                folios: folios.min(u32::MAX as u64) as u32,
+                before,
+            });
+        }
+    }
+
+    /// A folio added to per-CPU batch `kind` ([`FBATCH_ACTIVATE`] etc.) of `size` folios
+    /// (`PAGEVEC_SIZE` 15 or `FOLIO_BATCH_SIZE` 31): when it fills, its flush holds the
+    /// `lru_lock` of `lruvec` (the lruvec of the folio that filled it) over the batch.
+    #[inline]
+    pub fn fbatch_add(&mut self, kind: usize, size: usize, lruvec: usize) {
+        let p = &mut self.fbatch_pending[kind];
+        *p += 1;
+        if *p as usize >= size {
+            let n = *p as u64;
+            *p = 0;
+            self.lru_lock_held(lruvec, LruLockSite::Batch, n);
+        }
     }
 
     /// Count PTEs looked at by a walk in the current context.

@@ -420,8 +420,21 @@ pub fn lru_add_drain<P: Policy>(m: &mut Machine, p: &mut P) {
         let n = m.lru_add.len;
         let batch = m.lru_add.ids;
         m.lru_add.len = 0;
+        // folio_batch_move_lru: one lru_lock hold per run of folios of one lruvec
+        let (mut lv, mut run) = (usize::MAX, 0u64);
         for &id in &batch[..n] {
+            let f = m.folios[id];
+            let l = m.lruvec(f.memcg, f.node());
+            if l != lv && run > 0 {
+                m.lru_lock_held(lv, crate::mm::LruLockSite::Add, run);
+                run = 0;
+            }
+            lv = l;
+            run += 1;
             p.add_folio(m, id);
+        }
+        if run > 0 {
+            m.lru_lock_held(lv, crate::mm::LruLockSite::Add, run);
         }
     }
 }

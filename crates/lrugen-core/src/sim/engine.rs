@@ -24,9 +24,10 @@
 use crate::kernel::{Access, AccessError, Kernel};
 use crate::mm::device::{Device, DeviceSpec, DeviceStats};
 use crate::mm::vmstat::Stat;
-use crate::mm::{Work, CTX_KSWAPD, CTX_TASK};
+use crate::mm::{LockHold, LruLockSite, Work, CTX_KSWAPD, CTX_TASK};
 use crate::reclaim::vmscan::{self, KswapdRun};
 use crate::reclaim::{Policy, MAX_RECLAIM_RETRIES};
+use crate::sim::locks::Locks;
 use crate::workload::{Op, Stream};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -57,6 +58,30 @@ pub struct Costs {
     pub per_pte_walked_ns: u64,
     /// Reclaim: CPU time to start the write of one page (swap-out).
     pub per_page_written_ns: u64,
+    /// One uncontended acquisition and release of an lruvec's `lru_lock` whose cache line this
+    /// CPU holds, per hold ([`crate::mm::LruLockSite`]). 11 ns: `cargo bench -p lrugen-core
+    /// --bench locks` on this project's 2-core machine kind (a 2-vCPU Intel Xeon VM), 7.6–12.0 ns
+    /// over six runs (a compare-and-swap and a release store; `spin_lock_irq`'s interrupt
+    /// disable/enable is not included).
+    #[serde(default = "default_lru_lock_ns")]
+    pub lru_lock_ns: u64,
+    /// More per acquisition when the previous holder was another CPU: the lock's cache line (and
+    /// the list heads it guards) move between caches. 650 ns: the same bench, two threads pinned
+    /// to the two CPUs taking the lock in turn, 220–750 ns per acquisition over six runs (median
+    /// 656; the machine's cores are shared with other work, so the spread is wide). A bare-metal
+    /// server moves a line between cores in about 100 ns; set this lower to model one.
+    #[serde(default = "default_lock_bounce_ns")]
+    pub lock_bounce_ns: u64,
+    /// Per folio put back on an LRU list under the lock (`move_folios_to_lru`), and per folio of
+    /// an `lru_add` flush (the same link at a list head of a folio in cache). 10 ns: the same
+    /// bench, 6.6–14.4 ns over six runs.
+    #[serde(default = "default_per_folio_putback_ns")]
+    pub per_folio_putback_ns: u64,
+    /// Per folio moved by an `activate`, `deactivate` or `rotate` flush (unlinked from a cold
+    /// place in its list, linked at a head: its two neighbours miss the caches). 65 ns: the same
+    /// bench, 58–77 ns over six runs.
+    #[serde(default = "default_per_folio_moved_ns")]
+    pub per_folio_moved_ns: u64,
     /// A benchmark request's own CPU time besides its page operations (client, network stack and
     /// server parsing: a memtier GET, a YCSB operation), charged when the request starts.
     #[serde(default = "default_request_ns")]
@@ -71,6 +96,19 @@ fn default_request_ns() -> u64 {
     10_000
 }
 
+fn default_lru_lock_ns() -> u64 {
+    11
+}
+fn default_lock_bounce_ns() -> u64 {
+    650
+}
+fn default_per_folio_putback_ns() -> u64 {
+    10
+}
+fn default_per_folio_moved_ns() -> u64 {
+    65
+}
+
 impl Default for Costs {
     fn default() -> Self {
         Costs {
@@ -82,6 +120,10 @@ impl Default for Costs {
             per_rmap_walk_ns: 300,
             per_pte_walked_ns: 10,
             per_page_written_ns: 1_000,
+            lru_lock_ns: default_lru_lock_ns(),
+            lock_bounce_ns: default_lock_bounce_ns(),
+            per_folio_putback_ns: default_per_folio_putback_ns(),
+            per_folio_moved_ns: default_per_folio_moved_ns(),
             request_ns: default_request_ns(),
         }
     }
@@ -114,6 +156,10 @@ pub struct EngineConfig {
     pub think_ns: u64,
     /// How kswapd runs.
     pub kswapd: KswapdMode,
+    /// Model lock contention ([`crate::sim::locks`]): CPUs that hold an lruvec's `lru_lock` at
+    /// once wait for each other, and an acquisition after another CPU pays
+    /// [`Costs::lock_bounce_ns`]. Off: every hold costs its uncontended price only.
+    pub locks: bool,
     /// fio's `time_based` + `runtime`: no task starts an operation at or after this virtual
     /// time (ns from the start of the run; 0: none), so that every job runs for the same time
     /// with the others instead of the first to finish its operations leaving the memcg to the
@@ -151,6 +197,7 @@ impl Default for EngineConfig {
             costs: Costs::default(),
             think_ns: 0,
             kswapd: KswapdMode::Task,
+            locks: true,
             runtime_ns: 0,
             ramp_ns: 0,
             seed: 0,
@@ -251,6 +298,43 @@ impl JobStats {
     }
 }
 
+/// What the holds of a lock cost one kind of holder.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LockWait {
+    /// Acquisitions.
+    pub acquisitions: u64,
+    /// Of which had to wait.
+    pub contended: u64,
+    /// Of which followed a holder on another CPU.
+    pub bounced: u64,
+    /// CPU time spent spinning for the lock (ns).
+    pub wait_ns: u64,
+    /// CPU time of the cache-line transfers (ns).
+    pub bounce_ns: u64,
+}
+
+impl LockWait {
+    fn add(&mut self, o: &LockWait) {
+        self.acquisitions += o.acquisitions;
+        self.contended += o.contended;
+        self.bounced += o.bounced;
+        self.wait_ns += o.wait_ns;
+        self.bounce_ns += o.bounce_ns;
+    }
+}
+
+/// `lru_lock` contention per holder ([`crate::sim::locks`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LruLockStats {
+    /// Direct reclaim (included in [`EngineResult::direct_reclaim_ns`]).
+    pub direct: LockWait,
+    /// kswapd (included in [`EngineResult::kswapd_ns`]).
+    pub kswapd: LockWait,
+    /// Outside reclaim: the folio batch flushes (`lru_add`, `activate`, `rotate`, `deactivate`)
+    /// and `lru_note_cost_refault`, in the tasks' operations.
+    pub outside: LockWait,
+}
+
 /// What the engine measured.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct EngineResult {
@@ -290,6 +374,8 @@ pub struct EngineResult {
     pub direct_work: Work,
     /// Reclaim work done by kswapd.
     pub kswapd_work: Work,
+    /// `lru_lock` acquisitions and contention.
+    pub lru_lock: LruLockStats,
     /// Storage device statistics.
     pub storage: DeviceStats,
     /// Swap device statistics.
@@ -356,8 +442,71 @@ fn earliest_cpu(cpu_free: &[u64]) -> (usize, u64) {
     (cpu, free)
 }
 
+/// CPU time of reclaim work, uncontended.
 fn work_ns(c: &Costs, w: &Work) -> u64 {
-    w.folios_scanned * c.per_folio_scanned_ns + w.rmap_walks * c.per_rmap_walk_ns + w.ptes_walked * c.per_pte_walked_ns
+    w.folios_scanned * c.per_folio_scanned_ns
+        + w.rmap_walks * c.per_rmap_walk_ns
+        + w.ptes_walked * c.per_pte_walked_ns
+        + w.lru_lock_rounds * c.lru_lock_ns
+        + w.folios_putback * c.per_folio_putback_ns
+}
+
+/// CPU time of the lock holds outside reclaim (folio batch flushes), uncontended.
+fn batch_ns(c: &Costs, w: &Work) -> u64 {
+    w.batch_rounds * c.lru_lock_ns + w.folios_added * c.per_folio_putback_ns + w.folios_moved * c.per_folio_moved_ns
+}
+
+/// How long a hold lasts, uncontended.
+fn hold_ns(c: &Costs, h: &LockHold) -> u64 {
+    let per = match h.site {
+        LruLockSite::Isolate => c.per_folio_scanned_ns,
+        LruLockSite::Putback | LruLockSite::Add => c.per_folio_putback_ns,
+        LruLockSite::Batch => c.per_folio_moved_ns,
+        // generation updates of folios whose PTEs were just walked
+        LruLockSite::Seq => c.per_pte_walked_ns,
+    };
+    c.lru_lock_ns + u64::from(h.folios) * per
+}
+
+/// The waits of the holds of context `ctx` logged by an operation that ran on `cpu` from `t0`,
+/// whose work in that context began at `base`: (reclaim, outside reclaim).
+#[allow(clippy::too_many_arguments)]
+fn price_locks(
+    locks: &mut Locks,
+    log: &[LockHold],
+    ctx: usize,
+    t0: u64,
+    base: &Work,
+    cpu: usize,
+    c: &Costs,
+    horizon: u64,
+) -> (LockWait, LockWait) {
+    let (mut rec, mut out) = (LockWait::default(), LockWait::default());
+    let mut waited = 0;
+    for h in log.iter().filter(|h| usize::from(h.ctx) == ctx) {
+        let d = work_delta(base, &h.before);
+        let t = t0 + work_ns(c, &d) + batch_ns(c, &d) + waited;
+        let a = locks.acquire(
+            h.lruvec as usize,
+            t,
+            hold_ns(c, h),
+            cpu as u32,
+            c.lock_bounce_ns,
+            horizon,
+        );
+        waited += a.wait_ns + if a.bounced { c.lock_bounce_ns } else { 0 };
+        let w = if matches!(h.site, LruLockSite::Add | LruLockSite::Batch) {
+            &mut out
+        } else {
+            &mut rec
+        };
+        w.acquisitions += 1;
+        w.contended += u64::from(a.wait_ns > 0);
+        w.bounced += u64::from(a.bounced);
+        w.wait_ns += a.wait_ns;
+        w.bounce_ns += if a.bounced { c.lock_bounce_ns } else { 0 };
+    }
+    (rec, out)
 }
 
 fn work_delta(a: &Work, b: &Work) -> Work {
@@ -365,6 +514,11 @@ fn work_delta(a: &Work, b: &Work) -> Work {
         folios_scanned: b.folios_scanned - a.folios_scanned,
         rmap_walks: b.rmap_walks - a.rmap_walks,
         ptes_walked: b.ptes_walked - a.ptes_walked,
+        lru_lock_rounds: b.lru_lock_rounds - a.lru_lock_rounds,
+        folios_putback: b.folios_putback - a.folios_putback,
+        batch_rounds: b.batch_rounds - a.batch_rounds,
+        folios_added: b.folios_added - a.folios_added,
+        folios_moved: b.folios_moved - a.folios_moved,
     }
 }
 
@@ -372,6 +526,11 @@ fn add_work(a: &mut Work, d: &Work) {
     a.folios_scanned += d.folios_scanned;
     a.rmap_walks += d.rmap_walks;
     a.ptes_walked += d.ptes_walked;
+    a.lru_lock_rounds += d.lru_lock_rounds;
+    a.folios_putback += d.folios_putback;
+    a.batch_rounds += d.batch_rounds;
+    a.folios_added += d.folios_added;
+    a.folios_moved += d.folios_moved;
 }
 
 /// Run `tasks` (one stream per task) on kernel `k` in virtual time.
@@ -407,6 +566,9 @@ pub fn run_sampled<P: Policy>(
     let ntasks = tasks.len();
     let kswapd_task = cfg.kswapd == KswapdMode::Task && k.m.cfg.kswapd;
     let saved_async = std::mem::replace(&mut k.m.kswapd_async, kswapd_task);
+    let saved_log = std::mem::replace(&mut k.m.lock_log_on, cfg.locks);
+    k.m.lock_log.clear();
+    let mut locks = Locks::new();
     let mut kswapd: Vec<Option<KswapdRun>> = vec![None; k.m.nodes.len()];
     // the request in progress per task (its ready time), and a histogram per request kind
     let mut req_start: Vec<Option<u64>> = vec![None; ntasks];
@@ -461,7 +623,26 @@ pub fn run_sampled<P: Policy>(
             let io = Io::between(&s0, &s1);
             let kw = work_delta(&s0.work[CTX_KSWAPD], &s1.work[CTX_KSWAPD]);
             add_work(&mut r.kswapd_work, &kw);
-            let mut k_ns = work_ns(c, &kw) + io.swap_writes * c.per_page_written_ns;
+            let (kr, kout) = price_locks(
+                &mut locks,
+                &k.m.lock_log,
+                CTX_KSWAPD,
+                start,
+                &s0.work[CTX_KSWAPD],
+                cpu,
+                c,
+                now,
+            );
+            k.m.lock_log.clear();
+            r.lru_lock.kswapd.add(&kr);
+            r.lru_lock.outside.add(&kout);
+            let mut k_ns = work_ns(c, &kw)
+                + batch_ns(c, &kw)
+                + kr.wait_ns
+                + kr.bounce_ns
+                + kout.wait_ns
+                + kout.bounce_ns
+                + io.swap_writes * c.per_page_written_ns;
             if zram {
                 k_ns += io.swap_writes * cfg.swap_device.compress_ns;
             } else {
@@ -524,9 +705,24 @@ pub fn run_sampled<P: Policy>(
         let kw = work_delta(&s0.work[CTX_KSWAPD], &s1.work[CTX_KSWAPD]);
         add_work(&mut r.direct_work, &dw);
         add_work(&mut r.kswapd_work, &kw);
-        let reclaim_ns = work_ns(c, &dw) + io.swap_writes * c.per_page_written_ns;
+        let (dr, dout) = price_locks(
+            &mut locks,
+            &k.m.lock_log,
+            CTX_TASK,
+            start,
+            &s0.work[CTX_TASK],
+            cpu,
+            c,
+            now,
+        );
+        r.lru_lock.direct.add(&dr);
+        r.lru_lock.outside.add(&dout);
+        let reclaim_ns = work_ns(c, &dw) + dr.wait_ns + dr.bounce_ns + io.swap_writes * c.per_page_written_ns;
         r.direct_reclaim_ns += reclaim_ns;
         let mut cpu_ns = reclaim_ns
+            + batch_ns(c, &dw)
+            + dout.wait_ns
+            + dout.bounce_ns
             + request_ns
             + match (&res, step.op) {
                 (Ok(_), Op::Exit { .. }) => c.minor_fault_ns,
@@ -542,12 +738,27 @@ pub fn run_sampled<P: Policy>(
         let end_cpu = start + cpu_ns;
         cpu_free[cpu] = end_cpu;
         // inline kswapd ran on another CPU meanwhile
-        let k_ns = work_ns(c, &kw);
+        let mut k_ns = work_ns(c, &kw) + batch_ns(c, &kw);
         if k_ns > 0 {
-            r.kswapd_ns += k_ns;
             let (kc, kfree) = earliest_cpu(&cpu_free);
-            cpu_free[kc] = kfree.max(start) + k_ns;
+            let ks = kfree.max(start);
+            let (kr, kout) = price_locks(
+                &mut locks,
+                &k.m.lock_log,
+                CTX_KSWAPD,
+                ks,
+                &s0.work[CTX_KSWAPD],
+                kc,
+                c,
+                now,
+            );
+            r.lru_lock.kswapd.add(&kr);
+            r.lru_lock.outside.add(&kout);
+            k_ns += kr.wait_ns + kr.bounce_ns + kout.wait_ns + kout.bounce_ns;
+            r.kswapd_ns += k_ns;
+            cpu_free[kc] = ks + k_ns;
         }
+        k.m.lock_log.clear();
         // a kswapd woken by this operation starts running
         if kswapd_task {
             for (node, run) in kswapd.iter_mut().enumerate() {
@@ -633,6 +844,14 @@ pub fn run_sampled<P: Policy>(
         }
     }
     k.m.kswapd_async = saved_async;
+    k.m.lock_log_on = saved_log;
+    k.m.lock_log.clear();
+    if !cfg.locks {
+        // uncontended: the acquisitions only
+        r.lru_lock.direct.acquisitions = r.direct_work.lru_lock_rounds;
+        r.lru_lock.kswapd.acquisitions = r.kswapd_work.lru_lock_rounds;
+        r.lru_lock.outside.acquisitions = r.direct_work.batch_rounds + r.kswapd_work.batch_rounds;
+    }
     // the final state, unless the last operation was just sampled
     if let Some(n) = every {
         if n == 0 || steps == 0 || steps % n != 0 {
@@ -721,12 +940,25 @@ pub fn format_fio_jobs(name: &str, r: &EngineResult, jobs: u32) -> String {
 
 /// The reclaim line shared by the report formats.
 fn reclaim_line(r: &EngineResult) -> String {
+    let l = &r.lru_lock;
+    let wait = |w: &LockWait| {
+        format!(
+            "{:.1} ms waiting ({} of {})",
+            w.wait_ns as f64 / 1e6,
+            w.contended,
+            w.acquisitions
+        )
+    };
     format!(
-        "reclaim: direct {:.1} ms CPU ({} folios scanned), kswapd {:.1} ms CPU ({} folios scanned)",
+        "reclaim: direct {:.1} ms CPU ({} folios scanned), kswapd {:.1} ms CPU ({} folios scanned)\n  \
+         lru_lock: direct {}, kswapd {}, batches {}",
         r.direct_reclaim_ns as f64 / 1e6,
         r.direct_work.folios_scanned,
         r.kswapd_ns as f64 / 1e6,
-        r.kswapd_work.folios_scanned
+        r.kswapd_work.folios_scanned,
+        wait(&l.direct),
+        wait(&l.kswapd),
+        wait(&l.outside)
     )
 }
 

@@ -7,6 +7,7 @@
 //! be compared with other cache simulators and with the optimum.
 
 pub mod engine;
+pub mod locks;
 
 use crate::kernel::{Access, AccessError, Kernel};
 use crate::mm::memcg::{MemcgId, ROOT_MEMCG};

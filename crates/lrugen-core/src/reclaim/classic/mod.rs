@@ -25,7 +25,7 @@ use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
 use crate::mm::node::WMARK_HIGH;
 use crate::mm::vm::vmf;
 use crate::mm::vmstat::Stat;
-use crate::mm::{Lru, Machine};
+use crate::mm::{Lru, LruLockSite, Machine, FBATCH_ACTIVATE, FBATCH_DEACTIVATE, FBATCH_ROTATE};
 
 /// `SWAP_CLUSTER_MAX_SKIPPED`: zone-skipped folios tolerated per isolation.
 const SWAP_CLUSTER_MAX_SKIPPED: u64 = SWAP_CLUSTER_MAX << 10;
@@ -164,6 +164,8 @@ impl Classic {
         m.folios[id].set(pg::ACTIVE);
         self.lruvec_add(m, id);
         m.count_events(f.memcg, Stat::Pgactivate, 1);
+        let lv = m.lruvec(f.memcg, f.node());
+        m.fbatch_add(FBATCH_ACTIVATE, self.folio_batch_size(), lv);
     }
 
     /// Local size of list `lru` in lruvec (memcg, node) over zones ≤ `reclaim_idx`
@@ -344,6 +346,8 @@ impl Classic {
         for &id in skipped.iter().chain(rotate.iter()) {
             m.folios.list_add(&mut self.lruvecs[lv].lists[lru as usize], id);
         }
+        // the whole isolation ran under the lruvec's lru_lock
+        m.lru_lock_held(lv, LruLockSite::Isolate, total_scan);
         for &id in &skipped {
             let z = m.folios[id].zone();
             let s = [
@@ -406,6 +410,7 @@ impl Classic {
         }
         let before = sc.stat;
         let nr_reclaimed = vmscan::shrink_folio_list(m, self, &mut list, sc, false);
+        m.lru_lock_held(m.lruvec(memcg, node), LruLockSite::Putback, list.len() as u64);
         self.move_folios_to_lru(m, &mut list);
         self.scratch = list;
         count_scan(
@@ -473,7 +478,13 @@ impl Classic {
         }
         let nr_deactivate = inactive.len() as u64;
         // l_active/l_inactive are built with list_add and move_folios_to_lru takes from their
-        // tails: folios go back in the order they were isolated.
+        // tails: folios go back in the order they were isolated. One hold for both lists (6.1,
+        // 6.12; 7.2's move_folios_to_lru takes the lock per list).
+        m.lru_lock_held(
+            m.lruvec(memcg, node),
+            LruLockSite::Putback,
+            (active.len() + inactive.len()) as u64,
+        );
         self.move_folios_to_lru(m, &mut active);
         self.move_folios_to_lru(m, &mut inactive);
         hold.clear();
@@ -559,6 +570,8 @@ impl Policy for Classic {
         m.folios[id].clear(pg::ACTIVE | pg::REFERENCED);
         self.lruvec_add(m, id);
         m.count_events(f.memcg, Stat::Pgdeactivate, 1);
+        let lv = m.lruvec(f.memcg, f.node());
+        m.fbatch_add(FBATCH_DEACTIVATE, self.folio_batch_size(), lv);
     }
 
     fn mark_accessed(&mut self, m: &mut Machine, id: FolioId) {
@@ -738,6 +751,7 @@ impl Policy for Classic {
         m.folios.list_del(list, id);
         m.folios.list_add_tail(list, id);
         m.count_vm_events(Stat::Pgrotated, 1);
+        m.fbatch_add(FBATCH_ROTATE, self.folio_batch_size(), lv);
     }
 
     fn folio_batch_size(&self) -> usize {

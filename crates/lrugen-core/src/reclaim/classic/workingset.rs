@@ -13,7 +13,7 @@ use super::Classic;
 use crate::mm::folio::{pg, FolioId};
 use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
 use crate::mm::vmstat::Stat;
-use crate::mm::Machine;
+use crate::mm::{LruLockSite, Machine};
 
 /// Bits of the shadow entry the kernel spends on node, memcg id and the workingset flag
 /// (`EVICTION_SHIFT` on Debian's x86-64 config: 1 workingset + 10 node bits + 16 memcg bits + the
@@ -156,37 +156,51 @@ impl Classic {
     }
 
     /// `lru_note_cost_refault`: a restored workingset page costs one IO of its type.
-    fn lru_note_cost_refault(&mut self, m: &Machine, memcg: MemcgId, node: usize, file: bool) {
-        if self.sw().lru_cost_rotations {
-            self.lru_note_cost(m, memcg, node, file, 1, 0);
+    fn lru_note_cost_refault(&mut self, m: &mut Machine, memcg: MemcgId, node: usize, file: bool) {
+        // in the fault, not reclaim: its lock holds are priced as the folio batches' are
+        let cost = if self.sw().lru_cost_rotations {
+            crate::reclaim::SWAP_CLUSTER_MAX
         } else {
-            self.lru_note_cost_pages(m, memcg, node, file, 1);
-        }
+            1
+        };
+        self.add_cost(m, memcg, node, file, cost, LruLockSite::Batch);
     }
 
     /// `lru_note_cost`: `nr_io * SWAP_CLUSTER_MAX + nr_rotated` added to the type's cost in the
     /// lruvec and every ancestor; both costs halve when they exceed a quarter of the LRU.
-    pub fn lru_note_cost(&mut self, m: &Machine, memcg: MemcgId, node: usize, file: bool, nr_io: u64, nr_rotated: u64) {
+    pub fn lru_note_cost(
+        &mut self,
+        m: &mut Machine,
+        memcg: MemcgId,
+        node: usize,
+        file: bool,
+        nr_io: u64,
+        nr_rotated: u64,
+    ) {
         self.add_cost(
             m,
             memcg,
             node,
             file,
             nr_io * crate::reclaim::SWAP_CLUSTER_MAX + nr_rotated,
+            LruLockSite::Seq,
         );
     }
 
     /// 6.1's `lru_note_cost` (without `lru_cost_rotations`): one per page of I/O.
-    pub fn lru_note_cost_pages(&mut self, m: &Machine, memcg: MemcgId, node: usize, file: bool, nr_pages: u64) {
-        self.add_cost(m, memcg, node, file, nr_pages);
+    pub fn lru_note_cost_pages(&mut self, m: &mut Machine, memcg: MemcgId, node: usize, file: bool, nr_pages: u64) {
+        self.add_cost(m, memcg, node, file, nr_pages, LruLockSite::Seq);
     }
 
     /// `cost` added to the type's cost in the lruvec and every ancestor, both costs halved when
     /// they exceed a quarter of the LRU.
-    fn add_cost(&mut self, m: &Machine, memcg: MemcgId, node: usize, file: bool, cost: u64) {
+    /// Each level under its own `lru_lock` hold: bookkeeping in reclaim, a hold outside reclaim
+    /// for a refault (`site`).
+    fn add_cost(&mut self, m: &mut Machine, memcg: MemcgId, node: usize, file: bool, cost: u64, site: LruLockSite) {
         let mut cur = Some(memcg);
         while let Some(c) = cur {
             let lv = m.lruvec(c, node);
+            m.lru_lock_held(lv, site, 0);
             let l = &mut self.lruvecs[lv];
             if file {
                 l.file_cost += cost;

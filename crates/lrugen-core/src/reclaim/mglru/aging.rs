@@ -16,7 +16,7 @@ use super::{MAX_NR_GENS, MIN_NR_GENS};
 use crate::mm::folio::{pg, FolioId, ANON, FILE};
 use crate::mm::memcg::MemcgId;
 use crate::mm::vm::{pte, vmf, MmStruct, Vma, MMAP_BASE_VPN, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
-use crate::mm::{Lru, Machine};
+use crate::mm::{Lru, LruLockSite, Machine};
 use crate::reclaim::{FolioRef, Reclaimer, ScanControl, DEF_PRIORITY};
 
 /// `suitable_to_scan`: at least one young PTE per cache line of PTEs (8 on x86-64) on average.
@@ -237,6 +237,7 @@ impl Mglru {
     pub fn inc_max_seq(&mut self, m: &mut Machine, lv: usize, swappiness: u32) {
         let memcg = (lv / self.nr_nodes) as MemcgId;
         let node = lv % self.nr_nodes;
+        m.lru_lock_held(m.lruvec(memcg, node), LruLockSite::Seq, 0);
         for ty in [FILE, ANON] {
             let lg = &self.lruvecs[lv];
             if lg.max_seq - lg.min_seq[ty] + 1 != MAX_NR_GENS as u64 {
@@ -506,6 +507,7 @@ impl Mglru {
             return;
         }
         w.batched = 0;
+        m.lru_lock_held(m.lruvec(w.memcg, w.node), LruLockSite::Seq, 0);
         for g in 0..MAX_NR_GENS {
             for t in 0..2 {
                 for z in 0..super::state::MAX_NR_ZONES {
@@ -654,6 +656,10 @@ impl Mglru {
                         self.activate(m, id);
                     }
                     return;
+                }
+                // 6.1 without a walk: the generations are updated under the lru_lock
+                if !walk_attached {
+                    m.lru_lock_held(m.lruvec(memcg, node), LruLockSite::Seq, to_update.len() as u64);
                 }
                 for &id in to_update.iter() {
                     if let Some(old) = self.folio_update_gen(m, id, new_gen) {

@@ -15,7 +15,7 @@ use crate::mm::folio::{pg, FolioId, ANON, FILE, NIL};
 use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
 use crate::mm::node::{Zone, WMARK_HIGH, WMARK_LOW};
 use crate::mm::vmstat::Stat;
-use crate::mm::Machine;
+use crate::mm::{LruLockSite, Machine};
 use crate::reclaim::vmscan::{self, count_scan, mark_isolated};
 use crate::reclaim::{Reclaimer, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
 
@@ -371,7 +371,10 @@ pub fn evict_folios(
         // 7.2: drop the generations emptied by frees before choosing what to scan
         p.try_to_inc_min_seq(lv, swappiness);
     }
+    p.lock_scanned = 0;
     let (mut scanned, ty) = isolate_folios(p, m, memcg, node, sc, swappiness, nr_to_scan, &mut list);
+    // one lru_lock hold from the first try_to_inc_min_seq to the last, over every folio looked at
+    m.lru_lock_held(m.lruvec(memcg, node), LruLockSite::Isolate, p.lock_scanned);
     if sw.reclaim_loop_single_budget {
         // 7.2: exactly the pages examined; 0 only when nothing can be evicted
         if scanned > 0 {
@@ -459,6 +462,7 @@ pub fn evict_folios(
             }
         }
         // move_folios_to_lru takes folios from the list tail: the same order
+        m.lru_lock_held(m.lruvec(memcg, node), LruLockSite::Putback, back.len() as u64);
         for &id in back.iter() {
             p.putback(m, id);
         }
@@ -572,6 +576,7 @@ fn scan_folios(
         }
     }
     m.count_scanned(sorted);
+    p.lock_scanned += scanned;
     let (scan_ev, _) = vmscan::scan_event(sc.reclaimer);
     let typed = if ty == FILE { Stat::PgscanFile } else { Stat::PgscanAnon };
     let node_stats = p.sw().node_reclaim_stats;

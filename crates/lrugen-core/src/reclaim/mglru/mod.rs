@@ -25,7 +25,7 @@ use super::{AddCtx, FolioRef, ListRef, Policy, ScanControl};
 use crate::mm::folio::{pg, Folio, FolioId, ListHead, ANON, FILE};
 use crate::mm::memcg::MemcgId;
 use crate::mm::vmstat::Stat;
-use crate::mm::{Lru, Machine};
+use crate::mm::{Lru, Machine, FBATCH_ACTIVATE, FBATCH_DEACTIVATE, FBATCH_ROTATE};
 pub use state::{
     gen_from_seq, hist_from_seq, LruGen, Preset, Profile, Switches, MAX_NR_GENS, MAX_NR_TIERS, MIN_NR_GENS,
 };
@@ -230,6 +230,9 @@ pub struct Mglru {
     /// `folio_referenced`'s mappings and look-around's neighbours, kept between calls.
     pub(crate) rmap_scratch: Vec<(u32, u32, crate::mm::vm::Vma)>,
     pub(crate) look_scratch: Vec<FolioId>,
+    /// Folios `scan_folios` looked at in the `isolate_folios` in progress (the length of its
+    /// `lru_lock` hold).
+    pub(crate) lock_scanned: u64,
     /// MGLRU-FG access-time promotions (`fg_mark_accessed` moving a folio up), for the reports.
     pub fg_promotions: u64,
 }
@@ -249,6 +252,7 @@ impl Mglru {
             evict_scratch: Default::default(),
             rmap_scratch: Vec::new(),
             look_scratch: Vec::new(),
+            lock_scanned: 0,
             fg_promotions: 0,
         }
     }
@@ -625,6 +629,7 @@ impl Mglru {
         m.folios[id].set(pg::ACTIVE);
         self.add(m, id, false);
         m.count_events(f.memcg, Stat::Pgactivate, 1);
+        m.fbatch_add(FBATCH_ACTIVATE, self.folio_batch_size(), m.lruvec(f.memcg, f.node()));
     }
 
     /// Evictable pages of lruvec `lv` over all generations of the types that `swappiness` allows.
@@ -760,6 +765,7 @@ impl Policy for Mglru {
         m.folios[id].clear(pg::ACTIVE | pg::REFERENCED);
         self.add(m, id, false);
         m.count_events(f.memcg, Stat::Pgdeactivate, 1);
+        m.fbatch_add(FBATCH_DEACTIVATE, self.folio_batch_size(), m.lruvec(f.memcg, f.node()));
     }
 
     fn switches(&self) -> &Switches {
@@ -821,6 +827,7 @@ impl Policy for Mglru {
         self.del(m, id, true);
         self.add(m, id, true);
         m.count_vm_events(Stat::Pgrotated, 1);
+        m.fbatch_add(FBATCH_ROTATE, self.folio_batch_size(), m.lruvec(f.memcg, f.node()));
     }
 
     fn debugfs(&self, m: &Machine, full: bool) -> Option<String> {

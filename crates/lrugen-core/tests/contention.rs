@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Lock contention in the engine (`sim::locks`): the more CPUs reclaim from one lruvec at once,
+//! the more each freed page costs, as the kernel's per-lruvec `lru_lock` makes it cost.
+
+use lrugen::mm::device::DeviceSpec;
+use lrugen::mm::vmstat::Stat;
+use lrugen::mm::MachineConfig;
+use lrugen::sim::engine::{Costs, EngineConfig};
+use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
+use lrugen::workload::WorkloadSpec;
+
+/// `cpus` fio jobs (one per CPU) of random buffered reads, each on its own 4096-page file, in one
+/// memcg of 2048 pages on a ramdisk (so that reclaim, not I/O, is what the CPUs spend their time
+/// on), with the default (measured) costs.
+fn fio(policy: PolicyKind, cpus: u32, locks: bool) -> RunResult {
+    let mut cfg = RunConfig::new(
+        MachineConfig::simple(2048 * 4 + 16_384 + 4096 * u64::from(cpus), 0),
+        MemcgConfig {
+            max: Some(2048),
+            ..Default::default()
+        },
+        WorkloadSpec::Fio {
+            dist: "random".into(),
+            file_pages: 4096,
+            accesses: 6000,
+            write_ratio: 0.0,
+            sequential: false,
+            iodepth: 1,
+            fadvise_hint: "0".into(),
+        },
+        policy,
+    );
+    cfg.engine = Some(EngineConfig {
+        cpus,
+        storage: DeviceSpec::preset("ramdisk").unwrap(),
+        costs: Costs::default(),
+        locks,
+        ..Default::default()
+    });
+    cfg.jobs = cpus;
+    cfg.seed = 7;
+    sim::run(&cfg, None, &mut |_, _| {}).expect("run")
+}
+
+/// Reclaim CPU per page reclaimed (ns), and the lru_lock wait of reclaim (ns).
+fn per_freed(r: &RunResult) -> (f64, u64) {
+    let e = r.engine.as_ref().expect("engine");
+    // memcg reclaim counts its steals in memory.stat only
+    let ms = r.memory_stat.as_ref().expect("memory.stat");
+    let freed = (ms.get(Stat::PgstealDirect) + ms.get(Stat::PgstealKswapd)) as f64;
+    assert!(freed > 0.0, "under pressure");
+    let wait = e.lru_lock.direct.wait_ns + e.lru_lock.kswapd.wait_ns;
+    ((e.direct_reclaim_ns + e.kswapd_ns) as f64 / freed, wait)
+}
+
+#[test]
+fn reclaim_cpu_per_freed_page_rises_with_the_cpus_that_reclaim() {
+    let mut last = 0.0;
+    for cpus in [1, 2, 4, 8] {
+        let r = fio(PolicyKind::Classic, cpus, true);
+        let (ns, wait) = per_freed(&r);
+        let e = r.engine.as_ref().unwrap();
+        eprintln!(
+            "classic, {cpus} CPUs: {ns:.0} ns reclaim CPU per freed page, lru_lock wait {:.2} ms in {} of {} direct \
+             acquisitions, {} bounced",
+            wait as f64 / 1e6,
+            e.lru_lock.direct.contended,
+            e.lru_lock.direct.acquisitions,
+            e.lru_lock.direct.bounced
+        );
+        if cpus == 1 {
+            assert_eq!(wait, 0, "one CPU never waits");
+            assert_eq!(e.lru_lock.direct.bounced + e.lru_lock.outside.bounced, 0);
+            assert_eq!(e.lru_lock.outside.wait_ns, 0);
+        } else {
+            assert!(
+                e.lru_lock.direct.bounced > 0,
+                "{cpus} CPUs take the lock after each other"
+            );
+        }
+        if cpus >= 4 {
+            assert!(wait > 0, "{cpus} CPUs wait for each other");
+        }
+        assert!(
+            ns > last,
+            "{cpus} CPUs: {ns:.0} ns per freed page, no more than {last:.0} with fewer"
+        );
+        last = ns;
+    }
+}
+
+#[test]
+fn without_the_lock_model_the_cost_per_freed_page_stays_flat() {
+    let (one, _) = per_freed(&fio(PolicyKind::Classic, 1, false));
+    let (eight, wait) = per_freed(&fio(PolicyKind::Classic, 8, false));
+    eprintln!("locks off: {one:.0} ns per freed page with 1 CPU, {eight:.0} with 8");
+    assert_eq!(wait, 0);
+    assert!(eight < one * 1.25, "uncontended: {one:.0} vs {eight:.0}");
+}
+
+#[test]
+fn classic_waits_more_than_mglru_on_the_same_stream() {
+    let c = fio(PolicyKind::Classic, 8, true);
+    let m = fio(PolicyKind::Mglru, 8, true);
+    let (ce, me) = (c.engine.as_ref().unwrap(), m.engine.as_ref().unwrap());
+    let all = |e: &lrugen::sim::engine::EngineResult| {
+        e.lru_lock.direct.wait_ns + e.lru_lock.kswapd.wait_ns + e.lru_lock.outside.wait_ns
+    };
+    let acq = |e: &lrugen::sim::engine::EngineResult| {
+        e.lru_lock.direct.acquisitions + e.lru_lock.kswapd.acquisitions + e.lru_lock.outside.acquisitions
+    };
+    eprintln!(
+        "8 CPUs: classic {} acquisitions, {:.2} ms waiting; MGLRU {} acquisitions, {:.2} ms waiting",
+        acq(ce),
+        all(ce) as f64 / 1e6,
+        acq(me),
+        all(me) as f64 / 1e6
+    );
+    assert!(all(ce) > all(me), "classic {} ns vs MGLRU {} ns", all(ce), all(me));
+}
+
+#[test]
+fn contended_runs_are_deterministic() {
+    let a = fio(PolicyKind::Classic, 4, true);
+    let b = fio(PolicyKind::Classic, 4, true);
+    let (ea, eb) = (a.engine.unwrap(), b.engine.unwrap());
+    assert_eq!(ea.lru_lock, eb.lru_lock);
+    assert_eq!(
+        (ea.elapsed_ns, ea.direct_reclaim_ns, ea.kswapd_ns),
+        (eb.elapsed_ns, eb.direct_reclaim_ns, eb.kswapd_ns)
+    );
+    assert_eq!(ea.clat, eb.clat);
+}
+
+#[test]
+fn the_lock_model_changes_timing_not_counters() {
+    // the machine's decisions do not depend on the prices: vmstat is the same with and without
+    // contention (the engine only orders operations by time, which contention moves; with one
+    // CPU the order is the program order either way)
+    let a = fio(PolicyKind::Classic, 1, true);
+    let b = fio(PolicyKind::Classic, 1, false);
+    assert_eq!(a.vmstat, b.vmstat);
+}
