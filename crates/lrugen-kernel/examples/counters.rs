@@ -53,7 +53,7 @@ fn main() {
         let p = fidelity::shapes_dir().join(format!("{name}.json"));
         let run = || -> Result<(Capture, lrugen::sim::RunResult), Box<dyn std::error::Error>> {
             let c = Capture::load(&p)?;
-            let ops = c.workload.ops()?;
+            let ops = c.ops()?;
             let profile = model::profile_for_release(&c.run.kernel_release);
             let mut settings = c.settings.clone();
             settings.model_capacity_pages = c.run.model_capacity_for(&ops).max(1);

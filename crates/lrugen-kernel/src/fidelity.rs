@@ -133,7 +133,7 @@ pub fn compare(path: &Path) -> Result<Compared, Error> {
         .unwrap_or_default();
     let mut parts = name.splitn(4, '-');
     let (_, series, lru, shape) = (parts.next(), parts.next(), parts.next(), parts.next());
-    let ops = c.workload.ops()?;
+    let ops = c.ops()?;
     let profile = profile_for_release(&c.run.kernel_release);
     // the capacity as this version computes it (the capture keeps the one of the run's version)
     let mut settings = c.settings.clone();
