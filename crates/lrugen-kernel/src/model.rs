@@ -381,7 +381,7 @@ pub struct TaskCount {
     pub accesses: u64,
     /// Of which misses.
     pub misses: u64,
-    /// Of which minor faults (first touches of anon pages).
+    /// Of which minor faults (first touches of anon pages, whole-page writes of uncached pages).
     pub minor: u64,
     /// Benchmark requests completed while measuring (`q` marks).
     pub requests: u64,
@@ -389,9 +389,9 @@ pub struct TaskCount {
     pub missed_requests: u64,
 }
 
-/// [`run`] of a multi-task op file, with each task's counts: the model's minor faults per task are
-/// what the replayer counts (first touches of the task's anon pages while measuring), as in
-/// [`run`]; requests are counted by the op file's `q` marks, a request missing when one of its
+/// [`run`] of a (multi-task) op file, with each task's counts: the model's minor faults per task
+/// are what the replayer counts (first touches of the task's anon pages while measuring, as in
+/// [`run`], and whole-page writes of uncached pages); requests are counted by the op file's `q` marks, a request missing when one of its
 /// ops did.
 pub fn run_tasks(ops: &OpFile, cfg: &RunConfig) -> Result<(RunResult, Vec<TaskCount>), Error> {
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
@@ -447,7 +447,12 @@ pub fn run_tasks(ops: &OpFile, cfg: &RunConfig) -> Result<(RunResult, Vec<TaskCo
                     }
                     missed = false;
                 }
-                _ if measuring => missed |= res.next() == Some(&sim::OUTCOME_MISS),
+                _ if measuring => {
+                    let o = res.next().copied();
+                    missed |= o == Some(sim::OUTCOME_MISS);
+                    // a whole-page write of an uncached page: minor to the replayer too
+                    c.minor += u64::from(matches!(op, ReplayOp::Write { .. }) && o == Some(sim::OUTCOME_MINOR));
+                }
                 _ => {}
             }
         }
