@@ -416,12 +416,13 @@ pub fn cmd_ops_build(a: OpsBuildArgs) -> Result<(), String> {
     std::fs::write(&partial, &text).map_err(|e| format!("{}: {e}", partial.display()))?;
     std::fs::rename(&partial, &a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
     eprintln!(
-        "wrote {}: {} ({} ops, {} files, {} anon pages)",
+        "wrote {}: {} ({} ops, {} tasks, {} files, {} anon pages)",
         a.file.display(),
         p.workload,
-        p.ops.ops.len(),
+        p.ops.all_ops().count(),
+        p.ops.nr_tasks(),
         p.ops.files.len(),
-        p.ops.anon_pages
+        (0..p.ops.nr_tasks()).map(|t| p.ops.task(t).0).sum::<u64>()
     );
     Ok(())
 }

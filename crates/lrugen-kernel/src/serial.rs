@@ -333,6 +333,45 @@ lrugen-replay total";
         assert_eq!(r.resident_pages(), 8130560 / 4096);
     }
 
+    /// A multi-task replay's lines, verbatim from Debian 6.12 MGLRU fio with 4 jobs (boot 3 of
+    /// `tests/fixtures/multitask`; the tasks print as they finish, in any order): each task's
+    /// counts, in task order, summing to the total.
+    #[test]
+    fn parses_the_tasks_of_a_multi_task_replay() {
+        let tasks = "lrugen-replay task 3 accesses 25000 misses 5110 minor 0 requests 0 missed_requests 0 sink 114\r\n\
+lrugen-replay task 2 accesses 25000 misses 5058 minor 0 requests 0 missed_requests 0 sink 246\r\n\
+lrugen-replay task 0 accesses 25000 misses 5308 minor 0 requests 0 missed_requests 0 sink 158\r\n\
+lrugen-replay task 1 accesses 25000 misses 5454 minor 0 requests 9 missed_requests 4 sink 244\r\n\
+lrugen-replay total accesses 100000 misses 20930 minor 0 tasks 4 sink 0\r\n";
+        let old = "lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n";
+        let log = SAMPLE
+            .replace(old, tasks)
+            .replace("accesses 1000 misses 900", "accesses 98500 misses 20830");
+        let r = parse_serial(&log).unwrap();
+        assert_eq!((r.accesses, r.misses), (100_000, 20_930));
+        let misses: Vec<u64> = r.tasks.iter().map(|t| t.misses).collect();
+        assert_eq!(misses, [5308, 5454, 5058, 5110]);
+        assert_eq!((r.tasks[1].requests, r.tasks[1].missed_requests), (9, 4));
+        // a task missing, or counts that do not add up, are errors naming what is wrong
+        let e = parse_serial(&log.replace("lrugen-replay task 2 ", "lrugen-replay task 7 "))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("ran 4 tasks but printed the counts of tasks [0, 1, 3, 7]"),
+            "{e}"
+        );
+        let e = parse_serial(&log.replace("misses 5058", "misses 5059"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("do not add up"), "{e}");
+        let e = parse_serial(&log.replace("task 0 accesses 25000", "task 0 accesses x"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a malformed task line"), "{e}");
+        // a one-task replay has no task lines
+        assert!(parse_serial(SAMPLE).unwrap().tasks.is_empty());
+    }
+
     /// Extreme counters in the vmstat sections give a (wrapped) delta, not an overflow panic.
     #[test]
     fn extreme_counters_do_not_overflow() {
