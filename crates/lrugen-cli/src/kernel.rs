@@ -107,6 +107,10 @@ pub struct KernelArgs {
     /// here set them.
     #[arg(long, value_name = "FILE.toml")]
     exp: Option<PathBuf>,
+    /// vCPUs of the guest (-smp; qemu's TCG under -icount runs them round robin in one thread).
+    /// Default: the experiment's [engine] cpus, else 1.
+    #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
+    cpus: Option<u32>,
     /// Window: report misses and capture lru_gen every N measured accesses (default: a 20th of
     /// the run).
     #[arg(long, value_name = "N", value_parser = count, allow_negative_numbers = true)]
@@ -118,8 +122,9 @@ pub struct KernelArgs {
     out: Option<PathBuf>,
     /// Also write the run as a fixture (the command, the built-in workload, the settings and
     /// everything the guest reported) for the model's tests: a new file, or one `lrugen kernel`
-    /// wrote (replaced). Built-in workloads only. Checked before booting; written whole.
-    #[arg(long, value_name = "FILE.json", conflicts_with_all = ["exp", "trace"])]
+    /// wrote (replaced). Built-in workloads and experiments (--exp, the TOML text kept in it).
+    /// Checked before booting; written whole.
+    #[arg(long, value_name = "FILE.json", conflicts_with = "trace")]
     fixture: Option<PathBuf>,
     /// Write --out into a non-empty directory lrugen did not write (files of the same names are
     /// replaced, the others kept).
@@ -161,6 +166,10 @@ struct Plan {
     swappiness: Option<u32>,
     /// min_ttl_ms: the flag's, else the experiment's if it sets one.
     min_ttl_ms: Option<u32>,
+    /// vCPUs of the guest.
+    cpus: u32,
+    /// The experiment's TOML text (`--exp`).
+    experiment: Option<String>,
 }
 
 fn plan(a: &KernelArgs) -> Result<Plan, String> {
@@ -234,6 +243,8 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         .map(|s| parse_pages(s).map_err(|e| format!("--memcg-max: {e}")))
         .transpose()?;
     let mut builtin = None;
+    let mut experiment = None;
+    let mut cpus = 1;
     let (ops, workload, memcg_pages) = if let Some(path) = &a.exp {
         let exp = lrugen::experiment::spec::Experiment::from_file(path).map_err(|e| e.to_string())?;
         if let Some(why) = &exp.skip {
@@ -241,6 +252,8 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         }
         let cell = exp.cells().into_iter().next().ok_or("the experiment has no cell")?;
         let cfg = exp.run_config(&cell, None);
+        cpus = ops::experiment_cpus(&cfg);
+        experiment = Some(std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?);
         let probe = ops::experiment_ops(&cfg, 1).map_err(|e| format!("{}: {e}", path.display()))?;
         let measured = measured_len(&probe);
         let window = a.every.unwrap_or((measured / 20).max(1));
@@ -359,15 +372,26 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         },
         swappiness,
         min_ttl_ms,
+        cpus: a.cpus.unwrap_or(cpus).max(1),
+        experiment,
     })
 }
 
+/// Measured accesses of all tasks.
 fn measured_len(o: &OpFile) -> u64 {
-    let n = o.ops.len() as u64;
-    match o.ops.iter().position(|x| *x == ReplayOp::MeasureStart) {
-        Some(i) => n - i as u64 - 1,
-        None => n,
-    }
+    (0..o.nr_tasks())
+        .map(|t| {
+            let ops = o.task(t).1;
+            let from = ops
+                .iter()
+                .position(|x| *x == ReplayOp::MeasureStart)
+                .map_or(0, |i| i + 1);
+            ops[from..]
+                .iter()
+                .filter(|x| !matches!(x, ReplayOp::Think { .. } | ReplayOp::RequestEnd))
+                .count() as u64
+        })
+        .sum()
 }
 
 /// `lrugen ops build`: write the op file `lrugen kernel` would replay for the same workload flags.
@@ -392,12 +416,13 @@ pub fn cmd_ops_build(a: OpsBuildArgs) -> Result<(), String> {
     std::fs::write(&partial, &text).map_err(|e| format!("{}: {e}", partial.display()))?;
     std::fs::rename(&partial, &a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
     eprintln!(
-        "wrote {}: {} ({} ops, {} files, {} anon pages)",
+        "wrote {}: {} ({} ops, {} tasks, {} files, {} anon pages)",
         a.file.display(),
         p.workload,
-        p.ops.ops.len(),
+        p.ops.all_ops().count(),
+        p.ops.nr_tasks(),
         p.ops.files.len(),
-        p.ops.anon_pages
+        (0..p.ops.nr_tasks()).map(|t| p.ops.task(t).0).sum::<u64>()
     );
     Ok(())
 }
@@ -442,6 +467,7 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
     o.read_ahead_kb = a.read_ahead_kb;
     o.swap_mib = p.swap_mib;
     o.swap_zram = p.swap == Swap::Zram;
+    o.cpus = p.cpus;
     o.lru_gen_every_window = p.policy == PolicyKind::Mglru;
     o.lru_gen_full_every_window = p.policy == PolicyKind::Mglru && a.debugfs_every_window;
     if let Some(r) = a
@@ -485,12 +511,14 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         model_capacity_pages: cap,
     };
     let cfg = lrugen_kernel::model::config(&settings, profile).map_err(|e| e.to_string())?;
-    let model = lrugen_kernel::model::run(&p.ops, &cfg).map_err(|e| e.to_string())?;
-    let report = Report::build(&run, &model, p.workload.clone(), settings.clone()).map_err(|e| e.to_string())?;
-    if let (Some(path), Some(b)) = (&a.fixture, &p.builtin) {
+    let (model, model_tasks) = lrugen_kernel::model::run_tasks(&p.ops, &cfg).map_err(|e| e.to_string())?;
+    let mut report = Report::build(&run, &model, p.workload.clone(), settings.clone()).map_err(|e| e.to_string())?;
+    report.push_tasks(&run.tasks, &model_tasks);
+    if let Some(path) = &a.fixture {
         let c = lrugen_kernel::Capture {
             command: command_line(),
-            workload: b.clone(),
+            workload: p.builtin.clone(),
+            experiment: p.experiment.clone(),
             settings,
             run: run.clone(),
         };

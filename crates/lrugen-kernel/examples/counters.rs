@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Any `/proc/vmstat` counter of shape fixtures, kernel beside model, including those the
 //! fidelity checks leave out: `cargo run --release -p lrugen-kernel --example counters --
-//! debian-7.2-mglru-mixed-swappiness10 [more fixtures] [-- pgactivate pgrefill ...]`. Without
+//! debian-7.2-mglru-mixed-swappiness10 [more fixtures, by shape name or path] [-- pgactivate pgrefill ...]`. Without
 //! counters after `--`, every event either side counted is shown (vm events, `workingset_*` but
 //! `workingset_nodes`, `nr_vmscan_*`, `nr_dirtied`, `nr_written`): the fixture keeps the
 //! kernel's change over the replay, which for a gauge (`nr_anon_pages`, ...) is not what the
@@ -50,10 +50,15 @@ fn main() {
         v
     };
     for name in names {
-        let p = fidelity::shapes_dir().join(format!("{name}.json"));
+        // a shape's name, or the path of any fixture (a multi-task boot, say)
+        let p = if name.ends_with(".json") {
+            std::path::PathBuf::from(name)
+        } else {
+            fidelity::shapes_dir().join(format!("{name}.json"))
+        };
         let run = || -> Result<(Capture, lrugen::sim::RunResult), Box<dyn std::error::Error>> {
             let c = Capture::load(&p)?;
-            let ops = c.workload.ops()?;
+            let ops = c.ops()?;
             let profile = model::profile_for_release(&c.run.kernel_release);
             let mut settings = c.settings.clone();
             settings.model_capacity_pages = c.run.model_capacity_for(&ops).max(1);

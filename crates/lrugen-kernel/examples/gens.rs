@@ -28,7 +28,7 @@ fn main() {
     for name in names {
         let path = fidelity::shapes_dir().join(format!("{name}.json"));
         let c = Capture::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let ops = c.workload.ops().expect("ops");
+        let ops = c.ops().expect("ops");
         let profile = lrugen_kernel::model::profile_for_release(&c.run.kernel_release);
         let mut settings = c.settings.clone();
         settings.model_capacity_pages = c.run.model_capacity_for(&ops).max(1);

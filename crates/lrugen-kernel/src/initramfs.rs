@@ -94,6 +94,7 @@ pub fn init_script(s: &InitSpec) -> String {
     };
     cap(&mut o, "uname", "/proc/sys/kernel/osrelease");
     cap(&mut o, "enabled", "/sys/kernel/mm/lru_gen/enabled");
+    cap(&mut o, "cpus-online", "/sys/devices/system/cpu/online");
     cap(&mut o, "vmstat-before", "/proc/vmstat");
     let _ = writeln!(o, "echo '{BEGIN}replay'");
     // The replayer dumps the memcg's state before it exits (its anon memory is freed at exit).

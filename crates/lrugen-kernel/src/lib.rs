@@ -135,6 +135,10 @@ pub struct KernelOpts {
     pub timeout: Duration,
     /// `-icount shift=0,sleep=off` (reproducible, slower).
     pub icount: bool,
+    /// vCPUs (`-smp`): the tasks of a multi-task op file run on this many. Under `-icount` qemu
+    /// runs TCG single-threaded and switches between the vCPUs round robin (multi-threaded TCG
+    /// is refused with icount), so the run stays reproducible in its instruction counts.
+    pub cpus: u32,
 }
 
 impl KernelOpts {
@@ -165,6 +169,7 @@ impl KernelOpts {
             guest_mem_mib: 512,
             timeout: Duration::from_secs(900),
             icount: true,
+            cpus: 1,
         }
     }
 }
@@ -253,6 +258,16 @@ pub struct KernelRun {
     /// Wall-clock seconds of the boot.
     #[serde(default)]
     pub wall_seconds: f64,
+    /// vCPUs the guest booted with (`-smp`; 0 in captures made before it was recorded: 1).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cpus: u64,
+    /// `/sys/devices/system/cpu/online` as the guest read it (e.g. `0-1`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cpus_online: String,
+    /// Per task of a multi-task replay, its counts (`lrugen-replay task` lines), in task order;
+    /// empty for a replay of one task.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<model::TaskCount>,
 }
 
 impl KernelRun {
@@ -355,6 +370,7 @@ pub fn file_read_ops(
 ) -> OpFile {
     let mut s = lrugen::workload::dist::Sampler::new(dist, file_pages, seed);
     OpFile {
+        tasks: Vec::new(),
         window,
         files: vec![ReplayFile {
             id: 0,
@@ -427,6 +443,7 @@ pub fn anon_ops(
         });
     }
     Ok(OpFile {
+        tasks: Vec::new(),
         window,
         files: Vec::new(),
         anon_pages: pages,
@@ -514,6 +531,7 @@ pub fn mixed_ops(
         ops.push(*op.ok_or_else(|| Error::Config("mixed workload: a sub-stream ended early".into()))?);
     }
     Ok(OpFile {
+        tasks: Vec::new(),
         window,
         files: file.files,
         anon_pages: mx.anon_pages,
@@ -580,6 +598,17 @@ pub fn build_data_image(ops: &OpFile, dir: &Path, image: &Path) -> Result<(), Er
     Ok(())
 }
 
+/// The guest's size and clock: memory, vCPUs (`-smp`) and `-icount`.
+#[derive(Clone, Copy, Debug)]
+pub struct GuestShape {
+    /// Guest memory, MiB.
+    pub mem_mib: u32,
+    /// `-icount shift=0,sleep=off`.
+    pub icount: bool,
+    /// vCPUs.
+    pub cpus: u32,
+}
+
 /// The qemu command line (`swap`: a second, writable virtio disk, `/dev/vdb` in the guest).
 pub fn qemu_args(
     vmlinux: &Path,
@@ -587,14 +616,14 @@ pub fn qemu_args(
     disk: &Path,
     swap: Option<&Path>,
     serial: &Path,
-    mem_mib: u32,
-    icount: bool,
+    g: GuestShape,
 ) -> Vec<String> {
+    let (mem_mib, icount, cpus) = (g.mem_mib, g.icount, g.cpus);
     let mut a: Vec<String> = [
         "-accel",
         "tcg",
         "-smp",
-        "1",
+        &cpus.max(1).to_string(),
         "-nographic",
         "-no-reboot",
         "-nodefaults",
@@ -716,14 +745,18 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         &disk,
         swap_disk.then_some(swap.as_path()),
         &serial,
-        opts.guest_mem_mib,
-        opts.icount,
+        GuestShape {
+            mem_mib: opts.guest_mem_mib,
+            icount: opts.icount,
+            cpus: opts.cpus,
+        },
     );
     let log = boot(&args, &serial, opts.timeout)?;
     let mut r = serial::parse_serial(&log)?;
     r.package = k.package;
     r.memcg_max_bytes = opts.memcg_max_bytes;
     r.swap_mib = opts.swap_mib;
+    r.cpus = u64::from(opts.cpus.max(1));
     r.wall_seconds = start.elapsed().as_secs_f64();
     Ok(r)
 }
@@ -764,8 +797,14 @@ pub struct Fixture {
 pub struct Capture {
     /// The `lrugen kernel` command line that made it.
     pub command: String,
-    /// The built-in workload (its [`ops::BuiltIn::ops`] is the op file the guest replayed).
-    pub workload: ops::BuiltIn,
+    /// The built-in workload (its [`ops::BuiltIn::ops`] is the op file the guest replayed), or
+    /// None for an experiment's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<ops::BuiltIn>,
+    /// The experiment (its TOML text) whose workload the guest replayed ([`ops::experiment_ops`]
+    /// of its first cell, with `settings.window`), when `workload` is None.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<String>,
     /// The settings of both sides (the model's capacity among them).
     pub settings: report::Settings,
     /// What the kernel did.
@@ -773,6 +812,20 @@ pub struct Capture {
 }
 
 impl Capture {
+    /// The op file the guest replayed.
+    pub fn ops(&self) -> Result<OpFile, Error> {
+        match (&self.workload, &self.experiment) {
+            (Some(b), _) => b.ops(),
+            (None, Some(text)) => {
+                let cfg = fixture_experiment(text)?;
+                ops::experiment_ops(&cfg, self.settings.window)
+            }
+            (None, None) => Err(Error::Config(
+                "the capture holds neither a built-in workload nor an experiment".into(),
+            )),
+        }
+    }
+
     /// Read one, naming the file in errors.
     pub fn load(path: &Path) -> Result<Capture, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| io("reading", path, e))?;

@@ -31,6 +31,9 @@ pub fn steps(ops: &OpFile, m: &mut Machine, t: MemcgId) -> Result<(Vec<Step>, u3
 
 /// [`steps`], with the replayer's own op list (`replayer`) or the workload alone.
 fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result<(Vec<Step>, u32), Error> {
+    if ops.nr_tasks() > 1 {
+        return multi_steps(ops, m, t, replayer).map(|(s, n, _)| (s, n));
+    }
     let task = m.create_mm(t);
     // replay file id -> (model file, first key, vpn of its mapping if mmapped)
     let mut files: BTreeMap<u32, (u32, u64, Option<u32>)> = BTreeMap::new();
@@ -115,6 +118,8 @@ fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result
                 measure = true;
                 continue;
             }
+            // one process: no other task to give the time to
+            ReplayOp::Think { .. } | ReplayOp::RequestEnd => continue,
             ReplayOp::Read { file: f, index } | ReplayOp::Write { file: f, index } => {
                 let (id, k, _) = file(f)?;
                 let op = if matches!(op, ReplayOp::Read { .. }) {
@@ -149,6 +154,313 @@ fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result
     Ok((out, keys as u32))
 }
 
+/// Virtual time an op of a multi-task replay takes in [`multi_steps`]' interleaving (think time
+/// adds its own).
+pub const INTERLEAVE_OP_NS: u64 = 1_000;
+
+/// The replayer's own private pages in each process of a multi-task replay: the copies its
+/// writes make of the parent's stack, data and heap pages after the fork (the hot ones,
+/// [`crate::REPLAYER_HOT_PAGES`]), and its map of touched anon pages (a byte per page of its
+/// region), allocated after the fork.
+pub fn replayer_task_pages(anon_pages: u64) -> u64 {
+    crate::REPLAYER_HOT_PAGES + anon_pages.div_ceil(4096)
+}
+
+/// The steps of a multi-task op file, as the guest runs it: the parent process (an address space
+/// holding the replayer's fixed pages and the whole op list, written as it parses the file, then
+/// left alone while it waits) forks one process per task; each (an address space of its own in
+/// the memcg, every file the ops map mapped in it as the parent's mappings are inherited) writes
+/// its private pages ([`replayer_task_pages`]), then replays its ops, touching its hot pages one
+/// an op in turn and reading its part of the parent's op list in order. The tasks' ops are
+/// interleaved in a virtual time where every op takes [`INTERLEAVE_OP_NS`] and a think op its
+/// time (ties to the lower task): with no think time, one op of each task in turn. The third
+/// value is the replay task of every step (`u32::MAX` for the setup's).
+fn multi_steps(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result<(Vec<Step>, u32, Vec<u32>), Error> {
+    let n = ops.nr_tasks();
+    let parent = m.create_mm(t);
+    let mms: Vec<u32> = (0..n).map(|_| m.create_mm(t)).collect();
+    let mut keys = 0u64;
+    // replay file id -> (model file, first key, vpn of its mapping in each task's mm)
+    let mut files: BTreeMap<u32, (u32, u64, Vec<u32>)> = BTreeMap::new();
+    for f in &ops.files {
+        if f.pages > u32::MAX as u64 {
+            return Err(Error::Config(format!(
+                "file {} of {} pages is too large for the model",
+                f.id, f.pages
+            )));
+        }
+        let (advice, vm_flags) = match f.advice {
+            FileAdvice::Random => (Advice::Random, vmf::RAND_READ),
+            FileAdvice::Normal => (Advice::Normal, 0),
+        };
+        let id = m.create_file(&f.path, f.pages, advice);
+        let mapped = ops
+            .all_ops()
+            .any(|o| matches!(o, ReplayOp::MmapLoad { file, .. } if *file == f.id));
+        let bases = if mapped {
+            mms.iter()
+                .map(|&mm| m.mmap(mm, f.pages as u32, vm_flags, Some((id, 0))))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        files.insert(f.id, (id, keys, bases));
+        keys += f.pages;
+    }
+    // each task's anon region: (first key, base vpn)
+    let mut anon = Vec::with_capacity(n);
+    for (i, &mm) in mms.iter().enumerate() {
+        let (pages, _) = ops.task(i);
+        anon.push((keys, (pages > 0).then(|| m.mmap(mm, pages as u32, vmf::WRITE, None))));
+        keys += pages;
+    }
+    // the parent's own pages: fixed, then the op list (every task's)
+    let nr_ops: u64 = (0..n).map(|i| ops.task(i).1.len() as u64).sum();
+    let per_page = (4096 / std::mem::size_of::<ReplayOp>()) as u64;
+    let (fixed, list) = if replayer {
+        (
+            crate::REPLAYER_FIXED_PAGES,
+            (nr_ops * std::mem::size_of::<ReplayOp>() as u64).div_ceil(4096),
+        )
+    } else {
+        (0, 0)
+    };
+    let parent_key = keys;
+    let parent_base = (fixed + list > 0).then(|| m.mmap(parent, (fixed + list) as u32, vmf::WRITE, None));
+    keys += fixed + list;
+    // each task's private pages
+    let mut own = Vec::with_capacity(n);
+    for (i, &mm) in mms.iter().enumerate() {
+        let pages = if replayer {
+            replayer_task_pages(ops.task(i).0)
+        } else {
+            0
+        };
+        own.push((
+            keys,
+            pages,
+            (pages > 0).then(|| m.mmap(mm, pages as u32, vmf::WRITE, None)),
+        ));
+        keys += pages;
+    }
+    if keys > u32::MAX as u64 {
+        return Err(Error::Config(format!("{keys} pages are too many for the model")));
+    }
+    let mut out = Vec::new();
+    let mut owner = Vec::new();
+    let store = |task: u32, base: u32, key: u64, p: u64| Step {
+        op: Op::Store {
+            task,
+            vpn: base + p as u32,
+        },
+        key: (key + p) as u32,
+        measure: false,
+    };
+    if let Some(base) = parent_base {
+        for p in 0..fixed + list {
+            out.push(store(parent, base, parent_key, p));
+            owner.push(u32::MAX);
+        }
+    }
+    for (i, &(key, pages, base)) in own.iter().enumerate() {
+        if let Some(base) = base {
+            for p in 0..pages {
+                out.push(store(mms[i], base, key, p));
+                owner.push(u32::MAX);
+            }
+        }
+    }
+    // every task's steps with the virtual time of their op
+    let mut timed: Vec<(u64, u32, Step)> = Vec::with_capacity(nr_ops as usize * 2);
+    let mut list_at = 0u64; // the task's first op in the parent's op list
+    for (i, &mm) in mms.iter().enumerate() {
+        let (_, tops) = ops.task(i);
+        let mut measure = !tops.contains(&ReplayOp::MeasureStart);
+        let mut now = 0u64;
+        let hot = if replayer { crate::REPLAYER_HOT_PAGES } else { 0 };
+        for (j, op) in tops.iter().enumerate() {
+            let at = now;
+            now += INTERLEAVE_OP_NS;
+            let load = |task: u32, base: u32, key: u64, p: u64| Step {
+                op: Op::Load {
+                    task,
+                    vpn: base + p as u32,
+                },
+                key: (key + p) as u32,
+                measure: false,
+            };
+            if let (Some(base), true) = (own[i].2, hot > 0) {
+                timed.push((at, i as u32, load(mm, base, own[i].0, j as u64 % hot)));
+            }
+            if let Some(base) = parent_base {
+                let g = list_at + j as u64;
+                if g % per_page == 0 || j == 0 {
+                    timed.push((at, i as u32, load(parent, base, parent_key, fixed + g / per_page)));
+                }
+            }
+            let (op, key) = match *op {
+                ReplayOp::MeasureStart => {
+                    measure = true;
+                    continue;
+                }
+                ReplayOp::RequestEnd => continue,
+                ReplayOp::Think { ns } => {
+                    now += ns;
+                    continue;
+                }
+                ReplayOp::Read { file: f, index } | ReplayOp::Write { file: f, index } => {
+                    let (id, k, _) = files
+                        .get(&f)
+                        .ok_or_else(|| Error::Config(format!("file {f} is not declared")))?;
+                    let op = if matches!(op, ReplayOp::Read { .. }) {
+                        Op::Read {
+                            task: mm,
+                            file: *id,
+                            index,
+                        }
+                    } else {
+                        Op::Write {
+                            task: mm,
+                            file: *id,
+                            index,
+                        }
+                    };
+                    (op, k + index)
+                }
+                ReplayOp::MmapLoad { file: f, index } => {
+                    let (_, k, bases) = files
+                        .get(&f)
+                        .ok_or_else(|| Error::Config(format!("file {f} is not declared")))?;
+                    (
+                        Op::Load {
+                            task: mm,
+                            vpn: bases[i] + index as u32,
+                        },
+                        k + index,
+                    )
+                }
+                ReplayOp::Load { vpn } | ReplayOp::Store { vpn } => {
+                    let (k, base) = anon[i];
+                    let base =
+                        base.ok_or_else(|| Error::Config(format!("task {i}: an anon access without an anon region")))?;
+                    let v = base + vpn as u32;
+                    let op = if matches!(op, ReplayOp::Load { .. }) {
+                        Op::Load { task: mm, vpn: v }
+                    } else {
+                        Op::Store { task: mm, vpn: v }
+                    };
+                    (op, k + vpn)
+                }
+            };
+            timed.push((
+                at,
+                i as u32,
+                Step {
+                    op,
+                    key: key as u32,
+                    measure,
+                },
+            ));
+        }
+        list_at += tops.len() as u64;
+    }
+    // stable: a task's steps of one op keep their order
+    timed.sort_by_key(|&(at, i, _)| (at, i));
+    for (_, i, s) in timed {
+        out.push(s);
+        owner.push(i);
+    }
+    Ok((out, keys as u32, owner))
+}
+
+/// What one task of a replay counted (the replayer's `lrugen-replay task` line, or the model's
+/// replay of the same task).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TaskCount {
+    /// Measured accesses.
+    pub accesses: u64,
+    /// Of which misses.
+    pub misses: u64,
+    /// Of which minor faults (first touches of anon pages, whole-page writes of uncached pages).
+    pub minor: u64,
+    /// Benchmark requests completed while measuring (`q` marks).
+    pub requests: u64,
+    /// Of which had a miss.
+    pub missed_requests: u64,
+}
+
+/// [`run`] of a (multi-task) op file, with each task's counts: the model's minor faults per task
+/// are what the replayer counts (first touches of the task's anon pages while measuring, as in
+/// [`run`], and whole-page writes of uncached pages); requests are counted by the op file's `q` marks, a request missing when one of its
+/// ops did.
+pub fn run_tasks(ops: &OpFile, cfg: &RunConfig) -> Result<(RunResult, Vec<TaskCount>), Error> {
+    let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
+    let (steps, nr, owner) = if ops.nr_tasks() > 1 {
+        multi_steps(ops, &mut m, t, true)?
+    } else {
+        // one process: every measured step is the task's (its own pages' steps are unmeasured)
+        let (s, n) = steps_of(ops, &mut m, t, true)?;
+        let owner = vec![0; s.len()];
+        (s, n, owner)
+    };
+    let outcomes = std::cell::RefCell::new(Vec::with_capacity(steps.len()));
+    let measured: Vec<bool> = steps.iter().map(|s| s.measure).collect();
+    let mut r = replay(cfg, m, t, Stream::from_steps(steps, nr), ops.window, Some(&outcomes))?;
+    let outcomes = outcomes.into_inner();
+    let mut per = vec![TaskCount::default(); ops.nr_tasks()];
+    for ((&o, &i), &meas) in outcomes.iter().zip(&owner).zip(&measured) {
+        if i == u32::MAX || !meas {
+            continue;
+        }
+        let c = &mut per[i as usize];
+        c.accesses += 1;
+        c.misses += u64::from(o == sim::OUTCOME_MISS);
+    }
+    // requests and first touches, walking each task's ops against its measured outcomes
+    let mut by_task: Vec<Vec<u8>> = vec![Vec::new(); ops.nr_tasks()];
+    for ((&o, &i), &meas) in outcomes.iter().zip(&owner).zip(&measured) {
+        if i != u32::MAX && meas {
+            by_task[i as usize].push(o);
+        }
+    }
+    for (i, c) in per.iter_mut().enumerate() {
+        let (anon, tops) = ops.task(i);
+        let one = OpFile {
+            window: 0,
+            files: Vec::new(),
+            anon_pages: anon,
+            ops: tops.to_vec(),
+            tasks: Vec::new(),
+        };
+        c.minor = replayer_minor(&one);
+        let mut res = by_task[i].iter();
+        let mut measuring = !tops.contains(&ReplayOp::MeasureStart);
+        let mut missed = false;
+        for op in tops {
+            match op {
+                ReplayOp::MeasureStart => measuring = true,
+                ReplayOp::Think { .. } => {}
+                ReplayOp::RequestEnd => {
+                    if measuring {
+                        c.requests += 1;
+                        c.missed_requests += u64::from(missed);
+                    }
+                    missed = false;
+                }
+                _ if measuring => {
+                    let o = res.next().copied();
+                    missed |= o == Some(sim::OUTCOME_MISS);
+                    // a whole-page write of an uncached page: minor to the replayer too
+                    c.minor += u64::from(matches!(op, ReplayOp::Write { .. }) && o == Some(sim::OUTCOME_MINOR));
+                }
+                _ => {}
+            }
+        }
+    }
+    r.minor_faults = per.iter().map(|c| c.minor).sum();
+    Ok((r, per))
+}
+
 /// Replay `ops` on the model configured by `cfg` (machine, memcg, policy and MGLRU settings; its
 /// workload is ignored), recording a sample (misses so far, generations) after every
 /// `ops.window` measured accesses and at the end. `minor_faults` counts what the replayer counts
@@ -164,6 +476,20 @@ pub fn run(ops: &OpFile, cfg: &RunConfig) -> Result<RunResult, Error> {
 /// The replayer's minor faults of `ops`: measured loads and stores that are the first touch of
 /// their anon page in the whole replay (warm-up included).
 pub fn replayer_minor(ops: &OpFile) -> u64 {
+    if ops.nr_tasks() > 1 {
+        return (0..ops.nr_tasks())
+            .map(|i| {
+                let (anon, tops) = ops.task(i);
+                replayer_minor(&OpFile {
+                    window: 0,
+                    files: Vec::new(),
+                    anon_pages: anon,
+                    ops: tops.to_vec(),
+                    tasks: Vec::new(),
+                })
+            })
+            .sum();
+    }
     let mut touched = vec![false; ops.anon_pages as usize];
     let mut measuring = !ops.ops.contains(&ReplayOp::MeasureStart);
     let mut n = 0;
@@ -191,11 +517,22 @@ pub fn run_workload_only(ops: &OpFile, cfg: &RunConfig) -> Result<RunResult, Err
 fn run_of(ops: &OpFile, cfg: &RunConfig, replayer: bool) -> Result<RunResult, Error> {
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
     let (steps, nr) = steps_of(ops, &mut m, t, replayer)?;
-    let stream = Stream::from_steps(steps, nr);
+    replay(cfg, m, t, Stream::from_steps(steps, nr), ops.window, None)
+}
+
+fn replay(
+    cfg: &RunConfig,
+    m: Machine,
+    t: MemcgId,
+    stream: Stream,
+    window: u64,
+    outcomes: Option<&std::cell::RefCell<Vec<u8>>>,
+) -> Result<RunResult, Error> {
     let opts = KernelRunOptions {
-        sample_every: Some(ops.window.max(1)),
+        sample_every: Some(window.max(1)),
         measured: true,
         ctl: cfg.ctl.as_ref(),
+        outcomes,
         ..Default::default()
     };
     let err = |e: sim::RunError| Error::Config(format!("model: {e}"));
@@ -301,6 +638,7 @@ mod tests {
     #[test]
     fn minor_faults_are_the_replayers_first_touches() {
         let ops = OpFile {
+            tasks: Vec::new(),
             window: 0,
             files: vec![],
             anon_pages: 4,

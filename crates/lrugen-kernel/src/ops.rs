@@ -198,6 +198,7 @@ pub fn hot_and_cold(
         advice: FileAdvice::Random,
     };
     Ok(OpFile {
+        tasks: Vec::new(),
         window,
         files: vec![file(0, hot_pages), file(1, cold_pages)],
         anon_pages: 0,
@@ -219,6 +220,7 @@ fn one_file(pages: u64) -> Vec<ReplayFile> {
 pub fn mmap_reads(file_pages: u64, accesses: u64, dist: Dist, seed: u64, window: u64) -> OpFile {
     let mut s = Sampler::new(dist, file_pages, seed);
     OpFile {
+        tasks: Vec::new(),
         window,
         files: one_file(file_pages),
         anon_pages: 0,
@@ -275,6 +277,7 @@ pub fn file_and_anon(
         });
     }
     OpFile {
+        tasks: Vec::new(),
         window,
         files: one_file(file_pages),
         anon_pages,
@@ -286,6 +289,7 @@ pub fn file_and_anon(
 /// (`mmap: false`) or mmap loads of one file of `nr_pages` pages, page id = page index.
 pub fn trace_ops(pages: &[u32], nr_pages: u32, mmap: bool, window: u64) -> OpFile {
     OpFile {
+        tasks: Vec::new(),
         window,
         files: one_file(nr_pages as u64),
         anon_pages: 0,
@@ -334,6 +338,7 @@ pub fn typed_trace_ops(t: &lrugen::workload::trace_ops::TraceOps, window: u64) -
         });
     }
     Ok(OpFile {
+        tasks: Vec::new(),
         window,
         files: if t.nr_file > 0 {
             one_file(u64::from(t.nr_file))
@@ -345,105 +350,146 @@ pub fn typed_trace_ops(t: &lrugen::workload::trace_ops::TraceOps, window: u64) -
     })
 }
 
-/// Convert a workload stream on machine `m` into an op file. Files keep the machine's ids (those
-/// the stream touches are declared, named `fID`, with their sizes); the anonymous VMAs of every
-/// task are laid out one after another in the replayer's one anon region, in order of first use;
-/// a load from a file VMA becomes an mmap load of the file page it maps. All tasks are serialized
-/// into the one replay, in stream order. Think time is dropped (a replay without the engine ignores
-/// it too). Not expressible, and refused naming the step: process exit, fork, mmap/munmap/madvise
-/// (the replay's address space is fixed), a store to a file mapping,
-/// a step outside any VMA, and unmeasured steps after the measured ones have begun.
+/// One step of a stream with the request it belongs to ([`lrugen::workload::Stream::request`]):
+/// `true` when the step ends a benchmark request.
+pub type TaskStep = (Step, bool);
+
+/// Convert a workload stream on machine `m` into an op file of one task: [`from_streams`] of it
+/// alone.
 pub fn from_stream(m: &Machine, steps: impl IntoIterator<Item = Step>, window: u64) -> Result<OpFile, Error> {
-    let mut ops = Vec::new();
+    from_streams(m, vec![steps.into_iter().map(|s| (s, false)).collect()], window, 0)
+}
+
+/// Convert the streams of an engine run (one per task, as `sim::task_streams` makes them) on
+/// machine `m` into an op file with one replay task per stream (a process of its own in the
+/// guest). Files keep the machine's ids (those the streams touch are declared, named `fID`, with
+/// their sizes) and are shared by the tasks; the anonymous VMAs a stream touches are laid out one
+/// after another in its task's anon region, in order of first use; a load from a file VMA becomes
+/// an mmap load of the file page it maps. A step that ends a benchmark request is followed by a
+/// `q` mark. Think time becomes `t` ops (a sleep), and `think_ns` (the engine's think time after
+/// every operation) a `t` after every op. Not expressible, and refused naming the task and step:
+/// process exit, fork, mmap/munmap/madvise (the replay's address spaces are fixed), a store to a
+/// file mapping, a step outside any VMA, and unmeasured steps after a task's measured ones have
+/// begun.
+pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think_ns: u64) -> Result<OpFile, Error> {
     let mut used_files: BTreeMap<u32, u64> = BTreeMap::new();
-    // (task, VMA start) -> offset in the anon region
-    let mut anon: BTreeMap<(u32, u32), u64> = BTreeMap::new();
-    let mut anon_pages = 0u64;
-    let mut measuring = false;
-    let mut warm = false;
-    for (i, s) in steps.into_iter().enumerate() {
-        let bad = |what: String| Error::Config(format!("step {i}: {what} cannot be replayed on the kernel"));
-        match s.op {
-            Op::Think { .. } => continue,
-            Op::Exit { task } => return Err(bad(format!("process exit (task {task})"))),
-            Op::Fork { task, child } => return Err(bad(format!("fork (task {task} -> {child})"))),
-            Op::Mmap { task, .. } | Op::Munmap { task, .. } | Op::Madvise { task, .. } => {
-                return Err(bad(format!("an address-space change ({:?} of task {task})", s.op)))
-            }
-            _ => {}
-        }
-        if s.measure && !measuring {
-            if warm {
-                ops.push(ReplayOp::MeasureStart);
-            }
-            measuring = true;
-        } else if !s.measure {
-            if measuring {
-                return Err(bad(format!(
-                    "an unmeasured {:?} after measured steps (the replayer measures everything after its one `w` marker)",
-                    s.op
-                )));
-            }
-            warm = true;
-        }
-        let op = match s.op {
-            Op::Read { file, index, .. } | Op::Write { file, index, .. } => {
-                let f = m
-                    .files
-                    .get(file as usize)
-                    .ok_or_else(|| bad(format!("file {file} (not on the machine)")))?;
-                used_files.insert(file, f.size);
-                if matches!(s.op, Op::Read { .. }) {
-                    ReplayOp::Read { file, index }
+    let n = streams.len();
+    let mut tasks = Vec::with_capacity(n);
+    for (ti, steps) in streams.into_iter().enumerate() {
+        let mut ops = Vec::new();
+        // (address space, VMA start) -> offset in the anon region
+        let mut anon: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+        let mut anon_pages = 0u64;
+        let mut measuring = false;
+        let mut warm = false;
+        for (i, (s, ends_request)) in steps.into_iter().enumerate() {
+            let bad = |what: String| {
+                Error::Config(if n > 1 {
+                    format!("task {ti} step {i}: {what} cannot be replayed on the kernel")
                 } else {
-                    ReplayOp::Write { file, index }
+                    format!("step {i}: {what} cannot be replayed on the kernel")
+                })
+            };
+            match s.op {
+                Op::Think { ns, .. } => {
+                    ops.push(ReplayOp::Think { ns });
+                    continue;
                 }
+                Op::Exit { task } => return Err(bad(format!("process exit (task {task})"))),
+                Op::Fork { task, child } => return Err(bad(format!("fork (task {task} -> {child})"))),
+                Op::Mmap { task, .. } | Op::Munmap { task, .. } | Op::Madvise { task, .. } => {
+                    return Err(bad(format!("an address-space change ({:?} of task {task})", s.op)))
+                }
+                _ => {}
             }
-            Op::Load { task, vpn } | Op::Store { task, vpn } => {
-                let store = matches!(s.op, Op::Store { .. });
-                let mm = m
-                    .mms
-                    .get(task as usize)
-                    .ok_or_else(|| bad(format!("task {task} (no such address space)")))?;
-                let v = mm
-                    .find_vma(vpn)
-                    .map(|i| mm.vmas[i])
-                    .ok_or_else(|| bad(format!("an access of task {task} at page {vpn}, outside its VMAs,")))?;
-                if v.flags & vmf::ANON != 0 {
-                    let base = *anon.entry((task, v.start)).or_insert_with(|| {
-                        let b = anon_pages;
-                        anon_pages += (v.end - v.start) as u64;
-                        b
-                    });
-                    let vpn = base + (vpn - v.start) as u64;
-                    if store {
-                        ReplayOp::Store { vpn }
+            if s.measure && !measuring {
+                if warm {
+                    ops.push(ReplayOp::MeasureStart);
+                }
+                measuring = true;
+            } else if !s.measure {
+                if measuring {
+                    return Err(bad(format!(
+                        "an unmeasured {:?} after measured steps (the replayer measures everything after its one `w` marker)",
+                        s.op
+                    )));
+                }
+                warm = true;
+            }
+            let op = match s.op {
+                Op::Read { file, index, .. } | Op::Write { file, index, .. } => {
+                    let f = m
+                        .files
+                        .get(file as usize)
+                        .ok_or_else(|| bad(format!("file {file} (not on the machine)")))?;
+                    used_files.insert(file, f.size);
+                    if matches!(s.op, Op::Read { .. }) {
+                        ReplayOp::Read { file, index }
                     } else {
-                        ReplayOp::Load { vpn }
-                    }
-                } else if store {
-                    return Err(bad(format!("a store to a file mapping (task {task}, file {})", v.file)));
-                } else {
-                    let size = m.files[v.file as usize].size;
-                    used_files.insert(v.file, size);
-                    ReplayOp::MmapLoad {
-                        file: v.file,
-                        index: (vpn - v.start + v.pgoff) as u64,
+                        ReplayOp::Write { file, index }
                     }
                 }
+                Op::Load { task, vpn } | Op::Store { task, vpn } => {
+                    let store = matches!(s.op, Op::Store { .. });
+                    let mm = m
+                        .mms
+                        .get(task as usize)
+                        .ok_or_else(|| bad(format!("task {task} (no such address space)")))?;
+                    let v = mm
+                        .find_vma(vpn)
+                        .map(|i| mm.vmas[i])
+                        .ok_or_else(|| bad(format!("an access of task {task} at page {vpn}, outside its VMAs,")))?;
+                    if v.flags & vmf::ANON != 0 {
+                        let base = *anon.entry((task, v.start)).or_insert_with(|| {
+                            let b = anon_pages;
+                            anon_pages += (v.end - v.start) as u64;
+                            b
+                        });
+                        let vpn = base + (vpn - v.start) as u64;
+                        if store {
+                            ReplayOp::Store { vpn }
+                        } else {
+                            ReplayOp::Load { vpn }
+                        }
+                    } else if store {
+                        return Err(bad(format!("a store to a file mapping (task {task}, file {})", v.file)));
+                    } else {
+                        let size = m.files[v.file as usize].size;
+                        used_files.insert(v.file, size);
+                        ReplayOp::MmapLoad {
+                            file: v.file,
+                            index: (vpn - v.start + v.pgoff) as u64,
+                        }
+                    }
+                }
+                Op::Exit { .. }
+                | Op::Think { .. }
+                | Op::Fork { .. }
+                | Op::Mmap { .. }
+                | Op::Munmap { .. }
+                | Op::Madvise { .. } => unreachable!("handled above"),
+            };
+            ops.push(op);
+            if ends_request && s.measure {
+                ops.push(ReplayOp::RequestEnd);
             }
-            Op::Exit { .. }
-            | Op::Think { .. }
-            | Op::Fork { .. }
-            | Op::Mmap { .. }
-            | Op::Munmap { .. }
-            | Op::Madvise { .. } => unreachable!("handled above"),
-        };
-        ops.push(op);
+            if think_ns > 0 {
+                ops.push(ReplayOp::Think { ns: think_ns });
+            }
+        }
+        if !measuring {
+            return Err(Error::Config(if n > 1 {
+                format!("task {ti} of the workload has no measured step")
+            } else {
+                "the workload has no measured step".into()
+            }));
+        }
+        tasks.push(lrugen_replay::ReplayTask { anon_pages, ops });
     }
-    if !measuring {
-        return Err(Error::Config("the workload has no measured step".into()));
-    }
+    let mut it = tasks.into_iter();
+    let first = it
+        .next()
+        .ok_or_else(|| Error::Config("the workload has no task".into()))?;
     Ok(OpFile {
         window,
         files: used_files
@@ -455,24 +501,37 @@ pub fn from_stream(m: &Machine, steps: impl IntoIterator<Item = Step>, window: u
                 advice: FileAdvice::Random,
             })
             .collect(),
-        anon_pages,
-        ops,
+        anon_pages: first.anon_pages,
+        ops: first.ops,
+        tasks: it.collect(),
     })
 }
 
-/// An experiment's workload as an op file: its stream generated as `sim::run` generates it
-/// (`Stream::new` on a machine built by `sim::build_machine` from `cfg`, with `cfg.seed`), then
-/// [`from_stream`]. Mixes of tasks (`kind = "mix"`, `jobs` > 1) are refused: the replayer is one
-/// process.
+/// An experiment's workload as an op file: its streams generated as `sim::run` generates them
+/// (`sim::task_streams` on a machine built by `sim::build_machine` from `cfg`, with `cfg.seed`:
+/// one stream per task, `jobs` copies of the workload, each part of a mix as many times as it
+/// says, a YCSB job's clients and an fio job's in-flight I/Os as tasks of their own), then
+/// [`from_streams`], one replay task (a process) per stream.
 pub fn experiment_ops(cfg: &lrugen::sim::RunConfig, window: u64) -> Result<OpFile, Error> {
-    use lrugen::workload::{Stream, WorkloadSpec};
-    if matches!(cfg.workload, WorkloadSpec::Mix { .. }) || cfg.jobs > 1 {
-        return Err(Error::Config(
-            "a mix of tasks (kind = \"mix\" or jobs > 1) cannot be replayed: the replayer is one process".into(),
-        ));
-    }
     let (mut m, t): (Machine, MemcgId) = lrugen::sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
-    let stream = Stream::new(&cfg.workload, &mut m, t, cfg.seed, None).map_err(|e| Error::Config(e.0))?;
-    let steps: Vec<Step> = stream.collect();
-    from_stream(&m, steps, window)
+    let streams = lrugen::sim::task_streams(cfg, &mut m, t, None).map_err(|e| Error::Config(e.to_string()))?;
+    let steps: Vec<Vec<TaskStep>> = streams
+        .into_iter()
+        .map(|mut s| {
+            let mut v = Vec::new();
+            while let Some(step) = s.next() {
+                let last = s.request().is_some_and(|r| r.last);
+                v.push((step, last));
+            }
+            v
+        })
+        .collect();
+    let think = cfg.engine.as_ref().map_or(0, |e| e.think_ns);
+    from_streams(&m, steps, window, think)
+}
+
+/// The CPUs an experiment's engine runs its tasks on (the guest's `-smp`): its `[engine] cpus`,
+/// or 1 without the engine.
+pub fn experiment_cpus(cfg: &lrugen::sim::RunConfig) -> u32 {
+    cfg.engine.as_ref().map_or(1, |e| e.cpus.max(1))
 }

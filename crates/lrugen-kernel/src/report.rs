@@ -152,6 +152,30 @@ pub fn workload_gens(text: &str) -> Result<Option<Vec<Gen>>, debugfs::ParseError
 }
 
 impl Report {
+    /// Add the counts of each task of a multi-task replay (`replayer` rows `task N accesses`,
+    /// `misses`, `minor`, `requests`, `missed_requests`), kernel beside model.
+    pub fn push_tasks(&mut self, k: &[crate::model::TaskCount], m: &[crate::model::TaskCount]) {
+        for (i, (kt, mt)) in k.iter().zip(m).enumerate() {
+            for (name, kv, mv) in [
+                ("accesses", kt.accesses, mt.accesses),
+                ("misses", kt.misses, mt.misses),
+                ("minor", kt.minor, mt.minor),
+                ("requests", kt.requests, mt.requests),
+                ("missed_requests", kt.missed_requests, mt.missed_requests),
+            ] {
+                if kv != 0 || mv != 0 {
+                    self.counters.push(Row {
+                        source: "replayer",
+                        counter: format!("task {i} {name}"),
+                        kernel: kv as i64,
+                        model: mv as i64,
+                        rel_diff: rel(kv as i64, mv as i64),
+                    });
+                }
+            }
+        }
+    }
+
     /// Build the report of kernel run `k` and model run `m` (sampled every `settings.window`
     /// measured accesses, see [`crate::model::run`]).
     pub fn build(k: &KernelRun, m: &RunResult, workload: String, settings: Settings) -> Result<Report, Error> {

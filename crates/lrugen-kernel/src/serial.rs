@@ -3,7 +3,7 @@
 
 use crate::initramfs::{BEGIN, END};
 use crate::{Error, KernelRun, Window};
-use lrugen_replay::{DUMP_END, DUMP_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
+use lrugen_replay::{DUMP_END, DUMP_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
 use std::collections::BTreeMap;
 
 /// The sections between `=== lrugen begin NAME` and `=== lrugen end NAME`. Carriage returns are
@@ -96,6 +96,9 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
     let mut windows = Vec::new();
     let mut total = None;
     let mut rc = None;
+    // (task id, counts) of a multi-task replay
+    let mut tasks: Vec<(u64, crate::model::TaskCount)> = Vec::new();
+    let mut nr_tasks = None;
     // Files the replayer dumped: (name, accesses so far, text).
     let mut dumps: Vec<(String, u64, String)> = Vec::new();
     let mut in_dump = false;
@@ -131,12 +134,30 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
                 minor: num("minor").unwrap_or(0),
                 ns: num("ns").unwrap_or(0),
             });
+        } else if let Some(rest) = l.strip_prefix(TASK_PREFIX) {
+            let id = rest.split_whitespace().next().and_then(|v| v.parse::<u64>().ok());
+            let (Some(id), Some(accesses), Some(misses)) = (id, num("accesses"), num("misses")) else {
+                return Err(Error::Guest(format!(
+                    "a malformed task line '{l}': expected '{TASK_PREFIX} ID accesses A misses M minor N requests R missed_requests X'"
+                )));
+            };
+            tasks.push((
+                id,
+                crate::model::TaskCount {
+                    accesses,
+                    misses,
+                    minor: num("minor").unwrap_or(0),
+                    requests: num("requests").unwrap_or(0),
+                    missed_requests: num("missed_requests").unwrap_or(0),
+                },
+            ));
         } else if l.starts_with(TOTAL_PREFIX) {
             total = Some((
                 num("accesses").unwrap_or(0),
                 num("misses").unwrap_or(0),
                 num("minor").unwrap_or(0),
             ));
+            nr_tasks = num("tasks");
         } else if let Some(r) = l.strip_prefix("lrugen-replay rc ") {
             rc = r.trim().parse::<i32>().ok();
         }
@@ -148,8 +169,30 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
             "the replayer failed (exit status {rc:?}):\n{replay}"
         )));
     }
+    // the tasks of a multi-task replay: each once, 0..n, summing to the total
+    tasks.sort_by_key(|t| t.0);
+    if let Some(n) = nr_tasks {
+        let ids: Vec<u64> = tasks.iter().map(|t| t.0).collect();
+        if ids != (0..n).collect::<Vec<u64>>() {
+            return Err(Error::Guest(format!(
+                "the replayer ran {n} tasks but printed the counts of tasks {ids:?}:\n{replay}"
+            )));
+        }
+        let sum = |f: fn(&crate::model::TaskCount) -> u64| tasks.iter().map(|t| f(&t.1)).sum::<u64>();
+        if (sum(|t| t.accesses), sum(|t| t.misses), sum(|t| t.minor)) != (accesses, misses, minor) {
+            return Err(Error::Guest(format!(
+                "the tasks' counts do not add up to the total (accesses {accesses}, misses {misses}, minor {minor}):\n{replay}"
+            )));
+        }
+    } else if !tasks.is_empty() {
+        return Err(Error::Guest(format!(
+            "task lines in a replay whose total names no tasks:\n{replay}"
+        )));
+    }
     let last = |n: &str| dumps.iter().rev().find(|d| d.0 == n).map(|d| d.2.clone());
     Ok(KernelRun {
+        tasks: tasks.into_iter().map(|t| t.1).collect(),
+        cpus_online: s.get("cpus-online").map(|t| t.trim().to_string()).unwrap_or_default(),
         memory_stat_at_end_of_replay: last("memory.stat").map(|t| counters(&t)).unwrap_or_default(),
         smaps_at_end_of_replay: last("smaps").unwrap_or_default(),
         memory_current_at_end_of_replay: last("memory.current").and_then(|t| t.trim().parse().ok()).unwrap_or(0),
@@ -288,6 +331,45 @@ lrugen-replay total";
         assert_eq!(last_dump(&log, "zram.mm_stat"), None);
         assert_eq!(r.memory_swap_current_at_end_of_replay, 16683008);
         assert_eq!(r.resident_pages(), 8130560 / 4096);
+    }
+
+    /// A multi-task replay's lines, verbatim from Debian 6.12 MGLRU fio with 4 jobs (boot 3 of
+    /// `tests/fixtures/multitask`; the tasks print as they finish, in any order): each task's
+    /// counts, in task order, summing to the total.
+    #[test]
+    fn parses_the_tasks_of_a_multi_task_replay() {
+        let tasks = "lrugen-replay task 3 accesses 25000 misses 5110 minor 0 requests 0 missed_requests 0 sink 114\r\n\
+lrugen-replay task 2 accesses 25000 misses 5058 minor 0 requests 0 missed_requests 0 sink 246\r\n\
+lrugen-replay task 0 accesses 25000 misses 5308 minor 0 requests 0 missed_requests 0 sink 158\r\n\
+lrugen-replay task 1 accesses 25000 misses 5454 minor 0 requests 9 missed_requests 4 sink 244\r\n\
+lrugen-replay total accesses 100000 misses 20930 minor 0 tasks 4 sink 0\r\n";
+        let old = "lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n";
+        let log = SAMPLE
+            .replace(old, tasks)
+            .replace("accesses 1000 misses 900", "accesses 98500 misses 20830");
+        let r = parse_serial(&log).unwrap();
+        assert_eq!((r.accesses, r.misses), (100_000, 20_930));
+        let misses: Vec<u64> = r.tasks.iter().map(|t| t.misses).collect();
+        assert_eq!(misses, [5308, 5454, 5058, 5110]);
+        assert_eq!((r.tasks[1].requests, r.tasks[1].missed_requests), (9, 4));
+        // a task missing, or counts that do not add up, are errors naming what is wrong
+        let e = parse_serial(&log.replace("lrugen-replay task 2 ", "lrugen-replay task 7 "))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("ran 4 tasks but printed the counts of tasks [0, 1, 3, 7]"),
+            "{e}"
+        );
+        let e = parse_serial(&log.replace("misses 5058", "misses 5059"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("do not add up"), "{e}");
+        let e = parse_serial(&log.replace("task 0 accesses 25000", "task 0 accesses x"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a malformed task line"), "{e}");
+        // a one-task replay has no task lines
+        assert!(parse_serial(SAMPLE).unwrap().tasks.is_empty());
     }
 
     /// Extreme counters in the vmstat sections give a (wrapped) delta, not an overflow panic.

@@ -70,8 +70,9 @@ object_pages_per_process = 1
     let e = ops_of(build).unwrap_err().to_string();
     assert!(e.contains("fork") && e.contains("cannot be replayed"), "{e}");
     let jobs = format!("{SORT}[engine]\njobs = 2\n");
-    let e = ops_of(&jobs).unwrap_err().to_string();
-    assert!(e.contains("jobs > 1") && e.contains("one process"), "{e}");
+    // several jobs are several tasks now (lrugen-ops 2), each with its own files and region
+    let o = ops_of(&jobs).unwrap();
+    assert_eq!((o.nr_tasks(), o.files.len(), o.task(1).0), (2, 4, 4));
 }
 
 fn step(op: Op, measure: bool) -> Step {
@@ -132,9 +133,12 @@ fn tasks_vmas_and_file_mappings_are_laid_out_for_one_process() {
         [
             ReplayOp::Store { vpn: 4 },
             ReplayOp::Store { vpn: 5 },
+            // think time is kept, as a sleep
+            ReplayOp::Think { ns: 5 },
             ReplayOp::MeasureStart,
             ReplayOp::MmapLoad { file: f, index: 9 },
             ReplayOp::Load { vpn: 7 },
+            ReplayOp::Think { ns: 5 },
             ReplayOp::Read { file: f, index: 1 },
             ReplayOp::Write { file: f, index: 2 },
         ]

@@ -16,6 +16,28 @@
 //! ```
 //!
 //! Blank lines and `#` comments are ignored. Without a `w` line every access is measured.
+//!
+//! Version 2 (`lrugen-ops 2`) adds tasks: each `task N` line (N = 0, 1, … in order) opens the
+//! section of task N, a process of its own that replays the ops below it until the next `task`
+//! line; an `anon` line inside a section declares that task's own anon region, and `w` marks where
+//! that task's measurement starts. Files are declared before the first `task` line and shared by
+//! every task. Two more ops: `t NS` (think: sleep NS nanoseconds) and `q` (the end of a benchmark
+//! request: per-request counts). A version 1 file is read as one task.
+//!
+//! ```text
+//! lrugen-ops 2
+//! window 1000
+//! file 0 data/file0 16384
+//! task 0
+//! anon 64
+//! r 0 12
+//! q
+//! task 1
+//! w 0
+//! r 0 7
+//! t 20000
+//! ```
+//!
 //! This module has no dependencies so the host side (`lrugen-kernel`) writes what the guest reads.
 
 use std::fmt;
@@ -39,6 +61,10 @@ pub enum ReplayOp {
     Store { vpn: u64 },
     /// Measurement starts here.
     MeasureStart,
+    /// Think time: the task sleeps this many nanoseconds (version 2).
+    Think { ns: u64 },
+    /// The benchmark request the ops since the previous one belong to ends here (version 2).
+    RequestEnd,
 }
 
 /// The access-pattern advice a file is opened and mapped with.
@@ -76,18 +102,41 @@ pub struct ReplayFile {
     pub advice: FileAdvice,
 }
 
+/// A task of a multi-task op file besides task 0: a process of its own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplayTask {
+    /// Its anon region, pages (0: none).
+    pub anon_pages: u64,
+    /// Its ops.
+    pub ops: Vec<ReplayOp>,
+}
+
 /// A parsed op file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OpFile {
-    /// Measured accesses per reported window (0: one window).
+    /// Measured accesses per reported window (0: one window), counted over all tasks.
     pub window: u64,
-    /// Files.
+    /// Files (shared by all tasks).
     pub files: Vec<ReplayFile>,
-    /// Anon region size in pages (0: none).
+    /// Task 0's anon region size in pages (0: none).
     pub anon_pages: u64,
-    /// The ops.
+    /// Task 0's ops.
     pub ops: Vec<ReplayOp>,
+    /// Tasks 1, 2, … (empty: one task). A file with more than one task, think ops or request
+    /// marks is written as version 2.
+    pub tasks: Vec<ReplayTask>,
 }
+
+/// Parses a number.
+fn number(t: &str) -> Option<u64> {
+    t.parse::<u64>().ok()
+}
+
+/// The highest version this module reads.
+pub const VERSION: u32 = 2;
+
+/// Tasks an op file may have (the replayer forks one process each).
+pub const MAX_TASKS: u64 = 1024;
 
 /// A malformed op file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,11 +156,47 @@ impl fmt::Display for OpFileError {
 impl std::error::Error for OpFileError {}
 
 impl OpFile {
+    /// Number of tasks (at least 1).
+    pub fn nr_tasks(&self) -> usize {
+        1 + self.tasks.len()
+    }
+
+    /// Task `i`'s anon pages and ops (task 0: `anon_pages` and `ops`).
+    pub fn task(&self, i: usize) -> (u64, &[ReplayOp]) {
+        if i == 0 {
+            (self.anon_pages, &self.ops)
+        } else {
+            let t = &self.tasks[i - 1];
+            (t.anon_pages, &t.ops)
+        }
+    }
+
+    /// Every op of every task, task 0 first.
+    pub fn all_ops(&self) -> impl Iterator<Item = &ReplayOp> {
+        self.ops.iter().chain(self.tasks.iter().flat_map(|t| t.ops.iter()))
+    }
+
+    /// The format version [`Self::to_text`] writes: 1 unless there are several tasks or ops of
+    /// version 2 (so that version 1 files read and written back are unchanged).
+    pub fn version(&self) -> u32 {
+        let v2 = !self.tasks.is_empty()
+            || self
+                .all_ops()
+                .any(|o| matches!(o, ReplayOp::Think { .. } | ReplayOp::RequestEnd));
+        if v2 {
+            2
+        } else {
+            1
+        }
+    }
+
     /// Serialize.
     pub fn to_text(&self) -> String {
         use fmt::Write as _;
-        let mut s = String::with_capacity(16 * self.ops.len() + 64);
-        s.push_str("lrugen-ops 1\n");
+        let n: usize = self.ops.len() + self.tasks.iter().map(|t| t.ops.len()).sum::<usize>();
+        let mut s = String::with_capacity(16 * n + 64);
+        let version = self.version();
+        let _ = writeln!(s, "lrugen-ops {version}");
         let _ = writeln!(s, "window {}", self.window);
         for f in &self.files {
             let _ = match f.advice {
@@ -119,18 +204,26 @@ impl OpFile {
                 a => writeln!(s, "file {} {} {} {}", f.id, f.path, f.pages, a.name()),
             };
         }
-        if self.anon_pages > 0 {
-            let _ = writeln!(s, "anon {}", self.anon_pages);
-        }
-        for op in &self.ops {
-            let _ = match op {
-                ReplayOp::Read { file, index } => writeln!(s, "r {file} {index}"),
-                ReplayOp::Write { file, index } => writeln!(s, "p {file} {index}"),
-                ReplayOp::MmapLoad { file, index } => writeln!(s, "m {file} {index}"),
-                ReplayOp::Load { vpn } => writeln!(s, "l {vpn}"),
-                ReplayOp::Store { vpn } => writeln!(s, "s {vpn}"),
-                ReplayOp::MeasureStart => writeln!(s, "w 0"),
-            };
+        for i in 0..self.nr_tasks() {
+            let (anon, ops) = self.task(i);
+            if version >= 2 {
+                let _ = writeln!(s, "task {i}");
+            }
+            if anon > 0 {
+                let _ = writeln!(s, "anon {anon}");
+            }
+            for op in ops {
+                let _ = match op {
+                    ReplayOp::Read { file, index } => writeln!(s, "r {file} {index}"),
+                    ReplayOp::Write { file, index } => writeln!(s, "p {file} {index}"),
+                    ReplayOp::MmapLoad { file, index } => writeln!(s, "m {file} {index}"),
+                    ReplayOp::Load { vpn } => writeln!(s, "l {vpn}"),
+                    ReplayOp::Store { vpn } => writeln!(s, "s {vpn}"),
+                    ReplayOp::MeasureStart => writeln!(s, "w 0"),
+                    ReplayOp::Think { ns } => writeln!(s, "t {ns}"),
+                    ReplayOp::RequestEnd => writeln!(s, "q"),
+                };
+            }
         }
         s
     }
@@ -138,15 +231,19 @@ impl OpFile {
     /// Whether some op writes file `id` (the replayer then opens it read-write and the guest
     /// mounts the data disk read-write).
     pub fn writes(&self, id: u32) -> bool {
-        self.ops
-            .iter()
+        self.all_ops()
             .any(|o| matches!(o, ReplayOp::Write { file, .. } if *file == id))
     }
 
-    /// Parse, checking that every op names a declared file and stays within its size.
+    /// Parse, checking that every op names a declared file and stays within its size (and, in
+    /// version 2, that tasks are declared `task 0`, `task 1`, … in order, with every op, `anon`
+    /// and `w` inside a task's section and every file declared before the first task).
     pub fn parse(text: &str) -> Result<OpFile, OpFileError> {
         let mut out = OpFile::default();
-        let mut seen_header = false;
+        let mut version = 0u32;
+        // the task whose section this is (version 1: always task 0), and whether its anon
+        // region was declared
+        let mut cur: Option<usize> = None;
         let mut seen_anon = false;
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
@@ -159,14 +256,21 @@ impl OpFile {
             let kw = it.next().unwrap_or("");
             let mut num = |what: &str| -> Result<u64, OpFileError> {
                 let t = it.next().ok_or_else(|| err(format!("missing {what} after '{kw}'")))?;
-                t.parse::<u64>()
-                    .map_err(|_| err(format!("expected {what} (a number), found '{t}'")))
+                number(t).ok_or_else(|| err(format!("expected {what} (a number), found '{t}'")))
             };
-            if !seen_header {
-                if l != "lrugen-ops 1" {
-                    return Err(err(format!("expected header 'lrugen-ops 1', found '{l}'")));
+            if version == 0 {
+                version = match l {
+                    "lrugen-ops 1" => 1,
+                    "lrugen-ops 2" => 2,
+                    _ => {
+                        return Err(err(format!(
+                            "expected header 'lrugen-ops 1' or 'lrugen-ops 2', found '{l}'"
+                        )))
+                    }
+                };
+                if version == 1 {
+                    cur = Some(0);
                 }
-                seen_header = true;
                 continue;
             }
             let file_ok = |out: &OpFile, file: u64, index: u64| -> Result<u32, OpFileError> {
@@ -180,25 +284,76 @@ impl OpFile {
                 }
                 Ok(file as u32)
             };
-            match kw {
-                "window" => out.window = num("window size")?,
+            // the section an op goes to
+            let section = |cur: Option<usize>| -> Result<usize, OpFileError> {
+                cur.ok_or_else(|| err(format!("'{kw}' before the first task: expected a 'task 0' line first")))
+            };
+            let task_anon = |out: &OpFile, t: usize| {
+                if t == 0 {
+                    out.anon_pages
+                } else {
+                    out.tasks[t - 1].anon_pages
+                }
+            };
+            let op = match kw {
+                "window" => {
+                    out.window = num("window size")?;
+                    continue;
+                }
+                "task" if version >= 2 => {
+                    let t = it.next().ok_or_else(|| err("missing task id after 'task'".into()))?;
+                    let id = number(t).ok_or_else(|| err(format!("expected task id (a number), found '{t}'")))?;
+                    let next = cur.map_or(0, |c| c + 1);
+                    if id != next as u64 {
+                        return Err(err(format!(
+                            "task {id}: expected task {next} (tasks are declared once each, 0, 1, 2, ... in order)"
+                        )));
+                    }
+                    if let Some(t) = it.next() {
+                        return Err(err(format!("unexpected '{t}' after the task id")));
+                    }
+                    if id >= MAX_TASKS {
+                        return Err(err(format!("task {id}: at most {MAX_TASKS} tasks")));
+                    }
+                    if next > 0 {
+                        out.tasks.push(ReplayTask::default());
+                    }
+                    cur = Some(next);
+                    seen_anon = false;
+                    continue;
+                }
                 "anon" => {
+                    let t = section(cur)?;
                     if seen_anon {
-                        return Err(err("anon region declared twice (an op file has one)".into()));
+                        return Err(err(if version >= 2 {
+                            format!("anon region of task {t} declared twice (a task has one)")
+                        } else {
+                            "anon region declared twice (an op file has one)".into()
+                        }));
                     }
                     seen_anon = true;
                     let n = num("anon pages")?;
                     if n > MAX_PAGES {
                         return Err(err(format!("anon region of {n} pages: at most {MAX_PAGES} (16 TiB)")));
                     }
-                    out.anon_pages = n;
+                    if t == 0 {
+                        out.anon_pages = n;
+                    } else {
+                        out.tasks[t - 1].anon_pages = n;
+                    }
+                    continue;
                 }
                 "file" => {
+                    if version >= 2 && cur.is_some() {
+                        return Err(err(
+                            "a file declared inside a task's section: expected every file before 'task 0'".into(),
+                        ));
+                    }
                     let id = num("file id")?;
                     let path = it.next().ok_or_else(|| err("missing file path".into()))?.to_string();
                     let pages = it
                         .next()
-                        .and_then(|t| t.parse::<u64>().ok())
+                        .and_then(number)
                         .ok_or_else(|| err("expected the file's size in pages".into()))?;
                     if id > u32::MAX as u64 {
                         return Err(err(format!("file id {id} too large")));
@@ -227,40 +382,66 @@ impl OpFile {
                         pages,
                         advice,
                     });
+                    continue;
                 }
                 "r" | "m" | "p" => {
+                    section(cur)?;
                     let file = num("file id")?;
                     let index = num("page index")?;
                     let file = file_ok(&out, file, index)?;
-                    out.ops.push(match kw {
+                    match kw {
                         "r" => ReplayOp::Read { file, index },
                         "p" => ReplayOp::Write { file, index },
                         _ => ReplayOp::MmapLoad { file, index },
-                    });
+                    }
                 }
                 "l" | "s" => {
+                    let t = section(cur)?;
                     let vpn = num("anon page")?;
-                    if vpn >= out.anon_pages {
-                        return Err(err(format!(
-                            "anon page {vpn} is beyond the region ({} pages)",
-                            out.anon_pages
-                        )));
+                    let anon = task_anon(&out, t);
+                    if vpn >= anon {
+                        return Err(err(if version >= 2 {
+                            format!("anon page {vpn} is beyond task {t}'s region ({anon} pages)")
+                        } else {
+                            format!("anon page {vpn} is beyond the region ({anon} pages)")
+                        }));
                     }
-                    out.ops.push(if kw == "l" {
+                    if kw == "l" {
                         ReplayOp::Load { vpn }
                     } else {
                         ReplayOp::Store { vpn }
-                    });
+                    }
                 }
-                "w" => out.ops.push(ReplayOp::MeasureStart),
+                "w" => {
+                    section(cur)?;
+                    ReplayOp::MeasureStart
+                }
+                "t" if version >= 2 => {
+                    section(cur)?;
+                    ReplayOp::Think {
+                        ns: num("think time (ns)")?,
+                    }
+                }
+                "q" if version >= 2 => {
+                    section(cur)?;
+                    ReplayOp::RequestEnd
+                }
                 _ => {
-                    return Err(err(format!(
-                        "unknown op '{kw}': expected r, p, m, l, s, w, file, anon or window"
-                    )))
+                    return Err(err(if version >= 2 {
+                        format!("unknown op '{kw}': expected r, p, m, l, s, w, t, q, task, file, anon or window")
+                    } else {
+                        format!("unknown op '{kw}': expected r, p, m, l, s, w, file, anon or window")
+                    }))
                 }
+            };
+            let t = section(cur)?;
+            if t == 0 {
+                out.ops.push(op);
+            } else {
+                out.tasks[t - 1].ops.push(op);
             }
         }
-        if !seen_header {
+        if version == 0 {
             return Err(OpFileError {
                 line: 1,
                 msg: "empty op file".into(),
@@ -274,6 +455,10 @@ impl OpFile {
 pub const WINDOW_PREFIX: &str = "lrugen-replay window";
 /// The final line.
 pub const TOTAL_PREFIX: &str = "lrugen-replay total";
+/// A task's counts in a multi-task replay, printed by the task when its ops are done:
+/// `lrugen-replay task ID accesses A misses M minor N requests R missed_requests X sink S`
+/// (requests: `q` marks passed while measuring; missed: those with a miss since the previous).
+pub const TASK_PREFIX: &str = "lrugen-replay task";
 /// A file dumped by the replayer (options `--end NAME=PATH`, after the last access, and
 /// `--every NAME=PATH`, after each full window): `lrugen-replay dump NAME ACCESSES`, the file's
 /// text, then [`DUMP_END`]. `ACCESSES` counts the measured accesses done so far.
@@ -301,6 +486,7 @@ mod tests {
     #[test]
     fn round_trip() {
         let f = OpFile {
+            tasks: Vec::new(),
             window: 2,
             files: vec![
                 ReplayFile {
@@ -387,6 +573,176 @@ mod tests {
             .contains("unknown op"));
     }
 
+    fn two_tasks() -> OpFile {
+        OpFile {
+            window: 10,
+            files: vec![ReplayFile {
+                id: 3,
+                path: "f3".into(),
+                pages: 8,
+                advice: FileAdvice::Random,
+            }],
+            anon_pages: 2,
+            ops: vec![
+                ReplayOp::Store { vpn: 1 },
+                ReplayOp::MeasureStart,
+                ReplayOp::Read { file: 3, index: 7 },
+                ReplayOp::RequestEnd,
+            ],
+            tasks: vec![
+                ReplayTask {
+                    anon_pages: 0,
+                    ops: vec![ReplayOp::MmapLoad { file: 3, index: 0 }, ReplayOp::Think { ns: 20_000 }],
+                },
+                ReplayTask {
+                    anon_pages: 5,
+                    ops: vec![ReplayOp::Load { vpn: 4 }, ReplayOp::Write { file: 3, index: 1 }],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn tasks_round_trip_as_version_2() {
+        let f = two_tasks();
+        let text = f.to_text();
+        assert!(
+            text.starts_with("lrugen-ops 2\nwindow 10\nfile 3 f3 8\ntask 0\nanon 2\ns 1\nw 0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("task 1\nm 3 0\nt 20000\ntask 2\nanon 5\nl 4\np 3 1\n"),
+            "{text}"
+        );
+        assert_eq!(OpFile::parse(&text).unwrap(), f);
+        assert_eq!(f.nr_tasks(), 3);
+        assert_eq!(f.task(2).0, 5);
+        assert_eq!(f.all_ops().count(), 8);
+        assert!(f.writes(3));
+        // one task without version 2 ops stays version 1, byte for byte
+        let one = OpFile {
+            tasks: Vec::new(),
+            ops: vec![ReplayOp::Read { file: 3, index: 1 }],
+            ..f.clone()
+        };
+        assert_eq!(one.version(), 1);
+        assert_eq!(one.to_text(), "lrugen-ops 1\nwindow 10\nfile 3 f3 8\nanon 2\nr 3 1\n");
+        // a version 1 file is one task
+        let v1 = OpFile::parse("lrugen-ops 1\nanon 2\ns 1\n").unwrap();
+        assert_eq!((v1.nr_tasks(), v1.anon_pages), (1, 2));
+    }
+
+    #[test]
+    fn malformed_task_sections_name_the_line() {
+        let e = |t: &str| OpFile::parse(t).unwrap_err();
+        let h = "lrugen-ops 2\nfile 0 f 4\n";
+        let x = e(&format!("{h}r 0 1\n"));
+        assert_eq!(
+            (x.line, x.msg.as_str()),
+            (3, "'r' before the first task: expected a 'task 0' line first")
+        );
+        let x = e(&format!("{h}task 1\n"));
+        assert_eq!(
+            (x.line, x.msg.as_str()),
+            (
+                3,
+                "task 1: expected task 0 (tasks are declared once each, 0, 1, 2, ... in order)"
+            )
+        );
+        let x = e(&format!("{h}task 0\nr 0 1\ntask 0\n"));
+        assert_eq!(x.line, 5);
+        assert!(x.msg.contains("task 0: expected task 1"), "{x}");
+        let x = e(&format!("{h}task 0\ntask 2\n"));
+        assert!(x.msg.contains("task 2: expected task 1"), "{x}");
+        assert_eq!(e(&format!("{h}task\n")).msg, "missing task id after 'task'");
+        assert_eq!(e(&format!("{h}task x\n")).msg, "expected task id (a number), found 'x'");
+        assert_eq!(e(&format!("{h}task 0 1\n")).msg, "unexpected '1' after the task id");
+        let x = e(&format!("{h}task 0\nfile 1 g 4\n"));
+        assert_eq!(x.line, 4);
+        assert!(x.msg.contains("every file before 'task 0'"), "{x}");
+        // an anon op beyond its own task's region (task 1 has none)
+        let x = e(&format!("{h}task 0\nanon 4\nl 3\ntask 1\nl 3\n"));
+        assert_eq!(
+            (x.line, x.msg.as_str()),
+            (7, "anon page 3 is beyond task 1's region (0 pages)")
+        );
+        let x = e(&format!("{h}task 0\nanon 4\nanon 4\n"));
+        assert_eq!(x.msg, "anon region of task 0 declared twice (a task has one)");
+        assert_eq!(e(&format!("{h}task 0\nt\n")).msg, "missing think time (ns) after 't'");
+        assert!(e(&format!("{h}task 0\nzz\n"))
+            .msg
+            .contains("expected r, p, m, l, s, w, t, q, task"));
+        // version 1 knows no tasks, think or request marks
+        assert!(e("lrugen-ops 1\ntask 0\n").msg.contains("unknown op 'task'"));
+        assert!(e("lrugen-ops 1\nq\n").msg.contains("unknown op 'q'"));
+        assert!(e("lrugen-ops 3\n").msg.contains("'lrugen-ops 1' or 'lrugen-ops 2'"));
+    }
+
+    /// Op files of random tasks and ops print and parse back to themselves.
+    #[test]
+    fn random_multi_task_files_round_trip() {
+        let mut x = 0x853c_49e6_748f_ea9bu64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for _ in 0..500 {
+            let files: Vec<ReplayFile> = (0..next(3))
+                .map(|i| ReplayFile {
+                    id: i as u32 * 2,
+                    path: format!("f{i}"),
+                    pages: 1 + next(9),
+                    advice: if next(2) == 0 {
+                        FileAdvice::Random
+                    } else {
+                        FileAdvice::Normal
+                    },
+                })
+                .collect();
+            let task = |next: &mut dyn FnMut(u64) -> u64| {
+                let anon = next(4);
+                let ops = (0..next(12))
+                    .filter_map(|_| {
+                        let f = (!files.is_empty()).then(|| &files[next(files.len() as u64) as usize]);
+                        Some(match next(8) {
+                            0 => ReplayOp::Read {
+                                file: f?.id,
+                                index: next(f?.pages),
+                            },
+                            1 => ReplayOp::Write {
+                                file: f?.id,
+                                index: next(f?.pages),
+                            },
+                            2 => ReplayOp::MmapLoad {
+                                file: f?.id,
+                                index: next(f?.pages),
+                            },
+                            3 if anon > 0 => ReplayOp::Load { vpn: next(anon) },
+                            4 if anon > 0 => ReplayOp::Store { vpn: next(anon) },
+                            5 => ReplayOp::Think { ns: next(1 << 40) },
+                            6 => ReplayOp::RequestEnd,
+                            _ => ReplayOp::MeasureStart,
+                        })
+                    })
+                    .collect();
+                ReplayTask { anon_pages: anon, ops }
+            };
+            let t0 = task(&mut next);
+            let tasks = (0..next(4)).map(|_| task(&mut next)).collect();
+            let f = OpFile {
+                window: next(100),
+                files: files.clone(),
+                anon_pages: t0.anon_pages,
+                ops: t0.ops,
+                tasks,
+            };
+            let text = f.to_text();
+            assert_eq!(OpFile::parse(&text).as_ref(), Ok(&f), "{text}");
+        }
+    }
+
     /// Any line soup gives an op file or an error naming a line of the input, never a panic. A
     /// fixed xorshift sequence of lines built from the format's own words keeps it reproducible.
     #[test]
@@ -410,6 +766,10 @@ mod tests {
             "l",
             "s",
             "w",
+            "t",
+            "q",
+            "task",
+            "lrugen-ops 2",
             "#",
             "é",
             "x1",
@@ -422,7 +782,11 @@ mod tests {
             (x % n as u64) as usize
         };
         for _ in 0..3000 {
-            let mut text = String::from(if next(4) == 0 { "" } else { "lrugen-ops 1\n" });
+            let mut text = String::from(match next(6) {
+                0 => "",
+                1 | 2 => "lrugen-ops 2\n",
+                _ => "lrugen-ops 1\n",
+            });
             let nlines = next(8);
             for _ in 0..nlines {
                 for _ in 0..next(5) {

@@ -13,9 +13,9 @@
 //! Built for a guest as a static executable:
 //! `RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu`
 
-use lrugen_replay::{FileAdvice, OpFile, ReplayOp, DUMP_END, DUMP_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
-use std::io::Write as _;
+use lrugen_replay::{FileAdvice, OpFile, ReplayOp, DUMP_END, DUMP_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
 use std::os::unix::io::AsRawFd;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 const PAGE: usize = 4096;
 
@@ -96,6 +96,63 @@ fn page_io(fd: std::os::fd::RawFd, buf: &mut [u8], index: u64, write: bool) -> i
     }
 }
 
+/// Counters of a multi-task replay shared by its processes (one `MAP_SHARED` anonymous page).
+#[repr(C)]
+struct Shared {
+    accesses: AtomicU64,
+    misses: AtomicU64,
+    minor: AtomicU64,
+    /// Misses and minor faults at the end of the last window.
+    win_misses: AtomicU64,
+    win_minor: AtomicU64,
+    /// Windows printed.
+    nwin: AtomicU64,
+    /// Tasks done with their ops.
+    done: AtomicU64,
+    /// Task 0 has dumped the `--end` files: the others may exit.
+    ended: AtomicU64,
+    /// `CLOCK_MONOTONIC` when the tasks were released.
+    t0: AtomicU64,
+}
+
+/// Write `s` to stdout with as few `write` calls as it takes (one for a console line), so that
+/// lines and dumps of several processes do not interleave.
+fn emit(s: &str) {
+    let mut b = s.as_bytes();
+    while !b.is_empty() {
+        // SAFETY: writes from a live buffer.
+        let n = unsafe { libc::write(1, b.as_ptr() as *const libc::c_void, b.len()) };
+        if n <= 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        b = &b[n as usize..];
+    }
+}
+
+/// What one task counted.
+#[derive(Default, Clone, Copy)]
+struct TaskCount {
+    c: Count,
+    requests: u64,
+    missed_requests: u64,
+}
+
+struct Ctx<'a> {
+    opf: &'a OpFile,
+    files: Vec<(u32, std::fs::File, Mapping)>,
+    at_end: Vec<(String, String)>,
+    every: Vec<(String, String)>,
+}
+
+impl Ctx<'_> {
+    fn find(&self, id: u32) -> usize {
+        self.files.iter().position(|f| f.0 == id).expect("declared")
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let usage =
@@ -156,28 +213,205 @@ fn main() {
         }
         files.push((f.id, file, m));
     }
-    let find = |id: u32| files.iter().position(|f| f.0 == id).expect("declared");
-    let anon = (opf.anon_pages > 0).then(|| map(-1, opf.anon_pages, true));
-    let mut touched = vec![false; opf.anon_pages as usize];
+    let ctx = Ctx {
+        opf: &opf,
+        files,
+        at_end,
+        every,
+    };
+    if opf.nr_tasks() == 1 {
+        let t = run_task(&ctx, 0, None);
+        emit(&format!(
+            "{TOTAL_PREFIX} accesses {} misses {} minor {} sink {}\n",
+            t.c.accesses, t.c.misses, t.c.minor, t.sink
+        ));
+        return;
+    }
+    run_tasks(&ctx);
+}
 
-    let mut measuring = !opf.ops.contains(&ReplayOp::MeasureStart);
+/// Several tasks: one process each, forked from this one (so in its memcg), released together
+/// once all are forked (a pipe that the children read until this process closes it), each
+/// replaying its own ops; this process waits for them and prints the total.
+fn run_tasks(ctx: &Ctx) {
+    let n = ctx.opf.nr_tasks();
+    // SAFETY: a fresh shared anonymous page, zeroed (every AtomicU64 starts at 0).
+    let sh = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            PAGE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if sh == libc::MAP_FAILED {
+        die(format!("mmap of the shared page: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: the page is zeroed, aligned and large enough for Shared; it outlives every use.
+    let shared: &Shared = unsafe { &*(sh as *const Shared) };
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe writes two descriptors into fds.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        die(format!("pipe: {}", std::io::Error::last_os_error()));
+    }
+    let mut pids = Vec::with_capacity(n);
+    for task in 0..n {
+        // SAFETY: fork in a single-threaded process.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            die(format!("fork of task {task}: {}", std::io::Error::last_os_error()));
+        }
+        if pid == 0 {
+            // SAFETY: closing our copy of the write end; reading the barrier until EOF.
+            unsafe {
+                libc::close(fds[1]);
+                let mut b = 0u8;
+                while libc::read(fds[0], &mut b as *mut u8 as *mut libc::c_void, 1) != 0 {}
+                libc::close(fds[0]);
+            }
+            let t = run_task(ctx, task, Some(shared));
+            emit(&format!(
+                "{TASK_PREFIX} {task} accesses {} misses {} minor {} requests {} missed_requests {} sink {}\n",
+                t.c.accesses, t.c.misses, t.c.minor, t.requests, t.missed_requests, t.sink
+            ));
+            shared.done.fetch_add(1, Ordering::SeqCst);
+            if task == 0 {
+                // the memcg with every task's memory: dump once all are done, before any exits
+                while shared.done.load(Ordering::SeqCst) < n as u64 {
+                    nap();
+                }
+                dump_all(&ctx.at_end, shared.accesses.load(Ordering::SeqCst));
+                shared.ended.store(1, Ordering::SeqCst);
+            } else {
+                while shared.ended.load(Ordering::SeqCst) == 0 {
+                    nap();
+                }
+            }
+            // SAFETY: leave without running the parent's destructors twice.
+            unsafe { libc::_exit(0) };
+        }
+        pids.push(pid);
+    }
+    shared.t0.store(monotonic_ns(), Ordering::SeqCst);
+    // SAFETY: closing both ends releases the children.
+    unsafe {
+        libc::close(fds[0]);
+        libc::close(fds[1]);
+    }
+    let mut failed = None;
+    for _ in 0..n {
+        let mut st = 0;
+        // SAFETY: waits for any child.
+        let pid = unsafe { libc::wait(&mut st) };
+        if pid < 0 {
+            die(format!("wait: {}", std::io::Error::last_os_error()));
+        }
+        let ok = libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0;
+        if !ok && failed.is_none() {
+            let task = pids.iter().position(|&p| p == pid).unwrap_or(usize::MAX);
+            failed = Some(task);
+            // the others would wait for it at the end: stop them
+            for &p in &pids {
+                if p != pid {
+                    // SAFETY: signals our own children.
+                    unsafe { libc::kill(p, libc::SIGKILL) };
+                }
+            }
+        }
+    }
+    if let Some(task) = failed {
+        die(format!("task {task} failed"));
+    }
+    let acc = shared.accesses.load(Ordering::SeqCst);
+    let misses = shared.misses.load(Ordering::SeqCst);
+    let minor = shared.minor.load(Ordering::SeqCst);
+    let nwin = shared.nwin.load(Ordering::SeqCst);
+    let w = ctx.opf.window;
+    let rest = if w > 0 { acc - nwin * w } else { acc };
+    if rest > 0 {
+        emit(&format!(
+            "{WINDOW_PREFIX} {nwin} accesses {rest} misses {} minor {} ns {}\n",
+            misses - shared.win_misses.load(Ordering::SeqCst),
+            minor - shared.win_minor.load(Ordering::SeqCst),
+            monotonic_ns() - shared.t0.load(Ordering::SeqCst)
+        ));
+    }
+    emit(&format!(
+        "{TOTAL_PREFIX} accesses {acc} misses {misses} minor {minor} tasks {n} sink 0\n"
+    ));
+}
+
+/// Sleep a millisecond (waiting for the other tasks).
+fn nap() {
+    let ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 1_000_000,
+    };
+    // SAFETY: sleeps; the remainder is not needed.
+    unsafe { libc::nanosleep(&ts, std::ptr::null_mut()) };
+}
+
+/// Sleep `ns` nanoseconds of `CLOCK_MONOTONIC` (think time), with a timer slack of 1 ns.
+fn think(ns: u64) {
+    let ts = libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: sleeps; the remainder is not needed.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
+        libc::clock_nanosleep(libc::CLOCK_MONOTONIC, 0, &ts, std::ptr::null_mut());
+    }
+}
+
+/// What [`run_task`] returns: its counts and the byte it read (so reads are not optimised away).
+struct Done {
+    c: Count,
+    requests: u64,
+    missed_requests: u64,
+    sink: u8,
+}
+
+/// Replay task `task`'s ops. Alone (`shared` None), it prints the windows and dumps as it goes;
+/// among several, the windows count every task's accesses in `shared`, and the task whose access
+/// ends a window prints it (its misses are those counted by then, give or take the accesses the
+/// other vCPU makes meanwhile) and dumps the `--every` files.
+fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
+    let (anon_pages, ops) = ctx.opf.task(task);
+    let anon = (anon_pages > 0).then(|| map(-1, anon_pages, true));
+    let mut touched = vec![false; anon_pages as usize];
+    let window = ctx.opf.window;
+    let mut measuring = !ops.contains(&ReplayOp::MeasureStart);
     let mut t0 = if measuring { monotonic_ns() } else { 0 };
     let mut win = Count::default();
-    let mut total = Count::default();
+    let mut total = TaskCount::default();
+    let mut req_missed = false;
     let mut nwin = 0u64;
     let mut buf = vec![0u8; PAGE];
     let mut sink = 0u8;
-    let out = std::io::stdout();
-    let mut out = out.lock();
-    for op in &opf.ops {
+    for op in ops {
         let (miss, minor) = match *op {
             ReplayOp::MeasureStart => {
                 measuring = true;
                 t0 = monotonic_ns();
                 continue;
             }
+            ReplayOp::Think { ns } => {
+                think(ns);
+                continue;
+            }
+            ReplayOp::RequestEnd => {
+                if measuring {
+                    total.requests += 1;
+                    total.missed_requests += u64::from(req_missed);
+                }
+                req_missed = false;
+                continue;
+            }
             ReplayOp::Read { file, index } => {
-                let (_, f, m) = &files[find(file)];
+                let (_, f, m) = &ctx.files[ctx.find(file)];
                 let miss = !m.resident(index);
                 let r = page_io(f.as_raw_fd(), &mut buf, index, false);
                 if r < 0 {
@@ -187,7 +421,7 @@ fn main() {
                 (miss, false)
             }
             ReplayOp::Write { file, index } => {
-                let (_, f, m) = &files[find(file)];
+                let (_, f, m) = &ctx.files[ctx.find(file)];
                 let resident = m.resident(index);
                 buf.fill((index as u8) | 1);
                 let r = page_io(f.as_raw_fd(), &mut buf, index, true);
@@ -197,7 +431,7 @@ fn main() {
                 (false, !resident)
             }
             ReplayOp::MmapLoad { file, index } => {
-                let (_, _, m) = &files[find(file)];
+                let (_, _, m) = &ctx.files[ctx.find(file)];
                 let miss = !m.resident(index);
                 // SAFETY: in-bounds read of a readable mapping.
                 sink ^= unsafe { std::ptr::read_volatile(m.ptr(index)) };
@@ -221,48 +455,68 @@ fn main() {
                 (!resident && !first, !resident && first)
             }
         };
+        req_missed |= miss;
         if !measuring {
+            continue;
+        }
+        total.c.accesses += 1;
+        total.c.misses += miss as u64;
+        total.c.minor += minor as u64;
+        if let Some(sh) = shared {
+            sh.misses.fetch_add(miss as u64, Ordering::SeqCst);
+            sh.minor.fetch_add(minor as u64, Ordering::SeqCst);
+            let n = sh.accesses.fetch_add(1, Ordering::SeqCst) + 1;
+            if window > 0 && n % window == 0 {
+                let m = sh.misses.load(Ordering::SeqCst);
+                let mi = sh.minor.load(Ordering::SeqCst);
+                let pm = sh.win_misses.swap(m, Ordering::SeqCst);
+                let pmi = sh.win_minor.swap(mi, Ordering::SeqCst);
+                let k = sh.nwin.fetch_add(1, Ordering::SeqCst);
+                let mut s = format!(
+                    "{WINDOW_PREFIX} {k} accesses {window} misses {} minor {} ns {}\n",
+                    m.saturating_sub(pm),
+                    mi.saturating_sub(pmi),
+                    monotonic_ns().saturating_sub(sh.t0.load(Ordering::SeqCst))
+                );
+                s.push_str(&dump_text(&ctx.every, n));
+                emit(&s);
+            }
             continue;
         }
         win.accesses += 1;
         win.misses += miss as u64;
         win.minor += minor as u64;
-        if opf.window > 0 && win.accesses == opf.window {
-            let _ = writeln!(
-                out,
-                "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {} ns {}",
+        if window > 0 && win.accesses == window {
+            emit(&format!(
+                "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {} ns {}\n",
                 win.accesses,
                 win.misses,
                 win.minor,
                 monotonic_ns() - t0
-            );
+            ));
             nwin += 1;
-            total.accesses += win.accesses;
-            total.misses += win.misses;
-            total.minor += win.minor;
             win = Count::default();
-            dump(&mut out, &every, total.accesses);
+            emit(&dump_text(&ctx.every, total.c.accesses));
         }
     }
-    if win.accesses > 0 {
-        let _ = writeln!(
-            out,
-            "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {} ns {}",
-            win.accesses,
-            win.misses,
-            win.minor,
-            monotonic_ns() - t0
-        );
-        total.accesses += win.accesses;
-        total.misses += win.misses;
-        total.minor += win.minor;
+    if shared.is_none() {
+        if win.accesses > 0 {
+            emit(&format!(
+                "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {} ns {}\n",
+                win.accesses,
+                win.misses,
+                win.minor,
+                monotonic_ns() - t0
+            ));
+        }
+        dump_all(&ctx.at_end, total.c.accesses);
     }
-    dump(&mut out, &at_end, total.accesses);
-    let _ = writeln!(
-        out,
-        "{TOTAL_PREFIX} accesses {} misses {} minor {} sink {sink}",
-        total.accesses, total.misses, total.minor
-    );
+    Done {
+        c: total.c,
+        requests: total.requests,
+        missed_requests: total.missed_requests,
+        sink,
+    }
 }
 
 /// `CLOCK_MONOTONIC` in nanoseconds (the guest's virtual clock under `-icount`).
@@ -273,14 +527,21 @@ fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-fn dump(out: &mut impl std::io::Write, files: &[(String, String)], accesses: u64) {
+/// The dumps of `files` (`lrugen-replay dump NAME ACCESSES`, the text, `lrugen-replay dump-end`).
+fn dump_text(files: &[(String, String)], accesses: u64) -> String {
+    let mut out = String::new();
     for (name, path) in files {
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| format!("lrugen-replay: {path}: {e}\n"));
-        let _ = write!(out, "{DUMP_PREFIX} {name} {accesses}\n{text}");
+        out.push_str(&format!("{DUMP_PREFIX} {name} {accesses}\n{text}"));
         if !text.ends_with('\n') {
-            let _ = writeln!(out);
+            out.push('\n');
         }
-        let _ = writeln!(out, "{DUMP_END}");
+        out.push_str(DUMP_END);
+        out.push('\n');
     }
-    let _ = out.flush();
+    out
+}
+
+fn dump_all(files: &[(String, String)], accesses: u64) {
+    emit(&dump_text(files, accesses));
 }

@@ -823,7 +823,18 @@ pub struct KernelRunOptions<'a> {
     pub measured: bool,
     /// Control-file actions to run during the replay.
     pub ctl: Option<&'a crate::control::Script>,
+    /// Where to record what every step did, in order ([`OUTCOME_HIT`], [`OUTCOME_MINOR`],
+    /// [`OUTCOME_MISS`], whether measured or not), for a caller that counts per task or per
+    /// request (`lrugen-kernel`'s multi-task replays).
+    pub outcomes: Option<&'a std::cell::RefCell<Vec<u8>>>,
 }
+
+/// [`KernelRunOptions::outcomes`]: the step found its page resident.
+pub const OUTCOME_HIT: u8 = 0;
+/// [`KernelRunOptions::outcomes`]: a minor fault.
+pub const OUTCOME_MINOR: u8 = 1;
+/// [`KernelRunOptions::outcomes`]: a miss (I/O).
+pub const OUTCOME_MISS: u8 = 2;
 
 impl<'a> KernelRunOptions<'a> {
     /// The options of a run configuration.
@@ -834,6 +845,7 @@ impl<'a> KernelRunOptions<'a> {
             sample_every: cfg.sample_every,
             measured: false,
             ctl: cfg.ctl.as_ref(),
+            outcomes: None,
         }
     }
 }
@@ -930,6 +942,13 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
             Ok(a) => {
                 if k.m.explain.is_some() {
                     crate::explain::Recorder::after_step(&mut k.m, &s, a);
+                }
+                if let Some(o) = opts.outcomes {
+                    o.borrow_mut().push(match a {
+                        Access::Hit => OUTCOME_HIT,
+                        Access::Minor => OUTCOME_MINOR,
+                        Access::Major => OUTCOME_MISS,
+                    });
                 }
                 if s.measure {
                     r.accesses += 1;

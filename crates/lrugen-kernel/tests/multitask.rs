@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The model against real kernels running several tasks at once (issue 11, item 3): every
+//! experiment of `tests/fixtures/multitask/` (fio buffered random reads with 4 jobs, YCSB-B with 4
+//! clients sharing one table; each task a process of its own in the guest, on `-smp 2`, the
+//! experiments' `[engine] cpus`) run by `lrugen kernel --exp FILE --fixture` on Debian 6.12 with
+//! MGLRU and with the classic LRU, each booted three times (`…-bootN.json`;
+//! `scripts/regen-kernel-multitask.sh`). The model replays the same op file once
+//! (`model::run_tasks`: the tasks interleaved one op each in turn, each process with its own
+//! replayer pages) and is checked against every boot: total misses, each task's misses, minor
+//! faults, `workingset_refault_*`, `pgscan` and `pgscan` by reclaimer. The tolerance of a check is
+//! the kernel's own run-to-run spread of that counter over the boots (largest − smallest, over the
+//! smallest) plus 2 percentage points (`fidelity::SPREAD_MARGIN`), and at least 50 events for all
+//! but total misses (`fidelity::COUNTER_FLOOR`). Measured spreads of total misses when these
+//! fixtures were made (three boots): see the README, "Fidelity". A check out of tolerance fails
+//! unless listed in [`GAPS`] with its reason; a listed gap that closes fails too. No qemu here.
+
+use lrugen_kernel::fidelity::{self, MultiCompared};
+use std::sync::OnceLock;
+
+/// The experiments (`tests/fixtures/multitask/NAME.toml`).
+const EXPERIMENTS: &[&str] = &["fio-4jobs", "ycsb-4clients"];
+const SERIES: &[&str] = &["6.12"];
+const LRUS: &[&str] = &["mglru", "classic"];
+
+const MGLRU_YCSB_PAGEIN: &str = "6.12 MGLRU YCSB-B (5 % whole-record updates, so dirty pages under \
+    reclaim): the kernel reads about 4,900 more pages from the disk than the replayer counts misses \
+    (pgpgin 162,584 KiB = 40,646 pages against 35,741 misses; classic: 35,711 pages against 35,250), \
+    and those extra reads are refaults (workingset_refault_file 31,277 against the model's 27,209) \
+    evicted again (pgscan_file 40,448, pgsteal_file 38,968 against 34,048 and 33,556); the model \
+    reads exactly its misses. Pages read that no pread of the replayer missed: not yet explained \
+    (a pread racing reclaim on the other vCPU between mincore and the read would be one way)";
+
+const CLASSIC_FIO_ASYMMETRY: &str = "6.12 classic fio, 4 jobs on 2 vCPUs: the kernel does not treat \
+    its tasks alike (task 3, the last forked, missed 4234, 5068 and 4457 times over the three boots \
+    against 4909-5111 for the others), where the model's interleaving (one op of each task in turn) \
+    is symmetric; the model's file refaults are 7.9 % above the boots' mean (6464 against 5753, 6167, \
+    6060) and its misses 2.4 % (within tolerance). MGLRU shows neither";
+const CLASSIC_YCSB_SCAN: &str = "6.12 classic YCSB-B: the kernel scans 5.0 % more file folios than \
+    the model (34971, 35409, 35849 against 33654) for the same misses (-0.6 %); it rotates 680-ish \
+    folios under writeback (pgrotated; model 0) and deactivates fewer (pgdeactivate 12440 against \
+    14945): the writeback of the updated pages, not yet looked into";
+
+/// Known differences between the model and the kernel: (fixture name without `-bootN`, check,
+/// why).
+const GAPS: &[(&str, &str, &str)] = &[
+    (
+        "debian-6.12-mglru-ycsb-4clients",
+        "workingset_refault_file",
+        MGLRU_YCSB_PAGEIN,
+    ),
+    ("debian-6.12-mglru-ycsb-4clients", "pgscan", MGLRU_YCSB_PAGEIN),
+    (
+        "debian-6.12-classic-fio-4jobs",
+        "workingset_refault_file",
+        CLASSIC_FIO_ASYMMETRY,
+    ),
+    ("debian-6.12-classic-ycsb-4clients", "pgscan", CLASSIC_YCSB_SCAN),
+];
+
+fn all() -> &'static Vec<MultiCompared> {
+    static ALL: OnceLock<Vec<MultiCompared>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        fidelity::multitask_groups(&fidelity::multitask_dir())
+            .unwrap()
+            .iter()
+            .map(|(n, boots)| fidelity::compare_boots(n, boots).unwrap_or_else(|e| panic!("{n}: {e}")))
+            .collect()
+    })
+}
+
+#[test]
+fn every_experiment_has_boots_per_kernel_and_lru() {
+    let groups = fidelity::multitask_groups(&fidelity::multitask_dir()).unwrap();
+    let mut missing = Vec::new();
+    for s in SERIES {
+        for l in LRUS {
+            for e in EXPERIMENTS {
+                let n = format!("debian-{s}-{l}-{e}");
+                match groups.iter().find(|g| g.0 == n) {
+                    Some((_, boots)) if boots.len() >= 2 => {}
+                    Some((_, boots)) => missing.push(format!("{n} (only {} boot)", boots.len())),
+                    None => missing.push(n),
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "missing fixtures (scripts/regen-kernel-multitask.sh): {missing:?}"
+    );
+    for c in all() {
+        assert!(
+            c.release.starts_with(&format!("{}.", c.series)),
+            "{}: {}",
+            c.name,
+            c.release
+        );
+        assert_eq!((c.tasks, c.cpus), (4, 2), "{}: 4 tasks on 2 vCPUs", c.name);
+    }
+}
+
+#[test]
+fn the_kernels_spread_is_small_enough_to_check_against() {
+    let mut bad = Vec::new();
+    for c in all() {
+        for what in ["misses", "workingset_refault_file", "pgscan"] {
+            let k = c.check(what).expect("checked");
+            if k.spread > fidelity::MAX_SPREAD {
+                bad.push(format!("{} {what}: boots {:?}", c.name, k.kernel));
+            }
+        }
+        // and the misses, at most 3 %: the tasks' interleaving moves them, not by much
+        let m = c.check("misses").expect("checked");
+        assert!(m.spread <= 0.03, "{}: misses over the boots {:?}", c.name, m.kernel);
+    }
+    assert!(bad.is_empty(), "boots too far apart:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn the_model_is_within_the_kernels_spread_of_every_experiment() {
+    println!("{}", fidelity::multitask_markdown(all()));
+    let mut bad = Vec::new();
+    let mut closed = Vec::new();
+    for c in all() {
+        for k in &c.checks {
+            let listed = GAPS.iter().any(|(n, w, _)| *n == c.name && *w == k.what);
+            match (k.ok, listed) {
+                (false, false) => bad.push(format!(
+                    "{} {}: model {} kernel {:?} ({:+.1} % of their mean; tolerance ±{:.1} % or {})",
+                    c.name,
+                    k.what,
+                    k.model,
+                    k.kernel,
+                    k.diff_pct(),
+                    k.tolerance * 100.0,
+                    k.floor
+                )),
+                (true, true) => closed.push(format!("{} {}", c.name, k.what)),
+                _ => {}
+            }
+        }
+    }
+    for (n, w, _) in GAPS {
+        assert!(
+            all().iter().any(|c| c.name == *n && c.check(w).is_some()),
+            "GAPS names {n} {w}, which no fixture checks"
+        );
+    }
+    assert!(bad.is_empty(), "out of tolerance:\n{}", bad.join("\n"));
+    assert!(
+        closed.is_empty(),
+        "listed as gaps but now within tolerance (remove them from GAPS and the README):\n{}",
+        closed.join("\n")
+    );
+}
+
+/// The op files of the experiments: one task per fio job, each on its own file; one per YCSB
+/// client, all on the one table, with a `q` mark per operation.
+#[test]
+fn experiments_become_one_task_per_job_or_client() {
+    let dir = fidelity::multitask_dir();
+    let ops = |name: &str| {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.toml"))).unwrap();
+        let cfg = lrugen_kernel::fixture_experiment(&text).unwrap();
+        assert_eq!(lrugen_kernel::ops::experiment_cpus(&cfg), 2);
+        lrugen_kernel::ops::experiment_ops(&cfg, 1000).unwrap()
+    };
+    use lrugen_kernel::ops::ReplayOp;
+    let fio = ops("fio-4jobs");
+    assert_eq!((fio.nr_tasks(), fio.files.len()), (4, 4));
+    for t in 0..4 {
+        let (anon, tops) = fio.task(t);
+        assert_eq!((anon, tops.len()), (0, 25_000));
+        let file = match tops[0] {
+            ReplayOp::Read { file, .. } => file,
+            o => panic!("{o:?}"),
+        };
+        assert!(tops
+            .iter()
+            .all(|o| matches!(o, ReplayOp::Read { file: f, .. } if *f == file)));
+    }
+    let ycsb = ops("ycsb-4clients");
+    assert_eq!((ycsb.nr_tasks(), ycsb.files.len()), (4, 1));
+    let marks: usize = (0..4)
+        .map(|t| ycsb.task(t).1.iter().filter(|o| **o == ReplayOp::RequestEnd).count())
+        .sum();
+    assert_eq!(marks, 60_000, "a q after each YCSB operation");
+    assert!(ycsb.all_ops().any(|o| matches!(o, ReplayOp::Write { .. })));
+    // and it reads back as written
+    assert_eq!(lrugen_kernel::ops::OpFile::parse(&ycsb.to_text()).unwrap(), ycsb);
+}
