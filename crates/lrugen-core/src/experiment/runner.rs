@@ -183,6 +183,13 @@ pub fn metrics_of(r: &RunResult) -> (Metrics, Series) {
         }
         put("direct_reclaim_ms", e.direct_reclaim_ns as f64 / 1e6);
         put("kswapd_ms", e.kswapd_ns as f64 / 1e6);
+        // lru_lock: spinning and cache-line transfers on the tasks' path (direct reclaim, part
+        // of direct_reclaim_ms, and the folio batch flushes) and in kswapd (part of kswapd_ms)
+        let l = &e.lru_lock;
+        let lock_ms = |w: &crate::sim::engine::LockWait| (w.wait_ns + w.bounce_ns) as f64 / 1e6;
+        put("lru_lock_task_ms", lock_ms(&l.direct) + lock_ms(&l.outside));
+        put("lru_lock_direct_ms", lock_ms(&l.direct));
+        put("lru_lock_kswapd_ms", lock_ms(&l.kswapd));
         // the benchmark's own throughput: YCSB operations or memtier requests, else I/Os
         let requests: f64 = e.requests.iter().map(|q| q.per_sec).sum();
         put("ops_per_sec", if e.requests.is_empty() { e.iops } else { requests });

@@ -50,6 +50,9 @@ pub const METRICS: &[&str] = &[
     "req_max_us",
     "direct_reclaim_ms",
     "kswapd_ms",
+    "lru_lock_task_ms",
+    "lru_lock_direct_ms",
+    "lru_lock_kswapd_ms",
     "ops_per_sec",
     "virtual_s",
 ];
@@ -186,6 +189,9 @@ struct RawEngine {
     runtime_ms: Option<u64>,
     /// fio's `ramp_time`, in ms of virtual time: not measured.
     ramp_ms: Option<u64>,
+    /// The lock model (`sim::locks`; default on): `false` prices every `lru_lock` hold
+    /// uncontended.
+    locks: Option<bool>,
 }
 
 /// The whole file, as written (with spans for the checks made after decoding). The sections are
@@ -806,6 +812,9 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
             }
             if let Some(v) = e.ramp_ms {
                 c.ramp_ns = v.saturating_mul(1_000_000);
+            }
+            if let Some(v) = e.locks {
+                c.locks = v;
             }
             Some(c)
         }
