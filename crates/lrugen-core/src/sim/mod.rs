@@ -679,9 +679,26 @@ pub fn task_streams_grouped(
                         .record_bytes();
                     let pages = crate::workload::ycsb_table_pages(*records, *operations, bytes);
                     let table = m.create_file("usertable", pages, crate::mm::pagecache::Advice::Normal);
+                    // with its own cache, the store is one process serving every client
+                    let server = crate::workload::ycsb_workload(workload, properties)
+                        .map_err(|e| RunError::Config(e.to_string()))?
+                        .cache_bytes
+                        .gt(&0)
+                        .then(|| m.create_mm(t));
+                    let store = match server {
+                        Some(s) => crate::workload::ycsb_store(w, pages, m, s)?,
+                        None => None,
+                    };
                     for i in 0..c {
-                        let task = m.create_mm(t);
-                        streams.push(Stream::ycsb_client(w, next_seed(), task, table, share(i))?);
+                        let task = server.unwrap_or_else(|| m.create_mm(t));
+                        streams.push(Stream::ycsb_client(
+                            w,
+                            next_seed(),
+                            task,
+                            table,
+                            share(i),
+                            store.clone(),
+                        )?);
                     }
                 }
                 // fio's iodepth: in-flight I/Os of one job on its one file, its I/Os split among them

@@ -14,6 +14,7 @@
 
 pub mod dist;
 pub mod gen;
+pub mod store;
 pub mod trace_ops;
 
 use crate::mm::memcg::MemcgId;
@@ -957,6 +958,8 @@ enum StreamKind {
         pending: std::collections::VecDeque<(Op, u32)>,
         /// YCSB's name of the operation the pending page operations belong to.
         kind: &'static str,
+        /// The store's own cache (`cache_size`), shared by the run's clients.
+        store: Option<store::SharedStore>,
     },
     Memtier {
         task: u32,
@@ -1025,6 +1028,36 @@ impl std::fmt::Display for WorkloadError {
 impl std::error::Error for WorkloadError {}
 
 /// Whether a trace is replayed as buffered reads (the default, left out when serialized).
+/// The store's own cache of a [`WorkloadSpec::Ycsb`] whose properties give it a `cache_size`,
+/// in front of a table of `table_pages` pages, mapped as anonymous memory in the store's address
+/// space `task` of `m`; `None` without one.
+pub fn ycsb_store(
+    spec: &WorkloadSpec,
+    table_pages: u64,
+    m: &mut crate::mm::Machine,
+    task: u32,
+) -> Result<Option<store::SharedStore>, WorkloadError> {
+    let WorkloadSpec::Ycsb {
+        workload, properties, ..
+    } = spec
+    else {
+        return Ok(None);
+    };
+    let slots = ycsb_workload(workload, properties)?.cache_bytes / 4096;
+    if slots == 0 {
+        return Ok(None);
+    }
+    if slots + table_pages > u64::from(u32::MAX / 2) {
+        return Err(WorkloadError(format!(
+            "ycsb cache_size: {slots} pages beside a table of {table_pages} pages is out of range"
+        )));
+    }
+    let base = m.mmap(task, slots as u32, vmf::WRITE, None);
+    Ok(Some(std::sync::Arc::new(std::sync::Mutex::new(
+        store::StoreCache::new(slots as u32, base, table_pages),
+    ))))
+}
+
 /// Pages of a YCSB table of `records` records with room for `operations` inserts.
 pub fn ycsb_table_pages(records: u64, operations: u64, record_bytes: u64) -> u64 {
     (records + operations) * record_bytes / 4096 + 1
@@ -1293,12 +1326,10 @@ impl Stream {
             } => {
                 spec.validate()?;
                 let bytes = ycsb_workload(workload, properties)?.record_bytes();
-                let file = m.create_file(
-                    "usertable",
-                    ycsb_table_pages(*records, *operations, bytes),
-                    Advice::Normal,
-                );
-                Self::ycsb_client(spec, seed, task, file, *operations)
+                let pages = ycsb_table_pages(*records, *operations, bytes);
+                let file = m.create_file("usertable", pages, Advice::Normal);
+                let store = ycsb_store(spec, pages, m, task)?;
+                Self::ycsb_client(spec, seed, task, file, *operations, store)
             }
             WorkloadSpec::Memtier {
                 keys,
@@ -1441,13 +1472,16 @@ impl Stream {
     }
 
     /// One YCSB client of `spec` (a [`WorkloadSpec::Ycsb`]) on the table `file`, issuing
-    /// `operations` operations of its own key chooser seeded with `seed`, as task `task`.
+    /// `operations` operations of its own key chooser seeded with `seed`, as task `task`, through
+    /// the store's cache `store` when it has one ([`ycsb_store`]; `task` is then the store's
+    /// address space, shared by all clients).
     pub fn ycsb_client(
         spec: &WorkloadSpec,
         seed: u64,
         task: u32,
         file: u32,
         operations: u64,
+        store: Option<store::SharedStore>,
     ) -> Result<Stream, WorkloadError> {
         let WorkloadSpec::Ycsb {
             workload,
@@ -1470,8 +1504,10 @@ impl Stream {
                 remaining: operations,
                 pending: Default::default(),
                 kind: "",
+                // the cache's pages are keys after the table's
+                store: store.clone(),
             },
-            nr_keys: pages as u32,
+            nr_keys: (pages + store.map_or(0, |c| u64::from(c.lock().expect("store").slots()))) as u32,
             len: operations,
             done: 0,
             failure: Default::default(),
@@ -1656,6 +1692,7 @@ impl Stream {
                 remaining,
                 pending,
                 kind,
+                store,
             } => {
                 if pending.is_empty() {
                     if *remaining == 0 {
@@ -1663,6 +1700,7 @@ impl Stream {
                     }
                     *remaining -= 1;
                     let (t, f) = (*task, *file);
+                    let mut store = store.as_ref().map(|c| c.lock().expect("the store's cache"));
                     let op = gen.next();
                     *kind = ycsb_name(&op);
                     // the table holds record k at k × recordsize; a read or update touches the
@@ -1683,6 +1721,10 @@ impl Stream {
                     };
                     let mut push = |(a, b): (u64, u64), write: bool| {
                         for p in a..=b {
+                            if let Some(c) = store.as_deref_mut() {
+                                c.access(t, f, p, write, pending);
+                                continue;
+                            }
                             let op = if write {
                                 Op::Write {
                                     task: t,

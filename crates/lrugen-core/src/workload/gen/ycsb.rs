@@ -511,6 +511,11 @@ pub struct YcsbWorkload {
     /// `writeallfields` (default false): an update writes one field chosen uniformly; true writes
     /// the whole record.
     pub write_all_fields: bool,
+    /// `cache_size` (lrugen's own property, in bytes; units K, M, G allowed; default 0: none):
+    /// the store's own cache of table pages in anonymous memory, as WiredTiger's cache or
+    /// InnoDB's buffer pool ([`crate::workload::store`]). 0 reads every page through the page
+    /// cache.
+    pub cache_bytes: u64,
 }
 
 impl YcsbWorkload {
@@ -531,6 +536,7 @@ impl YcsbWorkload {
             operation_count: None,
             read_all_fields: true,
             write_all_fields: false,
+            cache_bytes: 0,
         }
     }
 
@@ -793,6 +799,11 @@ impl YcsbWorkload {
                 }
             }
             "readallfields" => self.read_all_fields = prop_bool(key, value)?,
+            "cache_size" => {
+                let pages = crate::experiment::size::parse_pages(v)
+                    .map_err(|e| GenError(format!("cache_size={value}: {e} (bytes, or with a unit: 512M, 2G)")))?;
+                self.cache_bytes = pages * 4096;
+            }
             "writeallfields" => self.write_all_fields = prop_bool(key, value)?,
             "dotransactions" => {
                 if !prop_bool(key, value)? {
@@ -827,7 +838,8 @@ impl YcsbWorkload {
                      requestdistribution, hotspotdatafraction, hotspotopnfraction, exponential.percentile, \
                      exponential.frac, minscanlength, maxscanlength, scanlengthdistribution, fieldcount, \
                      fieldlength, fieldlengthdistribution, readallfields, writeallfields, recordcount, \
-                     operationcount, threadcount, maxexecutiontime) or a database binding's (a dotted name)"
+                     operationcount, threadcount, maxexecutiontime), lrugen's cache_size (the store's own \
+                     cache) or a database binding's (a dotted name)"
                 )))
             }
         }
