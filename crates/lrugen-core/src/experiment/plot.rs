@@ -115,6 +115,17 @@ pub fn unit_of(metric: &str) -> Unit {
         "req_max_us" => ("maximum request latency (µs)", 1.0, false),
         "direct_reclaim_ms" => ("direct reclaim time (ms, virtual)", 1.0, false),
         "kswapd_ms" => ("kswapd time (ms, virtual)", 1.0, false),
+        "lru_lock_task_ms" => (
+            "lru_lock spinning and transfers on the tasks' path (ms, virtual)",
+            1.0,
+            false,
+        ),
+        "lru_lock_direct_ms" => (
+            "lru_lock spinning and transfers in direct reclaim (ms, virtual)",
+            1.0,
+            false,
+        ),
+        "lru_lock_kswapd_ms" => ("lru_lock spinning and transfers in kswapd (ms, virtual)", 1.0, false),
         "ops_per_sec" => ("throughput (operations per second)", 1.0, false),
         "virtual_s" => ("run time (s, virtual)", 1.0, false),
         other => {
