@@ -261,7 +261,7 @@ struct RunArgs {
     /// nvme:exponential (mean the preset's).
     #[arg(long, value_name = "PRESET")]
     device: Option<String>,
-    /// Virtual-time engine: swap device preset (nvme, sata-ssd, hdd, mmc, ramdisk, zram; with
+    /// Virtual-time engine: swap device preset (nvme, sata-ssd, hdd, mmc, ramdisk, zram, zram-lzo, zram-lz4; with
     /// :lognormal=SIGMA or :exponential as --device).
     #[arg(long, value_name = "PRESET")]
     swap_device: Option<String>,

@@ -118,6 +118,12 @@ impl DeviceSpec {
             compression_ratio: None,
             latency_dist: ServiceTime::Fixed,
         };
+        let zram = |name: &str, compress_ns, decompress_ns, ratio| DeviceSpec {
+            compress_ns,
+            decompress_ns,
+            compression_ratio: Some(ratio),
+            ..d(name, 0, 0, 8_000_000_000, 256)
+        };
         Ok(match name {
             // a datacenter NVMe SSD: ~80 µs 4 KiB random read, ~20 µs write (cache), 3 GB/s
             "nvme" => d("nvme", 80_000, 20_000, 3_000_000_000, 128),
@@ -129,17 +135,19 @@ impl DeviceSpec {
             "mmc" => d("mmc", 1_000_000, 3_000_000, 40_000_000, 1),
             // a RAM disk (brd): a memory copy
             "ramdisk" => d("ramdisk", 2_000, 2_000, 8_000_000_000, 256),
-            // zram with lzo-rle: ~3 µs to compress and ~1 µs to decompress a page, ratio ~3
-            "zram" => DeviceSpec {
-                compress_ns: 3_000,
-                decompress_ns: 1_000,
-                compression_ratio: Some(3.0),
-                ..d("zram", 0, 0, 8_000_000_000, 256)
-            },
+            // zram, per compressor: CPU per page compressed and decompressed, measured by
+            // `cargo bench -p lrugen-core --bench kernel_costs` (4 KiB O_DIRECT writes and reads
+            // of zram on this project's machine kind, pages of text and small records that
+            // lzo-rle packs 2.95:1, net of a same-filled page; medians of four runs):
+            // lzo-rle (the kernel's default) 5.0-5.7 / 1.6-1.8 µs, lzo 5.1-5.6 / 1.8-2.0 µs at
+            // 2.94:1, lz4 5.3-5.7 / 1.0-1.2 µs at 2.73:1
+            "zram" | "zram-lzo-rle" => zram(name, 5_300, 1_650, 3.0),
+            "zram-lzo" => zram(name, 5_200, 1_850, 3.0),
+            "zram-lz4" => zram(name, 5_500, 1_100, 2.8),
             _ => {
                 return Err(format!(
-                    "unknown device preset '{name}': expected nvme, sata-ssd, hdd, mmc, ramdisk or zram \
-                     (optionally :exponential or :lognormal=SIGMA)"
+                    "unknown device preset '{name}': expected nvme, sata-ssd, hdd, mmc, ramdisk, zram \
+                     (zram-lzo-rle), zram-lzo or zram-lz4 (optionally :exponential or :lognormal=SIGMA)"
                 ))
             }
         })

@@ -269,6 +269,14 @@ pub struct Work {
     pub rmap_walks: u64,
     /// PTEs looked at by page-table walks and look-around.
     pub ptes_walked: u64,
+    /// Present PMD entries looked at by MGLRU's page-table walk (`walk_pmd_range`).
+    pub pmds_walked: u64,
+    /// Tests and updates of MGLRU's Bloom filter of PTE tables (`test_bloom_filter`,
+    /// `update_bloom_filter`).
+    pub bloom_ops: u64,
+    /// TLB flushes of `shrink_folio_list` (`try_to_unmap_flush`: one per call that unmapped a
+    /// folio, with its shootdown IPIs, as `TTU_BATCH_FLUSH` batches them).
+    pub tlb_flushes: u64,
     /// Acquisitions of an lruvec's `lru_lock` by reclaim (isolation, putback, generation and cost
     /// bookkeeping; [`LruLockSite`] other than `Batch`).
     pub lru_lock_rounds: u64,
@@ -1028,6 +1036,21 @@ impl Machine {
     #[inline]
     pub fn count_ptes(&mut self, n: u64) {
         self.work[self.ctx].ptes_walked += n;
+    }
+
+    /// Count PMD entries looked at and Bloom filter operations of an MGLRU page-table walk in the
+    /// current context.
+    #[inline]
+    pub fn count_pmds(&mut self, pmds: u64, bloom_ops: u64) {
+        let w = &mut self.work[self.ctx];
+        w.pmds_walked += pmds;
+        w.bloom_ops += bloom_ops;
+    }
+
+    /// Count a batched TLB flush of reclaim (`try_to_unmap_flush`) in the current context.
+    #[inline]
+    pub fn count_tlb_flush(&mut self) {
+        self.work[self.ctx].tlb_flushes += 1;
     }
 
     /// Jiffies at the current virtual time (`HZ` = [`HZ`]).

@@ -97,6 +97,8 @@ pub fn shrink_folio_list<P: Policy>(
     let mut nr_reclaimed = 0;
     let mut pgactivate = 0;
     let mut survivors = 0;
+    // try_to_unmap with TTU_BATCH_FLUSH: one TLB flush (with its IPIs) for the whole list
+    let mut unmapped = false;
     m.count_scanned(list.len() as u64);
     for i in 0..list.len() {
         let id = list[i];
@@ -142,6 +144,7 @@ pub fn shrink_folio_list<P: Policy>(
             }
             if m.folios[id].mapped() {
                 m.try_to_unmap(id);
+                unmapped = true;
                 if m.folios[id].mapped() {
                     sc.stat.nr_unmap_fail += 1;
                     break 'decide Outcome::Activate;
@@ -210,6 +213,9 @@ pub fn shrink_folio_list<P: Policy>(
     }
     list.truncate(survivors);
     m.count_vm_events(Stat::Pgactivate, pgactivate);
+    if unmapped {
+        m.count_tlb_flush();
+    }
     nr_reclaimed
 }
 

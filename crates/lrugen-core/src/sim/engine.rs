@@ -34,29 +34,53 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Time costs of kernel events (ns). Defaults are orders of magnitude from a current x86 server;
-/// change them to match the machine you compare with.
+/// Time costs of kernel events (ns). Every default is measured on this project's machine kind (a
+/// 2-vCPU Intel Xeon KVM guest, kernel 6.18): the lock and list costs with user-space copies of
+/// the kernel's operations (`benches/locks.rs`, `benches/lru_lock.rs`), the others on the running
+/// kernel through the system call whose path is closest (`benches/kernel_costs.rs`); medians over
+/// four runs, each a median of 7 rounds (docs/benchmarks.md, "Where the CPU costs come from").
+/// Change them to match the machine you compare with.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Costs {
-    /// A buffered read or write of a cached page (syscall and copy).
+    /// A buffered read or write of a cached page (syscall, page-cache lookup and copy). 1,000 ns:
+    /// `cargo bench -p lrugen-core --bench kernel_costs`, a 4 KiB `pread` of a random page of a cached 256 MiB file, 944–992 ns (of which the
+    /// page-cache lookup at a random index, from `mincore` on an unfaulted mapping, is 86–108 ns;
+    /// 20 ns at the next index).
     pub read_hit_ns: u64,
-    /// A load or store to a mapped, present page.
+    /// A load or store to a mapped, present page. 300 ns: the same bench, dependent loads to
+    /// random pages of a 1 GiB buffer in 4 KiB pages (a TLB miss and a cache miss each), 276–295
+    /// ns (202–215 ns in transparent huge pages; a page the TLB and caches hold costs a few ns).
     pub access_hit_ns: u64,
-    /// A minor fault (zero-fill, or a page found in the page or swap cache).
+    /// A minor fault (zero-fill, or a page found in the page or swap cache; the LRU add is priced
+    /// by the lock rows). 1,000 ns: the same bench, a file fault that finds its page in the page
+    /// cache (nothing around it to map) 689–715 ns, an anonymous first write (allocation, charge,
+    /// clearing) 1,193–1,287 ns.
     pub minor_fault_ns: u64,
-    /// CPU time of a page-cache miss or major fault besides the I/O wait.
+    /// CPU time of a page-cache miss or major fault besides the I/O wait and the block layer
+    /// (`block_io_ns`): folio allocation, charge, page-cache insert, the file system's read
+    /// set-up. 2,000 ns: the same bench, buffered reads and mapped faults that miss on ext4 over a
+    /// loop device minus that device's `O_DIRECT` read (−0.3–4.2 µs over four runs), and a
+    /// swap-in fault from zram minus the decompression (1.6–1.9 µs).
     pub major_fault_ns: u64,
     /// Reclaim: per folio scanned (isolated, sorted or deactivated). 150 ns: the isolation of a
     /// cold folio (unlink from an LRU tail in no memory order, clear `PG_lru`, take a reference,
     /// link onto the isolation list; one cache miss), measured at 149–156 ns on this project's
     /// 2-core machine kind by `cargo bench -p lrugen-core --bench lru_lock`.
     pub per_folio_scanned_ns: u64,
-    /// Reclaim: per mapping visited by an rmap walk.
+    /// Reclaim: per mapping visited by an rmap walk. 80 ns: `cargo bench -p lrugen-core --bench kernel_costs`, memcg reclaim of a file
+    /// mapped by 1, 2, 4 and 8 processes, the reclaimer's CPU per page against the mappings,
+    /// halved (`folio_referenced` and `try_to_unmap` each walk them): 74–81 ns.
     pub per_rmap_walk_ns: u64,
-    /// Aging: per PTE looked at by a page-table walk or look-around.
+    /// Aging: per PTE looked at by a page-table walk or look-around. 8 ns: the same bench,
+    /// `/proc/self/clear_refs` (the kernel's closest walk; no MGLRU there), 25–27 ns per young PTE
+    /// cleared and 1.0–1.5 ns per empty one (an old PTE MGLRU skips without its folio), weighed for
+    /// a quarter of the PTEs young.
     pub per_pte_walked_ns: u64,
-    /// Reclaim: CPU time to start the write of one page (swap-out).
+    /// Reclaim: CPU time to start the write of one page (swap-out: slot, swap cache, bio; the
+    /// compression and the block layer are priced apart). 1,500 ns: the same bench, `MADV_PAGEOUT`
+    /// of anonymous pages to zram minus the compression, 1.7–2.1 µs, less the isolation and rmap
+    /// walk the engine prices apart and zram's bio handling.
     pub per_page_written_ns: u64,
     /// One uncontended acquisition and release of an lruvec's `lru_lock` whose cache line this
     /// CPU holds, per hold ([`crate::mm::LruLockSite`]). 11 ns: `cargo bench -p lrugen-core
@@ -86,6 +110,29 @@ pub struct Costs {
     /// server parsing: a memtier GET, a YCSB operation), charged when the request starts.
     #[serde(default = "default_request_ns")]
     pub request_ns: u64,
+    /// Aging: per present PMD entry looked at by MGLRU's page-table walk (`walk_pmd_range`:
+    /// its table mapped and locked), besides the PTEs of its table. 100 ns: `cargo bench -p lrugen-core --bench kernel_costs`,
+    /// `clear_refs` over one present page per 2 MiB, at most 180–205 ns for the VMA, the PMD and
+    /// its one PTE, and 0–150 ns left for the PMD once its empty PTEs are taken off.
+    pub per_pmd_walked_ns: u64,
+    /// Aging: per test or update of MGLRU's Bloom filter (`test_bloom_filter`,
+    /// `update_bloom_filter`: two bits of a `hash_ptr` of the PTE table's address). 5 ns: the same
+    /// bench, a user-space copy of the kernel's code (this kernel has no MGLRU), a test 1.9–2.0 ns
+    /// and an update (a locked `or`) 8.4–8.8 ns with the filter in cache.
+    pub bloom_op_ns: u64,
+    /// Reclaim: per batched TLB flush after unmapping (`try_to_unmap_flush`, one per
+    /// `shrink_folio_list` that unmapped a folio). 160 ns: the same bench, a full local flush
+    /// (`mprotect` of pages 63 apart, above the single-page ceiling), 154–167 ns. The shootdown
+    /// IPI to a CPU that runs the mm is not priced (the engine does not track which CPUs run an
+    /// mm); the bench measures it at 14.3–16.9 µs on this VM (a VM exit each).
+    pub tlb_flush_ns: u64,
+    /// CPU of one block-layer request, submission to completion with the sleep and wake-up of
+    /// the task that waits, per page read or written on a storage or swap device (not zram, whose
+    /// compression prices its own work); added to `major_fault_ns` on a page-cache or swap miss.
+    /// 5,500 ns: `cargo bench -p lrugen-core --bench kernel_costs`, 4 KiB `O_DIRECT` reads of a loop device over tmpfs (the loop worker's copy
+    /// not charged), the reader's CPU minus a cached `pread`, 5.3–6.8 µs over four runs. The VM's
+    /// virtio disk costs 31–35 µs (its submissions exit to the VMM), not used.
+    pub block_io_ns: u64,
 }
 
 /// 10 µs a request: Redis GETs of 1000-byte values over loopback on a 2-core machine (this
@@ -113,18 +160,22 @@ impl Default for Costs {
     fn default() -> Self {
         Costs {
             read_hit_ns: 1_000,
-            access_hit_ns: 50,
+            access_hit_ns: 300,
             minor_fault_ns: 1_000,
-            major_fault_ns: 3_000,
+            major_fault_ns: 2_000,
             per_folio_scanned_ns: 150,
-            per_rmap_walk_ns: 300,
-            per_pte_walked_ns: 10,
-            per_page_written_ns: 1_000,
+            per_rmap_walk_ns: 80,
+            per_pte_walked_ns: 8,
+            per_page_written_ns: 1_500,
             lru_lock_ns: default_lru_lock_ns(),
             lock_bounce_ns: default_lock_bounce_ns(),
             per_folio_putback_ns: default_per_folio_putback_ns(),
             per_folio_moved_ns: default_per_folio_moved_ns(),
             request_ns: default_request_ns(),
+            per_pmd_walked_ns: 100,
+            bloom_op_ns: 5,
+            tlb_flush_ns: 160,
+            block_io_ns: 5_500,
         }
     }
 }
@@ -447,6 +498,9 @@ fn work_ns(c: &Costs, w: &Work) -> u64 {
     w.folios_scanned * c.per_folio_scanned_ns
         + w.rmap_walks * c.per_rmap_walk_ns
         + w.ptes_walked * c.per_pte_walked_ns
+        + w.pmds_walked * c.per_pmd_walked_ns
+        + w.bloom_ops * c.bloom_op_ns
+        + w.tlb_flushes * c.tlb_flush_ns
         + w.lru_lock_rounds * c.lru_lock_ns
         + w.folios_putback * c.per_folio_putback_ns
 }
@@ -514,6 +568,9 @@ fn work_delta(a: &Work, b: &Work) -> Work {
         folios_scanned: b.folios_scanned - a.folios_scanned,
         rmap_walks: b.rmap_walks - a.rmap_walks,
         ptes_walked: b.ptes_walked - a.ptes_walked,
+        pmds_walked: b.pmds_walked - a.pmds_walked,
+        bloom_ops: b.bloom_ops - a.bloom_ops,
+        tlb_flushes: b.tlb_flushes - a.tlb_flushes,
         lru_lock_rounds: b.lru_lock_rounds - a.lru_lock_rounds,
         folios_putback: b.folios_putback - a.folios_putback,
         batch_rounds: b.batch_rounds - a.batch_rounds,
@@ -526,6 +583,9 @@ fn add_work(a: &mut Work, d: &Work) {
     a.folios_scanned += d.folios_scanned;
     a.rmap_walks += d.rmap_walks;
     a.ptes_walked += d.ptes_walked;
+    a.pmds_walked += d.pmds_walked;
+    a.bloom_ops += d.bloom_ops;
+    a.tlb_flushes += d.tlb_flushes;
     a.lru_lock_rounds += d.lru_lock_rounds;
     a.folios_putback += d.folios_putback;
     a.batch_rounds += d.batch_rounds;
@@ -643,9 +703,11 @@ pub fn run_sampled<P: Policy>(
                 + kout.wait_ns
                 + kout.bounce_ns
                 + io.swap_writes * c.per_page_written_ns;
+            k_ns += io.file_writes * c.block_io_ns;
             if zram {
                 k_ns += io.swap_writes * cfg.swap_device.compress_ns;
             } else {
+                k_ns += io.swap_writes * c.block_io_ns;
                 for _ in 0..io.swap_writes {
                     swapdev.submit(start, 4096, true);
                 }
@@ -734,7 +796,10 @@ pub fn run_sampled<P: Policy>(
             };
         if zram {
             cpu_ns += io.swap_reads * cfg.swap_device.decompress_ns + io.swap_writes * cfg.swap_device.compress_ns;
+        } else {
+            cpu_ns += (io.swap_reads + io.swap_writes) * c.block_io_ns;
         }
+        cpu_ns += (io.file_reads + io.file_writes) * c.block_io_ns;
         let end_cpu = start + cpu_ns;
         cpu_free[cpu] = end_cpu;
         // inline kswapd ran on another CPU meanwhile

@@ -404,6 +404,7 @@ impl Mglru {
             return;
         }
         w.mm_stats[mm_stat::NONLEAF_TOTAL] += 1;
+        m.count_pmds(1, 0);
         let nonleaf = self.should_clear_pmd_young();
         // 6.1: the non-leaf accessed bit is tested (and cleared, walk_pmd_range_locked) even
         // in a forced scan
@@ -414,6 +415,7 @@ impl Mglru {
             m.mms[mm as usize].pmds[pi] &= !PMD_YOUNG;
         }
         let item = pmd_item(mm, pi);
+        m.count_pmds(0, u64::from(!w.force_scan));
         if !w.force_scan && !test_bloom_filter(&self.lruvecs[w.lv].mm_state, w.seq, item) {
             return;
         }
@@ -425,6 +427,7 @@ impl Mglru {
             return;
         }
         w.mm_stats[mm_stat::NONLEAF_ADDED] += 1;
+        m.count_pmds(0, 1);
         update_bloom_filter(&mut self.lruvecs[w.lv].mm_state, w.seq + 1, item);
     }
 
@@ -647,6 +650,7 @@ impl Mglru {
             }
         }
         if suitable_to_scan(end as u64 - start as u64, young) {
+            m.count_pmds(0, 1);
             update_bloom_filter(&mut self.lruvecs[lv].mm_state, max_seq, pmd_item(mm, pi));
         }
         match rework {
