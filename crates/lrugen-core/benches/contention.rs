@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! What the lock model costs in simulation speed (`sim::locks`): the fio preset
-//! `examples/fg-fio-zipf-small.toml` (16 fio jobs of zipf:0.9 random reads on 16 CPUs in one
-//! 64 MiB memcg, 640,000 reads), its first repetition under each of its policies, with
-//! `EngineConfig::locks` off (every `lru_lock` hold priced uncontended, no log) and on (each hold
-//! logged and placed on its lock's timeline). The counters and prices of the lock sites are
-//! there in both; what differs is the log and the timelines.
+//! What the cost model and the lock model cost in simulation speed (`sim::engine`,
+//! `sim::locks`): the fio preset `examples/fg-fio-zipf-small.toml` (16 fio jobs of zipf:0.9
+//! random reads on 16 CPUs in one 64 MiB memcg, 640,000 reads), its first repetition under each
+//! of its policies, run three ways: `no-engine`, the same 640,000 zipf:0.9 reads as one job on
+//! one file as large as the 16 jobs' files together, replayed without virtual time (no prices,
+//! no tasks: what the kernel model alone costs; a replay without the engine runs one stream, so
+//! its misses differ somewhat: they are printed); `locks-off`, the engine
+//! pricing every operation with its costs, every `lru_lock` hold uncontended and unlogged;
+//! `locks-on`, each hold also logged and placed on its lock's timeline. The counters of the lock
+//! sites are kept in all three; what differs is the pricing, the log and the timelines.
 //!
 //! Timed: the replay (`RunResult::wall_seconds`), as `lrugen bench` reports it.
 //! `cargo bench -p lrugen-core --bench contention` takes about a minute.
@@ -26,13 +30,37 @@ fn bench(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(8));
     for cell in exp.cells().into_iter().filter(|c| c.repetition == 0) {
         let v = &exp.variants[cell.variant];
-        for locks in [false, true] {
+        for mode in ["no-engine", "locks-off", "locks-on"] {
             let mut cfg = exp.run_config(&cell, None);
-            let e = cfg.engine.as_mut().expect("an engine preset");
-            e.locks = locks;
+            match mode {
+                "no-engine" => {
+                    // the plain replay runs one stream: the jobs' accesses in one job
+                    cfg.engine = None;
+                    if let lrugen::workload::WorkloadSpec::Fio {
+                        accesses, file_pages, ..
+                    } = &mut cfg.workload
+                    {
+                        *accesses *= u64::from(cfg.jobs);
+                        *file_pages *= u64::from(cfg.jobs);
+                    }
+                    cfg.jobs = 1;
+                }
+                m => cfg.engine.as_mut().expect("an engine preset").locks = m == "locks-on",
+            }
+            // what one run does, so that the three ways can be compared
+            match sim::run(&cfg, None, &mut |_, _| {}) {
+                Ok(r) => eprintln!(
+                    "{}/{mode}: {} accesses, {} misses, {:?}",
+                    v.label, r.accesses, r.misses, r.error
+                ),
+                Err(e) => {
+                    eprintln!("{}/{mode}: skipped: {e}", v.label);
+                    continue;
+                }
+            }
             let ops: u64 = 16 * 40_000;
             g.throughput(Throughput::Elements(ops));
-            let label = format!("{}/locks-{}", v.label, if locks { "on" } else { "off" });
+            let label = format!("{}/{mode}", v.label);
             g.bench_function(label, |b| {
                 b.iter_custom(|iters| {
                     let mut t = Duration::ZERO;
