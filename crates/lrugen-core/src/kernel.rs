@@ -69,7 +69,8 @@ pub struct Kernel<P: Policy> {
 
 impl<P: Policy> Kernel<P> {
     /// Pair a machine with a policy built for it.
-    pub fn new(m: Machine, p: P) -> Self {
+    pub fn new(mut m: Machine, p: P) -> Self {
+        m.swap_percpu_cluster = p.switches().swap_percpu_cluster;
         Kernel {
             m,
             p,

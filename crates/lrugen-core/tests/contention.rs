@@ -141,3 +141,86 @@ fn the_lock_model_changes_timing_not_counters() {
     let b = fio(PolicyKind::Classic, 1, false);
     assert_eq!(a.vmstat, b.vmstat);
 }
+
+/// `cpus` tasks (one per CPU), each storing to 6,000 pages of its own anonymous memory (Zipf 0.6)
+/// in one memcg of 4,096 pages with swap on a ramdisk, under `profile`.
+fn anon(profile: &str, cpus: u32) -> RunResult {
+    let mut cfg = RunConfig::new(
+        MachineConfig::simple(4096 * 4 + 16_384 + 6000 * u64::from(cpus), 65_536),
+        MemcgConfig {
+            max: Some(4096),
+            ..Default::default()
+        },
+        WorkloadSpec::Anon {
+            pages: 6000,
+            write_ratio: 1.0,
+            dist: "zipf:0.6".parse().unwrap(),
+            accesses: 20_000,
+            compressed_pct: 0,
+        },
+        PolicyKind::Classic,
+    );
+    cfg.mglru.profile = profile.parse().unwrap();
+    cfg.engine = Some(EngineConfig {
+        cpus,
+        storage: DeviceSpec::preset("ramdisk").unwrap(),
+        swap_device: DeviceSpec::preset("ramdisk").unwrap(),
+        costs: Costs::default(),
+        ..Default::default()
+    });
+    cfg.jobs = cpus;
+    cfg.seed = 3;
+    sim::run(&cfg, None, &mut |_, _| {}).expect("run")
+}
+
+/// The swap device's lock (`si->lock`, `swap_percpu_cluster`): up to 6.12 each CPU refills its
+/// slot cache and returns freed slots 64 at a time under it; from 6.15 it takes it only for a
+/// new cluster of 512 slots, and frees do not. So 6.12 takes it about (swap-outs + frees) / 64
+/// times and 7.2 about swap-outs / 512 (each CPU's batch starts anew, hence "about"), one CPU
+/// never waits for it, and eight CPUs swapping at once under 6.12 do.
+#[test]
+fn the_swap_device_lock_is_taken_per_batch_and_contended_by_many_cpus() {
+    let slots = |r: &RunResult| {
+        let vm = r.vmstat.as_ref().unwrap();
+        (vm.get(Stat::Pswpout) as u64, vm.get(Stat::Pswpin) as u64)
+    };
+    for cpus in [1, 8] {
+        let old = anon("6.12", cpus);
+        let new = anon("7.2", cpus);
+        let (o, n) = (old.engine.as_ref().unwrap(), new.engine.as_ref().unwrap());
+        let (out_o, in_o) = slots(&old);
+        let (out_n, _) = slots(&new);
+        eprintln!(
+            "{cpus} CPUs: 6.12 {} acquisitions for {out_o} swap-outs, {in_o} swap-ins, {:.3} ms waiting; \
+             7.2 {} for {out_n} swap-outs, {:.3} ms waiting",
+            o.swap_lock.acquisitions,
+            o.swap_lock.wait_ns as f64 / 1e6,
+            n.swap_lock.acquisitions,
+            n.swap_lock.wait_ns as f64 / 1e6
+        );
+        assert!(out_o > 2_000 && out_n > 2_000, "the runs swap");
+        // allocations: one refill per 64 (or 512) per CPU; frees: at most one return per 64
+        let lo = out_o.div_ceil(64);
+        let hi = out_o.div_ceil(64) + out_o.div_ceil(64) + u64::from(cpus) * 2;
+        assert!(
+            (lo..=hi).contains(&o.swap_lock.acquisitions),
+            "6.12: {}",
+            o.swap_lock.acquisitions
+        );
+        let (lo, hi) = (out_n.div_ceil(512), out_n.div_ceil(512) + u64::from(cpus));
+        assert!(
+            (lo..=hi).contains(&n.swap_lock.acquisitions),
+            "7.2: {}",
+            n.swap_lock.acquisitions
+        );
+        if cpus == 1 {
+            assert_eq!(o.swap_lock.wait_ns + o.swap_lock.bounce_ns, 0, "one CPU never waits");
+        } else {
+            assert!(o.swap_lock.bounced > 0, "{cpus} CPUs take the lock after each other");
+            assert!(
+                o.swap_lock.wait_ns + o.swap_lock.bounce_ns > n.swap_lock.wait_ns + n.swap_lock.bounce_ns,
+                "6.12's slot caches take the device lock more than 7.2's clusters"
+            );
+        }
+    }
+}

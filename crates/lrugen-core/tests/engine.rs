@@ -54,6 +54,7 @@ fn exact_costs() -> Costs {
         bloom_op_ns: 0,
         tlb_flush_ns: 0,
         block_io_ns: 0,
+        per_swap_slot_ns: 0,
         ..Costs::default()
     }
 }

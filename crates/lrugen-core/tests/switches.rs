@@ -258,6 +258,9 @@ macro_rules! switch_tests {
             // `refault_distance_activates_refaults_within_the_workingset`
             tested.push("fg_no_tier_protection");
             tested.push("fg_refault_distance");
+            // changes no counter, only the engine's swap lock: `contention.rs`,
+            // `the_swap_device_lock_is_taken_per_batch_and_contended_by_many_cpus`
+            tested.push("swap_percpu_cluster");
             // memory.reclaim's grammar and loop: `memory_reclaim.rs`
             tested.push("memory_reclaim_swappiness");
             tested.push("memory_reclaim_quarter_batch");

@@ -290,6 +290,11 @@ pub struct Work {
     pub folios_added: u64,
     /// Folios moved within the LRU lists by `activate`, `rotate` and `deactivate` flushes.
     pub folios_moved: u64,
+    /// Acquisitions of the swap device's lock (`si->lock`): a per-CPU slot cache refilled or
+    /// flushed, or a new cluster taken ([`Machine::swap_percpu_cluster`]).
+    pub swap_lock_rounds: u64,
+    /// Swap slots allocated or freed under those acquisitions.
+    pub swap_slots_locked: u64,
 }
 
 /// Where an lruvec's `lru_lock` is held, which decides what the hold costs per folio
@@ -310,6 +315,9 @@ pub enum LruLockSite {
     /// `reset_batch_size` after an mm walk, 6.1's look-around updating generations under the lock
     /// (per folio updated).
     Seq,
+    /// Not an `lru_lock`: the swap device's lock, taken to allocate or free a batch of slots
+    /// (per slot). Its holds are on a timeline of their own.
+    Swap,
 }
 
 /// One hold of an `lru_lock`, logged for the engine's lock model (`sim::locks`) while
@@ -351,6 +359,16 @@ pub struct Machine {
     /// Log each `lru_lock` hold in [`Machine::lock_log`] (set by the engine, which drains it
     /// after every operation; off elsewhere, so that the log does not grow).
     pub lock_log_on: bool,
+    /// The CPU the current operation runs on (the engine's; 0 without it): whose per-CPU swap
+    /// slot cache or cluster an allocation uses.
+    pub cpu: u32,
+    /// From the profile (`swap_percpu_cluster`): swap slots come from per-CPU clusters, the
+    /// device lock taken once per new cluster of `SWAPFILE_CLUSTER` slots and not to free;
+    /// otherwise from per-CPU slot caches refilled and flushed `SWAP_BATCH` slots at a time
+    /// under it.
+    pub swap_percpu_cluster: bool,
+    /// Per CPU: slots left in its slot cache or cluster, and frees until its return cache flushes.
+    swap_left: Vec<[u32; 2]>,
     /// The holds of the operation in progress.
     pub lock_log: Vec<LockHold>,
     /// Folios waiting in each per-CPU batch of [`FBATCH_ACTIVATE`] etc. (counted only: the
@@ -500,6 +518,9 @@ impl Machine {
             work: [Work::default(); 2],
             ctx: CTX_TASK,
             lock_log_on: false,
+            cpu: 0,
+            swap_percpu_cluster: false,
+            swap_left: Vec::new(),
             lock_log: Vec::new(),
             fbatch_pending: [0; 3],
             rmap_count: std::cell::Cell::new(0),
@@ -1005,7 +1026,7 @@ impl Machine {
                 w.lru_lock_rounds += 1;
                 w.folios_putback += folios;
             }
-            LruLockSite::Isolate | LruLockSite::Seq => w.lru_lock_rounds += 1,
+            LruLockSite::Isolate | LruLockSite::Seq | LruLockSite::Swap => w.lru_lock_rounds += 1,
         }
         if self.lock_log_on {
             self.lock_log.push(LockHold {
@@ -1309,7 +1330,43 @@ impl Machine {
         let slot = self.swap.alloc()?;
         self.swap.owner[slot as usize] = memcg;
         self.memcgs.swap_charge(memcg, 1);
+        self.swap_lock_tick(0);
         Some(slot)
+    }
+
+    /// A slot allocated (`kind` 0) or freed (1) on the current CPU: when its per-CPU slot cache
+    /// or cluster runs out (or its return cache fills), the swap device's lock is taken for the
+    /// batch (`get_swap_pages` refilling `SWAP_BATCH` = 64 slots, `swapcache_free_entries`
+    /// returning 64; from 6.15 a new cluster of 512 slots for the allocating CPU, and frees take
+    /// only the cluster's own lock, not modelled).
+    fn swap_lock_tick(&mut self, kind: usize) {
+        let batch = match (self.swap_percpu_cluster, kind) {
+            (false, _) => 64,
+            (true, 0) => 512,
+            (true, _) => return,
+        };
+        let cpu = self.cpu as usize;
+        if self.swap_left.len() <= cpu {
+            self.swap_left.resize(cpu + 1, [0, 0]);
+        }
+        let left = &mut self.swap_left[cpu][kind];
+        if *left == 0 {
+            *left = batch;
+            let w = &mut self.work[self.ctx];
+            let before = *w;
+            w.swap_lock_rounds += 1;
+            w.swap_slots_locked += u64::from(batch);
+            if self.lock_log_on {
+                self.lock_log.push(LockHold {
+                    ctx: self.ctx as u8,
+                    site: LruLockSite::Swap,
+                    lruvec: u32::MAX,
+                    folios: batch,
+                    before,
+                });
+            }
+        }
+        *left -= 1;
     }
 
     /// zram: store the compressed copy of anon folio `id` in `slot`, growing the pool (its pages
@@ -1373,6 +1430,7 @@ impl Machine {
         let owner = self.swap.owner[slot as usize];
         self.memcgs.swap_charge(owner, -1);
         self.swap.free_slot(slot);
+        self.swap_lock_tick(1);
     }
 
     /// Drop a swap-cache folio's slot while keeping the folio (`folio_free_swap`): only when no PTE

@@ -133,6 +133,13 @@ pub struct Costs {
     /// not charged), the reader's CPU minus a cached `pread`, 5.3–6.8 µs over four runs. The VM's
     /// virtio disk costs 31–35 µs (its submissions exit to the VMM), not used.
     pub block_io_ns: u64,
+    /// Per swap slot allocated or freed under the swap device's lock (`si->lock`), in the batch
+    /// that takes it ([`crate::mm::Machine::swap_percpu_cluster`]): the hold is `lru_lock_ns`
+    /// plus this per slot. 5 ns: `cargo bench -p lrugen-core --bench kernel_costs -- swapslot`,
+    /// a user-space copy of `scan_swap_map_slots` taking 64 free slots of a half-full cluster
+    /// and `swap_entry_free` giving them back (`swap_map` bytes tested and set, the cluster's and
+    /// the device's counts kept), 5.2–5.3 ns per slot each way over four runs.
+    pub per_swap_slot_ns: u64,
 }
 
 /// 10 µs a request: Redis GETs of 1000-byte values over loopback on a 2-core machine (this
@@ -176,6 +183,7 @@ impl Default for Costs {
             bloom_op_ns: 5,
             tlb_flush_ns: 160,
             block_io_ns: 5_500,
+            per_swap_slot_ns: 5,
         }
     }
 }
@@ -427,6 +435,9 @@ pub struct EngineResult {
     pub kswapd_work: Work,
     /// `lru_lock` acquisitions and contention.
     pub lru_lock: LruLockStats,
+    /// The swap device's lock (`si->lock`), in every context: slot-cache refills and returns
+    /// (6.1, 6.12) or new clusters (from 6.15); its time is CPU of the context that took it.
+    pub swap_lock: LockWait,
     /// Storage device statistics.
     pub storage: DeviceStats,
     /// Swap device statistics.
@@ -507,7 +518,11 @@ fn work_ns(c: &Costs, w: &Work) -> u64 {
 
 /// CPU time of the lock holds outside reclaim (folio batch flushes), uncontended.
 fn batch_ns(c: &Costs, w: &Work) -> u64 {
-    w.batch_rounds * c.lru_lock_ns + w.folios_added * c.per_folio_putback_ns + w.folios_moved * c.per_folio_moved_ns
+    w.batch_rounds * c.lru_lock_ns
+        + w.folios_added * c.per_folio_putback_ns
+        + w.folios_moved * c.per_folio_moved_ns
+        + w.swap_lock_rounds * c.lru_lock_ns
+        + w.swap_slots_locked * c.per_swap_slot_ns
 }
 
 /// How long a hold lasts, uncontended.
@@ -518,12 +533,13 @@ fn hold_ns(c: &Costs, h: &LockHold) -> u64 {
         LruLockSite::Batch => c.per_folio_moved_ns,
         // generation updates of folios whose PTEs were just walked
         LruLockSite::Seq => c.per_pte_walked_ns,
+        LruLockSite::Swap => c.per_swap_slot_ns,
     };
     c.lru_lock_ns + u64::from(h.folios) * per
 }
 
 /// The waits of the holds of context `ctx` logged by an operation that ran on `cpu` from `t0`,
-/// whose work in that context began at `base`: (reclaim, outside reclaim).
+/// whose work in that context began at `base`: (reclaim, outside reclaim, the swap device's lock).
 #[allow(clippy::too_many_arguments)]
 fn price_locks(
     locks: &mut Locks,
@@ -534,25 +550,23 @@ fn price_locks(
     cpu: usize,
     c: &Costs,
     horizon: u64,
-) -> (LockWait, LockWait) {
-    let (mut rec, mut out) = (LockWait::default(), LockWait::default());
+) -> (LockWait, LockWait, LockWait) {
+    let (mut rec, mut out, mut swap) = (LockWait::default(), LockWait::default(), LockWait::default());
     let mut waited = 0;
     for h in log.iter().filter(|h| usize::from(h.ctx) == ctx) {
         let d = work_delta(base, &h.before);
         let t = t0 + work_ns(c, &d) + batch_ns(c, &d) + waited;
-        let a = locks.acquire(
-            h.lruvec as usize,
-            t,
-            hold_ns(c, h),
-            cpu as u32,
-            c.lock_bounce_ns,
-            horizon,
-        );
+        // the swap device's lock first, then one lock per lruvec
+        let lock = match h.site {
+            LruLockSite::Swap => 0,
+            _ => h.lruvec as usize + 1,
+        };
+        let a = locks.acquire(lock, t, hold_ns(c, h), cpu as u32, c.lock_bounce_ns, horizon);
         waited += a.wait_ns + if a.bounced { c.lock_bounce_ns } else { 0 };
-        let w = if matches!(h.site, LruLockSite::Add | LruLockSite::Batch) {
-            &mut out
-        } else {
-            &mut rec
+        let w = match h.site {
+            LruLockSite::Add | LruLockSite::Batch => &mut out,
+            LruLockSite::Swap => &mut swap,
+            _ => &mut rec,
         };
         w.acquisitions += 1;
         w.contended += u64::from(a.wait_ns > 0);
@@ -560,7 +574,7 @@ fn price_locks(
         w.wait_ns += a.wait_ns;
         w.bounce_ns += if a.bounced { c.lock_bounce_ns } else { 0 };
     }
-    (rec, out)
+    (rec, out, swap)
 }
 
 fn work_delta(a: &Work, b: &Work) -> Work {
@@ -576,6 +590,8 @@ fn work_delta(a: &Work, b: &Work) -> Work {
         batch_rounds: b.batch_rounds - a.batch_rounds,
         folios_added: b.folios_added - a.folios_added,
         folios_moved: b.folios_moved - a.folios_moved,
+        swap_lock_rounds: b.swap_lock_rounds - a.swap_lock_rounds,
+        swap_slots_locked: b.swap_slots_locked - a.swap_slots_locked,
     }
 }
 
@@ -591,6 +607,8 @@ fn add_work(a: &mut Work, d: &Work) {
     a.batch_rounds += d.batch_rounds;
     a.folios_added += d.folios_added;
     a.folios_moved += d.folios_moved;
+    a.swap_lock_rounds += d.swap_lock_rounds;
+    a.swap_slots_locked += d.swap_slots_locked;
 }
 
 /// Run `tasks` (one stream per task) on kernel `k` in virtual time.
@@ -661,6 +679,7 @@ pub fn run_sampled<P: Policy>(
             let start = (ready + base).max(free);
             now = now.max(start);
             k.m.now_ns = now;
+            k.m.cpu = cpu as u32;
             let s0 = snap(k);
             let mut run = kswapd[node].take().expect("a scheduled kswapd run");
             let mut more = vmscan::balance_pgdat_step(&mut k.m, &mut k.p, &mut run);
@@ -683,7 +702,7 @@ pub fn run_sampled<P: Policy>(
             let io = Io::between(&s0, &s1);
             let kw = work_delta(&s0.work[CTX_KSWAPD], &s1.work[CTX_KSWAPD]);
             add_work(&mut r.kswapd_work, &kw);
-            let (kr, kout) = price_locks(
+            let (kr, kout, kswap) = price_locks(
                 &mut locks,
                 &k.m.lock_log,
                 CTX_KSWAPD,
@@ -696,12 +715,15 @@ pub fn run_sampled<P: Policy>(
             k.m.lock_log.clear();
             r.lru_lock.kswapd.add(&kr);
             r.lru_lock.outside.add(&kout);
+            r.swap_lock.add(&kswap);
             let mut k_ns = work_ns(c, &kw)
                 + batch_ns(c, &kw)
                 + kr.wait_ns
                 + kr.bounce_ns
                 + kout.wait_ns
                 + kout.bounce_ns
+                + kswap.wait_ns
+                + kswap.bounce_ns
                 + io.swap_writes * c.per_page_written_ns;
             k_ns += io.file_writes * c.block_io_ns;
             if zram {
@@ -753,6 +775,7 @@ pub fn run_sampled<P: Policy>(
         let start = ready.max(free);
         now = now.max(start);
         k.m.now_ns = now;
+        k.m.cpu = cpu as u32;
         let s0 = snap(k);
         let res = k.exec(step.op);
         let s1 = snap(k);
@@ -767,7 +790,7 @@ pub fn run_sampled<P: Policy>(
         let kw = work_delta(&s0.work[CTX_KSWAPD], &s1.work[CTX_KSWAPD]);
         add_work(&mut r.direct_work, &dw);
         add_work(&mut r.kswapd_work, &kw);
-        let (dr, dout) = price_locks(
+        let (dr, dout, dswap) = price_locks(
             &mut locks,
             &k.m.lock_log,
             CTX_TASK,
@@ -779,12 +802,15 @@ pub fn run_sampled<P: Policy>(
         );
         r.lru_lock.direct.add(&dr);
         r.lru_lock.outside.add(&dout);
+        r.swap_lock.add(&dswap);
         let reclaim_ns = work_ns(c, &dw) + dr.wait_ns + dr.bounce_ns + io.swap_writes * c.per_page_written_ns;
         r.direct_reclaim_ns += reclaim_ns;
         let mut cpu_ns = reclaim_ns
             + batch_ns(c, &dw)
             + dout.wait_ns
             + dout.bounce_ns
+            + dswap.wait_ns
+            + dswap.bounce_ns
             + request_ns
             + match (&res, step.op) {
                 (Ok(_), Op::Exit { .. }) => c.minor_fault_ns,
@@ -807,7 +833,7 @@ pub fn run_sampled<P: Policy>(
         if k_ns > 0 {
             let (kc, kfree) = earliest_cpu(&cpu_free);
             let ks = kfree.max(start);
-            let (kr, kout) = price_locks(
+            let (kr, kout, kswap) = price_locks(
                 &mut locks,
                 &k.m.lock_log,
                 CTX_KSWAPD,
@@ -819,7 +845,8 @@ pub fn run_sampled<P: Policy>(
             );
             r.lru_lock.kswapd.add(&kr);
             r.lru_lock.outside.add(&kout);
-            k_ns += kr.wait_ns + kr.bounce_ns + kout.wait_ns + kout.bounce_ns;
+            r.swap_lock.add(&kswap);
+            k_ns += kr.wait_ns + kr.bounce_ns + kout.wait_ns + kout.bounce_ns + kswap.wait_ns + kswap.bounce_ns;
             r.kswapd_ns += k_ns;
             cpu_free[kc] = ks + k_ns;
         }
@@ -924,6 +951,7 @@ pub fn run_sampled<P: Policy>(
         }
     }
     k.m.now_ns = now.max(last);
+    k.m.cpu = 0;
     r.elapsed_ns = last.saturating_sub(first.min(last));
     r.run_ns = k.m.now_ns - base;
     if r.elapsed_ns > 0 {
@@ -1014,9 +1042,14 @@ fn reclaim_line(r: &EngineResult) -> String {
             w.acquisitions
         )
     };
+    let swap = if r.swap_lock.acquisitions > 0 {
+        format!(", swap device {}", wait(&r.swap_lock))
+    } else {
+        String::new()
+    };
     format!(
         "reclaim: direct {:.1} ms CPU ({} folios scanned), kswapd {:.1} ms CPU ({} folios scanned)\n  \
-         lru_lock: direct {}, kswapd {}, batches {}",
+         lru_lock: direct {}, kswapd {}, batches {}{swap}",
         r.direct_reclaim_ns as f64 / 1e6,
         r.direct_work.folios_scanned,
         r.kswapd_ns as f64 / 1e6,

@@ -268,6 +268,15 @@ switches! {
     /// whose tier is above the PID's `tier_idx`; only access-time promotion protects fd-accessed
     /// folios. Off: the header's "protected by folio_inc_lru_refs/inc_gen" (both mechanisms).
     fg_no_tier_protection,
+    /// 6.14–6.15, Kairui Song's swap allocator series ("mm, swap: rework of swap allocator
+    /// locks" and "mm, swap_slots: remove slot cache for freeing path" in 6.14, "mm, swap: use
+    /// percpu cluster as allocation fast path" and "mm, swap: remove swap slot cache" in 6.15;
+    /// one switch, as no preset lies between): a CPU allocates swap slots from a cluster of its
+    /// own and takes the device's lock only for a new cluster (512 slots), and freeing takes only
+    /// the cluster's lock. Off (6.1, 6.12): per-CPU slot caches refilled and returned 64 slots at
+    /// a time under `si->lock`. Machine-wide, not MGLRU's: the classic LRU's runs read it too.
+    /// Changes no counter, only the engine's lock timeline (`tests/contention.rs`).
+    swap_percpu_cluster,
     /// MGLRU-FG, RFC 00/32 ("MGLRU-FG and refault distance support", May 2026; off in the
     /// `mglru-fg` preset, v3 as modelled having dropped it): with `fg_unified_refs`, a refault
     /// whose distance (evictions of the lruvec since the folio's, inferred) is within
@@ -299,6 +308,7 @@ impl Switches {
     };
     /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
     pub const V6_17: Switches = Switches {
+        swap_percpu_cluster: true,
         aging_feedback_rework: true,
         type_selection_rework: true,
         refault_detection_rework: true,
