@@ -293,7 +293,8 @@ pub struct Work {
     /// Acquisitions of the swap device's lock (`si->lock`): a per-CPU slot cache refilled or
     /// flushed, or a new cluster taken ([`Machine::swap_percpu_cluster`]).
     pub swap_lock_rounds: u64,
-    /// Swap slots allocated or freed under those acquisitions.
+    /// Swap slots allocated or freed in those batches: scanned under the device's lock up to
+    /// 6.12, under the allocating CPU's own cluster's lock from 6.15 (CPU time either way).
     pub swap_slots_locked: u64,
 }
 
@@ -1361,7 +1362,9 @@ impl Machine {
                     ctx: self.ctx as u8,
                     site: LruLockSite::Swap,
                     lruvec: u32::MAX,
-                    folios: batch,
+                    // up to 6.12 the slots are scanned under the device's lock; from 6.15 it is
+                    // held only to take a free cluster, whose slots are scanned under its own
+                    folios: if self.swap_percpu_cluster { 0 } else { batch },
                     before,
                 });
             }

@@ -133,9 +133,11 @@ pub struct Costs {
     /// not charged), the reader's CPU minus a cached `pread`, 5.3–6.8 µs over four runs. The VM's
     /// virtio disk costs 31–35 µs (its submissions exit to the VMM), not used.
     pub block_io_ns: u64,
-    /// Per swap slot allocated or freed under the swap device's lock (`si->lock`), in the batch
-    /// that takes it ([`crate::mm::Machine::swap_percpu_cluster`]): the hold is `lru_lock_ns`
-    /// plus this per slot. 5 ns: `cargo bench -p lrugen-core --bench kernel_costs -- swapslot`,
+    /// Per swap slot allocated or freed, in the batches that take the swap device's lock
+    /// (`si->lock`; [`crate::mm::Machine::swap_percpu_cluster`]): up to 6.12 the slots are
+    /// scanned under that lock, whose hold is `lru_lock_ns` plus this per slot; from 6.15 under
+    /// the CPU's own cluster's lock, and the device's lock is held `lru_lock_ns` to take a
+    /// cluster. 5 ns: `cargo bench -p lrugen-core --bench kernel_costs -- swapslot`,
     /// a user-space copy of `scan_swap_map_slots` taking 64 free slots of a half-full cluster
     /// and `swap_entry_free` giving them back (`swap_map` bytes tested and set, the cluster's and
     /// the device's counts kept), 5.2–5.3 ns per slot each way over four runs.
