@@ -53,10 +53,13 @@ fn per_freed(r: &RunResult) -> (f64, u64) {
     ((e.direct_reclaim_ns + e.kswapd_ns) as f64 / freed, wait)
 }
 
+/// With the measured costs a miss costs 7.5 µs of CPU besides reclaim, so reclaimers seldom
+/// meet: from 2 CPUs the lock's line moves between them (bounces), and only from 16 do they
+/// wait (5 of 43,148 direct acquisitions at 16, 63 of 89,176 at 32).
 #[test]
 fn reclaim_cpu_per_freed_page_rises_with_the_cpus_that_reclaim() {
     let mut last = 0.0;
-    for cpus in [1, 2, 4, 8] {
+    for cpus in [1, 2, 4, 8, 16, 32] {
         let r = fio(PolicyKind::Classic, cpus, true);
         let (ns, wait) = per_freed(&r);
         let e = r.engine.as_ref().unwrap();
@@ -78,7 +81,7 @@ fn reclaim_cpu_per_freed_page_rises_with_the_cpus_that_reclaim() {
                 "{cpus} CPUs take the lock after each other"
             );
         }
-        if cpus >= 4 {
+        if cpus >= 16 {
             assert!(wait > 0, "{cpus} CPUs wait for each other");
         }
         assert!(

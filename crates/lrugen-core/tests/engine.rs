@@ -874,3 +874,50 @@ fn each_walk_and_unmap_cost_prices_its_own_events() {
         }
     }
 }
+
+/// `block_io_ns` is per block request, not per page: a sequential buffered read of a file whose
+/// read-ahead brings up to 32 pages in one request costs one request's CPU per read-ahead I/O.
+/// One job on one CPU, so the run's length moves by exactly the requests' cost.
+#[test]
+fn the_block_layer_is_priced_per_request_not_per_page() {
+    let run_with = |block_io_ns: u64| {
+        let mut cfg = RunConfig::new(
+            MachineConfig::simple(8_192 + 16_384, 0),
+            MemcgConfig {
+                max: Some(2_048),
+                ..Default::default()
+            },
+            WorkloadSpec::Fio {
+                dist: "random".into(),
+                file_pages: 8_192,
+                accesses: 8_192,
+                write_ratio: 0.0,
+                sequential: true,
+                iodepth: 1,
+                fadvise_hint: "0".into(),
+            },
+            PolicyKind::Classic,
+        );
+        cfg.engine = Some(EngineConfig {
+            cpus: 1,
+            storage: DeviceSpec::preset("nvme").unwrap(),
+            costs: Costs {
+                block_io_ns,
+                ..exact_costs()
+            },
+            ..Default::default()
+        });
+        sim::run(&cfg, None, &mut |_, _| {}).expect("run")
+    };
+    let (free, priced) = (run_with(0), run_with(1_000_000));
+    let pages_read = priced.vmstat.as_ref().unwrap().get(Stat::Pgpgin) as u64 / 4;
+    let (a, b) = (free.engine.unwrap(), priced.engine.unwrap());
+    let requests = (b.elapsed_ns - a.elapsed_ns) / 1_000_000;
+    eprintln!("{pages_read} pages read in {requests} requests");
+    assert_eq!((b.elapsed_ns - a.elapsed_ns) % 1_000_000, 0, "whole requests");
+    assert!(requests > 0 && pages_read >= 8_192);
+    assert!(
+        requests * 8 <= pages_read,
+        "read-ahead: {requests} requests for {pages_read} pages"
+    );
+}

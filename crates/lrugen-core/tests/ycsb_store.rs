@@ -194,3 +194,42 @@ fn a_bad_cache_size_is_refused_by_name() {
     let e = w.validate().unwrap_err().to_string();
     assert!(e.contains("cache_size=lots"), "{e}");
 }
+
+/// A scan that starts near the last record returns the records that exist, as a store's cursor
+/// stops at the table's end: with few operations (so little room for inserts beyond the
+/// records), neither the table nor the store's cache is read past its end, and the run is not
+/// cut short (it was: "read past the end of file").
+#[test]
+fn a_scan_stops_at_the_last_record() {
+    for cache in [None, Some("1M")] {
+        let mut props: std::collections::BTreeMap<String, String> = [
+            ("readproportion", "0"),
+            ("updateproportion", "0"),
+            ("scanproportion", "1"),
+            ("requestdistribution", "uniform"),
+            ("maxscanlength", "100"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        if let Some(c) = cache {
+            props.insert("cache_size".into(), c.into());
+        }
+        let w = WorkloadSpec::Ycsb {
+            workload: "core".into(),
+            records: 1_000,
+            operations: 300,
+            threadcount: 1,
+            properties: props,
+        };
+        let table = lrugen::workload::ycsb_table_pages(1_000, 300, 1_000);
+        let ((reads, ..), pages) = kinds(&w);
+        assert!(reads > 0);
+        let last = pages.iter().max().copied().unwrap();
+        assert!(last < table, "{cache:?}: page {last} of a {table}-page table");
+        // the records end at byte 1,000,000: page 244
+        assert!(last <= 1_000_000 / 4096, "{cache:?}: page {last} past the last record");
+        let r = run(w, PolicyKind::Mglru, 4096, 0);
+        assert!(r.error.is_none(), "{cache:?}: {:?}", r.error);
+    }
+}

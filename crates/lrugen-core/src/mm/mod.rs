@@ -1027,7 +1027,9 @@ impl Machine {
                 w.lru_lock_rounds += 1;
                 w.folios_putback += folios;
             }
-            LruLockSite::Isolate | LruLockSite::Seq | LruLockSite::Swap => w.lru_lock_rounds += 1,
+            LruLockSite::Isolate | LruLockSite::Seq => w.lru_lock_rounds += 1,
+            // not an lru_lock: its holds are logged by `swap_lock_tick`, never here
+            LruLockSite::Swap => {}
         }
         if self.lock_log_on {
             self.lock_log.push(LockHold {

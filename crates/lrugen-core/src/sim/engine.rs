@@ -127,8 +127,10 @@ pub struct Costs {
     /// mm); the bench measures it at 14.3–16.9 µs on this VM (a VM exit each).
     pub tlb_flush_ns: u64,
     /// CPU of one block-layer request, submission to completion with the sleep and wake-up of
-    /// the task that waits, per page read or written on a storage or swap device (not zram, whose
-    /// compression prices its own work); added to `major_fault_ns` on a page-cache or swap miss.
+    /// the task that waits, per request as the engine gives the devices them: an operation's file
+    /// reads (read-ahead included) as one, its swap-ins as one, its writeback as one, each
+    /// swap-out its own; none for zram, whose compression prices its own work. So a page-cache
+    /// miss costs `major_fault_ns` plus one of these.
     /// 5,500 ns: `cargo bench -p lrugen-core --bench kernel_costs`, 4 KiB `O_DIRECT` reads of a loop device over tmpfs (the loop worker's copy
     /// not charged), the reader's CPU minus a cached `pread`, 5.3–6.8 µs over four runs. The VM's
     /// virtio disk costs 31–35 µs (its submissions exit to the VMM), not used.
@@ -484,6 +486,18 @@ struct Io {
 }
 
 impl Io {
+    /// Block requests of the reads, as the devices are given them: an operation's file pages
+    /// (read-ahead included) as one, its swap-ins as one; none for zram, a memory copy.
+    fn read_requests(&self, zram: bool) -> u64 {
+        u64::from(self.file_reads > 0) + u64::from(self.swap_reads > 0 && !zram)
+    }
+
+    /// Block requests of the writes: the writeback of an operation as one, each swap-out its own
+    /// (none for zram).
+    fn write_requests(&self, zram: bool) -> u64 {
+        u64::from(self.file_writes > 0) + if zram { 0 } else { self.swap_writes }
+    }
+
     fn between(s0: &Snap, s1: &Snap) -> Io {
         let swap_reads = (s1.pswpin - s0.pswpin).max(0) as u64;
         let swap_writes = (s1.pswpout - s0.pswpout).max(0) as u64;
@@ -727,11 +741,10 @@ pub fn run_sampled<P: Policy>(
                 + kswap.wait_ns
                 + kswap.bounce_ns
                 + io.swap_writes * c.per_page_written_ns;
-            k_ns += io.file_writes * c.block_io_ns;
+            k_ns += io.write_requests(zram) * c.block_io_ns;
             if zram {
                 k_ns += io.swap_writes * cfg.swap_device.compress_ns;
             } else {
-                k_ns += io.swap_writes * c.block_io_ns;
                 for _ in 0..io.swap_writes {
                     swapdev.submit(start, 4096, true);
                 }
@@ -824,10 +837,8 @@ pub fn run_sampled<P: Policy>(
             };
         if zram {
             cpu_ns += io.swap_reads * cfg.swap_device.decompress_ns + io.swap_writes * cfg.swap_device.compress_ns;
-        } else {
-            cpu_ns += (io.swap_reads + io.swap_writes) * c.block_io_ns;
         }
-        cpu_ns += (io.file_reads + io.file_writes) * c.block_io_ns;
+        cpu_ns += (io.read_requests(zram) + io.write_requests(zram)) * c.block_io_ns;
         let end_cpu = start + cpu_ns;
         cpu_free[cpu] = end_cpu;
         // inline kswapd ran on another CPU meanwhile

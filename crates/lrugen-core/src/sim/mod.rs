@@ -674,19 +674,14 @@ pub fn task_streams_grouped(
                     w.validate().map_err(|e| RunError::Config(e.to_string()))?;
                     let c = u64::from(*threadcount);
                     let share = |i: u64| operations / c + u64::from(i < operations % c);
-                    let bytes = crate::workload::ycsb_workload(workload, properties)
-                        .map_err(|e| RunError::Config(e.to_string()))?
-                        .record_bytes();
-                    let pages = crate::workload::ycsb_table_pages(*records, *operations, bytes);
+                    let yw = crate::workload::ycsb_workload(workload, properties)
+                        .map_err(|e| RunError::Config(e.to_string()))?;
+                    let pages = crate::workload::ycsb_table_pages(*records, *operations, yw.record_bytes());
                     let table = m.create_file("usertable", pages, crate::mm::pagecache::Advice::Normal);
                     // with its own cache, the store is one process serving every client
-                    let server = crate::workload::ycsb_workload(workload, properties)
-                        .map_err(|e| RunError::Config(e.to_string()))?
-                        .cache_bytes
-                        .gt(&0)
-                        .then(|| m.create_mm(t));
+                    let server = (yw.cache_bytes > 0).then(|| m.create_mm(t));
                     let store = match server {
-                        Some(s) => crate::workload::ycsb_store(w, pages, m, s)?,
+                        Some(s) => crate::workload::ycsb_store(yw.cache_bytes, pages, m, s)?,
                         None => None,
                     };
                     for i in 0..c {

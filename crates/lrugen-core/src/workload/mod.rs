@@ -1028,22 +1028,16 @@ impl std::fmt::Display for WorkloadError {
 impl std::error::Error for WorkloadError {}
 
 /// Whether a trace is replayed as buffered reads (the default, left out when serialized).
-/// The store's own cache of a [`WorkloadSpec::Ycsb`] whose properties give it a `cache_size`,
-/// in front of a table of `table_pages` pages, mapped as anonymous memory in the store's address
-/// space `task` of `m`; `None` without one.
+/// The store's own cache of `cache_bytes` (a YCSB workload's `cache_size`,
+/// [`gen::ycsb::YcsbWorkload::cache_bytes`]) in front of a table of `table_pages` pages, mapped as
+/// anonymous memory in the store's address space `task` of `m`; `None` for no cache (0 bytes).
 pub fn ycsb_store(
-    spec: &WorkloadSpec,
+    cache_bytes: u64,
     table_pages: u64,
     m: &mut crate::mm::Machine,
     task: u32,
 ) -> Result<Option<store::SharedStore>, WorkloadError> {
-    let WorkloadSpec::Ycsb {
-        workload, properties, ..
-    } = spec
-    else {
-        return Ok(None);
-    };
-    let slots = ycsb_workload(workload, properties)?.cache_bytes / 4096;
+    let slots = cache_bytes / 4096;
     if slots == 0 {
         return Ok(None);
     }
@@ -1325,10 +1319,10 @@ impl Stream {
                 ..
             } => {
                 spec.validate()?;
-                let bytes = ycsb_workload(workload, properties)?.record_bytes();
-                let pages = ycsb_table_pages(*records, *operations, bytes);
+                let w = ycsb_workload(workload, properties)?;
+                let pages = ycsb_table_pages(*records, *operations, w.record_bytes());
                 let file = m.create_file("usertable", pages, Advice::Normal);
-                let store = ycsb_store(spec, pages, m, task)?;
+                let store = ycsb_store(w.cache_bytes, pages, m, task)?;
                 Self::ycsb_client(spec, seed, task, file, *operations, store)
             }
             WorkloadSpec::Memtier {
@@ -1750,7 +1744,12 @@ impl Stream {
                             push(span(k, read_all), false);
                             push(span(k, write_all), true);
                         }
-                        gen::ycsb::YcsbOp::Scan(k, n) => push(page_span(k * rb, u64::from(n) * rb), false),
+                        // a scan returns the records that exist from key k on, at most n: it stops
+                        // at the latest key, as the store's cursor stops at the table's end
+                        gen::ycsb::YcsbOp::Scan(k, n) => {
+                            let n = u64::from(n).min(gen.latest() + 1 - k);
+                            push(page_span(k * rb, n * rb), false)
+                        }
                     }
                 }
                 self.done += 1;
