@@ -282,6 +282,8 @@ switch_tests! {
     eviction_path_aging,
     dirty_throttling_counts,
     workingset_activate_at_refault,
+    look_around_activate,
+    activate_clears_refs,
     aging_feedback_rework,
     type_selection_rework,
     refault_detection_rework,

@@ -52,5 +52,24 @@ fn main() {
             println!("{n:>7} K {k}");
             println!("{:>7} M {}", "", model_at.get(n).cloned().unwrap_or_default());
         }
+        println!(
+            "misses: kernel {} model {} ({:+.1} %); pgactivate kernel {} model {}; pgrefill (memcg) kernel {} model {}",
+            c.run.misses,
+            m.misses,
+            (m.misses as f64 / c.run.misses.max(1) as f64 - 1.0) * 100.0,
+            c.run.vmstat_delta.get("pgactivate").copied().unwrap_or(0),
+            m.vmstat
+                .as_ref()
+                .map_or(0, |v| v.get(lrugen::mm::vmstat::Stat::Pgactivate)),
+            c.run.memory_stat.get("pgrefill").copied().unwrap_or(0),
+            m.memory_stat
+                .as_ref()
+                .map_or(0, |v| v.get(lrugen::mm::vmstat::Stat::Pgrefill)),
+        );
+        if std::env::var_os("GENS_FULL").is_some() {
+            if let Some((_, _, full)) = m.debugfs.last() {
+                println!("model lru_gen_full:\n{full}");
+            }
+        }
     }
 }

@@ -611,6 +611,7 @@ impl Mglru {
             }
         }
         let rework = self.sw().workingset_protection_rework;
+        let sw_look_around_activate = self.sw().look_around_activate;
         if rework && end - start == 1 {
             return;
         }
@@ -637,34 +638,21 @@ impl Mglru {
             m.ptes.table_mut(table)[i] &= !pte::YOUNG;
             young += 1;
             self.propagate_dirty(m, id, e);
-            let g = m.folios[id].gen_counter();
-            if g == 0 {
-                // isolated (the target, or a folio under another reclaim): remember the reference
-                if !rework {
-                    m.folios[id].set(pg::REFERENCED);
-                }
-                continue;
-            }
-            if (g - 1) as usize != new_gen {
-                to_update.push(id);
-            }
+            // every young neighbour; what each kernel does with it is decided below
+            to_update.push(id);
         }
         if suitable_to_scan(end as u64 - start as u64, young) {
             m.count_pmds(0, 1);
             update_bloom_filter(&mut self.lruvecs[lv].mm_state, max_seq, pmd_item(mm, pi));
         }
-        match rework {
-            false => {
-                if !walk_attached && to_update.len() < 15 {
-                    for &id in to_update.iter() {
-                        self.activate(m, id);
-                    }
-                    return;
-                }
-                // 6.1 without a walk: the generations are updated under the lru_lock
-                if !walk_attached {
-                    m.lru_lock_held(m.lruvec(memcg, node), LruLockSite::Seq, to_update.len() as u64);
-                }
+        // a neighbour isolated meanwhile (the target, or one under another reclaim) has no gen
+        let isolated = |m: &Machine, id: FolioId| m.folios[id].gen_counter() == 0;
+        let in_new_gen = |m: &Machine, id: FolioId| m.folios[id].gen_counter() as usize == new_gen + 1;
+        match (rework, sw_look_around_activate, walk_attached) {
+            // 6.14+ (walk_update_folio): every young neighbour, wherever it is; with a walk
+            // folio_update_gen (its second chance included), else lru_gen_set_refs and an
+            // activation of a folio outside max_seq
+            (true, _, true) | (false, true, true) => {
                 for &id in to_update.iter() {
                     if let Some(old) = self.folio_update_gen(m, id, new_gen) {
                         if old != new_gen {
@@ -674,21 +662,53 @@ impl Mglru {
                     }
                 }
             }
-            true => {
+            (true, _, false) => {
                 for &id in to_update.iter() {
-                    if walk_attached {
-                        if let Some(old) = self.folio_update_gen(m, id, new_gen) {
-                            if old != new_gen {
-                                let f = m.folios[id];
-                                self.update_size(m, &f, Some(old), Some(new_gen));
-                            }
+                    let mut f = m.folios[id];
+                    let activate = self.set_refs(&mut f);
+                    m.folios[id] = f;
+                    if activate && !isolated(m, id) && !in_new_gen(m, id) {
+                        self.activate(m, id);
+                    }
+                }
+            }
+            // 6.12 without a walk: folio_activate (refs cleared first from 6.13's fix)
+            (false, true, false) => {
+                for &id in to_update.iter() {
+                    if isolated(m, id) {
+                        m.folios[id].set(pg::REFERENCED);
+                    } else if !in_new_gen(m, id) {
+                        if self.sw().activate_clears_refs {
+                            // folio_clear_lru_refs
+                            m.folios[id].clear(pg::REFS_MASK | pg::REFERENCED | pg::WORKINGSET);
                         }
-                    } else {
-                        let mut f = m.folios[id];
-                        let activate = self.set_refs(&mut f);
-                        m.folios[id] = f;
-                        if activate && f.gen_counter() as usize - 1 != new_gen {
-                            self.activate(m, id);
+                        self.activate(m, id);
+                    }
+                }
+            }
+            // 6.1: the bitmap of neighbours outside max_seq
+            (false, false, _) => {
+                for &id in to_update.iter() {
+                    if isolated(m, id) {
+                        m.folios[id].set(pg::REFERENCED);
+                    }
+                }
+                to_update.retain(|&id| !isolated(m, id) && !in_new_gen(m, id));
+                if !walk_attached && to_update.len() < 15 {
+                    for &id in to_update.iter() {
+                        self.activate(m, id);
+                    }
+                    return;
+                }
+                // without a walk: the generations are updated under the lru_lock
+                if !walk_attached {
+                    m.lru_lock_held(m.lruvec(memcg, node), LruLockSite::Seq, to_update.len() as u64);
+                }
+                for &id in to_update.iter() {
+                    if let Some(old) = self.folio_update_gen(m, id, new_gen) {
+                        if old != new_gen {
+                            let f = m.folios[id];
+                            self.update_size(m, &f, Some(old), Some(new_gen));
                         }
                     }
                 }

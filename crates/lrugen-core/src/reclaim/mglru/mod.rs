@@ -557,9 +557,15 @@ impl Mglru {
         let lv = self.lv_of(&f);
         let seq = self.folio_seq(&self.lruvecs[lv], &f, reclaiming);
         let gen = gen_from_seq(seq);
+        let sw = self.sw();
+        let clear_refs = f.test(pg::ACTIVE) && sw.activate_clears_refs && !sw.workingset_protection_rework;
         {
             let fm = &mut m.folios[id];
             fm.set_gen_counter(gen as u32 + 1);
+            if clear_refs {
+                // keeps PG_workingset, for the refault's PSI accounting
+                fm.clear(pg::REFS_MASK | pg::REFERENCED);
+            }
             fm.clear(pg::ACTIVE);
             fm.set(pg::LRU);
         }

@@ -84,6 +84,16 @@ switches! {
     /// (`get_nr_to_scan`), the lruvec loop is `try_to_shrink_lruvec`, `!may_swap` makes
     /// swappiness 0. Off: 6.1's `lru_gen_shrink_lruvec`.
     eviction_path_aging,
+    /// Between 6.3 and 6.12 (first release unconfirmed; 6.3's "mm: multi-gen LRU: simplify
+    /// lru_gen_look_around()" (T.J. Alumbaugh) first updated every generation in place, a later
+    /// change went to activation; Debian 6.12.118 and 7.2.13 activate): look-around without a
+    /// page-table walk attached (every reclaimer but kswapd) hands each young neighbour outside
+    /// `max_seq` to `folio_activate` (the `lru_activate` batch: a physical move to `max_seq`,
+    /// counted in `pgactivate`), so eviction later finds no lazily promoted neighbour to sort
+    /// (`pgrefill` 0 on the 6.12 `mmap-normal` fixture). With a walk, generations are updated in
+    /// place. Off: 6.1's bitmap, activating the neighbours only when fewer than `PAGEVEC_SIZE`
+    /// (15), else updating their generations in place under the `lru_lock`.
+    look_around_activate,
     /// ≈6.5, "mm: vmscan: make rotations a secondary factor in balancing anon vs file" (Johannes
     /// Weiner; the classic LRU only; first release unconfirmed: off in 6.1.192, on in 6.12.118): `lru_note_cost` weighs a page of I/O as `SWAP_CLUSTER_MAX`
     /// and adds the CPU work of rotations (`shrink_inactive_list`'s scanned but not reclaimed,
@@ -121,6 +131,14 @@ switches! {
     /// `workingset_activate` every recent one, instead of `sort_folio` counting
     /// `workingset_activate` when it protects a tier (6.1).
     workingset_activate_at_refault,
+    /// 6.13, "mm/mglru: reset page lru tier bits when activating" (Wei Xu; backported to 6.12.y,
+    /// in Debian 6.12.118): `lru_gen_add_folio` of a `PG_active` folio clears its refs and
+    /// `PG_referenced` (not `PG_workingset`), and look-around clears all of them before
+    /// `folio_activate`; so a refault in a fault (refs saturated + `PG_workingset`, then
+    /// `PG_active`) lands in `max_seq` at tier 1, not tier 3. Superseded by
+    /// `workingset_protection_rework` (6.14), which places and counts refs its own way and does
+    /// not read this switch. Off: 6.1, where an activated folio keeps its refs.
+    activate_clears_refs,
     /// 6.14, "mm/mglru: rework aging feedback" (Yu Zhao): anon and file `min_seq` move
     /// independently within ±1 generation (`try_to_inc_min_seq`), `evictable_min_seq` decides
     /// aging, the stop of a batch, `min_ttl`, the first row of `lru_gen` and the end of a
@@ -297,6 +315,8 @@ impl Switches {
         eviction_path_aging: true,
         pageout_ignore_references: true,
         reclaim_ratelimited_stats_flush: true,
+        look_around_activate: true,
+        activate_clears_refs: true,
         folio_batch_size_31: true,
         dirty_throttling_counts: true,
         workingset_activate_at_refault: true,
