@@ -20,6 +20,7 @@ use clap::{Args, Subcommand};
 use lrugen::experiment::outdir::{self, Request, Staging};
 use lrugen::experiment::runner::{FINISH, MAX_THREADS, RUN};
 use lrugen::experiment::{self, output, plot, store, Drive, ExpError, Results, Shard};
+use lrugen::report::html::INDEX;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -288,7 +289,7 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
         );
         std::process::exit(INTERRUPTED);
     }
-    write_results(&results, staging, a.no_plots, &out_dir)
+    write_results(&results, &String::from_utf8_lossy(&text), staging, a.no_plots, &out_dir)
 }
 
 /// The table, and the cells that stopped early.
@@ -308,7 +309,13 @@ fn print_results(results: &Results) {
 
 /// Write a finished run's results (files, plots) into the staging directory and move it into
 /// place: what `lrugen exp --out` and `lrugen exp merge --out` both write.
-fn write_results(results: &Results, staging: Staging, no_plots: bool, out_dir: &Path) -> Result<(), String> {
+fn write_results(
+    results: &Results,
+    settings: &str,
+    staging: Staging,
+    no_plots: bool,
+    out_dir: &Path,
+) -> Result<(), String> {
     output::write_files(results, staging.dir()).map_err(|e| e.to_string())?;
     let mut written = vec!["results.json", "results.csv", "summary.csv"]
         .into_iter()
@@ -318,13 +325,29 @@ fn write_results(results: &Results, staging: Staging, no_plots: bool, out_dir: &
     if benches > 0 {
         written.push(format!("bench/ ({benches} reports as the benchmark prints them)"));
     }
-    if !no_plots {
+    let mut plots = Vec::new();
+    let mut why_none = None;
+    if no_plots {
+        why_none = Some("--no-plots".to_string());
+    } else {
         match plot::write_plots(results, staging.dir()) {
-            Ok(files) => written.push(format!("{} plots (SVG and PNG)", files.len())),
-            Err(ExpError::NoFont(why)) => eprintln!("lrugen: warning: plots skipped: {why}"),
+            Ok(files) => {
+                written.push(format!("{} plots (SVG and PNG)", files.len()));
+                plots = files;
+            }
+            Err(ExpError::NoFont(why)) => {
+                eprintln!("lrugen: warning: plots skipped: {why}");
+                why_none = Some(format!("skipped, {why}"));
+            }
             Err(e) => return Err(e.to_string()),
         }
     }
+    // the report to share: tables, the plots inline, the settings and the command
+    output::report_page(results, settings, staging.dir(), &plots, why_none.as_deref())
+        .map_err(|e| e.to_string())?
+        .write(staging.dir())
+        .map_err(|e| format!("{}: {e}", staging.dir().join(INDEX).display()))?;
+    written.push(INDEX.to_string());
     store::remove(staging.dir()).map_err(|e| e.to_string())?;
     staging.commit()?;
     outln!("\nwrote {}: {}", out_dir.display(), written.join(", "));
@@ -681,5 +704,5 @@ fn cmd_merge(m: MergeArgs) -> Result<(), String> {
     );
     outln!();
     print_results(&results);
-    write_results(&results, staging, m.no_plots, &m.out)
+    write_results(&results, &text, staging, m.no_plots, &m.out)
 }

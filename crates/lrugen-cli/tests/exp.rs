@@ -58,7 +58,13 @@ fn every_example_runs() {
             stdout.contains("policy") && stdout.contains("hit ratio"),
             "{name}: {stdout}"
         );
-        for f in ["results.json", "results.csv", "summary.csv", ".lrugen-exp.json"] {
+        for f in [
+            "results.json",
+            "results.csv",
+            "summary.csv",
+            "index.html",
+            ".lrugen-exp.json",
+        ] {
             assert!(out.join(f).is_file(), "{name}: {f}");
         }
         assert!(!partial_of(&out).exists(), "{name}: the partial directory stays");
@@ -309,6 +315,7 @@ fn force_writes_into_a_foreign_directory_and_keeps_its_files() {
         names(&t),
         [
             ".lrugen-exp.json",
+            "index.html",
             "results.csv",
             "results.json",
             "summary.csv",
