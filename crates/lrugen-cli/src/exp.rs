@@ -269,17 +269,28 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
     );
     pb.finish_and_clear();
     let results = results.map_err(|e| e.to_string())?;
-    if let Some(s) = a.shard {
-        return finish_slice(&results, s, staging, &file, &out_dir, &text);
+    // a slice has no table: it holds a part of each policy's repetitions
+    match a.shard {
+        Some(_) => print_stopped(&results),
+        None => print_results(&results),
     }
-    print_results(&results);
     if let Some(i) = &results.interrupted {
         // The finished cells, with the note, where --resume finds them.
-        output::write_files(&results, staging.dir()).map_err(|e| e.to_string())?;
+        let (whose, shard, files) = match a.shard {
+            Some(s) => (format!(" of slice {s}"), format!(" --shard {s}"), ""),
+            None => {
+                output::write_files(&results, staging.dir()).map_err(|e| e.to_string())?;
+                (
+                    String::new(),
+                    String::new(),
+                    " (results.json, results.csv, summary.csv)",
+                )
+            }
+        };
         let partial = staging.keep();
         eprintln!(
-            "lrugen: {}\nlrugen: the {} finished runs are in {} (results.json, results.csv, summary.csv); \
-             to run the {} others: lrugen exp {} --out {} --resume",
+            "lrugen: {}\nlrugen: the {} finished runs{whose} are in {}{files}; \
+             to run the {} others: lrugen exp {}{shard} --out {} --resume",
             i.note,
             i.finished,
             partial.display(),
@@ -289,12 +300,20 @@ pub fn cmd_exp(a: ExpArgs) -> Result<(), String> {
         );
         std::process::exit(INTERRUPTED);
     }
+    if let Some(s) = a.shard {
+        return finish_slice(&results, s, staging, &out_dir, &text);
+    }
     write_results(&results, &String::from_utf8_lossy(&text), staging, a.no_plots, &out_dir)
 }
 
 /// The table, and the cells that stopped early.
 fn print_results(results: &Results) {
     out!("{}", output::table(results));
+    print_stopped(results);
+}
+
+/// The cells that stopped early (an OOM kill, say), one line each.
+fn print_stopped(results: &Results) {
     for c in &results.cells {
         if let Some(e) = &c.error {
             outln!(
@@ -372,40 +391,9 @@ fn list_cells(exp: &experiment::Experiment, shard: Option<Shard>) -> Result<(), 
     Ok(())
 }
 
-/// The end of a `--shard` run: its cells stay in `cells/` beside a copy of the experiment file;
-/// no table or plots (a slice holds a part of each policy's repetitions).
-fn finish_slice(
-    results: &Results,
-    s: Shard,
-    staging: Staging,
-    file: &Path,
-    out_dir: &Path,
-    text: &[u8],
-) -> Result<(), String> {
-    for c in &results.cells {
-        if let Some(e) = &c.error {
-            outln!(
-                "cell {} ({}, repetition {}): stopped early: {e}",
-                c.cell.index,
-                c.policy,
-                c.cell.repetition
-            );
-        }
-    }
-    if let Some(i) = &results.interrupted {
-        let partial = staging.keep();
-        eprintln!(
-            "lrugen: {}\nlrugen: the {} finished runs of slice {s} are in {}; to run the {} others: \
-             lrugen exp {} --shard {s} --out {} --resume",
-            i.note,
-            i.finished,
-            partial.display(),
-            i.missing.len(),
-            file.display(),
-            out_dir.display()
-        );
-        std::process::exit(INTERRUPTED);
-    }
+/// The end of a finished `--shard` run: its cells stay in `cells/` beside a copy of the
+/// experiment file; no table or plots (a slice holds a part of each policy's repetitions).
+fn finish_slice(results: &Results, s: Shard, staging: Staging, out_dir: &Path, text: &[u8]) -> Result<(), String> {
     let copy = staging.dir().join(SLICE_EXPERIMENT);
     std::fs::write(&copy, text).map_err(|e| format!("{}: {e}", copy.display()))?;
     staging.commit()?;

@@ -4,6 +4,9 @@
 //! a message and nothing written; the recipes of examples/cluster/ (Slurm array job, Kubernetes
 //! Indexed Job, Python process pool) run as written.
 
+mod common;
+
+use common::{ok, tree};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -36,35 +39,6 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Every file under `dir` with its bytes, relative paths sorted.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    fn walk(base: &Path, d: &Path, out: &mut Vec<(String, Vec<u8>)>) {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else {
-                let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
-                out.push((rel, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
-}
-
 /// The two trees are the same files with the same bytes.
 fn assert_same_tree(a: &Path, b: &Path) {
     let (ta, tb) = (tree(a), tree(b));
@@ -75,9 +49,17 @@ fn assert_same_tree(a: &Path, b: &Path) {
     }
 }
 
-/// The unsharded run, the reference.
-fn whole_run(file: &Path, out: &Path) {
-    ok(&lrugen().arg("exp").arg(file).arg("--out").arg(out).output().unwrap());
+/// The unsharded run, the reference (run from the repository's root, where the recipes' relative
+/// paths mean what they say).
+fn whole_run(file: impl AsRef<std::ffi::OsStr>, out: &Path) {
+    ok(&lrugen()
+        .arg("exp")
+        .arg(file)
+        .arg("--out")
+        .arg(out)
+        .current_dir(root())
+        .output()
+        .unwrap());
 }
 
 /// Whether the plots were drawn (a font found); under CI a missing font is a failure.
@@ -95,7 +77,7 @@ fn has_plots(dir: &Path) -> bool {
 fn three_shards_in_separate_processes_merge_into_the_unsharded_output() {
     let d = scratch("three");
     let whole = d.join("whole");
-    whole_run(&example(), &whole);
+    whole_run(example(), &whole);
     // the three slices at once, each its own process
     let children: Vec<_> = (0..3)
         .map(|k| {
@@ -375,7 +357,7 @@ fn the_slurm_recipe_runs_as_an_array_job_would() {
         .output()
         .unwrap());
     let whole = d.join("whole");
-    whole_run(&example(), &whole);
+    whole_run(example(), &whole);
     assert_same_tree(&whole, &out);
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -426,14 +408,7 @@ fn the_kubernetes_recipe_runs_as_an_indexed_job_would() {
         .output()
         .unwrap());
     let whole = d.join("whole");
-    ok(&lrugen()
-        .arg("exp")
-        .arg(&exp)
-        .arg("--out")
-        .arg(&whole)
-        .current_dir(root())
-        .output()
-        .unwrap());
+    whole_run(&exp, &whole);
     assert_same_tree(&whole, &out);
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -469,12 +444,7 @@ fn the_python_recipe_maps_over_cells_and_merges() {
     let slices = std::fs::read_dir(d.join("results/fio-zipf.slices")).unwrap().count();
     assert_eq!(slices, 45, "one slice per cell");
     let whole = d.join("whole");
-    ok(&lrugen()
-        .args(["exp", "examples/fio-zipf.toml", "--out"])
-        .arg(&whole)
-        .current_dir(root())
-        .output()
-        .unwrap());
+    whole_run("examples/fio-zipf.toml", &whole);
     assert_same_tree(&whole, &out);
     let _ = std::fs::remove_dir_all(&d);
 }
