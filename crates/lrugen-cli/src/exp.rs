@@ -45,8 +45,8 @@ pub struct ExpArgs {
     /// The experiment file (TOML; see docs/experiments.md).
     #[arg(value_name = "FILE", required = true)]
     pub file: Option<PathBuf>,
-    /// Directory for results.json, results.csv, summary.csv and the plots: a new or empty one, or
-    /// one `lrugen exp` wrote (replaced whole). Written as DIR.partial first, renamed when complete.
+    /// Directory for results.json, results.csv, summary.csv, the plots and index.html (the report
+    /// to share): a new or empty one, or one `lrugen exp` wrote (replaced whole). Written as DIR.partial first, renamed when complete.
     /// With --shard: the slice's directory (its finished cells, for `lrugen exp merge`).
     #[arg(long, value_name = "DIR", required_unless_present = "list_cells")]
     pub out: Option<PathBuf>,
@@ -86,8 +86,8 @@ pub struct ExpArgs {
 #[derive(Subcommand)]
 pub enum ExpCmd {
     /// Combine the slices written by `lrugen exp FILE --shard K/N --out DIR` (all N of them, of
-    /// one experiment file) into exactly the output of the unsharded run: table, JSON, CSV and
-    /// plots drawn from the merged cells.
+    /// one experiment file) into exactly the output of the unsharded run: table, JSON, CSV, plots
+    /// and index.html drawn from the merged cells.
     Merge(MergeArgs),
 }
 

@@ -61,7 +61,8 @@ enum Cmd {
     /// replayer: see scripts/kernel-compare.sh).
     Kernel(Box<kernel::KernelArgs>),
     /// Run an experiment file (TOML): a matrix of policies, sweeps and repetitions, in parallel;
-    /// print a table with 95% confidence intervals and write JSON, CSV and plots.
+    /// print a table with 95% confidence intervals and write JSON, CSV, plots and an HTML report
+    /// (`exp merge`: the slices of `--shard K/N` runs combined).
     Exp(exp::ExpArgs),
     /// The public traces the tests and examples use: list them, fetch them (with a SHA-256
     /// check), or generate the small synthetic trace shipped in examples/traces.
