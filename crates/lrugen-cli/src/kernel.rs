@@ -533,6 +533,11 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         if let Some(why) = why {
             eprintln!("plots skipped: {why}");
         }
+        // the report to share: settings, tables, the plots inline, the command
+        let html = report
+            .write_html(&command_line(), &dir, &files)
+            .map_err(|e| e.to_string())?;
+        files.push(html);
         // everything the guest reported, verbatim (lru_gen/lru_gen_full captures included)
         let raw = dir.join("kernel-run.json");
         let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;

@@ -2,6 +2,7 @@
 //! `lrugen`: the command line. A thin layer: parse arguments, build run configurations, call the
 //! library, print.
 
+mod cachesim;
 mod checks;
 mod exp;
 mod fio;
@@ -60,7 +61,8 @@ enum Cmd {
     /// replayer: see scripts/kernel-compare.sh).
     Kernel(Box<kernel::KernelArgs>),
     /// Run an experiment file (TOML): a matrix of policies, sweeps and repetitions, in parallel;
-    /// print a table with 95% confidence intervals and write JSON, CSV and plots.
+    /// print a table with 95% confidence intervals and write JSON, CSV, plots and an HTML report
+    /// (`exp merge`: the slices of `--shard K/N` runs combined).
     Exp(exp::ExpArgs),
     /// The public traces the tests and examples use: list them, fetch them (with a SHA-256
     /// check), or generate the small synthetic trace shipped in examples/traces.
@@ -199,10 +201,19 @@ struct RunArgs {
     /// reported as fio reports it. --jobs, --runtime-ms, --cpus and the devices still apply.
     #[arg(long, value_name = "JOB.fio", conflicts_with_all = ["trace", "ops", "workload", "ycsb"])]
     fio: Option<PathBuf>,
-    /// With --fio: print the run as fio prints its own, `json` (fio's JSON: "jobs", "read",
-    /// "clat_ns", …) or `normal` (fio's text), instead of lrugen's table; one kernel policy.
-    #[arg(long, value_name = "FORMAT", value_parser = fio::format, requires = "fio", conflicts_with = "json")]
-    output_format: Option<fio::Format>,
+    /// Print the run in another program's format instead of lrugen's table: with --fio, as fio
+    /// prints its own, `json` (fio's JSON: "jobs", "read", "clat_ns", …) or `normal` (fio's
+    /// text), one kernel policy; with any workload, `cachesim`: one line per policy as
+    /// libCacheSim's cachesim prints a cache's result ("TRACE NAME cache size SIZE, N req, miss
+    /// ratio R, byte miss ratio R"; docs/cache-zoo.md).
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        value_parser = output_format,
+        requires_ifs = [("json", "fio"), ("normal", "fio")],
+        conflicts_with = "json"
+    )]
+    output_format: Option<OutputFormat>,
     /// ycsb: the core workload, a preset a..f (default a), or a YCSB workload properties file
     /// (YCSB's -P, e.g. workloads/workloadb: recordcount, operationcount, threadcount,
     /// maxexecutiontime, the proportions, requestdistribution, fieldcount, fieldlength, …;
@@ -552,12 +563,43 @@ struct RunPlan {
     jobs: u32,
 }
 
+/// The built-in workload `lrugen run` runs: --workload, else the one --ycsb or --memtier implies,
+/// else file-read.
+fn workload_name(a: &RunArgs) -> String {
+    a.workload.clone().unwrap_or_else(|| {
+        if a.ycsb.is_some() || !a.ycsb_property.is_empty() {
+            "ycsb"
+        } else if a.memtier.is_some() {
+            "memtier"
+        } else {
+            "file-read"
+        }
+        .to_string()
+    })
+}
+
+/// `lrugen run --output-format`: fio's formats (with --fio), or libCacheSim's `cachesim` lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OutputFormat {
+    Fio(fio::Format),
+    Cachesim,
+}
+
+fn output_format(s: &str) -> Result<OutputFormat, String> {
+    match s {
+        "cachesim" => Ok(OutputFormat::Cachesim),
+        o => fio::format(o)
+            .map(OutputFormat::Fio)
+            .map_err(|e| format!("{e}; or cachesim (libCacheSim's result lines, for any run)")),
+    }
+}
+
 /// Check `lrugen run`'s options and build its runs ([`RunPlan`]); nothing is run.
 fn plan_run(a: &RunArgs) -> Result<RunPlan, String> {
     checks::memory_budget(a.memory_budget.as_deref())?;
     let mut runs = parse_run_policies(&a.policy)?;
     // fio's report is of one kernel-policy run: refused before running, not after
-    if a.output_format.is_some() {
+    if matches!(a.output_format, Some(OutputFormat::Fio(_))) {
         fio::check_policies(&runs.iter().map(|r| r.kind).collect::<Vec<_>>())?;
     }
     let mut policies: Vec<PolicyKind> = Vec::new();
@@ -628,16 +670,7 @@ fn plan_run(a: &RunArgs) -> Result<RunPlan, String> {
     let compressed_pct = a.compressed_pct.unwrap_or(0);
     let parse_dist = || -> Result<Dist, String> { a.dist.parse().map_err(|e| format!("--dist: {e}")) };
     let size = size_arg("--size", &a.size)?;
-    let workload_name = a.workload.clone().unwrap_or_else(|| {
-        if a.ycsb.is_some() || !a.ycsb_property.is_empty() {
-            "ycsb"
-        } else if a.memtier.is_some() {
-            "memtier"
-        } else {
-            "file-read"
-        }
-        .to_string()
-    });
+    let workload_name = workload_name(a);
     if a.workload.as_deref().is_some_and(|w| w != "memtier") && a.memtier.is_some() {
         return Err(format!(
             "--memtier shapes the memtier workload; expected --workload memtier, not {workload_name}"
@@ -899,7 +932,7 @@ fn plan_run(a: &RunArgs) -> Result<RunPlan, String> {
             );
         }
     }
-    if let (Some(_), Some((d, _))) = (a.output_format, &fio_desc) {
+    if let (Some(OutputFormat::Fio(_)), Some((d, _))) = (a.output_format, &fio_desc) {
         fio::measure_per_job(&mut engine, d, jobs);
     }
     let mut machine = match &preset {
@@ -1116,11 +1149,23 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
             })
             .map_or(Ok(()), Err)
     };
-    if let (Some(f), Some((d, g))) = (a.output_format, &fio_desc) {
+    if let (Some(OutputFormat::Fio(f)), Some((d, g))) = (a.output_format, &fio_desc) {
         if let Some(n) = &note {
             eprintln!("lrugen: {n}");
         }
         out!("{}", fio::report(f, d, g, jobs, &results)?);
+        return write_failed();
+    }
+    if a.output_format == Some(OutputFormat::Cachesim) {
+        if let Some(n) = &note {
+            eprintln!("lrugen: {n}");
+        }
+        // cachesim's first field is the trace's path as given
+        let trace = match (&a.trace, &a.ops, &a.fio) {
+            (Some(p), _, _) | (_, Some(p), _) | (_, _, Some(p)) => p.display().to_string(),
+            _ => workload_name(&a),
+        };
+        out!("{}", cachesim::report(&trace, &results));
         return write_failed();
     }
     if a.json {

@@ -483,6 +483,37 @@ const CASES: &[Case] = &[
         1,
         &["badswitchat.toml:5", "writing 'z'", "EINVAL", "expected y, n"],
     ),
+    // --- exp --shard K/N and exp merge (the slices themselves: tests/shard.rs)
+    case(
+        &["exp", "--shard", "3/3", "--out", "out", "{d}/badswitchat.toml"],
+        2,
+        &["--shard", "'3/3'", "expected 0 <= K < N", "0/3 .. 2/3"],
+    ),
+    case(
+        &["exp", "--shard", "1/0", "--out", "out", "{d}/badswitchat.toml"],
+        2,
+        &["--shard", "'1/0'", "at least 1 slice"],
+    ),
+    case(
+        &["exp", "--shard", "a/4", "--out", "out", "{d}/badswitchat.toml"],
+        2,
+        &["--shard", "'a'", "not a whole number", "expected K/N"],
+    ),
+    case(
+        &["exp", "--shard", "2", "--out", "out", "{d}/badswitchat.toml"],
+        2,
+        &["--shard", "'2'", "expected K/N"],
+    ),
+    case(&["exp", "merge", "--out", "out"], 2, &["<DIR>", "required"]),
+    case(
+        &["exp", "merge", "{d}", "--out", "out"],
+        1,
+        &[
+            "{d}",
+            "not a slice",
+            "expected the --out directory of a finished `lrugen exp FILE --shard K/N`",
+        ],
+    ),
     // --- bad sizes
     case(
         &["run", "--memory", "12X"],

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! `lrugen exp`: every example runs and writes its files; bad input exits non-zero with a message.
 
+mod common;
+
+use common::{ok, tree};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -58,7 +61,13 @@ fn every_example_runs() {
             stdout.contains("policy") && stdout.contains("hit ratio"),
             "{name}: {stdout}"
         );
-        for f in ["results.json", "results.csv", "summary.csv", ".lrugen-exp.json"] {
+        for f in [
+            "results.json",
+            "results.csv",
+            "summary.csv",
+            "index.html",
+            ".lrugen-exp.json",
+        ] {
             assert!(out.join(f).is_file(), "{name}: {f}");
         }
         assert!(!partial_of(&out).exists(), "{name}: the partial directory stays");
@@ -183,25 +192,6 @@ fn bad_files_fail_with_a_message() {
 /// A small experiment: 2 sweep points × 3 policies × 2 repetitions = 12 cells, quick each.
 const SMALL: &str = include_str!("data/small.toml");
 
-/// Every file under `dir` with its bytes, relative paths sorted.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    fn walk(base: &Path, d: &Path, out: &mut Vec<(String, Vec<u8>)>) {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else {
-                let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
-                out.push((rel, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
-}
-
 fn names(t: &[(String, Vec<u8>)]) -> Vec<&str> {
     t.iter().map(|f| f.0.as_str()).collect()
 }
@@ -213,16 +203,6 @@ fn exp_run(file: &Path, out: &Path, more: &[&str], env: &[(&str, &str)]) -> std:
         c.env(k, v);
     }
     c.output().unwrap()
-}
-
-fn ok(o: &std::process::Output) -> String {
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Whether plots can be drawn here; under CI a missing font is a failure.
@@ -309,6 +289,7 @@ fn force_writes_into_a_foreign_directory_and_keeps_its_files() {
         names(&t),
         [
             ".lrugen-exp.json",
+            "index.html",
             "results.csv",
             "results.json",
             "summary.csv",

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Traces as a newcomer meets them: the synthetic trace shipped in examples/traces (and the
 //! command that writes it), `lrugen traces list` and `fetch` (checksum, atomic write, a clear
-//! error without network: tested against a server on the loopback address), and the golden hit
-//! ratios on the shared OLTP trace.
+//! error without network: tested against a server on the loopback address), the golden hit
+//! ratios on the shared OLTP trace, and `run --output-format cachesim`'s lines (golden on the
+//! shipped trace; on OLTP, the lines libCacheSim's numbers give).
 //!
 //! A `harness = false` test binary (`lrugen_trace::testdata::run_tests`): a test whose shared
 //! trace is absent shows as `ignored`, with where to get it printed above the results, and fails
@@ -267,6 +268,120 @@ fn oltp_golden_hit_ratios(p: &[PathBuf]) {
     }
 }
 
+/// The fields of a `cachesim` result line, read as libCacheSim's format
+/// `"%s %s cache size %8ld%s, %lld req, miss ratio %.4lf, byte miss ratio %.4lf"` lays them out
+/// (and as the scripts that parse it split it): trace, cache name, size, requests, miss ratio,
+/// byte miss ratio.
+fn cachesim_fields(line: &str) -> (String, String, u64, u64, String, String) {
+    let (head, rest) = line.split_once(" cache size ").unwrap_or_else(|| panic!("{line}"));
+    let (trace, name) = head.split_once(' ').unwrap();
+    let (size, rest) = rest.split_once(", ").unwrap();
+    assert!(size.len() >= 8, "%8ld: {line}");
+    let (req, rest) = rest.split_once(" req, miss ratio ").unwrap();
+    let (mr, bmr) = rest.split_once(", byte miss ratio ").unwrap();
+    for r in [mr, bmr] {
+        let (i, f) = r.split_once('.').unwrap();
+        assert!(i.len() == 1 && f.len() == 4, "%.4lf: {line}");
+    }
+    (
+        trace.into(),
+        name.into(),
+        size.trim_start().parse().unwrap(),
+        req.parse().unwrap(),
+        mr.into(),
+        bmr.into(),
+    )
+}
+
+/// `run --output-format cachesim` on the shipped trace at two sizes, every policy: the checked-in
+/// golden lines, each a `cachesim` line.
+fn cachesim_lines_golden() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let policies = "lru,opt,fifo,clock,sieve,s3fifo,arc,2q,lirs,wtinylfu,clockpro,mglru,classic";
+    let mut got = String::new();
+    for c in ["500", "2000"] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_lrugen"));
+        cmd.current_dir(root).args([
+            "run",
+            "--trace",
+            "examples/traces/synthetic.lis.zst",
+            "--capacity",
+            c,
+            "--policy",
+            policies,
+            "--output-format",
+            "cachesim",
+        ]);
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        got.push_str(&text(&o.stdout));
+    }
+    let want = include_str!("data/cachesim-synthetic.txt");
+    assert_eq!(got, want, "the lines changed: tests/data/cachesim-synthetic.txt");
+    let names = [
+        "LRU",
+        "Belady",
+        "FIFO",
+        "Clock",
+        "Sieve",
+        "S3FIFO-0.1000-2",
+        "ARC",
+        "TwoQ",
+        "LIRS",
+        "WTinyLFU-w0.01-SLRU",
+        "ClockPro",
+        "mglru",
+        "classic",
+    ];
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), 2 * names.len());
+    for (i, l) in lines.iter().enumerate() {
+        let (trace, name, size, req, mr, bmr) = cachesim_fields(l);
+        assert_eq!(trace, "examples/traces/synthetic.lis.zst");
+        assert_eq!(name, names[i % names.len()], "{l}");
+        assert_eq!(size, if i < names.len() { 500 } else { 2000 });
+        assert_eq!(req, 49_963, "{l}");
+        assert_eq!(mr, bmr, "pages of one size: {l}");
+    }
+}
+
+/// On OLTP, the zoo's lines are the lines libCacheSim 0.3.5's miss counts give (the golden counts
+/// of lrugen-cache's `zoo_golden` test, produced by libCacheSim itself), formatted by the C format.
+fn cachesim_lines_equal_libcachesims(p: &[PathBuf]) {
+    let t = p[0].to_str().unwrap();
+    // (policy, libCacheSim's name, [(size, libCacheSim's misses)]) on OLTP's 914,145 requests
+    type Golden<'a> = (&'a str, &'a str, [(u64, u64); 2]);
+    let golden: [Golden; 3] = [
+        ("fifo", "FIFO", [(1000, 653_340), (10_000, 390_442)]),
+        ("sieve", "Sieve", [(1000, 616_519), (10_000, 361_388)]),
+        ("s3fifo", "S3FIFO-0.1000-2", [(1000, 540_669), (10_000, 341_108)]),
+    ];
+    for i in 0..2 {
+        let size = golden[0].2[i].0;
+        let out = ok(&[
+            "run",
+            "--trace",
+            t,
+            "--capacity",
+            &size.to_string(),
+            "--policy",
+            "fifo,sieve,s3fifo",
+            "--output-format",
+            "cachesim",
+        ]);
+        let want: String = golden
+            .iter()
+            .map(|(_, name, rows)| {
+                let ratio = rows[i].1 as f64 / 914_145.0;
+                format!(
+                    "{t} {name} cache size {size:>8}, 914145 req, miss ratio {ratio:.4}, byte miss ratio {ratio:.4}\n"
+                )
+            })
+            .collect();
+        assert_eq!(out, want, "C={size}");
+    }
+}
+
 fn main() -> std::process::ExitCode {
     const OLTP: &str = "arc/OLTP.lis.zst";
     let t = |name, traces, run| TraceTest { name, traces, run };
@@ -288,5 +403,11 @@ fn main() -> std::process::ExitCode {
         }),
         t("fetch_writes_a_checked_trace", &[OLTP], fetch_writes_a_checked_trace),
         t("oltp_golden_hit_ratios", &[OLTP], oltp_golden_hit_ratios),
+        t("cachesim_lines_golden", &[], |_| cachesim_lines_golden()),
+        t(
+            "cachesim_lines_equal_libcachesims",
+            &[OLTP],
+            cachesim_lines_equal_libcachesims,
+        ),
     ])
 }

@@ -520,6 +520,7 @@ fn stopped_and_resumed_runs() {
                 saved.push(c.clone());
                 Ok(())
             },
+            shard: None,
         },
     )
     .unwrap();
@@ -547,6 +548,7 @@ fn stopped_and_resumed_runs() {
             stop_after: None,
             progress: &|_, _| {},
             on_cell: &mut |_| Ok(()),
+            shard: None,
         },
     )
     .unwrap();
@@ -557,6 +559,72 @@ fn stopped_and_resumed_runs() {
     // an absurd thread count is refused by the library too
     let err = experiment::run(&e, Some(100_000), &|_, _| {}).unwrap_err();
     assert!(err.to_string().contains("expected 1 to 1024"), "{err}");
+}
+
+/// `--shard K/N`'s rule: slice K runs the cells whose index mod N is K, and nothing else; the
+/// slices' cells, put together, give the unsharded run's results exactly.
+#[test]
+fn shards_cover_the_matrix_once_and_merge_to_the_whole() {
+    use experiment::Shard;
+    use std::sync::atomic::AtomicU8;
+    use std::sync::Arc;
+    let e = parse(TINY).unwrap();
+    let full = experiment::run(&e, Some(2), &|_, _| {}).unwrap();
+    let mut all = Vec::new();
+    for k in 0..5 {
+        let shard = Shard { k, n: 5 };
+        let mut ran = Vec::new();
+        let r = experiment::run_with(
+            &e,
+            experiment::Drive {
+                threads: Some(2),
+                done: Vec::new(),
+                stop: Arc::new(AtomicU8::new(0)),
+                stop_after: None,
+                progress: &|_, _| {},
+                on_cell: &mut |c| {
+                    ran.push(c.cell.index);
+                    Ok(())
+                },
+                shard: Some(shard),
+            },
+        )
+        .unwrap();
+        assert!(r.interrupted.is_none(), "a finished slice is not interrupted");
+        ran.sort();
+        assert_eq!(ran, (k..12).step_by(5).collect::<Vec<_>>(), "slice {shard}");
+        assert_eq!(r.cells.iter().map(|c| c.cell.index).collect::<Vec<_>>(), ran);
+        all.extend(r.cells);
+    }
+    assert_eq!(all.len(), 12);
+    let merged = experiment::run_with(
+        &e,
+        experiment::Drive {
+            threads: Some(1),
+            done: all,
+            stop: Arc::new(AtomicU8::new(0)),
+            stop_after: None,
+            progress: &|_, _| {},
+            on_cell: &mut |_| panic!("nothing is left to run"),
+            shard: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(output::json(&merged).unwrap(), output::json(&full).unwrap());
+    assert_eq!(output::results_csv(&merged), output::results_csv(&full));
+    assert_eq!(output::summary_csv(&merged), output::summary_csv(&full));
+    // K/N as the flag takes it
+    assert_eq!(Shard::parse("2/3"), Ok(Shard { k: 2, n: 3 }));
+    for (bad, why) in [
+        ("3/3", "expected 0 <= K < N"),
+        ("1/0", "expected at least 1 slice"),
+        ("x/3", "is not a whole number"),
+        ("-1/3", "is not a whole number"),
+        ("2", "expected K/N"),
+    ] {
+        let err = Shard::parse(bad).unwrap_err();
+        assert!(err.contains(why), "{bad}: {err}");
+    }
 }
 
 /// A trace's format travels with the workload: a file whose name does not tell its format is

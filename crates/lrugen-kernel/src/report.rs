@@ -10,6 +10,7 @@ use crate::{Error, KernelRun};
 use lrugen::experiment::plot::{draw_legend, e2s, svg_and_png, xy_chart, Area, DrawResult};
 use lrugen::mm::vmstat::{format_memory_stat, Stat, StatKind};
 use lrugen::reclaim::mglru::debugfs;
+use lrugen::report::html::{Block, Page, INDEX};
 use lrugen::sim::RunResult;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -347,6 +348,113 @@ impl Report {
             })?;
         }
         Ok((out, None))
+    }
+
+    /// The report to share (`index.html`, through [`lrugen::report::html`], the writer
+    /// `lrugen exp` uses too): the kernel and the settings, the counters table (kernel, model,
+    /// difference), misses per window, the plots among `files` (in `dir`) inline, and `command`,
+    /// the command line that reproduces the run.
+    pub fn page(&self, command: &str, dir: &Path, files: &[PathBuf]) -> Result<Page, Error> {
+        let s = &self.settings;
+        let mut page = Page::new(format!("lrugen kernel: {} beside the model", self.kernel_release));
+        page.push(Block::Para(format!("Workload: {}.", self.workload)));
+        let opt = |v: Option<u32>, default: &str| v.map_or(default.to_string(), |v| v.to_string());
+        page.push(Block::Heading("Settings".into()));
+        page.push(Block::Pairs(vec![
+            ("kernel release".into(), self.kernel_release.clone()),
+            ("package".into(), self.package.clone().unwrap_or_else(|| "-".into())),
+            ("LRU".into(), s.lru.clone()),
+            (
+                "lru_gen/enabled written, read back".into(),
+                format!("{}, {}", s.lru_gen_enabled, self.lru_gen_enabled_read_back),
+            ),
+            ("memory.max of /t".into(), format!("{} MiB", s.memcg_max_bytes >> 20)),
+            ("vm.swappiness".into(), opt(s.swappiness, "default (60)")),
+            ("min_ttl_ms".into(), opt(s.min_ttl_ms, "0")),
+            ("vm.page-cluster".into(), s.page_cluster.to_string()),
+            ("read_ahead_kb".into(), opt(s.read_ahead_kb, "default (128)")),
+            (
+                "swap".into(),
+                format!(
+                    "{} {} MiB{}",
+                    s.swap,
+                    s.swap_mib,
+                    s.zram_ratio
+                        .map(|r| format!(" (zram ratio {r:.1})"))
+                        .unwrap_or_default()
+                ),
+            ),
+            ("accesses per window".into(), s.window.to_string()),
+            ("model profile".into(), s.model_profile.clone()),
+            ("model capacity".into(), format!("{} pages", s.model_capacity_pages)),
+        ]));
+        page.push(Block::Heading("Counters".into()));
+        page.push(Block::Para(
+            "Each counter both sides have, over the replay: the kernel's, the model's, and (model - kernel) / kernel."
+                .into(),
+        ));
+        page.push(Block::Table {
+            head: ["source", "counter", "kernel", "model", "diff"]
+                .map(String::from)
+                .to_vec(),
+            rows: self
+                .counters
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.source.to_string(),
+                        r.counter.clone(),
+                        lrugen::report::thousands(r.kernel),
+                        lrugen::report::thousands(r.model),
+                        r.rel_diff.map_or("-".into(), |d| format!("{:+.1}%", d * 100.0)),
+                    ]
+                })
+                .collect(),
+            left: 2,
+        });
+        page.push(Block::Heading("Misses per window".into()));
+        page.push(Block::Table {
+            head: ["measured accesses", "kernel misses", "model misses"]
+                .map(String::from)
+                .to_vec(),
+            rows: self
+                .windows
+                .iter()
+                .map(|w| {
+                    vec![
+                        lrugen::report::thousands(w.accesses as i64),
+                        lrugen::report::thousands(w.kernel_misses as i64),
+                        w.model_misses
+                            .map_or("-".into(), |m| lrugen::report::thousands(m as i64)),
+                    ]
+                })
+                .collect(),
+            left: 0,
+        });
+        page.push(Block::Heading("Plots".into()));
+        let before = page.blocks.len();
+        page.push_svgs(dir, files)
+            .map_err(|e| Error::Io(format!("{}: {e}", dir.display())))?;
+        if page.blocks.len() == before {
+            page.push(Block::Para(
+                "No plots (no TrueType font was found to draw them).".into(),
+            ));
+        }
+        page.push(Block::Heading("Reproduce".into()));
+        page.push(Block::Pre(command.to_string()));
+        page.push(Block::Para(format!(
+            "lrugen {}. The directory also holds report.json (this report's data) and kernel-run.json \
+             (everything the guest reported, the lru_gen captures included).",
+            lrugen::experiment::outdir::VERSION
+        )));
+        Ok(page)
+    }
+
+    /// Write [`Report::page`] as `dir/index.html`; returns its path.
+    pub fn write_html(&self, command: &str, dir: &Path, files: &[PathBuf]) -> Result<PathBuf, Error> {
+        self.page(command, dir, files)?
+            .write(dir)
+            .map_err(|e| Error::Io(format!("{}: {e}", dir.join(INDEX).display())))
     }
 
     fn draw_misses<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> DrawResult {

@@ -195,7 +195,7 @@ fn the_report_puts_the_fixture_beside_the_model() {
     assert_eq!(json["settings"]["swap"], "disk");
     assert!(json["generations"]["kernel"][0]["gens"][0]["seq"].is_u64());
     match no_font {
-        Some(why) => eprintln!("plots skipped: {why}"),
+        Some(ref why) => eprintln!("plots skipped: {why}"),
         None => {
             for stem in ["misses", "generations"] {
                 for ext in ["svg", "png"] {
@@ -208,6 +208,43 @@ fn the_report_puts_the_fixture_beside_the_model() {
                 .unwrap()
                 .contains("<svg"));
         }
+    }
+
+    // the report to share (index.html): settings, every counter and window a row, the plots inline
+    let cmd = "lrugen kernel --series 6.1 --workload anon --out 'my results'";
+    let page = r.write_html(cmd, &dir, &files).unwrap();
+    assert_eq!(page, dir.join("index.html"));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(&format!(
+        "<h1>lrugen kernel: {} beside the model</h1>",
+        f.run.kernel_release
+    )));
+    assert!(html.contains("<pre>lrugen kernel --series 6.1 --workload anon --out &#39;my results&#39;</pre>"));
+    let tables: Vec<&str> = html.split("<tbody>").skip(1).collect();
+    assert_eq!(tables.len(), 2, "counters and windows");
+    assert_eq!(
+        tables[0].split("</tbody>").next().unwrap().matches("<tr>").count(),
+        r.counters.len()
+    );
+    assert_eq!(
+        tables[1].split("</tbody>").next().unwrap().matches("<tr>").count(),
+        r.windows.len()
+    );
+    let miss_row = format!(
+        "<tr><td>replayer</td><td>misses</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
+        lrugen::report::thousands(f.run.misses as i64),
+        lrugen::report::thousands(m.misses as i64)
+    );
+    assert!(html.contains(&miss_row), "{miss_row}");
+    assert!(html.contains("<tr><th>memory.max of /t</th>"), "the settings");
+    let svgs = files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .count();
+    assert_eq!(html.matches("<svg").count(), svgs, "every plot inline");
+    assert_eq!(svgs, if no_font.is_some() { 0 } else { 2 });
+    for fetch in ["<script", "<link", "src=", "href="] {
+        assert!(!html.contains(fetch), "{fetch}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

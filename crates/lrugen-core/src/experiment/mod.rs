@@ -27,7 +27,9 @@ pub mod spec;
 pub mod stats;
 pub mod store;
 
-pub use runner::{metrics_of, run, run_with, seed_for, Cell, CellResult, Drive, Interruption, Results, SummaryRow};
+pub use runner::{
+    metrics_of, run, run_with, seed_for, Cell, CellResult, Drive, Interruption, Results, Shard, SummaryRow,
+};
 pub use spec::{Experiment, Point, PointConfig, SweepParam, Variant, METRICS};
 
 use std::path::PathBuf;

@@ -48,6 +48,14 @@ pub const EXP: Kind = Kind {
     resumable: true,
 };
 
+/// `lrugen exp --shard K/N --out`: one slice of an experiment's matrix, its finished cells and a
+/// copy of the experiment file, for `lrugen exp merge`.
+pub const SHARD: Kind = Kind {
+    command: "lrugen exp --shard",
+    marker: ".lrugen-exp-shard.json",
+    resumable: true,
+};
+
 /// `lrugen kernel --out`.
 pub const KERNEL: Kind = Kind {
     command: "lrugen kernel",
@@ -62,7 +70,7 @@ pub const EXPLAIN: Kind = Kind {
     resumable: false,
 };
 
-const KINDS: [Kind; 3] = [EXP, KERNEL, EXPLAIN];
+const KINDS: [Kind; 4] = [EXP, SHARD, KERNEL, EXPLAIN];
 
 /// The marker file's content.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -176,6 +184,18 @@ pub fn list_files(dir: &Path, skip: &str) -> std::io::Result<Vec<String>> {
 fn read_marker(dir: &Path, marker: &str) -> Option<Marker> {
     let text = std::fs::read_to_string(dir.join(marker)).ok()?;
     serde_json::from_str(&text).ok()
+}
+
+/// The marker `kind` wrote in `dir`, if there is a readable one.
+pub fn marker_in(dir: &Path, kind: &Kind) -> Option<Marker> {
+    read_marker(dir, kind.marker)
+}
+
+/// `DIR.partial`, where the outputs for `DIR` are written first.
+pub fn partial_of(target: &Path) -> PathBuf {
+    let mut p = target.as_os_str().to_owned();
+    p.push(PARTIAL_SUFFIX);
+    PathBuf::from(p)
 }
 
 /// Which lrugen command's marker `dir` holds, if any.

@@ -11,7 +11,7 @@ use super::stats::Summary;
 use super::ExpError;
 use crate::report::thousands;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Quote a CSV field if it needs it (RFC 4180).
 fn csv_field(s: &str) -> String {
@@ -165,6 +165,88 @@ pub fn summary_csv(r: &Results) -> String {
     out
 }
 
+/// The HTML report of finished results (`index.html`, [`crate::report::html`]): the experiment's
+/// name, description and notes, the results table, the cells that stopped early, the plots among
+/// `plots` (files in `dir`) inline, or why there are none (`no_plots`), the command that
+/// reproduces the results, and the experiment file's text (`settings`). Nothing in it depends on
+/// where the results were written, on the threads, or on sharding.
+pub fn report_page(
+    r: &Results,
+    settings: &str,
+    dir: &Path,
+    plots: &[PathBuf],
+    no_plots: Option<&str>,
+) -> Result<crate::report::html::Page, ExpError> {
+    use crate::report::html::{shell_word, Block, Page};
+    let e = &r.experiment;
+    let mut page = Page::new(format!("lrugen exp: {}", e.name));
+    if let Some(d) = &e.description {
+        page.push(Block::Para(d.clone()));
+    }
+    for n in &e.notes {
+        page.push(Block::Para(format!("Note: {n}")));
+    }
+    page.push(Block::Heading("Results".into()));
+    page.push(Block::Para(format!(
+        "{} sweep point(s) x {} policies x {} repetition(s) = {} runs, seed {}; baseline {}, metric {}{}. \
+         Each value is the mean over the repetitions with its 95% confidence interval; the last column is \
+         the difference of the metric from the baseline's, with its 95% interval by Welch's t-test.",
+        e.points.len(),
+        e.variants.len(),
+        e.repetitions,
+        r.cells.len(),
+        e.seed,
+        r.baseline().label,
+        e.metric,
+        if e.full { " (full size: [full])" } else { "" }
+    )));
+    let t = table_parts(r);
+    page.push(Block::Table {
+        head: t.head,
+        rows: t.rows,
+        left: t.left,
+    });
+    for n in t.notes {
+        page.push(Block::Para(n));
+    }
+    for c in r.cells.iter().filter(|c| c.error.is_some()) {
+        page.push(Block::Para(format!(
+            "cell {} ({}, repetition {}): stopped early: {}",
+            c.cell.index,
+            c.policy,
+            c.cell.repetition,
+            c.error.as_deref().unwrap_or_default()
+        )));
+    }
+    page.push(Block::Heading("Plots".into()));
+    match no_plots {
+        Some(why) => {
+            page.push(Block::Para(format!("No plots: {why}.")));
+        }
+        None => {
+            page.push_svgs(dir, plots)
+                .map_err(|err| ExpError::Io(format!("{}: {err}", dir.display())))?;
+        }
+    }
+    page.push(Block::Heading("Reproduce".into()));
+    let file = e.file.to_string_lossy();
+    page.push(Block::Pre(format!(
+        "lrugen exp {}{} --out DIR",
+        shell_word(&file),
+        if e.full { " --full" } else { "" }
+    )));
+    page.push(Block::Para(format!(
+        "lrugen {}. The same experiment file gives the same results, byte for byte, whatever --threads, \
+         however often the run was interrupted and resumed (--resume), and when run as slices \
+         (--shard K/N) merged by lrugen exp merge. DIR also holds results.json (every cell, its metrics \
+         and series), results.csv, summary.csv and the plots as SVG and PNG.",
+        super::outdir::VERSION
+    )));
+    page.push(Block::Heading(format!("Settings: {file}")));
+    page.push(Block::Pre(settings.to_string()));
+    Ok(page)
+}
+
 /// Write `results.json`, `results.csv` and `summary.csv` into `dir` (created if needed), and for
 /// engine runs `bench/pPOINT-POLICY-rREP.txt`, each run's report as its benchmark prints it.
 pub fn write_files(r: &Results, dir: &Path) -> Result<(), ExpError> {
@@ -242,9 +324,64 @@ fn cell_text(metric: &str, s: &Summary) -> String {
     }
 }
 
+/// The cells of the results table ([`table`], and the HTML report's): its header, its rows, how
+/// many leading columns are labels (left-aligned; the others are numbers), and the notes printed
+/// under it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableParts {
+    /// Column names.
+    pub head: Vec<String>,
+    /// One row per sweep point × policy.
+    pub rows: Vec<Vec<String>>,
+    /// Leading label columns.
+    pub left: usize,
+    /// Notes under the table, each a line.
+    pub notes: Vec<String>,
+}
+
 /// The terminal table: one row per sweep point × policy, with the mean ± 95% CI of the main
 /// metrics and the difference of the experiment's metric from the baseline.
 pub fn table(r: &Results) -> String {
+    let TableParts {
+        head,
+        rows,
+        left,
+        notes,
+    } = table_parts(r);
+    let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (i, c) in row.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &[String]| {
+        for (i, c) in cells.iter().enumerate() {
+            let pad = w[i] - c.chars().count();
+            if i > 0 {
+                out.push_str("  ");
+            }
+            if i < left {
+                let _ = write!(out, "{c}{}", " ".repeat(pad));
+            } else {
+                let _ = write!(out, "{}{c}", " ".repeat(pad));
+            }
+        }
+        out.push('\n');
+    };
+    line(&head);
+    for row in &rows {
+        line(row);
+    }
+    for n in notes {
+        out.push_str(&n);
+        out.push('\n');
+    }
+    out
+}
+
+/// The results table's cells ([`TableParts`]).
+pub fn table_parts(r: &Results) -> TableParts {
     let e = &r.experiment;
     // accesses = hits + minor faults + misses, hit ratio = hits / accesses: the columns
     // reconcile (minor faults shown wherever a run had any).
@@ -313,42 +450,24 @@ pub fn table(r: &Results) -> String {
             rows.push(row);
         }
     }
-    let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (i, c) in row.iter().enumerate() {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
     let left = if swept { 2 } else { 1 };
-    let mut out = String::new();
-    let mut line = |cells: &[String]| {
-        for (i, c) in cells.iter().enumerate() {
-            let pad = w[i] - c.chars().count();
-            if i > 0 {
-                out.push_str("  ");
-            }
-            if i < left {
-                let _ = write!(out, "{c}{}", " ".repeat(pad));
-            } else {
-                let _ = write!(out, "{}{c}", " ".repeat(pad));
-            }
-        }
-        out.push('\n');
-    };
-    line(&head);
-    for row in &rows {
-        line(row);
-    }
+    let mut notes = Vec::new();
     if let Some(note) = short_run_note(r) {
-        out.push_str(&note);
+        notes.extend(note.lines().map(String::from));
     }
     if metrics.contains(&"minor_faults") {
-        out.push_str(
+        notes.push(
             "accesses = hits + minor faults (no I/O: first touch, a whole-page write, a page found in the \
-             swap cache) + misses (major faults); hit ratio = hits / accesses\n",
+             swap cache) + misses (major faults); hit ratio = hits / accesses"
+                .into(),
         );
     }
-    out
+    TableParts {
+        head,
+        rows,
+        left,
+        notes,
+    }
 }
 
 /// A warning when classic-LRU runs ended before the memcg statistics' first periodic flush

@@ -289,6 +289,59 @@ pub struct Drive<'a> {
     /// Called with each cell as it finishes, on the caller's thread (to persist it); an error
     /// stops the run.
     pub on_cell: &'a mut dyn FnMut(&CellResult) -> Result<(), ExpError>,
+    /// Run only one slice of the matrix (`lrugen exp --shard K/N`): the cells of [`Shard::owns`].
+    /// The others are neither run nor counted missing.
+    pub shard: Option<Shard>,
+}
+
+/// Slice `k` of `n` of an experiment's matrix (`lrugen exp --shard K/N`): the cells whose index
+/// modulo `n` is `k`. Cells are ordered by sweep point, then policy, then repetition, so every
+/// slice gets an even share of every point (a costly point is spread over all of them), and the
+/// rule depends only on the matrix: any machine computes the same slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This slice, `0..n`.
+    pub k: usize,
+    /// How many slices.
+    pub n: usize,
+}
+
+impl Shard {
+    /// Parse `K/N` (0 ≤ K < N); the error says what was expected.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let Some((k, n)) = s.split_once('/') else {
+            return Err(format!(
+                "'{s}': expected K/N, slice K of N counted from 0 (e.g. 0/4 .. 3/4)"
+            ));
+        };
+        let num = |t: &str, what: &str| {
+            t.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("'{s}': {what} '{t}' is not a whole number: expected K/N, e.g. 0/4"))
+        };
+        let (k, n) = (num(k, "K")?, num(n, "N")?);
+        if n == 0 {
+            return Err(format!("'{s}': N is 0: expected at least 1 slice"));
+        }
+        if k >= n {
+            return Err(format!(
+                "'{s}': K is {k}, N {n}: expected 0 <= K < N (slices are counted from 0: 0/{n} .. {}/{n})",
+                n - 1
+            ));
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// Whether cell `index` is in this slice.
+    pub fn owns(&self, index: usize) -> bool {
+        index % self.n == self.k
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
 }
 
 /// How a run was cut short.
@@ -363,11 +416,14 @@ impl Shared {
     }
 }
 
-/// Load the traces and learn each point's sampling interval (before any cell runs).
-fn prepare(exp: &Experiment) -> Result<Shared, ExpError> {
+/// Load the traces and learn the sampling interval of each point `todo` runs (before any cell
+/// runs; a point no cell of `todo` runs is left unprepared, its interval 0).
+fn prepare(exp: &Experiment, todo: &[Cell]) -> Result<Shared, ExpError> {
+    let needed: std::collections::BTreeSet<usize> = todo.iter().map(|c| c.point).collect();
+    let points = || exp.points.iter().filter(|p| needed.contains(&p.index));
     // Read each trace once (spilled to disk as dense ids), shared by every cell that replays it.
     let mut traces: Vec<(TraceKey, LoadedTrace)> = Vec::new();
-    for p in &exp.points {
+    for p in points() {
         if let Some(key) = trace_of(&p.config.workload) {
             if !traces.iter().any(|(k, _)| *k == key) {
                 let t = workload::load_trace_as(&key.0, key.1).map_err(|e| ExpError::Run(e.to_string()))?;
@@ -378,11 +434,11 @@ fn prepare(exp: &Experiment) -> Result<Shared, ExpError> {
     let mut shared = Shared {
         exp: exp.clone(),
         traces,
-        sample_every: Vec::new(),
+        sample_every: vec![0; exp.points.len()],
     };
     // Sample each point's runs about `samples` times: set the workload up once to learn its
     // length in steps.
-    for p in &exp.points {
+    for p in points() {
         let cfg = exp.run_config(
             &Cell {
                 index: 0,
@@ -407,7 +463,7 @@ fn prepare(exp: &Experiment) -> Result<Shared, ExpError> {
                 .map_err(|e| ExpError::Run(format!("point {}: {e}", p.label())))?
                 .len
         };
-        shared.sample_every.push(len.div_ceil(exp.samples).max(1));
+        shared.sample_every[p.index] = len.div_ceil(exp.samples).max(1);
     }
     Ok(shared)
 }
@@ -424,6 +480,7 @@ pub fn run(exp: &Experiment, threads: Option<usize>, progress: CellProgress<'_>)
             stop_after: None,
             progress,
             on_cell: &mut |_| Ok(()),
+            shard: None,
         },
     )
 }
@@ -457,14 +514,21 @@ pub fn run_with(exp: &Experiment, d: Drive<'_>) -> Result<Results, ExpError> {
         }
         finished[i] = Some(c);
     }
-    let todo: Vec<Cell> = all.iter().filter(|c| finished[c.index].is_none()).cloned().collect();
+    let owned = |i: usize| d.shard.is_none_or(|s| s.owns(i));
+    let todo: Vec<Cell> = all
+        .iter()
+        .filter(|c| owned(c.index) && finished[c.index].is_none())
+        .cloned()
+        .collect();
+    // a slice's progress and interruption count its own cells
+    let total = (0..total).filter(|&i| owned(i)).count();
     let mut count = total - todo.len();
     (d.progress)(count, total);
     let stop = d.stop;
     let mut first_error: Option<(usize, ExpError)> = None;
     let mut abandoned = 0;
     if !todo.is_empty() && stop.load(Ordering::SeqCst) == RUN {
-        let shared = Arc::new(prepare(exp)?);
+        let shared = Arc::new(prepare(exp, &todo)?);
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let workers = d.threads.unwrap_or(cores).clamp(1, todo.len());
         let todo = Arc::new(todo);
@@ -541,7 +605,9 @@ pub fn run_with(exp: &Experiment, d: Drive<'_>) -> Result<Results, ExpError> {
     if let Some((_, e)) = first_error {
         return Err(e);
     }
-    let missing: Vec<usize> = (0..total).filter(|&i| finished[i].is_none()).collect();
+    let missing: Vec<usize> = (0..finished.len())
+        .filter(|&i| owned(i) && finished[i].is_none())
+        .collect();
     let cells: Vec<CellResult> = finished.into_iter().flatten().collect();
     let interrupted = (!missing.is_empty()).then(|| Interruption {
         finished: cells.len(),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Reports: a table a person reads, JSON a script reads, and the kernel's own text formats.
 
+pub mod html;
+
 use crate::mm::vmstat::{self, Stat};
 use crate::sim::RunResult;
 use std::fmt::Write as _;
