@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, 
 from . import _lrugen
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pandas
+    import pandas  # type: ignore[import-untyped, unused-ignore]
 
 __version__: str = _lrugen.__version__
 
@@ -342,4 +342,5 @@ def names() -> Dict[str, Any]:
     lru, opt), ``zoo`` (the cache zoo's policies), ``profiles`` and ``mainline`` (the preset it
     stands for), ``switches`` (each switch's value in each preset), ``trace_formats``,
     ``workload_presets``."""
-    return _json.loads(_lrugen.names())
+    out: Dict[str, Any] = _json.loads(_lrugen.names())
+    return out
