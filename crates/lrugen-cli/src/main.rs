@@ -17,7 +17,7 @@ use lrugen::workload::dist::Dist;
 use lrugen::workload::{self, WorkloadSpec};
 use lrugen_cli::checks::{self, count, count32};
 use lrugen_cli::fio;
-use lrugen_cli::run::{self, parse_enabled, plan_run, trace_format, RunArgs, RunPlan};
+use lrugen_cli::run::{self, parse_enabled, plan_run, trace_format, RunArgs};
 use out::{out, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -189,25 +189,12 @@ fn switches_report(results: &[RunResult], asked: &[lrugen::sim::SwitchAt]) -> St
 
 fn cmd_run(mut a: RunArgs) -> Result<(), String> {
     run::default_policies(&mut a);
-    let RunPlan {
-        cfgs,
-        labels,
-        trace,
-        opfile,
-        spec,
-        note,
-        memory,
-        limit,
-        swap,
-        nr_mglru,
-        fio_desc,
-        jobs,
-    } = plan_run(&a)?;
+    let plan = plan_run(&a)?;
     let mut peaks = a.stats.then(PeakRss::start);
-    let mut results = match (&opfile, &a.ops) {
+    let mut results = match (&plan.opfile, &a.ops) {
         (Some(o), Some(path)) => {
             let mut out = Vec::new();
-            for cfg in &cfgs {
+            for cfg in &plan.cfgs {
                 if let Some(p) = peaks.as_mut() {
                     p.before_run();
                 }
@@ -219,9 +206,9 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
             }
             out
         }
-        _ => run_all(&cfgs, trace, peaks.as_mut())?,
+        _ => run_all(&plan.cfgs, plan.trace, peaks.as_mut())?,
     };
-    run::apply_labels(&mut results, &labels);
+    run::apply_labels(&mut results, &plan.labels);
     let write_failed = || {
         results
             .iter()
@@ -232,15 +219,15 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
             })
             .map_or(Ok(()), Err)
     };
-    if let (Some(f), Some((d, g))) = (a.output_format, &fio_desc) {
-        if let Some(n) = &note {
+    if let (Some(f), Some((d, g))) = (a.output_format, &plan.fio_desc) {
+        if let Some(n) = &plan.note {
             eprintln!("lrugen: {n}");
         }
-        out!("{}", fio::report(f, d, g, jobs, &results)?);
+        out!("{}", fio::report(f, d, g, plan.jobs, &results)?);
         return write_failed();
     }
     if a.json {
-        if let Some(n) = &note {
+        if let Some(n) = &plan.note {
             eprintln!("lrugen: {n}");
         }
         outln!(
@@ -252,17 +239,17 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
         }
         return write_failed();
     }
-    outln!("workload: {}", spec.describe());
+    outln!("workload: {}", plan.spec.describe());
     outln!(
         "machine: {} MiB, memcg /t memory.max {} pages ({} MiB), swap {} MiB, swappiness {}\n",
-        memory * 4 / 1024,
-        limit,
-        limit * 4 / 1024,
-        swap * 4 / 1024,
+        plan.memory * 4 / 1024,
+        plan.limit,
+        plan.limit * 4 / 1024,
+        plan.swap * 4 / 1024,
         a.swappiness
     );
     out!("{}", report::table(&results));
-    if nr_mglru > 1 {
+    if plan.nr_mglru > 1 {
         let all: Vec<String> = results
             .iter()
             .filter_map(|r| r.profile.as_ref().map(|p| format!("{} = {p}", r.policy)))
@@ -271,15 +258,15 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
     } else if let Some(p) = results.iter().find_map(|r| r.profile.as_ref()) {
         outln!("MGLRU profile: {p}");
     }
-    if let Some(n) = &note {
+    if let Some(n) = &plan.note {
         outln!("{n}");
     }
-    if let Some(c) = cfgs.iter().find(|c| !c.switch_at.is_empty()) {
+    if let Some(c) = plan.cfgs.iter().find(|c| !c.switch_at.is_empty()) {
         outln!("{}", switches_report(&results, &c.switch_at));
     }
     for r in &results {
         if let Some(e) = &r.engine {
-            outln!("\n{}", lrugen::sim::engine::format_bench(&r.policy, &spec, e));
+            outln!("\n{}", lrugen::sim::engine::format_bench(&r.policy, &plan.spec, e));
         }
         if let Some(e) = &r.error {
             outln!("\n{}: stopped early: {e}", r.policy);
