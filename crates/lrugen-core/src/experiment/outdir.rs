@@ -429,14 +429,18 @@ impl Staging {
                 }
             };
             for d in missing.into_iter().rev() {
-                if let Err(e) = std::fs::create_dir(&d) {
-                    undo(&created);
-                    return Err(at(format!(
-                        "cannot create {}: {e}: expected a path where a directory can be created",
-                        d.display()
-                    )));
+                match std::fs::create_dir(&d) {
+                    // another process (a shard beside this one) made it meanwhile: not ours to undo
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => continue,
+                    Err(e) => {
+                        undo(&created);
+                        return Err(at(format!(
+                            "cannot create {}: {e}: expected a path where a directory can be created",
+                            d.display()
+                        )));
+                    }
+                    Ok(()) => created.push(d),
                 }
-                created.push(d);
             }
             if let Err(e) = std::fs::create_dir(&partial) {
                 undo(&created);
@@ -611,6 +615,34 @@ mod tests {
             names(d.path()),
             [".lrugen-exp.json", "sub/two.txt"].map(|f| format!("a/b/out/{f}"))
         );
+    }
+
+    /// Shards started together create their common missing parents at the same time: each
+    /// takes the other's directory as made (the race once failed the Python recipe's test with
+    /// "cannot create …slices: File exists").
+    #[test]
+    fn siblings_prepared_at_once_share_their_new_parents() {
+        for round in 0..20 {
+            let d = tempfile::tempdir().unwrap();
+            let targets: Vec<PathBuf> = (0..8)
+                .map(|k| d.path().join(format!("r{round}/p/q.slices/{k}")))
+                .collect();
+            let barrier = std::sync::Barrier::new(targets.len());
+            std::thread::scope(|sc| {
+                for t in &targets {
+                    let barrier = &barrier;
+                    sc.spawn(move || {
+                        barrier.wait();
+                        let s = Staging::prepare(req(t, false, false)).unwrap();
+                        std::fs::write(s.dir().join("one.txt"), "1").unwrap();
+                        s.commit().unwrap();
+                    });
+                }
+            });
+            for t in &targets {
+                assert_eq!(names(t), [".lrugen-exp.json", "one.txt"]);
+            }
+        }
     }
 
     #[test]
