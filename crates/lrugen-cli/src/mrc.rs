@@ -355,13 +355,19 @@ pub fn compute(path: &Path, trace: &LoadedTrace, opts: &Options) -> Result<Mrc, 
         .pages
         .to_vec()
         .map_err(|e| format!("{}: reading back the trace's ids: {e}", path.display()))?;
-    let sample = match opts.mini {
+    let mut kinds = Vec::new();
+    for p in &policies {
+        kinds.push(parse_run_policies(std::slice::from_ref(p))?[0].kind);
+    }
+    let sampled = kinds.iter().any(|k| !matches!(k, PolicyKind::Lru | PolicyKind::Opt));
+    let sample = match opts.mini.filter(|_| sampled) {
         Some(rate) => {
             let s = SpatialSample::new(&ids, rate, opts.seed).map_err(|e| format!("--mini: {e}"))?;
             if s.pages.is_empty() {
                 return Err(format!(
-                    "--mini {rate}: no page of the trace's {} is sampled at this rate: expected a larger rate",
-                    trace.nr_unique
+                    "--mini {rate}: none of the trace's {} distinct pages is sampled at this rate: expected \
+                     a larger rate",
+                    lrugen::report::thousands(i64::from(trace.nr_unique))
                 ));
             }
             let spilled = LoadedTrace::from_ids(&s.pages, s.nr_unique)
@@ -373,8 +379,7 @@ pub fn compute(path: &Path, trace: &LoadedTrace, opts: &Options) -> Result<Mrc, 
     let mut curves = Vec::new();
     // (curve, size, trace, policy, capacity): the runs to do
     let mut jobs: Vec<(usize, usize, On, String, u64)> = Vec::new();
-    for p in &policies {
-        let kind = parse_run_policies(std::slice::from_ref(p))?[0].kind;
+    for (p, &kind) in policies.iter().zip(&kinds) {
         let full_runs = |curve: usize, jobs: &mut Vec<_>| {
             for (i, &c) in sizes.iter().enumerate() {
                 jobs.push((curve, i, On::Full, p.clone(), c));
@@ -588,25 +593,27 @@ pub fn to_csv(m: &Mrc) -> String {
     out
 }
 
-/// Plot every curve (and the full runs a curve was checked against) as `mrc.svg` and `mrc.png`
-/// in `dir`; the files written.
+/// Plot every curve as a line over the cache size (a logarithmic axis), and the full runs a
+/// miniature curve was checked against as circles of its colour, as `mrc.svg` and `mrc.png` in
+/// `dir`; the files written.
 pub fn plot(m: &Mrc, dir: &Path) -> Result<Vec<PathBuf>, String> {
-    use lrugen::experiment::plot::{draw_lines, ensure_font, svg_and_png, Area, Line};
+    use lrugen::experiment::plot::{draw_log_x, ensure_font, svg_and_png, Area, Line};
     ensure_font()?;
     let pct = |v: &[f64]| -> Vec<(f64, f64)> { m.sizes.iter().zip(v).map(|(&s, &r)| (s as f64, r * 100.0)).collect() };
     let mut lines: Vec<Line> = Vec::new();
-    for c in &m.curves {
-        lines.push((c.label(), lines.len(), pct(&c.miss_ratio)));
+    let mut points: Vec<Line> = Vec::new();
+    for (i, c) in m.curves.iter().enumerate() {
+        lines.push((c.label(), i, pct(&c.miss_ratio)));
         if let (Some(r), Method::Mini(_)) = (&c.reference, c.method) {
-            lines.push((format!("{} full runs", c.policy), lines.len(), pct(r)));
+            points.push((format!("{} full runs", c.policy), i, pct(r)));
         }
     }
     let title = format!("miss-ratio curves: {}", m.trace);
-    let axes = ("cache size (pages)", "miss ratio (%)");
+    let axes = ("cache size (pages, log scale)", "miss ratio (%)");
     let mut written = Vec::new();
     svg_and_png(dir, "mrc", (900, 560), &mut written, &|area| match area {
-        Area::Svg(a) => draw_lines(&a, &title, axes, &lines),
-        Area::Png(a) => draw_lines(&a, &title, axes, &lines),
+        Area::Svg(a) => draw_log_x(&a, &title, axes, &lines, &points),
+        Area::Png(a) => draw_log_x(&a, &title, axes, &lines, &points),
     })?;
     Ok(written)
 }

@@ -437,6 +437,70 @@ pub fn draw_lines<DB: DrawingBackend>(
     area.present().map_err(e2s)
 }
 
+/// A chart of curves over a logarithmic x axis (`lrugen mrc`'s miss-ratio curves against the
+/// cache size): `lines` drawn as lines, `points` (measurements a line is checked against) as
+/// circles of their colour, y from 0; x from the smallest to the largest x (all positive), with
+/// the axis descriptions `desc` (x, y) and a legend at the upper right.
+pub fn draw_log_x<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    (x_desc, y_desc): (&str, &str),
+    lines: &[Line],
+    points: &[Line],
+) -> DrawResult {
+    area.fill(&WHITE).map_err(e2s)?;
+    let xs = || lines.iter().chain(points).flat_map(|l| l.2.iter().map(|p| p.0));
+    let xmin = xs().fold(f64::INFINITY, f64::min).max(1.0);
+    let xmax = xs().fold(0.0f64, f64::max).max(xmin * 2.0);
+    let ymax = lines
+        .iter()
+        .chain(points)
+        .flat_map(|l| l.2.iter().map(|p| p.1))
+        .fold(0.0f64, f64::max);
+    let ymax = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d((xmin / 1.1..xmax * 1.1).log_scale(), 0f64..ymax)
+        .map_err(e2s)?;
+    let (xt, yt) = (tick_format(xmax, true), tick_format(ymax, true));
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .y_labels(count_labels(ymax))
+        .x_label_formatter(&xt)
+        .y_label_formatter(&yt)
+        .draw()
+        .map_err(e2s)?;
+    for (name, color, pts) in lines {
+        let c = Palette99::pick(*color);
+        chart
+            .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
+            .map_err(e2s)?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    for (name, color, pts) in points {
+        let c = Palette99::pick(*color);
+        chart
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.stroke_width(2))))
+            .map_err(e2s)?
+            .label(name.as_str())
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(e2s)?;
+    area.present().map_err(e2s)
+}
+
 const SIZE: (u32, u32) = (800, 500);
 
 /// Axes of the misses-over-time chart.
