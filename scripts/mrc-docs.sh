@@ -10,7 +10,9 @@
 # LRUGEN=path/to/lrugen uses that binary instead of building one (the curves do not depend on it).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-traces=${1:-$root/../shared/traces}
+# from the repository's root, so that docs/mrc/oltp's marker names the trace by a relative path
+cd "$root"
+traces=${1:-../shared/traces}
 if [ -z "${LRUGEN:-}" ]; then
     cargo build --release -q -p lrugen-cli --manifest-path "$root/Cargo.toml"
 fi
