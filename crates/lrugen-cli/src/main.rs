@@ -609,8 +609,7 @@ fn cmd_mrc(a: lrugen_cli::mrc::MrcArgs) -> Result<(), String> {
     checks::memory_budget(a.memory_budget.as_deref())?;
     let opts = mrc::Options::of(&a);
     // names and sizes refused before the trace is read
-    mrc::check_policies(&opts.policies)?;
-    mrc::curve_sizes(&opts.sizes, opts.points, 1)?;
+    mrc::check_options(&opts)?;
     let staging = match &a.out {
         Some(dir) => Some(lrugen::experiment::outdir::Staging::prepare(
             lrugen::experiment::outdir::Request {

@@ -72,7 +72,8 @@ pub struct MrcArgs {
     /// Worker threads for the runs (default: the cores; the curves do not depend on it).
     #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
     pub threads: Option<u32>,
-    /// Write mrc.csv, mrc.json and the plot of all curves (mrc.svg, mrc.png) into this directory
+    /// Write the table (table.txt), mrc.csv, mrc.json and the plot of all curves (mrc.svg,
+    /// mrc.png) into this directory
     /// (written whole or not at all).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -264,6 +265,34 @@ pub fn check_policies(list: &[String]) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// Check `opts` before any trace is read: the policies' names, the sizes, and that `--shards`
+/// and `--mini` have a policy to apply to. The policies' kinds, in `opts.policies`' order
+/// without repeats.
+pub fn check_options(opts: &Options) -> Result<Vec<(String, PolicyKind)>, String> {
+    let policies = check_policies(&opts.policies)?;
+    curve_sizes(&opts.sizes, opts.points, 1)?;
+    let mut out = Vec::new();
+    for p in policies {
+        let kind = parse_run_policies(std::slice::from_ref(&p))?[0].kind;
+        out.push((p, kind));
+    }
+    let listed = || opts.policies.join(",");
+    if opts.shards.is_some() && !out.iter().any(|(_, k)| *k == PolicyKind::Lru) {
+        return Err(format!(
+            "--shards estimates lru's curve: expected lru among --policy, found {}",
+            listed()
+        ));
+    }
+    if opts.mini.is_some() && out.iter().all(|(_, k)| matches!(k, PolicyKind::Lru | PolicyKind::Opt)) {
+        return Err(format!(
+            "--mini: lru and opt have curves of their own, not miniature ones: expected mglru, classic \
+             or a zoo policy among --policy, found {}",
+            listed()
+        ));
+    }
+    Ok(out)
+}
+
 /// The misses and the accesses of `policy` (a `--policy` name) with `capacity` pages on `trace`,
 /// as `lrugen run --trace PATH --capacity C --policy P` runs it (`path` names the trace).
 pub fn run_misses(
@@ -349,17 +378,19 @@ enum On {
 /// The curves of `opts` on the trace `trace` read from `path`.
 pub fn compute(path: &Path, trace: &LoadedTrace, opts: &Options) -> Result<Mrc, String> {
     checks::memory_budget(opts.memory_budget.as_deref())?;
-    let policies = check_policies(&opts.policies)?;
+    let (policies, kinds): (Vec<String>, Vec<PolicyKind>) = check_options(opts)?.into_iter().unzip();
     let sizes = curve_sizes(&opts.sizes, opts.points, trace.nr_unique)?;
-    let ids = trace
-        .pages
-        .to_vec()
-        .map_err(|e| format!("{}: reading back the trace's ids: {e}", path.display()))?;
-    let mut kinds = Vec::new();
-    for p in &policies {
-        kinds.push(parse_run_policies(std::slice::from_ref(p))?[0].kind);
-    }
-    let sampled = kinds.iter().any(|k| !matches!(k, PolicyKind::Lru | PolicyKind::Opt));
+    let sampled = opts.mini.is_some() && kinds.iter().any(|k| !matches!(k, PolicyKind::Lru | PolicyKind::Opt));
+    // the ids in memory (4 bytes a reference) only for the stack distances and the sample; the
+    // runs read the spilled trace
+    let ids = if sampled || kinds.contains(&PolicyKind::Lru) {
+        trace
+            .pages
+            .to_vec()
+            .map_err(|e| format!("{}: reading back the trace's ids: {e}", path.display()))?
+    } else {
+        Vec::new()
+    };
     let sample = match opts.mini.filter(|_| sampled) {
         Some(rate) => {
             let s = SpatialSample::new(&ids, rate, opts.seed).map_err(|e| format!("--mini: {e}"))?;

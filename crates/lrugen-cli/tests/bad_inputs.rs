@@ -922,7 +922,21 @@ const CASES: &[Case] = &[
         2,
         &["--shards", "not a number", "expected a sampling rate"],
     ),
-    case(&["mrc", "{d}/missing.lis", "--policy", "lru"], 1, &["{d}/missing.lis"]),
+    case(
+        &["mrc", "{d}/good.lis", "--policy", "opt,mglru", "--shards", "0.1"],
+        1,
+        &["--shards", "expected lru among --policy", "found opt,mglru"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--policy", "lru,opt", "--mini", "0.1"],
+        1,
+        &["--mini", "expected mglru, classic or a zoo policy", "found lru,opt"],
+    ),
+    case(
+        &["mrc", "{d}/missing.lis", "--policy", "lru"],
+        1,
+        &["{d}/missing.lis", "cannot open"],
+    ),
     // --- traces
     case(
         &["traces", "fetch", "OLTP2", "--dir", "{d}/t"],
