@@ -18,7 +18,9 @@
 //!
 //! * [`LruMrc`] ([`lru_mrc`]): LRU's exact miss-ratio curve, every capacity from one pass
 //!   (Mattson's stack distances, a Fenwick tree over reference times, O(n log n)), and
-//!   [`ShardsMrc`] ([`shards_mrc`]), its SHARDS estimate from a hash-sampled subset of pages.
+//!   [`ShardsMrc`] ([`shards_mrc`]), its SHARDS estimate from a hash-sampled subset of pages;
+//!   [`SpatialSample`], the same pages as a trace of their own, for miniature simulations of
+//!   policies without the stack property (`lrugen mrc`, docs/mrc.md).
 //!
 //! All work on the dense ids of [`lrugen_trace::DenseTrace`] and report a
 //! [`CacheResult`]. Capacities are in pages.
@@ -47,7 +49,7 @@ pub mod zoo;
 use std::fmt;
 
 pub use lru::{lru, Lru};
-pub use mrc::{lru_mrc, shards_mrc, LruMrc, ShardsMrc};
+pub use mrc::{lru_mrc, sample_threshold, shards_mrc, LruMrc, ShardsMrc, SpatialSample};
 pub use opt::{opt, opt_btree, opt_spilled, NextUse, NextUseFile, Opt, OptCache, OptStream, NEVER};
 pub use zoo::{zoo, zoo_keyed, CachePolicy, UnknownPolicy, ZooCache, ZooPolicy};
 

@@ -1,4 +1,5 @@
-//! The exact LRU miss-ratio curve of a trace in one pass: Mattson's stack distances.
+//! The exact LRU miss-ratio curve of a trace in one pass: Mattson's stack distances; its SHARDS
+//! estimate; the spatial sample of miniature simulations.
 
 use lrugen_trace::DenseTrace;
 
@@ -138,14 +139,8 @@ impl ShardsMrc {
     ///
     /// If `rate` is not in `(0, 1]` or rounds to 0.
     pub fn from_pages(pages: &[u32], rate: f64, seed: u64) -> ShardsMrc {
-        assert!(rate > 0.0 && rate <= 1.0, "SHARDS rate {rate} not in (0, 1]");
-        let threshold = (rate * SHARDS_MODULUS as f64).round() as u64;
-        assert!(threshold > 0, "SHARDS rate {rate} rounds to 0");
-        let kept: Vec<u32> = pages
-            .iter()
-            .copied()
-            .filter(|&p| shards_hash(p, seed) % SHARDS_MODULUS < threshold)
-            .collect();
+        let threshold = sample_threshold(rate).unwrap_or_else(|e| panic!("SHARDS {e}"));
+        let kept: Vec<u32> = pages.iter().copied().filter(|&p| sampled(p, threshold, seed)).collect();
         ShardsMrc {
             sample: LruMrc::from_pages(&kept, 0),
             threshold,
@@ -172,6 +167,83 @@ impl ShardsMrc {
 /// The SHARDS estimate of a whole trace's LRU miss-ratio curve ([`ShardsMrc`]).
 pub fn shards_mrc(trace: &DenseTrace, rate: f64, seed: u64) -> ShardsMrc {
     ShardsMrc::from_pages(&trace.pages, rate, seed)
+}
+
+/// The hash threshold (out of 2^24) of sampling rate `rate`, or why `rate` is not one: it must
+/// be in `(0, 1]` and not round to 0.
+pub fn sample_threshold(rate: f64) -> Result<u64, String> {
+    if !(rate > 0.0 && rate <= 1.0) {
+        return Err(format!("rate {rate} not in (0, 1]"));
+    }
+    let threshold = (rate * SHARDS_MODULUS as f64).round() as u64;
+    if threshold == 0 {
+        return Err(format!("rate {rate} rounds to 0 (the smallest is 2^-24)"));
+    }
+    Ok(threshold)
+}
+
+/// Whether page `page` is in the sample of hash threshold `threshold` and seed `seed`.
+#[inline]
+fn sampled(page: u32, threshold: u64, seed: u64) -> bool {
+    shards_hash(page, seed) % SHARDS_MODULUS < threshold
+}
+
+/// A spatial sample of a trace (Waldspurger, Park, Garthwaite and Ahmad, FAST 2015; and for
+/// miniature simulations Waldspurger, Saemundsson, Ahmad and Park, "Cache Modeling and
+/// Optimization using Miniature Simulations", USENIX ATC 2017): the references to the pages
+/// whose hash falls below the rate, with the hash of [`ShardsMrc`] (the same pages for the same
+/// rate and seed), renumbered densely in order of first use. A policy run on it at `C · rate`
+/// pages models the policy at `C` pages on the whole trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpatialSample {
+    /// The kept references' dense ids, in trace order.
+    pub pages: Vec<u32>,
+    /// Distinct pages kept; ids are `0..nr_unique`.
+    pub nr_unique: u32,
+    threshold: u64,
+}
+
+impl SpatialSample {
+    /// The sample of the references `pages` at `rate` (in `(0, 1]`, rounded to a multiple of
+    /// 2^-24) with hash seed `seed`; an error names a rate out of range.
+    pub fn new(pages: &[u32], rate: f64, seed: u64) -> Result<SpatialSample, String> {
+        let threshold = sample_threshold(rate)?;
+        let mut ids: Vec<u32> = Vec::new();
+        let mut nr_unique = 0u32;
+        let mut out = Vec::new();
+        for &p in pages {
+            if !sampled(p, threshold, seed) {
+                continue;
+            }
+            let i = p as usize;
+            if i >= ids.len() {
+                ids.resize(i + 1, u32::MAX);
+            }
+            if ids[i] == u32::MAX {
+                ids[i] = nr_unique;
+                nr_unique += 1;
+            }
+            out.push(ids[i]);
+        }
+        Ok(SpatialSample {
+            pages: out,
+            nr_unique,
+            threshold,
+        })
+    }
+
+    /// The sampling rate, after rounding.
+    pub fn rate(&self) -> f64 {
+        self.threshold as f64 / SHARDS_MODULUS as f64
+    }
+
+    /// The capacity that stands for `capacity` pages of the whole trace: `capacity · rate`,
+    /// rounded to the nearest page, at least 1.
+    pub fn scaled(&self, capacity: u64) -> u64 {
+        let c = capacity as u128 * self.threshold as u128;
+        let m = SHARDS_MODULUS as u128;
+        (((c + m / 2) / m) as u64).max(1)
+    }
 }
 
 /// SplitMix64's finaliser of `page ^ seed`.
@@ -237,6 +309,33 @@ mod tests {
     #[should_panic(expected = "not in (0, 1]")]
     fn shards_rate_zero_refused() {
         ShardsMrc::from_pages(&[1, 2], 0.0, 0);
+    }
+
+    #[test]
+    fn spatial_sample_keeps_shards_pages() {
+        let pages: Vec<u32> = (0..2000u32).map(|i| (i * 7919) % 500).collect();
+        let s = SpatialSample::new(&pages, 0.25, 3).unwrap();
+        // the same pages as SHARDS keeps, renumbered in order of first use
+        let sh = ShardsMrc::from_pages(&pages, 0.25, 3);
+        assert_eq!(s.pages.len() as u64, sh.sampled_requests());
+        assert_eq!(
+            lru_mrc(&DenseTrace::from_keys(s.pages.iter().map(|&p| p as u64))),
+            sh.sample
+        );
+        let mut seen = 0;
+        for &p in &s.pages {
+            assert!(p <= seen);
+            seen = seen.max(p + 1);
+        }
+        assert_eq!(seen, s.nr_unique);
+        assert_eq!((s.scaled(1000), s.scaled(1), s.scaled(0)), (250, 1, 1));
+        assert!(SpatialSample::new(&pages, 1.5, 0)
+            .unwrap_err()
+            .contains("not in (0, 1]"));
+        assert!(SpatialSample::new(&pages, f64::NAN, 0).is_err());
+        assert!(SpatialSample::new(&pages, 1e-9, 0).unwrap_err().contains("rounds to 0"));
+        let all = SpatialSample::new(&pages, 1.0, 9).unwrap();
+        assert_eq!(all.pages.len(), pages.len());
     }
 
     #[test]

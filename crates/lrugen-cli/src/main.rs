@@ -60,6 +60,10 @@ enum Cmd {
     /// print a table with 95% confidence intervals and write JSON, CSV, plots and an HTML report
     /// (`exp merge`: the slices of `--shard K/N` runs combined).
     Exp(exp::ExpArgs),
+    /// Miss-ratio curves of a trace: lru's exact (stack distances, and SHARDS), opt's and any
+    /// policy's from a run per size, or from miniature simulations on a spatial sample (--mini),
+    /// checked against full runs (--check); a table, JSON, CSV and a plot (docs/mrc.md).
+    Mrc(Box<lrugen_cli::mrc::MrcArgs>),
     /// The public traces the tests and examples use: list them, fetch them (with a SHA-256
     /// check), or generate the small synthetic trace shipped in examples/traces.
     Traces(traces::TracesArgs),
@@ -600,6 +604,56 @@ fn limited_run(machine: MachineConfig, limit: u64, workload: WorkloadSpec, polic
     }
 }
 
+fn cmd_mrc(a: lrugen_cli::mrc::MrcArgs) -> Result<(), String> {
+    use lrugen_cli::mrc;
+    checks::memory_budget(a.memory_budget.as_deref())?;
+    let opts = mrc::Options::of(&a);
+    // names and sizes refused before the trace is read
+    mrc::check_options(&opts)?;
+    let staging = match &a.out {
+        Some(dir) => Some(lrugen::experiment::outdir::Staging::prepare(
+            lrugen::experiment::outdir::Request {
+                flag: "--out",
+                target: dir,
+                kind: lrugen::experiment::outdir::MRC,
+                of: std::collections::BTreeMap::from([("trace".to_string(), a.trace.display().to_string())]),
+                force: a.force,
+                resume: false,
+            },
+        )?),
+        None => None,
+    };
+    checks::trace_refs("TRACE", &a.trace, a.format)?;
+    let trace = workload::load_trace_as(&a.trace, a.format).map_err(|e| e.to_string())?;
+    let m = mrc::compute(&a.trace, &trace, &opts)?;
+    let json = serde_json::to_string_pretty(&mrc::to_json(&m)).expect("JSON");
+    if a.json {
+        outln!("{json}");
+    } else {
+        out!("{}", mrc::table(&m));
+    }
+    if let Some(staging) = staging {
+        let dir = staging.dir().to_path_buf();
+        let write = |name: &str, body: &str| {
+            std::fs::write(dir.join(name), body).map_err(|e| format!("--out {}: {name}: {e}", dir.display()))
+        };
+        write("mrc.json", &json)?;
+        write("mrc.csv", &mrc::to_csv(&m))?;
+        write("table.txt", &mrc::table(&m))?;
+        let plots = match mrc::plot(&m, &dir) {
+            Ok(_) => "mrc.svg, mrc.png",
+            Err(e) => {
+                eprintln!("lrugen: mrc: no plot: {e}");
+                "no plot"
+            }
+        };
+        let shown = staging.given().display().to_string();
+        staging.commit()?;
+        eprintln!("lrugen: mrc: wrote mrc.json, mrc.csv, table.txt, {plots} into {shown}");
+    }
+    Ok(())
+}
+
 fn cmd_bench(a: BenchArgs) -> Result<(), String> {
     checks::memory_budget(a.memory_budget.as_deref())?;
     let policies = parse_policies(&a.policy)?;
@@ -755,6 +809,7 @@ fn main() -> ExitCode {
         Some(Cmd::Kernel(a)) => kernel::cmd_kernel(*a),
         Some(Cmd::Ops(OpsCmd::Build(a))) => kernel::cmd_ops_build(*a),
         Some(Cmd::Traces(a)) => traces::cmd_traces(a),
+        Some(Cmd::Mrc(a)) => cmd_mrc(*a),
     }
     .and_then(|()| out::status());
     match r {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Bad inputs of `lrugen run`, `bench`, `kernel` and `traces`, as a table: each row is a command
+//! Bad inputs of `lrugen run`, `bench`, `kernel`, `mrc` and `traces`, as a table: each row is a command
 //! line, the exit status it must end with (1: refused by lrugen, 2: refused by the argument
 //! parser), and words its message must hold (the file, line or option at fault and what was
 //! expected). Every row is also checked for no panic, and for nothing written: the command runs
@@ -875,6 +875,67 @@ const CASES: &[Case] = &[
         &["bench", "--memory-budget", "-1G", "{d}/good.lis"],
         1,
         &["--memory-budget", "'-1G'"],
+    ),
+    // --- lrugen mrc: policies, sizes, sampling rates (issue #16 item 3)
+    case(
+        &["mrc", "{d}/good.lis", "--policy", "lru,nope"],
+        1,
+        &["unknown policy 'nope'", "expected one of", "classic", "s3fifo"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--sizes", "100,0"],
+        2,
+        &["--sizes", "'0'", "expected at least 1 page"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--sizes", "10,x"],
+        2,
+        &["--sizes", "'x'", "non-negative whole number"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--sizes", "10", "--points", "4"],
+        2,
+        &["--sizes", "--points", "cannot be used with"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--points", "0"],
+        1,
+        &["--points", "expected at least 1 size"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--policy", "mglru", "--mini", "0"],
+        2,
+        &["--mini", "'0'", "expected a sampling rate in (0, 1]"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--mini", "1.5"],
+        2,
+        &["--mini", "'1.5'", "expected a sampling rate in (0, 1]"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--shards", "-0.1"],
+        2,
+        &["--shards", "'-0.1'", "expected a sampling rate in (0, 1]"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--shards", "half"],
+        2,
+        &["--shards", "not a number", "expected a sampling rate"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--policy", "opt,mglru", "--shards", "0.1"],
+        1,
+        &["--shards", "expected lru among --policy", "found opt,mglru"],
+    ),
+    case(
+        &["mrc", "{d}/good.lis", "--policy", "lru,opt", "--mini", "0.1"],
+        1,
+        &["--mini", "expected mglru, classic or a zoo policy", "found lru,opt"],
+    ),
+    case(
+        &["mrc", "{d}/missing.lis", "--policy", "lru"],
+        1,
+        &["{d}/missing.lis", "cannot open"],
     ),
     // --- traces
     case(

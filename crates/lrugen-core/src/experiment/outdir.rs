@@ -70,7 +70,14 @@ pub const EXPLAIN: Kind = Kind {
     resumable: false,
 };
 
-const KINDS: [Kind; 4] = [EXP, SHARD, KERNEL, EXPLAIN];
+/// `lrugen mrc --out`.
+pub const MRC: Kind = Kind {
+    command: "lrugen mrc",
+    marker: ".lrugen-mrc.json",
+    resumable: false,
+};
+
+const KINDS: [Kind; 5] = [EXP, SHARD, KERNEL, EXPLAIN, MRC];
 
 /// The marker file's content.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

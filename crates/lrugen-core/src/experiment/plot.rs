@@ -15,7 +15,7 @@
 use super::runner::Results;
 use super::ExpError;
 use crate::report::thousands;
-use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::ranged1d::{AsRangedCoord, SegmentedCoord};
 use plotters::coord::types::{RangedCoordf64, RangedCoordi32};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -196,32 +196,57 @@ pub fn xy_chart<'a, DB: DrawingBackend>(
     caption: &str,
     caption_size: u32,
     (xmax, ymax): (f64, f64),
-    (x_desc, y_desc): (&str, &str),
+    desc: (&str, &str),
 ) -> Result<XyChart<'a, DB>, String> {
+    chart_over(
+        area,
+        caption,
+        caption_size,
+        0f64..xmax,
+        (xmax, ymax),
+        desc,
+        Some(count_labels(xmax).min(8)),
+    )
+}
+
+/// [`xy_chart`] over the x range `x` (reaching `xmax`), with `x_labels` x ticks at most (`None`:
+/// as plotters picks).
+fn chart_over<'a, DB: DrawingBackend, X: AsRangedCoord<Value = f64>>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    caption_size: u32,
+    x: X,
+    (xmax, ymax): (f64, f64),
+    (x_desc, y_desc): (&str, &str),
+    x_labels: Option<usize>,
+) -> Result<ChartContext<'a, DB, Cartesian2d<X::CoordDescType, RangedCoordf64>>, String>
+where
+    X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+{
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", caption_size))
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(70)
-        .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+        .build_cartesian_2d(x, 0f64..ymax)
         .map_err(e2s)?;
     let (xt, yt) = (tick_format(xmax, true), tick_format(ymax, true));
-    chart
-        .configure_mesh()
-        .x_desc(x_desc)
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(x_desc)
         .y_desc(y_desc)
-        .x_labels(count_labels(xmax).min(8))
         .y_labels(count_labels(ymax))
         .x_label_formatter(&xt)
-        .y_label_formatter(&yt)
-        .draw()
-        .map_err(e2s)?;
+        .y_label_formatter(&yt);
+    if let Some(n) = x_labels {
+        mesh.x_labels(n);
+    }
+    mesh.draw().map_err(e2s)?;
     Ok(chart)
 }
 
 /// Draws the legend of `chart`'s labelled series at `position`, on a light box.
-pub fn draw_legend<'a, DB: DrawingBackend + 'a>(
-    chart: &mut XyChart<'a, DB>,
+pub fn draw_legend<'a, DB: DrawingBackend + 'a, X: Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, RangedCoordf64>>,
     position: SeriesLabelPosition,
 ) -> DrawResult {
     chart
@@ -419,12 +444,32 @@ pub fn draw_lines<DB: DrawingBackend>(
         .flat_map(|l| l.2.iter().map(|p| p.0))
         .fold(0.0f64, f64::max)
         .max(1.0);
+    let ymax = y_top(lines);
+    let mut chart = xy_chart(area, title, 18, (xmax, ymax), (x_desc, y_desc))?;
+    draw_line_series(&mut chart, lines)?;
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+    area.present().map_err(e2s)
+}
+
+/// The top of a y axis from 0 for `lines`: their largest y with a margin of 8%, or 1 without a
+/// positive y.
+fn y_top<'a>(lines: impl IntoIterator<Item = &'a Line>) -> f64 {
     let ymax = lines
-        .iter()
+        .into_iter()
         .flat_map(|l| l.2.iter().map(|p| p.1))
         .fold(0.0f64, f64::max);
-    let ymax = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
-    let mut chart = xy_chart(area, title, 18, (xmax, ymax), (x_desc, y_desc))?;
+    if ymax > 0.0 {
+        ymax * 1.08
+    } else {
+        1.0
+    }
+}
+
+/// Draws each of `lines` on `chart` as a line of its palette colour, labelled for the legend.
+fn draw_line_series<'a, DB: DrawingBackend + 'a, X: Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, RangedCoordf64>>,
+    lines: &[Line],
+) -> DrawResult {
     for (name, color, pts) in lines {
         let c = Palette99::pick(*color);
         chart
@@ -433,7 +478,37 @@ pub fn draw_lines<DB: DrawingBackend>(
             .label(name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
-    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+    Ok(())
+}
+
+/// A chart of curves over a logarithmic x axis (`lrugen mrc`'s miss-ratio curves against the
+/// cache size): `lines` drawn as lines, `points` (measurements a line is checked against) as
+/// circles of their colour, y from 0; x from the smallest to the largest x (all positive), with
+/// the axis descriptions `desc` (x, y) and a legend at the upper right.
+pub fn draw_log_x<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    (x_desc, y_desc): (&str, &str),
+    lines: &[Line],
+    points: &[Line],
+) -> DrawResult {
+    area.fill(&WHITE).map_err(e2s)?;
+    let xs = || lines.iter().chain(points).flat_map(|l| l.2.iter().map(|p| p.0));
+    let xmin = xs().fold(f64::INFINITY, f64::min).max(1.0);
+    let xmax = xs().fold(0.0f64, f64::max).max(xmin * 2.0);
+    let ymax = y_top(lines.iter().chain(points));
+    let x = (xmin / 1.1..xmax * 1.1).log_scale();
+    let mut chart = chart_over(area, title, 18, x, (xmax, ymax), (x_desc, y_desc), None)?;
+    draw_line_series(&mut chart, lines)?;
+    for (name, color, pts) in points {
+        let c = Palette99::pick(*color);
+        chart
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.stroke_width(2))))
+            .map_err(e2s)?
+            .label(name.as_str())
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.stroke_width(2)));
+    }
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     area.present().map_err(e2s)
 }
 
