@@ -163,22 +163,28 @@ impl Lru {
             // `id <= max` keeps the node inside the arrays even if a caller's
             // bound were wrong: the safety argument does not rest on it
             let node = id.min(max) + 1;
-            let [prev, next] = at!(node);
-            if prev != NONE {
-                hits += 1;
-                // unlink the page (it may be the first: then this sets the
-                // sentinel's `next` and the push below restores it)
+            let hit = at!(node)[PREV] != NONE;
+            if len < capacity && !hit {
+                // filling up (only then is this branch taken: it is predicted)
+                len += 1;
+            } else {
+                hits += hit as u64;
+                // The node to take out of the list: the page itself on a hit,
+                // the least recently used page (the sentinel's `prev`) on a
+                // miss. Chosen without a branch: hits and misses alternate
+                // without a pattern, and a mispredicted branch would cost more
+                // than the loop's whole body.
+                let victim = at!(HEAD)[PREV];
+                let mask = (hit as u32).wrapping_neg();
+                let out = victim ^ ((victim ^ node) & mask);
+                // unlink it (on a hit it may be the first: then this sets the
+                // sentinel's `next` and the push below restores it); its
+                // `[NONE, NONE]` marks an evicted page not resident and is
+                // overwritten by the push on a hit
+                let [prev, next] = at!(out);
                 set_next!(prev, next);
                 set_prev!(next, prev);
-            } else if len == capacity {
-                // evict the least recently used page: its `next` is the sentinel
-                let victim = at!(HEAD)[PREV];
-                let before = at!(victim)[PREV];
-                set_next!(before, HEAD as u32);
-                set_prev!(HEAD, before);
-                set!(victim, [NONE, NONE]);
-            } else {
-                len += 1;
+                set!(out, [NONE, NONE]);
             }
             // push the page to the front
             let first = at!(HEAD)[NEXT];
