@@ -2,7 +2,7 @@
 //!
 //! * [`Lru`]: plain LRU with every miss admitted, O(1) per access, no
 //!   allocation and no hashing per access (an intrusive doubly linked list in
-//!   arrays indexed by dense page id, plus a resident bitset).
+//!   arrays indexed by dense page id, whose `prev` also says whether the page is resident).
 //! * [`Opt`]: Belady's OPT with forced admission (the faulting page is always
 //!   admitted; on a miss with a full cache the resident page whose next use is
 //!   farthest is evicted), O(log C) amortised per access after an O(n)

@@ -56,13 +56,20 @@ fn bench_config(path: &Path, cap: u64, policy: PolicyKind) -> RunConfig {
     }
 }
 
-/// The bare replay loop of `lrugen bench`: the spilled ids read back with a cursor, as a trace
-/// stream reads them, each through `black_box`; the time of the loop only.
+/// The bare replay loop of `lrugen bench`: the spilled ids read back with a cursor a chunk at a
+/// time, as the reference caches' replay reads them, each through `black_box`; the time of the
+/// loop only.
 fn bare(t: &LoadedTrace) -> Duration {
     let mut ids = t.pages.cursor(0);
     let start = Instant::now();
-    while let Some(id) = ids.next_id().unwrap_or_else(|e| panic!("{e}")) {
-        black_box(id);
+    loop {
+        let chunk = ids.read_chunk().unwrap_or_else(|e| panic!("{e}"));
+        if chunk.is_empty() {
+            break;
+        }
+        for id in lrugen_trace::le_ids(chunk) {
+            black_box(id);
+        }
     }
     start.elapsed()
 }

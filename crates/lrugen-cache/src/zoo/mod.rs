@@ -69,6 +69,19 @@ pub trait CachePolicy {
     /// Zeroes the counts, keeping the cache contents.
     fn reset_stats(&mut self);
 
+    /// Accesses the page ids of `chunk` in order, little-endian `u32`s as a spilled trace stores
+    /// them ([`lrugen_trace::le_ids`]; a trailing partial id is ignored); returns the hits among
+    /// them. The replay loop of a trace: one call per chunk, so that a policy's loop can be its
+    /// own (plain LRU's checks its indices once per chunk) and [`ZooCache`] dispatches once per
+    /// chunk, not per access.
+    fn access_le_chunk(&mut self, chunk: &[u8]) -> u64 {
+        let mut hits = 0;
+        for id in lrugen_trace::le_ids(chunk) {
+            hits += self.access(id) as u64;
+        }
+        hits
+    }
+
     /// Accesses every page of `pages` in order; returns the counts of this call only.
     fn run(&mut self, pages: &[u32]) -> CacheResult {
         let hits0 = self.result().hits;
@@ -132,8 +145,15 @@ macro_rules! impl_policy {
 use impl_policy;
 
 impl CachePolicy for crate::Lru {
+    #[inline]
     fn access(&mut self, page: u32) -> bool {
         crate::Lru::access(self, page)
+    }
+    fn access_le_chunk(&mut self, chunk: &[u8]) -> u64 {
+        crate::Lru::access_le_chunk(self, chunk)
+    }
+    fn run(&mut self, pages: &[u32]) -> CacheResult {
+        crate::Lru::run(self, pages)
     }
     fn capacity(&self) -> usize {
         crate::Lru::capacity(self)
@@ -330,6 +350,9 @@ impl CachePolicy for ZooCache {
     #[inline]
     fn access(&mut self, page: u32) -> bool {
         each!(self, c => c.access(page))
+    }
+    fn access_le_chunk(&mut self, chunk: &[u8]) -> u64 {
+        each!(self, c => c.access_le_chunk(chunk))
     }
     fn capacity(&self) -> usize {
         each!(self, c => CachePolicy::capacity(c))

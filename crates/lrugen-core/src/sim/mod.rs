@@ -1093,9 +1093,7 @@ fn replay<C: lrugen_cache::CachePolicy>(mut cache: C, stream: &mut Stream, r: &m
     // a trace's ids straight from its chunks: the loop is the cache's alone
     let (mut done, mut hits, mut report_at) = (0u64, 0u64, PROGRESS_EVERY);
     let chunked = stream.trace_key_chunks(|chunk| {
-        for id in lrugen_trace::le_ids(chunk) {
-            hits += cache.access(id) as u64;
-        }
+        hits += cache.access_le_chunk(chunk);
         done += (chunk.len() / 4) as u64;
         if done >= report_at {
             progress(done / PROGRESS_EVERY * PROGRESS_EVERY, total);
