@@ -92,7 +92,10 @@ switches! {
     /// counted in `pgactivate`), so eviction later finds no lazily promoted neighbour to sort
     /// (`pgrefill` 0 on the 6.12 `mmap-normal` fixture). With a walk, generations are updated in
     /// place. Off: 6.1's bitmap, activating the neighbours only when fewer than `PAGEVEC_SIZE`
-    /// (15), else updating their generations in place under the `lru_lock`.
+    /// (15), else updating their generations in place under the `lru_lock`. From 6.14,
+    /// `workingset_protection_rework`'s look-around (`walk_update_folio`: `lru_gen_set_refs` on
+    /// every young neighbour, activating those outside `max_seq`) replaces this path, which then
+    /// does not read the switch.
     look_around_activate,
     /// ≈6.5, "mm: vmscan: make rotations a secondary factor in balancing anon vs file" (Johannes
     /// Weiner; the classic LRU only; first release unconfirmed: off in 6.1.192, on in 6.12.118): `lru_note_cost` weighs a page of I/O as `SWAP_CLUSTER_MAX`
