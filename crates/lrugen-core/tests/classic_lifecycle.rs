@@ -162,6 +162,65 @@ fn page_read_once_is_reclaimed_by_kswapd() {
     assert_eq!(vm(&k, Stat::NrFilePages), 0);
 }
 
+/// `folio_activate` queues the folio in the per-CPU `lru_activate` batch (mm/swap.c,
+/// `folio_batch_add_and_move`): it stays on the inactive list, `PG_referenced` already cleared,
+/// until the batch drains; meanwhile the batch's reference makes `__remove_mapping` fail, so
+/// reclaim that reaches it keeps it. The kernel's `shrink_inactive_list` drains the local CPU's
+/// batches first, so on one CPU only another CPU's batch (or MGLRU's look-around during eviction)
+/// is reached this way; the test isolates without the drain to see it. The drain then activates
+/// it (`pgactivate`), and a full batch (31 from 6.12) moves at once.
+#[test]
+fn activation_waits_in_the_lru_activate_batch() {
+    let (mut k, t, task) = setup(1024, 0);
+    k.m.lru_cache_disabled = false;
+    let f = file(&mut k, "f", 64);
+    k.read_page(task, f, 3).unwrap();
+    k.read_page(task, f, 4).unwrap();
+    k.lru_add_drain();
+    let (a, b) = (cached(&k, f, 3), cached(&k, f, 4));
+    assert_eq!(k.read_page(task, f, 3), Ok(Access::Hit));
+    assert_on(&k, a, Lru::InactiveFile);
+    assert!(k.m.lru_activate.holds(a), "queued in lru_activate");
+    assert!(
+        !k.m.folios[a].test(pg::REFERENCED),
+        "folio_mark_accessed clears it at once"
+    );
+    assert_eq!(vm(&k, Stat::Pgactivate), 0, "counted when the batch moves");
+
+    // reclaim reaches both: the queued folio cannot be freed, the other is
+    let (r, _) = scan_inactive(&mut k, t, Lru::InactiveFile);
+    assert_eq!(r, 1);
+    assert!(matches!(k.m.files[f as usize].slot(4), Slot::Shadow(_)), "{b} evicted");
+    assert_on(&k, a, Lru::InactiveFile);
+    assert_eq!(mc(&k, t, Stat::PgstealDirect), 1);
+
+    k.lru_add_drain();
+    assert_on(&k, a, Lru::ActiveFile);
+    assert!(!k.m.lru_activate.holds(a));
+    assert_eq!(vm(&k, Stat::Pgactivate), 1);
+    assert_eq!(mc(&k, t, Stat::Pgactivate), 1);
+
+    // 31 activations fill the batch (FOLIO_BATCH_SIZE): the 31st moves all of them
+    for i in 10..41 {
+        k.read_page(task, f, i).unwrap();
+    }
+    k.lru_add_drain();
+    for i in 10..40 {
+        k.read_page(task, f, 41).unwrap();
+        k.read_page(task, f, i).unwrap();
+    }
+    assert_eq!(k.m.lru_activate.folios().len(), 30);
+    assert_eq!(vm(&k, Stat::Pgactivate), 1);
+    k.read_page(task, f, 41).unwrap();
+    k.read_page(task, f, 40).unwrap();
+    assert!(k.m.lru_activate.folios().is_empty(), "the full batch moved");
+    assert_eq!(vm(&k, Stat::Pgactivate), 32);
+    for i in 10..41 {
+        assert_on(&k, cached(&k, f, i), Lru::ActiveFile);
+    }
+    k.check().unwrap();
+}
+
 // -------------------------------------------------------------------------------------------------
 // 3. folio_check_references on mapped pages
 // -------------------------------------------------------------------------------------------------

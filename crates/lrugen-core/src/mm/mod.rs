@@ -337,13 +337,12 @@ pub struct LockHold {
     pub before: Work,
 }
 
-/// The per-CPU folio batches besides `lru_add` whose flushes take `lru_lock`
-/// (`cpu_fbatches.activate`, `.lru_move_tail`, `.lru_deactivate`).
-pub const FBATCH_ACTIVATE: usize = 0;
-/// `folio_rotate_reclaimable`'s batch.
-pub const FBATCH_ROTATE: usize = 1;
-/// `folio_deactivate`'s batch.
-pub const FBATCH_DEACTIVATE: usize = 2;
+/// The per-CPU folio batches besides `lru_add` and `lru_activate` (modelled folio by folio:
+/// `reclaim::FolioBatch`) whose flushes take `lru_lock`: `folio_rotate_reclaimable`'s
+/// (`cpu_fbatches.lru_move_tail`).
+pub const FBATCH_ROTATE: usize = 0;
+/// `folio_deactivate`'s batch (`cpu_fbatches.lru_deactivate`).
+pub const FBATCH_DEACTIVATE: usize = 1;
 
 /// Who the machine is working for: a task (including its direct reclaim) or kswapd.
 pub const CTX_TASK: usize = 0;
@@ -372,9 +371,9 @@ pub struct Machine {
     swap_left: Vec<[u32; 2]>,
     /// The holds of the operation in progress.
     pub lock_log: Vec<LockHold>,
-    /// Folios waiting in each per-CPU batch of [`FBATCH_ACTIVATE`] etc. (counted only: the
+    /// Folios waiting in each per-CPU batch of [`FBATCH_ROTATE`] etc. (counted only: the
     /// model moves the folio at once; the count says when the kernel's flush takes the lock).
-    fbatch_pending: [u32; 3],
+    fbatch_pending: [u32; 2],
     /// rmap walks counted from `&self` methods.
     rmap_count: std::cell::Cell<u64>,
     /// How it was built.
@@ -418,6 +417,9 @@ pub struct Machine {
     pub in_flight: FolioId,
     /// The per-CPU `lru_add` batch (`reclaim::LruAddBatch`): new folios not yet on an LRU.
     pub lru_add: crate::reclaim::LruAddBatch,
+    /// The per-CPU `lru_activate` batch: folios `folio_activate` queued, still on their lists
+    /// (`reclaim::folio_activate`).
+    pub lru_activate: crate::reclaim::FolioBatch,
     /// `lru_cache_disable()` in effect: a new folio goes on its LRU list at once instead of
     /// waiting in the batch (the kernel does this around migration; the lifecycle tests use it
     /// to see every step).
@@ -508,6 +510,7 @@ impl Machine {
             kmem_over: false,
             in_flight: folio::NIL,
             lru_add: Default::default(),
+            lru_activate: Default::default(),
             lru_cache_disabled: false,
             current_task: None,
             kswapd_async: false,
@@ -523,7 +526,7 @@ impl Machine {
             swap_percpu_cluster: false,
             swap_left: Vec::new(),
             lock_log: Vec::new(),
-            fbatch_pending: [0; 3],
+            fbatch_pending: [0; 2],
             rmap_count: std::cell::Cell::new(0),
         }
     }
@@ -1042,7 +1045,7 @@ impl Machine {
         }
     }
 
-    /// A folio added to per-CPU batch `kind` ([`FBATCH_ACTIVATE`] etc.) of `size` folios
+    /// A folio added to per-CPU batch `kind` ([`FBATCH_ROTATE`] etc.) of `size` folios
     /// (`PAGEVEC_SIZE` 15 or `FOLIO_BATCH_SIZE` 31): when it fills, its flush holds the
     /// `lru_lock` of `lruvec` (the lruvec of the folio that filled it) over the batch.
     #[inline]
@@ -1168,6 +1171,8 @@ impl Machine {
         debug_assert!(f.test(pg::ALLOCATED));
         debug_assert!(!f.test(pg::LRU) && f.mapcount == 0);
         self.lru_add.remove(id);
+        // freed outside reclaim (the kernel frees it when the batch lets go): forget it
+        self.lru_activate.remove(id);
         if let Some(x) = self.explain.as_deref_mut() {
             x.freed(id)
         }

@@ -314,6 +314,10 @@ impl Policy for Switchable {
         live!(mut self, p => p.mark_accessed(m, id))
     }
 
+    fn lru_activate(&mut self, m: &mut Machine, id: FolioId) {
+        live!(mut self, p => p.lru_activate(m, id))
+    }
+
     fn deactivate(&mut self, m: &mut Machine, id: FolioId) {
         live!(mut self, p => p.deactivate(m, id))
     }

@@ -20,7 +20,7 @@ pub mod shrinker;
 pub mod vmscan;
 pub mod writeback;
 
-use crate::mm::folio::{FolioId, ListHead};
+use crate::mm::folio::{pg, FolioId, ListHead};
 use crate::mm::memcg::MemcgId;
 use crate::mm::Machine;
 use mglru::Switches;
@@ -226,6 +226,12 @@ pub trait Policy {
         LRU_ADD_BATCH_MAX
     }
 
+    /// `lru_activate`: the folio (on its LRU list, `PG_lru`) leaves the per-CPU `lru_activate`
+    /// batch ([`folio_activate_drain`]); an inactive evictable one is re-added with `PG_active`
+    /// (MGLRU: to the youngest generation), counting `pgactivate`. Policies queue activations
+    /// with [`folio_activate`], never calling this directly.
+    fn lru_activate(&mut self, m: &mut Machine, id: FolioId);
+
     /// Remove a folio from its LRU list because it is being freed outside reclaim (truncation,
     /// unmap of its last user, process exit).
     fn del_folio(&mut self, m: &mut Machine, id: FolioId);
@@ -363,29 +369,47 @@ pub trait Policy {
 /// The largest per-CPU `lru_add` batch of any kernel modelled (`FOLIO_BATCH_SIZE`).
 pub const LRU_ADD_BATCH_MAX: usize = 31;
 
-/// The per-CPU `lru_add` folio batch (`cpu_fbatches.lru_add`) of the one CPU modelled: a new
-/// folio waits here, charged, in the page cache or the page tables, but not `PG_lru` and so
-/// invisible to reclaim, until the batch is full or drained ([`lru_add_drain`]). Flags set
-/// meanwhile (a buffered read's `folio_mark_accessed`) are what `lru_add` places it by.
+/// A per-CPU folio batch of the one CPU modelled (`struct folio_batch` in `cpu_fbatches`), each
+/// entry holding a reference on its folio.
+///
+/// As `lru_add` ([`Machine::lru_add`]): a new folio waits here, charged, in the page cache or the
+/// page tables, but not `PG_lru` and so invisible to reclaim, until the batch is full or drained
+/// ([`lru_add_drain`]). Flags set meanwhile (a buffered read's `folio_mark_accessed`) are what
+/// `lru_add` places it by.
+///
+/// As `lru_activate` ([`Machine::lru_activate`]): a folio [`folio_activate`] queued stays where it
+/// is on its list, `PG_lru`, until the batch fills or drains; meanwhile the batch's reference
+/// keeps reclaim from freeing it (see [`FolioBatch::holds`]).
 #[derive(Clone, Debug)]
-pub struct LruAddBatch {
+pub struct FolioBatch {
     ids: [FolioId; LRU_ADD_BATCH_MAX],
     len: usize,
 }
 
-impl Default for LruAddBatch {
+/// The batch of new folios (`cpu_fbatches.lru_add`).
+pub type LruAddBatch = FolioBatch;
+
+impl Default for FolioBatch {
     fn default() -> Self {
-        LruAddBatch {
+        FolioBatch {
             ids: [crate::mm::folio::NIL; LRU_ADD_BATCH_MAX],
             len: 0,
         }
     }
 }
 
-impl LruAddBatch {
-    /// The folios waiting, oldest first.
+impl FolioBatch {
+    /// The folios waiting, oldest first (a folio queued twice appears twice).
     pub fn folios(&self) -> &[FolioId] {
         &self.ids[..self.len]
+    }
+
+    /// Whether the batch holds a reference on `id`: reclaim cannot free it
+    /// (`is_page_cache_freeable` and `__remove_mapping`'s `folio_ref_freeze` see one reference
+    /// too many).
+    #[inline]
+    pub fn holds(&self, id: FolioId) -> bool {
+        self.len > 0 && self.folios().contains(&id)
     }
 
     /// Add a folio; returns the number waiting.
@@ -397,24 +421,76 @@ impl LruAddBatch {
     }
 
     /// Forget `id` (it is being freed before the batch drained: the kernel's extra reference
-    /// would free it at the drain); false if it is not waiting.
+    /// would free it at the drain); false if it is not waiting. Every entry of it goes.
     pub fn remove(&mut self, id: FolioId) -> bool {
-        match self.folios().iter().position(|&x| x == id) {
-            Some(i) => {
-                self.ids.copy_within(i + 1..self.len, i);
-                self.len -= 1;
-                true
+        let before = self.len;
+        let mut kept = 0;
+        for i in 0..self.len {
+            if self.ids[i] != id {
+                self.ids[kept] = self.ids[i];
+                kept += 1;
             }
-            None => false,
         }
+        self.len = kept;
+        kept < before
+    }
+
+    /// Take every folio out (`folio_batch_move_lru` empties the batch); returns the ids and
+    /// their number.
+    fn take(&mut self) -> ([FolioId; LRU_ADD_BATCH_MAX], usize) {
+        let n = self.len;
+        self.len = 0;
+        (self.ids, n)
+    }
+}
+
+/// `folio_activate`: queue an inactive, evictable LRU folio in the per-CPU `lru_activate` batch
+/// (`folio_batch_add_and_move`); the batch moves when full ([`Policy::folio_batch_size`]) or when
+/// `lru_cache_disable` is in force, and at every [`lru_add_drain`]. Until then the folio stays
+/// where it is, and reclaim that reaches it cannot free it. The same folio may be queued twice
+/// (it is still inactive and `PG_lru`); each entry then activates it.
+pub fn folio_activate<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
+    let f = m.folios[id];
+    if f.test(pg::ACTIVE) || f.test(pg::UNEVICTABLE) || !f.test(pg::LRU) {
+        return;
+    }
+    if m.lru_activate.push(id) >= p.folio_batch_size() || m.lru_cache_disabled {
+        folio_activate_drain(m, p);
+    }
+}
+
+/// `folio_activate_drain` (`folio_batch_move_lru` with `lru_activate`): activate every queued
+/// folio still on its LRU list, in the order queued; a folio isolated meanwhile is passed over
+/// (`folio_test_clear_lru` fails), its activation lost. One `lru_lock` hold per run of folios of
+/// one lruvec.
+pub fn folio_activate_drain<P: Policy>(m: &mut Machine, p: &mut P) {
+    let (batch, n) = m.lru_activate.take();
+    let (mut lv, mut run) = (usize::MAX, 0u64);
+    for &id in &batch[..n] {
+        let f = m.folios[id];
+        if !f.test(pg::LRU) {
+            continue;
+        }
+        let l = m.lruvec(f.memcg, f.node());
+        if l != lv && run > 0 {
+            m.lru_lock_held(lv, crate::mm::LruLockSite::Batch, run);
+            run = 0;
+        }
+        lv = l;
+        run += 1;
+        p.lru_activate(m, id);
+    }
+    if run > 0 {
+        m.lru_lock_held(lv, crate::mm::LruLockSite::Batch, run);
     }
 }
 
 /// `lru_add_drain`: put every folio waiting in the `lru_add` batch on its LRU list, oldest
-/// first. The kernel drains the local CPU's batch when it fills, at the start of reclaim
-/// (`shrink_inactive_list`, `shrink_active_list`, `lru_gen_shrink_lruvec`,
-/// `lru_gen_shrink_node`), in `madvise`, `munmap` and `exit_mmap`; with one CPU modelled that is
-/// this batch, whoever reclaims.
+/// first, then activate the folios waiting in the `lru_activate` batch
+/// ([`folio_activate_drain`], last in `lru_add_drain_cpu` as in the kernel). The kernel drains
+/// the local CPU's batches at the start of reclaim (`shrink_inactive_list`,
+/// `shrink_active_list`, `lru_gen_shrink_lruvec`, `lru_gen_shrink_node`), in `madvise`,
+/// `munmap` and `exit_mmap`; with one CPU modelled these are the batches, whoever reclaims.
 pub fn lru_add_drain<P: Policy>(m: &mut Machine, p: &mut P) {
     while m.lru_add.len > 0 {
         let n = m.lru_add.len;
@@ -436,5 +512,8 @@ pub fn lru_add_drain<P: Policy>(m: &mut Machine, p: &mut P) {
         if run > 0 {
             m.lru_lock_held(lv, crate::mm::LruLockSite::Add, run);
         }
+    }
+    if m.lru_activate.len > 0 {
+        folio_activate_drain(m, p);
     }
 }

@@ -162,6 +162,11 @@ pub fn shrink_folio_list<P: Policy>(
                 if references == FolioRef::ReclaimClean || !sc.may_writepage {
                     break 'decide Outcome::Keep;
                 }
+                // pageout(): is_page_cache_freeable counts a reference too many while a per-CPU
+                // batch holds the folio (PAGE_KEEP): not written
+                if m.lru_activate.holds(id) {
+                    break 'decide Outcome::Keep;
+                }
                 // pageout(): synchronous swap write (zram: compress into the pool)
                 let slot = m.folios[id].private;
                 if !m.zram_store(id, slot) {
@@ -176,7 +181,10 @@ pub fn shrink_folio_list<P: Policy>(
                 m.count_vm_events(Stat::Pgpgout, 4);
                 sc.stat.nr_pageout += 1;
             }
-            // __remove_mapping
+            // __remove_mapping: folio_ref_freeze fails while a per-CPU batch holds the folio
+            if m.lru_activate.holds(id) {
+                break 'decide Outcome::Keep;
+            }
             let shadow = p.eviction_shadow(m, id, sc.target_memcg);
             if m.folios[id].test(pg::SWAPCACHE) {
                 m.swap_cache_delete(id, Some(shadow));

@@ -25,7 +25,7 @@ use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
 use crate::mm::node::WMARK_HIGH;
 use crate::mm::vm::vmf;
 use crate::mm::vmstat::Stat;
-use crate::mm::{Lru, LruLockSite, Machine, FBATCH_ACTIVATE, FBATCH_DEACTIVATE, FBATCH_ROTATE};
+use crate::mm::{Lru, LruLockSite, Machine, FBATCH_DEACTIVATE, FBATCH_ROTATE};
 
 /// `SWAP_CLUSTER_MAX_SKIPPED`: zone-skipped folios tolerated per isolation.
 const SWAP_CLUSTER_MAX_SKIPPED: u64 = SWAP_CLUSTER_MAX << 10;
@@ -152,20 +152,6 @@ impl Classic {
         let lv = m.lruvec(f.memcg, f.node());
         m.folios.list_del(&mut self.lruvecs[lv].lists[lru as usize], id);
         m.update_lru_size(id, lru, -1);
-    }
-
-    /// `folio_activate` (`lru_activate`): move an inactive LRU folio to the active list.
-    fn activate(&mut self, m: &mut Machine, id: FolioId) {
-        let f = m.folios[id];
-        if !f.test(pg::LRU) || f.test(pg::ACTIVE) || f.test(pg::UNEVICTABLE) {
-            return;
-        }
-        self.lruvec_del(m, id);
-        m.folios[id].set(pg::ACTIVE);
-        self.lruvec_add(m, id);
-        m.count_events(f.memcg, Stat::Pgactivate, 1);
-        let lv = m.lruvec(f.memcg, f.node());
-        m.fbatch_add(FBATCH_ACTIVATE, self.folio_batch_size(), lv);
     }
 
     /// Local size of list `lru` in lruvec (memcg, node) over zones ≤ `reclaim_idx`
@@ -560,6 +546,18 @@ impl Policy for Classic {
         f.clear(pg::LRU | pg::ACTIVE | pg::UNEVICTABLE);
     }
 
+    fn lru_activate(&mut self, m: &mut Machine, id: FolioId) {
+        // lru_activate: move an inactive LRU folio to the active list
+        let f = m.folios[id];
+        if f.test(pg::ACTIVE) || f.test(pg::UNEVICTABLE) {
+            return;
+        }
+        self.lruvec_del(m, id);
+        m.folios[id].set(pg::ACTIVE);
+        self.lruvec_add(m, id);
+        m.count_events(f.memcg, Stat::Pgactivate, 1);
+    }
+
     fn deactivate(&mut self, m: &mut Machine, id: FolioId) {
         // lru_deactivate: only active, evictable LRU folios move
         let f = m.folios[id];
@@ -582,7 +580,7 @@ impl Policy for Classic {
             // Unevictable folios are not on an LRU that can be activated.
         } else if !f.test(pg::ACTIVE) {
             if f.test(pg::LRU) {
-                self.activate(m, id);
+                crate::reclaim::folio_activate(m, self, id);
             } else {
                 m.folios[id].set(pg::ACTIVE);
             }

@@ -25,7 +25,7 @@ use super::{AddCtx, FolioRef, ListRef, Policy, ScanControl};
 use crate::mm::folio::{pg, Folio, FolioId, ListHead, ANON, FILE};
 use crate::mm::memcg::MemcgId;
 use crate::mm::vmstat::Stat;
-use crate::mm::{Lru, Machine, FBATCH_ACTIVATE, FBATCH_DEACTIVATE, FBATCH_ROTATE};
+use crate::mm::{Lru, Machine, FBATCH_DEACTIVATE, FBATCH_ROTATE};
 pub use state::{
     gen_from_seq, hist_from_seq, LruGen, Preset, Profile, Switches, MAX_NR_GENS, MAX_NR_TIERS, MIN_NR_GENS,
 };
@@ -625,8 +625,14 @@ impl Mglru {
         }
     }
 
-    /// `folio_activate` (`lru_activate`): re-add an LRU folio with `PG_active`; counts `pgactivate`.
+    /// `folio_activate`: queue the folio in the per-CPU `lru_activate` batch
+    /// ([`crate::reclaim::folio_activate`]); [`Policy::lru_activate`] moves it when the batch does.
     pub fn activate(&mut self, m: &mut Machine, id: FolioId) {
+        crate::reclaim::folio_activate(m, self, id);
+    }
+
+    /// `lru_activate`: re-add an LRU folio with `PG_active` (to `max_seq`); counts `pgactivate`.
+    fn lru_activate_folio(&mut self, m: &mut Machine, id: FolioId) {
         let f = m.folios[id];
         if !f.test(pg::LRU) || f.test(pg::ACTIVE) || f.test(pg::UNEVICTABLE) || f.gen_counter() == 0 {
             return;
@@ -635,7 +641,6 @@ impl Mglru {
         m.folios[id].set(pg::ACTIVE);
         self.add(m, id, false);
         m.count_events(f.memcg, Stat::Pgactivate, 1);
-        m.fbatch_add(FBATCH_ACTIVATE, self.folio_batch_size(), m.lruvec(f.memcg, f.node()));
     }
 
     /// Evictable pages of lruvec `lv` over all generations of the types that `swappiness` allows.
@@ -750,6 +755,10 @@ impl Policy for Mglru {
             self.del(m, id, true);
         }
         m.folios[id].clear(pg::LRU | pg::ACTIVE | pg::UNEVICTABLE);
+    }
+
+    fn lru_activate(&mut self, m: &mut Machine, id: FolioId) {
+        self.lru_activate_folio(m, id);
     }
 
     fn deactivate(&mut self, m: &mut Machine, id: FolioId) {
