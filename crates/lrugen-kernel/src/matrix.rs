@@ -225,10 +225,11 @@ impl MatrixReport {
         let (within, n) = self.score();
         let _ = writeln!(
             s,
-            "Fidelity matrix {}: {} cells, {} boot{} each; the model against the kernel's mean, \
+            "Fidelity matrix {}: {} cell{}, {} boot{} each; the model against the kernel's mean, \
              within the kernel's spread + {:.0}% of every boot: {within} of {n} counters",
             self.name,
             self.cells.len(),
+            if self.cells.len() == 1 { "" } else { "s" },
             self.repeats,
             if self.repeats == 1 { "" } else { "s" },
             self.margin_pct

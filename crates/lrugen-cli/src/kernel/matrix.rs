@@ -823,15 +823,21 @@ fn run_cells(
                     fixture(c, b).as_deref(),
                 );
                 let name = mx.boot_name(c, b);
-                match &r {
-                    Ok(boot) => pb.println(format!(
+                let line = match &r {
+                    Ok(boot) => format!(
                         "{name}: {} misses in {:.0} s ({})",
                         boot.run.misses, boot.run.wall_seconds, boot.run.kernel_release
-                    )),
+                    ),
                     Err(e) => {
-                        pb.println(format!("{name}: failed: {e}"));
                         stop.store(true, Ordering::SeqCst);
+                        format!("{name}: failed: {e}")
                     }
+                };
+                // a line per boot, above the bar (or alone when stderr is not a terminal)
+                if pb.is_hidden() {
+                    eprintln!("{line}");
+                } else {
+                    pb.println(line);
                 }
                 pb.inc(1);
                 if let Ok(mut v) = results.lock() {
