@@ -314,9 +314,10 @@ impl MatrixReport {
                 continue;
             }
             let p = dir.join(format!("diff-{counter}.svg"));
-            let size = ((bars.len() as u32 * 110).clamp(640, 2400), 480);
+            // room for a label such as `anon-gauss 6.12 classic` under each cell
+            let size = ((bars.len() as u32 * 150).max(640), 480);
             let title = format!(
-                "{counter}: model − kernel mean, % (whisker: the kernel's spread + {:.0}%)",
+                "{counter}: model − kernel mean, % (whisker: ± the kernel's spread + {:.0}%; within when it crosses 0)",
                 self.margin_pct
             );
             let area = SVGBackend::new(&p, size).into_drawing_area();

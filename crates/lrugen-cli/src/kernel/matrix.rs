@@ -797,59 +797,37 @@ fn run_cells(
         "booting {total} VMs, {} at a time (qemu TCG, -icount): minutes each",
         jobs.min(total as u32).max(1)
     );
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let results: Mutex<Vec<Option<Result<Boot, String>>>> = Mutex::new((0..total).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..jobs.min(total as u32).max(1) {
-            s.spawn(|| loop {
-                if stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                let j = next.fetch_add(1, Ordering::SeqCst);
-                let Some(&(ci, b)) = jobs_list.get(j) else {
-                    break;
-                };
-                let c = &cells[ci];
-                let r = boot_one(
-                    mx,
-                    c,
-                    b,
-                    &planned[ci],
-                    &kernels[&c.series],
-                    &images[image_of[ci]].1,
-                    &work.join(format!("boot-{j}")),
-                    replayer.as_deref(),
-                    fixture(c, b).as_deref(),
-                );
-                let name = mx.boot_name(c, b);
-                let line = match &r {
-                    Ok(boot) => format!(
-                        "{name}: {} misses in {:.0} s ({})",
-                        boot.run.misses, boot.run.wall_seconds, boot.run.kernel_release
-                    ),
-                    Err(e) => {
-                        stop.store(true, Ordering::SeqCst);
-                        format!("{name}: failed: {e}")
-                    }
-                };
-                // a line per boot, above the bar (or alone when stderr is not a terminal)
-                if pb.is_hidden() {
-                    eprintln!("{line}");
-                } else {
-                    pb.println(line);
-                }
-                pb.inc(1);
-                if let Ok(mut v) = results.lock() {
-                    v[j] = Some(r);
-                }
-            });
+    let results = run_indexed(total, jobs, |j| {
+        let (ci, b) = jobs_list[j];
+        let c = &cells[ci];
+        let r = boot_one(
+            mx,
+            c,
+            &planned[ci],
+            &kernels[&c.series],
+            &images[image_of[ci]].1,
+            &work.join(format!("boot-{j}")),
+            replayer.as_deref(),
+            fixture(c, b).as_deref(),
+        );
+        let name = mx.boot_name(c, b);
+        let line = match &r {
+            Ok(boot) => format!(
+                "{name}: {} misses in {:.0} s ({})",
+                boot.run.misses, boot.run.wall_seconds, boot.run.kernel_release
+            ),
+            Err(e) => format!("{name}: failed: {e}"),
+        };
+        // a line per boot, above the bar (or alone when stderr is not a terminal)
+        if pb.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            pb.println(line);
         }
+        pb.inc(1);
+        r
     });
     pb.finish_and_clear();
-    let results = results
-        .into_inner()
-        .map_err(|_| "a boot's worker panicked".to_string())?;
     let mut by_cell: Vec<Vec<Boot>> = (0..cells.len()).map(|_| Vec::new()).collect();
     let mut skipped = 0;
     for (j, r) in results.into_iter().enumerate() {
@@ -866,12 +844,45 @@ fn run_cells(
     Ok(by_cell)
 }
 
+/// Run `f(0..n)` on `jobs` worker threads, each taking the next index when it is free; the
+/// results by index (so they do not depend on which finishes first). After an error no new
+/// index is started (those under way finish): theirs stay None.
+fn run_indexed<T: Send>(
+    n: usize,
+    jobs: u32,
+    f: impl Fn(usize) -> Result<T, String> + Sync,
+) -> Vec<Option<Result<T, String>>> {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let results: Mutex<Vec<Option<Result<T, String>>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..(jobs as usize).min(n).max(1) {
+            s.spawn(|| loop {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let j = next.fetch_add(1, Ordering::SeqCst);
+                if j >= n {
+                    break;
+                }
+                let r = f(j);
+                if r.is_err() {
+                    stop.store(true, Ordering::SeqCst);
+                }
+                if let Ok(mut v) = results.lock() {
+                    v[j] = Some(r);
+                }
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Boot one cell once.
 #[allow(clippy::too_many_arguments)]
 fn boot_one(
     mx: &Matrix,
     c: &CellSpec,
-    boot: u32,
     (a, p): &(KernelArgs, Plan),
     kernel: &debian::PreparedKernel,
     image: &Path,
@@ -900,7 +911,6 @@ fn boot_one(
         let text = serde_json::to_string_pretty(&capture).map_err(|e| e.to_string())? + "\n";
         super::write_whole(f, &text)?;
     }
-    let _ = boot;
     let _ = std::fs::remove_dir_all(work);
     Ok(Boot { run, settings, capture })
 }
@@ -947,6 +957,22 @@ mod tests {
         assert_eq!(only.len(), 2);
         let e = m.cells([&["nope".to_string()], &[], &[]]).unwrap_err();
         assert!(e.contains("--only-scenarios nope") && e.contains("zipf, anon"), "{e}");
+    }
+
+    #[test]
+    fn boots_come_back_by_index_whatever_order_they_finish_in() {
+        // later indices finish first
+        let r = run_indexed(7, 3, |j| {
+            std::thread::sleep(std::time::Duration::from_millis(5 * (7 - j as u64)));
+            Ok(j * 10)
+        });
+        let got: Vec<usize> = r.into_iter().map(|x| x.unwrap().unwrap()).collect();
+        assert_eq!(got, [0, 10, 20, 30, 40, 50, 60]);
+        // an error stops new starts: with one worker nothing after it runs
+        let r = run_indexed(5, 1, |j| if j == 1 { Err("no".to_string()) } else { Ok(j) });
+        assert_eq!(r[0], Some(Ok(0)));
+        assert_eq!(r[1], Some(Err("no".to_string())));
+        assert!(r[2..].iter().all(Option::is_none));
     }
 
     /// Bad matrix files: each error names the file, the line and what was expected.
