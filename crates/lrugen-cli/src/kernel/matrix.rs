@@ -975,6 +975,24 @@ mod tests {
         assert!(r[2..].iter().all(Option::is_none));
     }
 
+    /// Every matrix of `examples/kernel-matrix/` parses and plans every cell (as `--list` does).
+    #[test]
+    fn the_example_matrices_plan() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernel-matrix");
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                let m = Matrix::from_file(&p).unwrap_or_else(|e| panic!("{e}"));
+                for c in m.cells([&[], &[], &[]]).unwrap() {
+                    m.plan_cell(&c).unwrap_or_else(|e| panic!("{e}"));
+                }
+                n += 1;
+            }
+        }
+        assert!(n >= 2, "{}: no matrix", dir.display());
+    }
+
     /// Bad matrix files: each error names the file, the line and what was expected.
     #[test]
     fn bad_inputs_name_the_file_line_and_what_was_expected() {
