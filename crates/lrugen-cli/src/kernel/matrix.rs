@@ -797,9 +797,24 @@ fn run_cells(
         "booting {total} VMs, {} at a time (qemu TCG, -icount): minutes each",
         jobs.min(total as u32).max(1)
     );
+    // Ctrl-C: no new boot; the VMs under way get the terminal's interrupt too and end, and the
+    // work directory and --out's partial directory are removed on the way out
+    let interrupted = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    let pbc = pb.clone();
+    if let Err(e) = ctrlc::set_handler(move || {
+        if !flag.swap(true, Ordering::SeqCst) {
+            pbc.suspend(|| eprintln!("lrugen: interrupted: starting no new boot"));
+        }
+    }) {
+        eprintln!("lrugen: warning: no Ctrl-C handler ({e})");
+    }
     let results = run_indexed(total, jobs, |j| {
         let (ci, b) = jobs_list[j];
         let c = &cells[ci];
+        if interrupted.load(Ordering::SeqCst) {
+            return Err("interrupted".to_string());
+        }
         let r = boot_one(
             mx,
             c,
@@ -828,6 +843,17 @@ fn run_cells(
         r
     });
     pb.finish_and_clear();
+    if interrupted.load(Ordering::SeqCst) {
+        let done = results.iter().filter(|r| matches!(r, Some(Ok(_)))).count();
+        return Err(format!(
+            "interrupted: {done} of {total} boots done{}; no report written",
+            if cells.first().and_then(|c| fixture(c, 0)).is_some() {
+                " (their fixtures are written)"
+            } else {
+                ""
+            }
+        ));
+    }
     let mut by_cell: Vec<Vec<Boot>> = (0..cells.len()).map(|_| Vec::new()).collect();
     let mut skipped = 0;
     for (j, r) in results.into_iter().enumerate() {
