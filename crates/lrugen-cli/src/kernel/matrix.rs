@@ -577,12 +577,30 @@ fn options(
     Ok((name, opts))
 }
 
-/// A path of the matrix file: relative to the file's directory.
+/// A path of the matrix file: relative to the file's directory (`dir/..` collapsed, so that
+/// `../x.toml` of `examples/m/f.toml` reads `examples/x.toml`).
 fn relative_to(file: &Path, p: &str) -> String {
+    use std::path::Component;
     let path = Path::new(p);
-    match file.parent() {
-        Some(d) if path.is_relative() && !d.as_os_str().is_empty() => d.join(path).display().to_string(),
-        _ => p.to_string(),
+    let joined = match file.parent() {
+        Some(d) if path.is_relative() && !d.as_os_str().is_empty() => d.join(path),
+        _ => return p.to_string(),
+    };
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in joined.components() {
+        match (c, out.last()) {
+            (Component::CurDir, _) => {}
+            (Component::ParentDir, Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            _ => out.push(c),
+        }
+    }
+    let p: PathBuf = out.iter().collect();
+    if p.as_os_str().is_empty() {
+        ".".into()
+    } else {
+        p.display().to_string()
     }
 }
 
@@ -1017,6 +1035,27 @@ mod tests {
             }
         }
         assert!(n >= 2, "{}: no matrix", dir.display());
+    }
+
+    #[test]
+    fn paths_in_a_matrix_are_relative_to_its_directory() {
+        let f = Path::new("examples/kernel-matrix/m.toml");
+        assert_eq!(relative_to(f, "e.toml"), "examples/kernel-matrix/e.toml");
+        assert_eq!(relative_to(f, "../../crates/x/e.toml"), "crates/x/e.toml");
+        assert_eq!(relative_to(f, "./t/../e.toml"), "examples/kernel-matrix/e.toml");
+        assert_eq!(relative_to(f, "/abs/e.toml"), "/abs/e.toml");
+        assert_eq!(relative_to(Path::new("m.toml"), "e.toml"), "e.toml");
+        assert_eq!(relative_to(Path::new("../m.toml"), "../e.toml"), "../../e.toml");
+        let m = Matrix::parse(
+            "series = [\"6.12\"]\npolicies = [\"mglru\"]\n[[scenario]]\nname = \"fio\"\nexp = \"../../f.toml\"\n",
+            f,
+        )
+        .unwrap();
+        let c = &m.cells([&[], &[], &[]]).unwrap()[0];
+        assert_eq!(
+            m.command(c, None),
+            "lrugen kernel --series 6.12 --lru mglru --exp f.toml"
+        );
     }
 
     /// Bad matrix files: each error names the file, the line and what was expected.
