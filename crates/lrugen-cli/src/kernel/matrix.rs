@@ -1058,6 +1058,33 @@ mod tests {
         );
     }
 
+    /// The multi-task matrix lists exactly the commands of the 12 multi-task fixtures (three
+    /// boots of each experiment, policy and kernel), in the old script's order.
+    #[test]
+    fn the_multitask_matrix_lists_the_commands_of_the_multitask_fixtures() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        // named from the repository's root, as the script runs it
+        let file = Path::new("examples/kernel-matrix/multitask.toml");
+        let m = Matrix::parse(&std::fs::read_to_string(root.join(file)).unwrap(), file).unwrap();
+        let dir = Path::new("crates/lrugen-kernel/tests/fixtures/multitask");
+        let cells = m.cells([&[], &[], &[]]).unwrap();
+        let mut n = 0;
+        for c in &cells {
+            for b in 0..m.repeats {
+                let name = m.boot_name(c, b);
+                let f = dir.join(format!("{name}.json"));
+                let cap = lrugen_kernel::Capture::load(&root.join(&f)).unwrap();
+                assert_eq!(m.command(c, Some(&f)), cap.command, "{name}");
+                n += 1;
+            }
+        }
+        let on_disk = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json"))
+            .count();
+        assert_eq!((n, on_disk), (12, 12));
+    }
+
     /// Bad matrix files: each error names the file, the line and what was expected.
     #[test]
     fn bad_inputs_name_the_file_line_and_what_was_expected() {
