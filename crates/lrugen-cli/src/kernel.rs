@@ -16,6 +16,89 @@ use lrugen_kernel::report::{Report, Settings};
 use lrugen_kernel::{KernelOpts, KernelSource, LruMode};
 use std::path::PathBuf;
 
+mod matrix;
+
+/// `lrugen kernel`: one run (its options, [`KernelArgs`]) or a matrix of them ([`MatrixArgs`]).
+#[derive(Args)]
+pub struct KernelCmd {
+    #[command(flatten)]
+    kernel: KernelArgs,
+    #[command(flatten)]
+    matrix: MatrixArgs,
+}
+
+/// `lrugen kernel`'s options alone: the parser of one matrix cell's command line.
+#[derive(clap::Parser)]
+#[command(name = "lrugen kernel")]
+struct OneKernel {
+    #[command(flatten)]
+    a: KernelArgs,
+}
+
+/// The options of one run that a matrix file sets per cell instead.
+const PER_CELL: [&str; 28] = [
+    "series",
+    "image",
+    "modules",
+    "lru",
+    "lru_gen_enabled",
+    "min_ttl_ms",
+    "swappiness",
+    "page_cluster",
+    "swap",
+    "swap_size",
+    "memcg_max",
+    "access",
+    "size",
+    "hot_size",
+    "advice",
+    "read_ahead_kb",
+    "anon_size",
+    "write_ratio",
+    "accesses",
+    "dist",
+    "seed",
+    "trace",
+    "format",
+    "exp",
+    "cpus",
+    "every",
+    "fixture",
+    "debugfs_every_window",
+];
+
+/// `lrugen kernel --matrix`: scenarios × kernels × policies × repeats.
+#[derive(Args)]
+pub struct MatrixArgs {
+    /// Run a fidelity matrix (docs/kernel-matrix.md): the scenarios of FILE.toml (each a set of
+    /// this command's options as TOML keys) on each of its kernel series under each of its
+    /// policies, each cell booted `repeats` times, two VMs at a time (--jobs), the kernels and
+    /// data disks prepared once; the model once per cell against the kernel's mean and run-to-run
+    /// spread: a table, and with --out matrix.json, matrix.csv, plots and index.html.
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = PER_CELL)]
+    matrix: Option<PathBuf>,
+    /// With --matrix: print the cells and the `lrugen kernel` command each boot equals (checked
+    /// as they would run), and boot nothing.
+    #[arg(long, requires = "matrix")]
+    list: bool,
+    /// With --matrix: VMs at a time (each qemu is one busy thread).
+    #[arg(long, value_name = "N", default_value_t = 2, requires = "matrix", value_parser = count32, allow_negative_numbers = true)]
+    jobs: u32,
+    /// With --matrix: also write each boot as a fixture (as --fixture does) into DIR, named
+    /// debian-SERIES-POLICY-SCENARIO.json (…-bootN.json with repeats > 1).
+    #[arg(long, value_name = "DIR", requires = "matrix")]
+    fixtures: Option<PathBuf>,
+    /// With --matrix: only these scenarios (comma-separated names of the file's).
+    #[arg(long, value_name = "NAMES", requires = "matrix", value_delimiter = ',')]
+    only_scenarios: Vec<String>,
+    /// With --matrix: only these of its kernel series.
+    #[arg(long, value_name = "LIST", requires = "matrix", value_delimiter = ',')]
+    only_series: Vec<String>,
+    /// With --matrix: only these of its policies.
+    #[arg(long, value_name = "LIST", requires = "matrix", value_delimiter = ',')]
+    only_policies: Vec<String>,
+}
+
 /// Options of `lrugen kernel`.
 #[derive(Args)]
 pub struct KernelArgs {
@@ -427,7 +510,11 @@ pub fn cmd_ops_build(a: OpsBuildArgs) -> Result<(), String> {
     Ok(())
 }
 
-pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
+pub fn cmd_kernel(k: KernelCmd) -> Result<(), String> {
+    let a = k.kernel;
+    if k.matrix.matrix.is_some() {
+        return matrix::cmd_matrix(&k.matrix, a.out.as_deref(), a.force, a.replayer.as_deref());
+    }
     let p = plan(&a)?;
     if let Some(path) = &a.fixture {
         check_fixture_target(path)?;
@@ -453,63 +540,15 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
             series: a.series.clone(),
         },
     };
-    let mut o = KernelOpts::new(source, p.ops.clone(), p.memcg_bytes);
-    o.lru = if p.policy == PolicyKind::Classic {
-        LruMode::Classic
-    } else {
-        LruMode::Mglru {
-            enabled: p.enabled.clone(),
-        }
-    };
-    o.swappiness = p.swappiness;
-    o.min_ttl_ms = p.min_ttl_ms;
-    o.page_cluster = a.page_cluster;
-    o.read_ahead_kb = a.read_ahead_kb;
-    o.swap_mib = p.swap_mib;
-    o.swap_zram = p.swap == Swap::Zram;
-    o.cpus = p.cpus;
-    o.lru_gen_every_window = p.policy == PolicyKind::Mglru;
-    o.lru_gen_full_every_window = p.policy == PolicyKind::Mglru && a.debugfs_every_window;
-    if let Some(r) = a
+    let replayer = a
         .replayer
         .clone()
-        .or_else(|| std::env::var_os("LRUGEN_REPLAYER").map(PathBuf::from))
-    {
-        o.replayer = r;
-    }
+        .or_else(|| std::env::var_os("LRUGEN_REPLAYER").map(PathBuf::from));
+    let o = kernel_opts(&a, &p, source, replayer);
     eprintln!("booting the kernel under qemu (TCG, -icount): this takes a minute or more ...");
     let run = lrugen_kernel::run(&o).map_err(|e| e.to_string())?;
-    let zram_ratio = if p.swap == Swap::Zram {
-        let log = std::fs::read_to_string(o.work_dir.join("serial.log")).unwrap_or_default();
-        lrugen_kernel::serial::last_dump(&log, lrugen_kernel::initramfs::ZRAM_MM_STAT)
-            .and_then(|t| lrugen_kernel::initramfs::zram_ratio(&t))
-    } else {
-        None
-    };
-    // the model: the same op file and settings at the kernel's memory.max, charged with the
-    // kernel memory and the replayer's own pages as the kernel charges them
-    let cap = run.model_capacity_for(&p.ops).max(1);
+    let settings = settings_of(&a, &p, &o, &run);
     let profile = lrugen_kernel::model::profile_for_release(&run.kernel_release);
-    let settings = Settings {
-        lru: p.policy.name().into(),
-        lru_gen_enabled: p.enabled.clone(),
-        memcg_max_bytes: p.memcg_bytes,
-        swappiness: p.swappiness,
-        min_ttl_ms: p.min_ttl_ms,
-        page_cluster: a.page_cluster,
-        read_ahead_kb: a.read_ahead_kb,
-        swap: match p.swap {
-            Swap::None => "none",
-            Swap::Disk => "disk",
-            Swap::Zram => "zram",
-        }
-        .into(),
-        swap_mib: p.swap_mib,
-        zram_ratio,
-        window: p.ops.window,
-        model_profile: profile.name().into(),
-        model_capacity_pages: cap,
-    };
     let cfg = lrugen_kernel::model::config(&settings, profile).map_err(|e| e.to_string())?;
     let (model, model_tasks) = lrugen_kernel::model::run_tasks(&p.ops, &cfg).map_err(|e| e.to_string())?;
     let mut report = Report::build(&run, &model, p.workload.clone(), settings.clone()).map_err(|e| e.to_string())?;
@@ -558,6 +597,67 @@ pub fn cmd_kernel(a: KernelArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The options of a run of plan `p` on kernel `source`.
+fn kernel_opts(a: &KernelArgs, p: &Plan, source: KernelSource, replayer: Option<PathBuf>) -> KernelOpts {
+    let mut o = KernelOpts::new(source, p.ops.clone(), p.memcg_bytes);
+    o.lru = if p.policy == PolicyKind::Classic {
+        LruMode::Classic
+    } else {
+        LruMode::Mglru {
+            enabled: p.enabled.clone(),
+        }
+    };
+    o.swappiness = p.swappiness;
+    o.min_ttl_ms = p.min_ttl_ms;
+    o.page_cluster = a.page_cluster;
+    o.read_ahead_kb = a.read_ahead_kb;
+    o.swap_mib = p.swap_mib;
+    o.swap_zram = p.swap == Swap::Zram;
+    o.cpus = p.cpus;
+    o.lru_gen_every_window = p.policy == PolicyKind::Mglru;
+    o.lru_gen_full_every_window = p.policy == PolicyKind::Mglru && a.debugfs_every_window;
+    if let Some(r) = replayer {
+        o.replayer = r;
+    }
+    o
+}
+
+/// The settings of both sides after run `run` of `o` (zram's measured ratio read from the
+/// serial log in its work directory): the model at the kernel's `memory.max`, charged with the
+/// kernel memory and the replayer's own pages as the kernel charges them, with the preset of the
+/// kernel that ran.
+fn settings_of(a: &KernelArgs, p: &Plan, o: &KernelOpts, run: &lrugen_kernel::KernelRun) -> Settings {
+    let zram_ratio = if p.swap == Swap::Zram {
+        let log = std::fs::read_to_string(o.work_dir.join("serial.log")).unwrap_or_default();
+        lrugen_kernel::serial::last_dump(&log, lrugen_kernel::initramfs::ZRAM_MM_STAT)
+            .and_then(|t| lrugen_kernel::initramfs::zram_ratio(&t))
+    } else {
+        None
+    };
+    let cap = run.model_capacity_for(&p.ops).max(1);
+    let profile = lrugen_kernel::model::profile_for_release(&run.kernel_release);
+    Settings {
+        lru: p.policy.name().into(),
+        lru_gen_enabled: p.enabled.clone(),
+        memcg_max_bytes: p.memcg_bytes,
+        swappiness: p.swappiness,
+        min_ttl_ms: p.min_ttl_ms,
+        page_cluster: a.page_cluster,
+        read_ahead_kb: a.read_ahead_kb,
+        swap: match p.swap {
+            Swap::None => "none",
+            Swap::Disk => "disk",
+            Swap::Zram => "zram",
+        }
+        .into(),
+        swap_mib: p.swap_mib,
+        zram_ratio,
+        window: p.ops.window,
+        model_profile: profile.name().into(),
+        model_capacity_pages: cap,
+    }
 }
 
 /// `lrugen kernel` and its arguments as typed (quoted where a shell would need it).

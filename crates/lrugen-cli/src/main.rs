@@ -55,7 +55,7 @@ enum Cmd {
     /// Run a workload on a real Linux kernel under qemu and compare it with the model (needs
     /// qemu-system-x86, busybox-static, e2fsprogs, cpio, zstd, xz-utils, kmod and the static
     /// replayer: see scripts/kernel-compare.sh).
-    Kernel(Box<kernel::KernelArgs>),
+    Kernel(Box<kernel::KernelCmd>),
     /// Run an experiment file (TOML): a matrix of policies, sweeps and repetitions, in parallel;
     /// print a table with 95% confidence intervals and write JSON, CSV, plots and an HTML report
     /// (`exp merge`: the slices of `--shard K/N` runs combined).

@@ -795,6 +795,103 @@ const CASES: &[Case] = &[
         1,
         &["write ratio", "[0, 1]"],
     ),
+    // --- lrugen kernel --matrix FILE.toml: every bad matrix file names its line and what was expected
+    case(
+        &["kernel", "--matrix", "{d}/mx-syntax.toml", "--list"],
+        1,
+        &["{d}/mx-syntax.toml:2:", "expected a TOML matrix file"],
+    ),
+    case(
+        &["kernel", "--matrix", "{d}/mx-topkey.toml", "--list"],
+        1,
+        &[
+            "{d}/mx-topkey.toml:1:1:",
+            "unknown key 'repeat'",
+            "expected name, description, series",
+        ],
+    ),
+    case(
+        &["kernel", "--matrix", "{d}/mx-option.toml", "--list"],
+        1,
+        &[
+            "{d}/mx-option.toml:6:1:",
+            "unknown option 'sise'",
+            "one of lrugen kernel's options",
+            "size",
+        ],
+    ),
+    case(
+        &["kernel", "--matrix", "{d}/mx-series.toml", "--list"],
+        1,
+        &[
+            "{d}/mx-series.toml:1:18:",
+            "series",
+            "'5.10'",
+            "expected 6.1, 6.12 or 7",
+        ],
+    ),
+    case(
+        &["kernel", "--matrix", "{d}/mx-policy.toml", "--list"],
+        1,
+        &[
+            "{d}/mx-policy.toml:2:13:",
+            "unknown policy 'lfu'",
+            "expected mglru or classic",
+        ],
+    ),
+    case(
+        &["kernel", "--matrix", "{d}/mx-value.toml", "--list"],
+        1,
+        &[
+            "{d}/mx-value.toml:6:1:",
+            "scenario 'a' (6.1 mglru)",
+            "--advice",
+            "expected random or normal",
+        ],
+    ),
+    case(
+        &["kernel", "--matrix", "{d}/mx-repeats.toml", "--list"],
+        1,
+        &[
+            "{d}/mx-repeats.toml:3:11:",
+            "repeats",
+            "expected at least 1 boot per cell, found 0",
+        ],
+    ),
+    case(
+        &["kernel", "--matrix", "{d}/mx-axis.toml", "--list"],
+        1,
+        &["{d}/mx-axis.toml:6:1:", "'lru' cannot be set here", "policies"],
+    ),
+    case(
+        &[
+            "kernel",
+            "--matrix",
+            "{d}/mx-ok.toml",
+            "--only-series",
+            "6.12",
+            "--list",
+        ],
+        1,
+        &["--only-series 6.12", "not in {d}/mx-ok.toml", "expected one of 6.1"],
+    ),
+    case(
+        &["kernel", "--matrix", "{d}/mx-ok.toml", "--jobs", "0"],
+        1,
+        &["--jobs", "at least 1"],
+    ),
+    case(
+        &["kernel", "--matrix", "{d}/mx-ok.toml", "--fixtures", "{d}/nodir"],
+        1,
+        &["--fixtures {d}/nodir", "no such directory"],
+    ),
+    case(
+        &["kernel", "--matrix", "{d}/mx-ok.toml", "--access", "anon"],
+        2,
+        &["--matrix", "cannot be used with", "--access"],
+    ),
+    case(&["kernel", "--matrix", "{d}/missing.toml"], 1, &["{d}/missing.toml"]),
+    case(&["kernel", "--list"], 2, &["--matrix"]),
     case(&["kernel", "--every", "0"], 1, &["--every"]),
     case(&["kernel", "--write-ratio", "-1"], 1, &["--write-ratio", "0..=1"]),
     // --- issue #9, bounded memory: over the memory budget, refused before the run
@@ -1010,6 +1107,26 @@ fn fixtures() -> PathBuf {
     w("switchat.toml", switch_at("n").as_bytes());
     w("badfg.toml", fg("reset_refs = 8").as_bytes());
     w("badfgkey.toml", fg("reset_ref = 0").as_bytes());
+    let mx = |extra: &str| {
+        format!("series = [\"6.1\"]\npolicies = [\"mglru\"]\n[[scenario]]\nname = \"a\"\naccesses = 100\n{extra}")
+    };
+    w("mx-ok.toml", mx("").as_bytes());
+    w("mx-syntax.toml", b"series = [\"6.1\"]\npolicies = [\"mglru\"\n");
+    w("mx-topkey.toml", format!("repeat = 2\n{}", mx("")).as_bytes());
+    w("mx-option.toml", mx("sise = \"4M\"\n").as_bytes());
+    w(
+        "mx-series.toml",
+        mx("").replace("[\"6.1\"]", "[\"6.1\", \"5.10\"]").as_bytes(),
+    );
+    w("mx-policy.toml", mx("").replace("[\"mglru\"]", "[\"lfu\"]").as_bytes());
+    w("mx-value.toml", mx("advice = \"sequential\"\n").as_bytes());
+    w(
+        "mx-repeats.toml",
+        mx("")
+            .replacen("[[scenario]]", "repeats = 0\n[[scenario]]", 1)
+            .as_bytes(),
+    );
+    w("mx-axis.toml", mx("lru = \"classic\"\n").as_bytes());
     w("bad.lis", b"100 8 0 1\n200 1 0 2\n300 eight 0 3\n400 1 0 4\n");
     w("bs.fio", b"[j]\nsize=1m\nbs=16k\n");
     w("direct.fio", b"[global]\ndirect=0\n[j]\ndirect=1\nsize=1m\n");

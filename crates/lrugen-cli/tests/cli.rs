@@ -514,6 +514,11 @@ fn kernel_help_lists_the_workload_settings_and_report_flags() {
         "--swap-size",
         "--every",
         "--out",
+        "--matrix",
+        "--list",
+        "--jobs",
+        "--fixtures",
+        "--only-scenarios",
     ] {
         assert!(
             help.contains(flag),

@@ -490,6 +490,7 @@ fn finish(image: &Path, modules: &Path, out_dir: &Path, package: Option<String>)
 /// Make a kernel bootable: resolve, download, unpack, extract, depmod.
 pub fn prepare(src: &KernelSource, cache: &Path) -> Result<PreparedKernel, Error> {
     let (packages, apt_options) = match src {
+        KernelSource::Prepared(k) => return Ok(k.clone()),
         KernelSource::Image { image, modules } => {
             let out = cache.join("user");
             std::fs::create_dir_all(&out).map_err(|e| Error::Io(e.to_string()))?;

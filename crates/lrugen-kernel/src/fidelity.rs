@@ -7,7 +7,9 @@
 //! not a listed, explained gap) and by the `fidelity-table` example (README, "Fidelity").
 
 use crate::model::{self, profile_for_release};
-use crate::{Capture, Error};
+use crate::ops::OpFile;
+use crate::report::Settings;
+use crate::{Capture, Error, KernelRun};
 use lrugen::reclaim::mglru::debugfs;
 use std::path::{Path, PathBuf};
 
@@ -329,7 +331,9 @@ pub struct SpreadCheck {
 }
 
 impl SpreadCheck {
-    fn new(what: String, kernel: Vec<u64>, model: u64, floor: u64) -> SpreadCheck {
+    /// `what` with the kernel's values `kernel` (one per boot), the model's `model`, and a floor of
+    /// `floor` events under the tolerance.
+    pub fn new(what: String, kernel: Vec<u64>, model: u64, floor: u64) -> SpreadCheck {
         let (lo, hi) = (
             kernel.iter().copied().min().unwrap_or(0),
             kernel.iter().copied().max().unwrap_or(0),
@@ -434,59 +438,8 @@ pub fn compare_boots(name: &str, boots: &[PathBuf]) -> Result<MultiCompared, Err
         }
     }
     let ops = c.ops()?;
-    let profile = profile_for_release(&c.run.kernel_release);
-    let mut settings = c.settings.clone();
-    settings.model_capacity_pages = c.run.model_capacity_for(&ops).max(1);
-    let cfg = model::config(&settings, profile)?;
-    let (m, per_task) = model::run_tasks(&ops, &cfg)?;
-    use lrugen::mm::vmstat::Stat;
-    let kv = |c: &Capture, k: &str| c.run.vmstat_delta.get(k).copied().unwrap_or(0).max(0) as u64;
-    let mv = |s: Stat| m.vm(s).max(0) as u64;
-    let each = |f: &dyn Fn(&Capture) -> u64| caps.iter().map(f).collect::<Vec<u64>>();
-    let mut checks = vec![SpreadCheck::new("misses".into(), each(&|c| c.run.misses), m.misses, 0)];
-    for (i, t) in per_task.iter().enumerate() {
-        let k = each(&|c| c.run.tasks.get(i).map_or(0, |t| t.misses));
-        checks.push(SpreadCheck::new(format!("task {i} misses"), k, t.misses, COUNTER_FLOOR));
-    }
-    checks.push(SpreadCheck::new(
-        "minor".into(),
-        each(&|c| c.run.minor),
-        per_task.iter().map(|t| t.minor).sum(),
-        COUNTER_FLOOR,
-    ));
-    for (what, stat) in [
-        ("workingset_refault_anon", Stat::WorkingsetRefaultAnon),
-        ("workingset_refault_file", Stat::WorkingsetRefaultFile),
-    ] {
-        checks.push(SpreadCheck::new(
-            what.into(),
-            each(&|c| kv(c, what)),
-            mv(stat),
-            COUNTER_FLOOR,
-        ));
-    }
-    checks.push(SpreadCheck::new(
-        "pgscan".into(),
-        each(&|c| kv(c, "pgscan_anon") + kv(c, "pgscan_file")),
-        mv(Stat::PgscanAnon) + mv(Stat::PgscanFile),
-        COUNTER_FLOOR,
-    ));
-    checks.push(SpreadCheck::new(
-        "pgscan_by_reclaimer".into(),
-        each(&|c| {
-            [
-                "pgscan_kswapd",
-                "pgscan_direct",
-                "pgscan_khugepaged",
-                "pgscan_proactive",
-            ]
-            .iter()
-            .map(|k| kv(c, k))
-            .sum()
-        }),
-        mv(Stat::PgscanKswapd) + mv(Stat::PgscanDirect),
-        COUNTER_FLOOR,
-    ));
+    let runs: Vec<&KernelRun> = caps.iter().map(|c| &c.run).collect();
+    let checks = compare_runs(&ops, &c.settings, &runs)?;
     let mut parts = name.splitn(4, '-');
     let (_, series, lru, experiment) = (parts.next(), parts.next(), parts.next(), parts.next());
     Ok(MultiCompared {
@@ -499,6 +452,78 @@ pub fn compare_boots(name: &str, boots: &[PathBuf]) -> Result<MultiCompared, Err
         tasks: ops.nr_tasks(),
         checks,
     })
+}
+
+/// Replay op file `ops` on the model once, with `settings` (the model's capacity worked out
+/// again from the first run) and the preset of the kernel the first run booted, and check the
+/// model against every run (boot) of the kernel: misses, per-task misses (a multi-task op file),
+/// minor faults, refaults, `pgscan`, `pgscan_by_reclaimer`, each against the runs' spread
+/// ([`SpreadCheck`]). Used by [`compare_boots`] and by `lrugen kernel --matrix` (its boots in
+/// memory, no fixture files).
+pub fn compare_runs(ops: &OpFile, settings: &Settings, runs: &[&KernelRun]) -> Result<Vec<SpreadCheck>, Error> {
+    let first = runs.first().ok_or_else(|| Error::Config("no run to compare".into()))?;
+    let profile = profile_for_release(&first.kernel_release);
+    let mut settings = settings.clone();
+    settings.model_capacity_pages = first.model_capacity_for(ops).max(1);
+    let cfg = model::config(&settings, profile)?;
+    let (m, per_task) = model::run_tasks(ops, &cfg)?;
+    use lrugen::mm::vmstat::Stat;
+    let kv = |r: &KernelRun, k: &str| r.vmstat_delta.get(k).copied().unwrap_or(0).max(0) as u64;
+    let mv = |s: Stat| m.vm(s).max(0) as u64;
+    let each = |f: &dyn Fn(&KernelRun) -> u64| runs.iter().map(|r| f(r)).collect::<Vec<u64>>();
+    let mut checks = vec![SpreadCheck::new("misses".into(), each(&|r| r.misses), m.misses, 0)];
+    if ops.nr_tasks() > 1 {
+        for (i, t) in per_task.iter().enumerate() {
+            let k = each(&|r| r.tasks.get(i).map_or(0, |t| t.misses));
+            checks.push(SpreadCheck::new(format!("task {i} misses"), k, t.misses, COUNTER_FLOOR));
+        }
+    }
+    checks.push(SpreadCheck::new(
+        "minor".into(),
+        each(&|r| r.minor),
+        per_task.iter().map(|t| t.minor).sum(),
+        COUNTER_FLOOR,
+    ));
+    for (what, stat) in [
+        ("workingset_refault_anon", Stat::WorkingsetRefaultAnon),
+        ("workingset_refault_file", Stat::WorkingsetRefaultFile),
+    ] {
+        checks.push(SpreadCheck::new(
+            what.into(),
+            each(&|r| kv(r, what)),
+            mv(stat),
+            COUNTER_FLOOR,
+        ));
+    }
+    checks.push(SpreadCheck::new(
+        "pgscan".into(),
+        each(&|r| kv(r, "pgscan_anon") + kv(r, "pgscan_file")),
+        mv(Stat::PgscanAnon) + mv(Stat::PgscanFile),
+        COUNTER_FLOOR,
+    ));
+    checks.push(SpreadCheck::new(
+        "pgscan_by_reclaimer".into(),
+        each(&|r| {
+            [
+                "pgscan_kswapd",
+                "pgscan_direct",
+                "pgscan_khugepaged",
+                "pgscan_proactive",
+            ]
+            .iter()
+            .map(|k| kv(r, k))
+            .sum()
+        }),
+        mv(Stat::PgscanKswapd) + mv(Stat::PgscanDirect),
+        COUNTER_FLOOR,
+    ));
+    checks.push(SpreadCheck::new(
+        "pswpout".into(),
+        each(&|r| kv(r, "pswpout")),
+        mv(Stat::Pswpout),
+        COUNTER_FLOOR,
+    ));
+    Ok(checks)
 }
 
 /// The markdown table of multi-task comparisons (README, "Fidelity"): one line per experiment and

@@ -11,6 +11,7 @@ pub mod bzimage;
 pub mod debian;
 pub mod fidelity;
 pub mod initramfs;
+pub mod matrix;
 pub mod model;
 pub mod ops;
 pub mod report;
@@ -88,6 +89,10 @@ pub enum KernelSource {
         /// `…/lib/modules/KVER`.
         modules: PathBuf,
     },
+    /// A kernel [`debian::prepare`] made ready earlier (booted as it is: nothing resolved,
+    /// downloaded or written in the cache), so that runs at the same time share it safely
+    /// (`lrugen kernel --matrix` prepares every kernel once before booting any).
+    Prepared(debian::PreparedKernel),
 }
 
 /// Options of one kernel run.
@@ -135,6 +140,10 @@ pub struct KernelOpts {
     pub timeout: Duration,
     /// `-icount shift=0,sleep=off` (reproducible, slower).
     pub icount: bool,
+    /// A data disk image built earlier by [`build_data_image`] for the same files as `ops`:
+    /// copied into `work_dir` instead of built again (the guest may write to its copy). `None`:
+    /// built in `work_dir`.
+    pub data_image: Option<PathBuf>,
     /// vCPUs (`-smp`): the tasks of a multi-task op file run on this many. Under `-icount` qemu
     /// runs TCG single-threaded and switches between the vCPUs round robin (multi-threaded TCG
     /// is refused with icount), so the run stays reproducible in its instruction counts.
@@ -169,6 +178,7 @@ impl KernelOpts {
             guest_mem_mib: 512,
             timeout: Duration::from_secs(900),
             icount: true,
+            data_image: None,
             cpus: 1,
         }
     }
@@ -707,7 +717,12 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
     let w = &opts.work_dir;
     std::fs::create_dir_all(w).map_err(|e| io("mkdir", w, e))?;
     let disk = w.join("data.img");
-    build_data_image(&opts.ops, &w.join("data"), &disk)?;
+    match &opts.data_image {
+        Some(img) => {
+            std::fs::copy(img, &disk).map_err(|e| io(&format!("copy {} to", img.display()), &disk, e))?;
+        }
+        None => build_data_image(&opts.ops, &w.join("data"), &disk)?,
+    }
     let initrd = w.join("initrd.cpio");
     let spec = initramfs::InitSpec {
         modules: Vec::new(),
