@@ -1179,3 +1179,210 @@ impl<P: CacheExtOps> Policy for CacheExt<P> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum ListOp {
+        Register(FolioId),
+        Unregister(FolioId),
+        Add(u8, FolioId),
+        AddTail(u8, FolioId),
+        Move(u8, FolioId, bool),
+        Del(FolioId),
+    }
+
+    fn op() -> impl Strategy<Value = ListOp> {
+        let id = 0u32..24;
+        let l = 0u8..4; // list 0 does not exist
+        prop_oneof![
+            id.clone().prop_map(ListOp::Register),
+            id.clone().prop_map(ListOp::Unregister),
+            (l.clone(), id.clone()).prop_map(|(l, i)| ListOp::Add(l, i)),
+            (l.clone(), id.clone()).prop_map(|(l, i)| ListOp::AddTail(l, i)),
+            (l, id.clone(), any::<bool>()).prop_map(|(l, i, t)| ListOp::Move(l, i, t)),
+            id.prop_map(ListOp::Del),
+        ]
+    }
+
+    proptest! {
+        /// Random list operations against a model (a Vec per list): every folio on at most one
+        /// list, in the model's order, counts equal, errors where cache_ext returns them.
+        #[test]
+        fn lists_match_a_model(ops in proptest::collection::vec(op(), 0..200)) {
+            let mut l = ExtLists::new(4);
+            for _ in 0..3 {
+                l.new_list(1);
+            }
+            let mut model: Vec<Vec<FolioId>> = vec![Vec::new(); 4];
+            let mut valid = [false; 24];
+            let on = |model: &Vec<Vec<FolioId>>, id| model.iter().position(|v: &Vec<FolioId>| v.contains(&id));
+            for o in ops {
+                match o {
+                    ListOp::Register(i) => {
+                        l.register(i);
+                        valid[i as usize] = true;
+                    }
+                    ListOp::Unregister(i) => {
+                        l.unregister(i);
+                        if let Some(k) = on(&model, i) {
+                            model[k].retain(|&x| x != i);
+                        }
+                        valid[i as usize] = false;
+                    }
+                    ListOp::Add(k, i) | ListOp::AddTail(k, i) => {
+                        let tail = matches!(o, ListOp::AddTail(..));
+                        let r = if tail { l.add_tail(k as ListId, i) } else { l.add(k as ListId, i) };
+                        let want = if k == 0 {
+                            Err(ListError::NoList)
+                        } else if !valid[i as usize] {
+                            Err(ListError::NotValid)
+                        } else if on(&model, i).is_some() {
+                            Err(ListError::Busy)
+                        } else {
+                            if tail { model[k as usize].push(i) } else { model[k as usize].insert(0, i) }
+                            Ok(())
+                        };
+                        prop_assert_eq!(r, want);
+                    }
+                    ListOp::Move(k, i, tail) => {
+                        let r = l.move_to(k as ListId, i, tail);
+                        let want = if k == 0 {
+                            Err(ListError::NoList)
+                        } else if !valid[i as usize] {
+                            Err(ListError::NotValid)
+                        } else {
+                            if let Some(j) = on(&model, i) {
+                                model[j].retain(|&x| x != i);
+                            }
+                            if tail { model[k as usize].push(i) } else { model[k as usize].insert(0, i) }
+                            Ok(())
+                        };
+                        prop_assert_eq!(r, want);
+                    }
+                    ListOp::Del(i) => {
+                        let r = l.del(i);
+                        let want = if !valid[i as usize] {
+                            Err(ListError::NotValid)
+                        } else if let Some(j) = on(&model, i) {
+                            model[j].retain(|&x| x != i);
+                            Ok(())
+                        } else {
+                            Err(ListError::Busy)
+                        };
+                        prop_assert_eq!(r, want);
+                    }
+                }
+                prop_assert!(l.check().is_ok(), "{:?}", l.check());
+                for k in 1..4u64 {
+                    prop_assert_eq!(l.walk(k).unwrap(), model[k as usize].clone());
+                    prop_assert_eq!(l.len(k), model[k as usize].len() as u64);
+                }
+                prop_assert_eq!(l.nr_valid(), valid.iter().filter(|&&v| v).count() as u64);
+            }
+        }
+    }
+
+    /// A machine with `n` page-cache folios of file 0 in memcg 1, each in the registry, on list
+    /// 1 in id order.
+    fn machine_with(n: u32) -> (crate::kernel::Kernel<Classic>, ExtLists, ListId) {
+        let mut cfg = crate::mm::MachineConfig::simple(256, 0);
+        cfg.ra_pages = 0;
+        let mut m = Machine::new(cfg);
+        m.lru_cache_disabled = true;
+        let p = Classic::new(&m);
+        let mut k = crate::kernel::Kernel::new(m, p);
+        let t = k.create_memcg(crate::mm::memcg::ROOT_MEMCG, "t");
+        let task = k.m.create_mm(t);
+        let file = k.m.create_file("f", u64::from(n), crate::mm::pagecache::Advice::Normal);
+        let mut lists = ExtLists::new(0);
+        let list = lists.new_list(t);
+        for i in 0..u64::from(n) {
+            k.read_page(task, file, i).unwrap();
+            let Slot::Folio(id) = k.m.files[file as usize].slot(i) else {
+                panic!("page {i} not cached")
+            };
+            lists.register(id);
+            lists.add_tail(list, id).unwrap();
+        }
+        (k, lists, list)
+    }
+
+    #[test]
+    fn iterate_fills_the_array_and_moves_as_told() {
+        let (k, mut lists, list) = machine_with(40);
+        let order = lists.walk(list).unwrap();
+        let t = lists.lists[0].memcg;
+        let mut ctx = CacheExtCtx::new(&k.m, &mut lists);
+        // every other folio evicted, continues moved to the tail: the array fills at 32
+        let mut e = EvictionCtx::new(32);
+        let mut opts = IterateOpts {
+            continue_mode: IterMode::Tail,
+            ..Default::default()
+        };
+        let r = ctx
+            .list_iterate_extended(
+                t,
+                list,
+                |i, _| {
+                    if i % 2 == 0 {
+                        IterAction::Evict
+                    } else {
+                        IterAction::Continue
+                    }
+                },
+                &mut opts,
+                &mut e,
+            )
+            .unwrap();
+        assert_eq!(r, IterRet::EvictArrayFilled);
+        assert_eq!(e.nr_folios_to_evict, 32);
+        assert_eq!(opts.nr_folios_evict, 32);
+        // 40 folios: 20 evens then the continues (odds, moved to the tail) come round again
+        assert_eq!(
+            &e.candidates()[..20],
+            &order.iter().step_by(2).copied().collect::<Vec<_>>()[..]
+        );
+        assert_eq!(ctx.lists().len(list), 40);
+        ctx.lists().check().unwrap();
+        // a list of another memcg is refused
+        assert_eq!(
+            ctx.list_iterate(t + 1, list, |_, _| IterAction::Evict, &mut EvictionCtx::new(1)),
+            Err(ListError::NoList)
+        );
+    }
+
+    #[test]
+    fn sample_picks_the_lowest_of_each_group_and_puts_all_back() {
+        let (k, mut lists, list) = machine_with(40);
+        let order = lists.walk(list).unwrap();
+        let t = lists.lists[0].memcg;
+        let mut ctx = CacheExtCtx::new(&k.m, &mut lists);
+        let mut e = EvictionCtx::new(4);
+        // score: the folio's page index reversed, so the last of each group of 5 wins
+        ctx.list_sample(
+            t,
+            list,
+            |f| -(f.index() as i64),
+            &SamplingOptions { sample_size: 5 },
+            &mut e,
+        )
+        .unwrap();
+        let want: Vec<FolioId> = (0..4).map(|g| order[g * 5 + 4]).collect();
+        assert_eq!(e.candidates(), &want[..]);
+        // the 20 sampled went to the tail, in order
+        let now = ctx.lists().walk(list).unwrap();
+        assert_eq!(&now[..20], &order[20..]);
+        assert_eq!(&now[20..], &order[..20]);
+        // more than the list holds: refused, the list unchanged
+        let mut e = EvictionCtx::new(32);
+        assert_eq!(
+            ctx.list_sample(t, list, |_| 0, &SamplingOptions { sample_size: 2 }, &mut e),
+            Err(ListError::TooFew)
+        );
+        assert_eq!(ctx.lists().walk(list).unwrap(), now);
+    }
+}

@@ -688,6 +688,9 @@ pub struct GetScan {
     lists: [ListId; 2],
     scan_tasks: Vec<u32>,
     scan_pages: i64,
+    /// Below this many scan pages, eviction samples the general list (cache_ext: 1,000 × the
+    /// sampling rate of 5, sized for its multi-GiB cgroups).
+    pub min_scan_pages: i64,
     accesses: FolioMap<u64>,
     touched_by_scan: FolioMap<bool>,
 }
@@ -701,7 +704,16 @@ impl GetScan {
     pub fn new(scan_tasks: Vec<u32>) -> Self {
         GetScan {
             scan_tasks,
+            min_scan_pages: 1000 * 5,
             ..Default::default()
+        }
+    }
+
+    /// [`GetScan::new`], sampling the scan list while it holds at least `min_scan_pages`.
+    pub fn with_min_scan_pages(scan_tasks: Vec<u32>, min_scan_pages: i64) -> Self {
+        GetScan {
+            min_scan_pages,
+            ..Self::new(scan_tasks)
         }
     }
 
@@ -749,7 +761,7 @@ impl CacheExtOps for GetScan {
         if self.scan_pages == 0 {
             return;
         }
-        let which = if self.scan_pages < 1000 * sampling_rate {
+        let which = if self.scan_pages < self.min_scan_pages {
             LIST_GENERAL
         } else {
             LIST_FOR_SCANS
