@@ -208,6 +208,15 @@ fn shipped_policies_run_by_name_on_the_get_scan_preset() {
         );
         consistent(&r2, &k);
     }
+    // the invariant checker after every reclaim pass (the registry against the page cache
+    // too), on a shorter run in a smaller memcg
+    let mut cfg = preset(32);
+    cfg.memcg.max = Some(2048);
+    cfg.check = true;
+    for p in Shipped::ALL {
+        cfg.policy = PolicyKind::CacheExt(p);
+        sim::run(&cfg, None, &mut |_, _| {}).unwrap();
+    }
     let e = "cache_ext:nope".parse::<PolicyKind>().unwrap_err();
     assert!(e.contains("cache_ext:get_scan") && e.contains("cache_ext:lhd"), "{e}");
 }
@@ -293,4 +302,19 @@ fn bad_candidates_are_skipped_not_evicted() {
     );
     assert_eq!(v.get(Stat::PgstealFile) as u64, st.reclaimed + st.fallback_reclaimed);
     assert_eq!(v.get(Stat::PgscanFile) as u64, st.isolated + st.fallback_scanned);
+}
+
+#[test]
+fn the_fallback_reclaims_through_the_policy_hooks() {
+    // GET-SCAN told of no scanning task proposes nothing: every file page reclaimed is the
+    // kernel's own choice, and still goes through folio_evicted (the checker holds the registry
+    // to the page cache after every reclaim pass)
+    let mut cfg = preset(16);
+    cfg.memcg.max = Some(4096);
+    cfg.check = true;
+    let (r, k) = run(&cfg, |_| GetScan::new(Vec::new()));
+    let st = k.p.stats();
+    assert_eq!(st.proposed, 0, "{st:?}");
+    assert!(st.fallback_reclaimed > 1_000, "{st:?}");
+    consistent(&r, &k);
 }

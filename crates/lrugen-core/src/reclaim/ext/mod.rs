@@ -964,9 +964,56 @@ impl<P: CacheExtOps> CacheExt<P> {
             vmscan::mark_isolated(m, id);
             list.push(id);
         }
+        let r = self.reclaim_isolated(m, node, &mut list, sc);
+        self.isolated = list;
+        self.stats.isolated += r.0;
+        self.stats.reclaimed += r.1;
+        r
+    }
+
+    /// The kernel's own choice when the policy proposed nothing valid: up to `nr` folios from
+    /// the tail of the inactive file list (the active one's when it is empty), reclaimed the same
+    /// way. Returns (scanned, reclaimed).
+    fn fallback_batch(&mut self, m: &mut Machine, node: usize, nr: u64, sc: &mut ScanControl) -> (u64, u64) {
+        let lv = m.lruvec(self.memcg, node);
+        let mut list = std::mem::take(&mut self.isolated);
+        list.clear();
+        for lru in [Lru::InactiveFile, Lru::ActiveFile] {
+            let mut id = self.classic.lruvecs[lv].lists[lru as usize].tail;
+            while id != NIL && (list.len() as u64) < nr {
+                let prev = m.folios[id].prev;
+                if self.candidate_ok(m, id, node) {
+                    list.push(id);
+                }
+                id = prev;
+            }
+            if !list.is_empty() {
+                break;
+            }
+        }
+        for &id in &list {
+            self.classic.lruvec_del(m, id);
+            vmscan::mark_isolated(m, id);
+        }
+        let r = self.reclaim_isolated(m, node, &mut list, sc);
+        self.isolated = list;
+        self.stats.fallback_scanned += r.0;
+        self.stats.fallback_reclaimed += r.1;
+        r
+    }
+
+    /// `shrink_folio_list` on isolated file folios of the attached memcg, with this policy (so
+    /// `folio_evicted` runs), the survivors put back; `pgscan`/`pgsteal` counted.
+    fn reclaim_isolated(
+        &mut self,
+        m: &mut Machine,
+        node: usize,
+        list: &mut Vec<FolioId>,
+        sc: &mut ScanControl,
+    ) -> (u64, u64) {
+        let memcg = self.memcg;
         let nr_taken = list.len() as u64;
         if nr_taken == 0 {
-            self.isolated = list;
             return (0, 0);
         }
         let lv = m.lruvec(memcg, node);
@@ -974,12 +1021,9 @@ impl<P: CacheExtOps> CacheExt<P> {
         let (scan_ev, steal_ev) = vmscan::scan_event(sc.reclaimer);
         let node_stats = self.classic.switches().node_reclaim_stats;
         count_scan(m, memcg, sc, scan_ev, Stat::PgscanFile, nr_taken, node_stats);
-        self.stats.isolated += nr_taken;
-        let nr_reclaimed = vmscan::shrink_folio_list(m, self, &mut list, sc, false);
-        self.stats.reclaimed += nr_reclaimed;
+        let nr_reclaimed = vmscan::shrink_folio_list(m, self, list, sc, false);
         m.lru_lock_held(lv, LruLockSite::Putback, list.len() as u64);
-        self.classic.move_folios_to_lru(m, &mut list);
-        self.isolated = list;
+        self.classic.move_folios_to_lru(m, list);
         count_scan(m, memcg, sc, steal_ev, Stat::PgstealFile, nr_reclaimed, node_stats);
         (nr_taken, nr_reclaimed)
     }
@@ -1073,12 +1117,9 @@ impl<P: CacheExtOps> Policy for CacheExt<P> {
                 let (scanned, freed) = self.evict_batch(m, node, n, sc);
                 nr_reclaimed += freed;
                 if scanned == 0 {
-                    // nothing valid proposed: the classic scan keeps reclaim going (counted)
-                    let before = sc.nr_scanned;
-                    let freed = self.classic.shrink_list(m, memcg, node, Lru::InactiveFile, n, sc);
-                    self.stats.fallback_scanned += sc.nr_scanned - before;
-                    self.stats.fallback_reclaimed += freed;
-                    nr_reclaimed += freed;
+                    // nothing valid proposed: the kernel's own choice keeps reclaim going
+                    // (counted apart)
+                    nr_reclaimed += self.fallback_batch(m, node, n, sc).1;
                 }
             }
             // the classic loop's stop, without its proportional nudge: global direct reclaim at
