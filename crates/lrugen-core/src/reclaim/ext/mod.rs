@@ -866,6 +866,19 @@ pub struct CacheExtStats {
     pub fallback_reclaimed: u64,
 }
 
+/// `Policy::name` is `&'static str`: a policy's report name is kept once per distinct name for the
+/// life of the process (a sweep of many runs does not grow it).
+fn intern(name: String) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&n) = names.iter().find(|&&n| n == name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.into_boxed_str());
+    names.push(n);
+    n
+}
+
 /// The kernel LRU with a cache_ext policy attached to one memcg: see the module documentation.
 pub struct CacheExt<P: CacheExtOps> {
     classic: Classic,
@@ -883,8 +896,7 @@ impl<P: CacheExtOps> CacheExt<P> {
         let mut lists = ExtLists::new(m.folios.len());
         ops.init(&mut CacheExtCtx::new(m, &mut lists), memcg)
             .map_err(|e| format!("cache_ext policy {}: init failed: {e}", ops.name()))?;
-        // the report's policy name lives as long as the run: leaked once per policy built
-        let name: &'static str = Box::leak(format!("cache_ext:{}", ops.name()).into_boxed_str());
+        let name = intern(format!("cache_ext:{}", ops.name()));
         Ok(CacheExt {
             classic: Classic::with_profile(m, profile),
             ops,
