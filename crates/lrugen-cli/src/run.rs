@@ -55,7 +55,11 @@ pub struct RunArgs {
     pub workload: Option<String>,
     /// Policies to run, comma-separated: mglru (with --profile), mglru-fg, mglru@PROFILE (MGLRU
     /// with a profile of its own, e.g. mglru@7.2 or mglru@mglru-fg+fg_refault_distance=true),
-    /// classic, lru, opt, and the cache zoo (libCacheSim's): fifo, clock, sieve, s3fifo, arc, 2q, lirs.
+    /// classic, lru, opt, and the cache zoo (libCacheSim's): fifo, clock, sieve, s3fifo, arc, 2q, lirs;
+    /// cache_ext's example policies on the kernel model, choosing the file pages the workload's
+    /// memcg evicts over the classic LRU (docs/cache-ext.md): cache_ext:fifo, cache_ext:mru,
+    /// cache_ext:lfu, cache_ext:s3fifo, cache_ext:lhd, cache_ext:get_scan (its scanning tasks:
+    /// those of a mix's last part).
     /// `--policy mglru-fg,mglru@7.2,classic` compares FG with 7.2 and classic.
     /// (default `lrugen run`: mglru,classic,lru,opt; `lrugen explain`: mglru,classic, A then B.)
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -322,10 +326,18 @@ pub fn parse_run_policies(list: &[String]) -> Result<Vec<RunPolicy>, String> {
                 profile: Some(profile),
             }
         } else {
-            let kind = p.parse().map_err(|_| {
+            let kind = p.parse().map_err(|e: String| {
+                if p.starts_with("cache_ext:") {
+                    return e;
+                }
+                let ext: Vec<&str> = lrugen::reclaim::ext::policies::Shipped::ALL
+                    .iter()
+                    .map(|s| s.full_name())
+                    .collect();
                 format!(
                     "unknown policy '{p}': expected one of mglru, mglru-fg, mglru@PROFILE (e.g. mglru@7.2), \
-                     classic, lru, opt, fifo, clock, sieve, s3fifo, arc, 2q, lirs"
+                     classic, lru, opt, fifo, clock, sieve, s3fifo, arc, 2q, lirs, {}",
+                    ext.join(", ")
                 )
             })?;
             RunPolicy { kind, profile: None }

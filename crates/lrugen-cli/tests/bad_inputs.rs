@@ -85,6 +85,28 @@ const CASES: &[Case] = &[
         &["--switch-at '-1:y'", "STEP '-1'", "non-negative"],
     ),
     case(
+        &["run", "--policy", "classic,cache_ext:nope", "--accesses", "10"],
+        1,
+        &[
+            "unknown cache_ext policy 'cache_ext:nope'",
+            "cache_ext:mru",
+            "cache_ext:get_scan",
+        ],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "cache_ext:mru",
+            "--accesses",
+            "10",
+            "--switch-at",
+            "5:y",
+        ],
+        1,
+        &["switching", "mglru or classic"],
+    ),
+    case(
         &["run", "--policy", "lru,opt", "--accesses", "10", "--switch-at", "5:y"],
         1,
         &["--switch-at", "expected mglru or classic", "found lru,opt"],

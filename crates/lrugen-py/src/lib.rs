@@ -307,6 +307,10 @@ fn names() -> PyResult<String> {
         let out = json!({
             "policies": sim::PolicyKind::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(),
             "zoo": lrugen_cache::ZooPolicy::ALL.iter().map(|p| p.name()).collect::<Vec<_>>(),
+            "cache_ext": lrugen::reclaim::ext::policies::Shipped::ALL
+                .iter()
+                .map(|p| p.full_name())
+                .collect::<Vec<_>>(),
             "profiles": presets.iter().map(|p| p.name()).chain(["mainline"]).collect::<Vec<_>>(),
             "mainline": Preset::MAINLINE.name(),
             "switches": switches,

@@ -195,6 +195,24 @@ def test_every_zoo_policy_and_profile_by_name(ids, ids_file, cli_json):
     assert lrugen.run(ids, trace_name="ids.index64", capacity=500, policy=profiles).json == want
 
 
+def test_cache_ext_policies_by_name_equal_the_cli(cli_json):
+    ext = lrugen.names()["cache_ext"]
+    assert {"cache_ext:mru", "cache_ext:s3fifo", "cache_ext:lhd", "cache_ext:get_scan"} <= set(ext)
+    policies = ["classic"] + ext
+    want = cli_json(
+        "--workload", "file-read", "--files", "2", "--size", "4M", "--memcg-max", "3M",
+        "--accesses", "20000", "--policy", ",".join(policies),
+    )
+    res = lrugen.run(
+        workload="file-read", files=2, size="4M", memcg_max="3M", accesses=20_000, policy=policies,
+    )
+    assert res.json == want and res.policies == policies
+    # under pressure, the file pages each policy chose were reclaimed
+    assert all(r["vmstat"]["pgsteal_file"] > 0 for r in want)
+    with pytest.raises(ValueError, match="cache_ext:get_scan"):
+        lrugen.run(workload="file-read", accesses=10, policy="cache_ext:nope")
+
+
 def test_counters_per_window(syn, cli_json):
     want = cli_json("--trace", syn, "--capacity", "1000", "--policy", "mglru,classic")
     res = lrugen.run(syn, policy=["mglru", "classic"], capacity=1000, sample_every=10_000)

@@ -13,6 +13,7 @@
 pub mod alloc;
 pub mod check;
 pub mod classic;
+pub mod ext;
 pub mod killswitch;
 pub mod memory_reclaim;
 pub mod mglru;

@@ -37,6 +37,10 @@ pub enum PolicyKind {
     /// A policy of the cache zoo (reference; `lrugen_cache::zoo`, libCacheSim's FIFO, CLOCK,
     /// SIEVE, S3-FIFO, ARC, 2Q, LIRS), run as `Lru` is.
     Cache(lrugen_cache::ZooPolicy),
+    /// A cache_ext-shaped policy shipped with lrugen (`cache_ext:<name>`), choosing the file
+    /// folios to evict of the workload's memcg over the classic LRU
+    /// ([`crate::reclaim::ext::CacheExt`], docs/cache-ext.md).
+    CacheExt(crate::reclaim::ext::policies::Shipped),
 }
 
 impl PolicyKind {
@@ -50,11 +54,12 @@ impl PolicyKind {
             PolicyKind::Classic => "classic",
             PolicyKind::Mglru => "mglru",
             PolicyKind::Cache(p) => p.name(),
+            PolicyKind::CacheExt(p) => p.full_name(),
         }
     }
     /// Whether it runs on the simulated kernel (as opposed to a plain cache).
     pub fn is_kernel(self) -> bool {
-        matches!(self, PolicyKind::Classic | PolicyKind::Mglru)
+        matches!(self, PolicyKind::Classic | PolicyKind::Mglru | PolicyKind::CacheExt(_))
     }
 }
 
@@ -66,13 +71,23 @@ impl std::str::FromStr for PolicyKind {
             "opt" | "belady" => Ok(PolicyKind::Opt),
             "classic" => Ok(PolicyKind::Classic),
             "mglru" | "lru_gen" => Ok(PolicyKind::Mglru),
-            _ => s.parse().map(PolicyKind::Cache).map_err(|_| {
-                let zoo: Vec<_> = lrugen_cache::ZooPolicy::ALL.iter().map(|p| p.name()).collect();
-                format!(
-                    "unknown policy '{s}': expected one of mglru, classic, lru, opt, {}",
-                    zoo.join(", ")
-                )
-            }),
+            _ => {
+                if let Some(r) = crate::reclaim::ext::policies::Shipped::parse(s) {
+                    return r.map(PolicyKind::CacheExt);
+                }
+                s.parse().map(PolicyKind::Cache).map_err(|_| {
+                    let zoo: Vec<_> = lrugen_cache::ZooPolicy::ALL.iter().map(|p| p.name()).collect();
+                    let ext: Vec<_> = crate::reclaim::ext::policies::Shipped::ALL
+                        .iter()
+                        .map(|p| p.full_name())
+                        .collect();
+                    format!(
+                        "unknown policy '{s}': expected one of mglru, classic, lru, opt, {}, {}",
+                        zoo.join(", "),
+                        ext.join(", ")
+                    )
+                })
+            }
         }
     }
 }
@@ -479,6 +494,28 @@ fn run_policy(
     progress: Progress<'_>,
     record: Option<u64>,
 ) -> Result<RunResult, RunError> {
+    if let PolicyKind::CacheExt(which) = cfg.policy {
+        if record.is_some() {
+            return Err(RunError::Config(format!(
+                "policy {}: lrugen explain's recorder runs under mglru or classic",
+                cfg.policy.name()
+            )));
+        }
+        let profile = cfg.mglru.profile;
+        let mix = matches!(cfg.workload, WorkloadSpec::Mix { .. });
+        let (r, _) = run_with_policy(cfg, trace, progress, |m, setup| {
+            // GET-SCAN's scanning tasks: those of a mix's last part
+            let env = crate::reclaim::ext::policies::PolicyEnv {
+                scan_tasks: if mix {
+                    setup.part_tasks.last().cloned().unwrap_or_default()
+                } else {
+                    Vec::new()
+                },
+            };
+            crate::reclaim::ext::CacheExt::new(m, setup.memcg, profile, which.build(&env))
+        })?;
+        return Ok(r);
+    }
     let (mut m, t) = build_machine(cfg)?;
     let mix = matches!(cfg.workload, WorkloadSpec::Mix { .. });
     if mix && !cfg.policy.is_kernel() {
@@ -601,6 +638,13 @@ fn run_policy(
             let p = Mglru::new(&m, cfg.mglru.clone());
             run_kernel(Kernel::new(m, p), t, stream, &KernelRunOptions::of(cfg), progress)?
         }
+        PolicyKind::CacheExt(_) => {
+            // routed to run_with_policy at the top
+            return Err(RunError::Config(format!(
+                "policy {} runs through run_with_policy",
+                cfg.policy.name()
+            )));
+        }
         PolicyKind::Lru | PolicyKind::Opt | PolicyKind::Cache(_) => {
             let cap = cfg.capacity.or(cfg.memcg.max).unwrap_or(cfg.machine.total_pages());
             if cap == 0 {
@@ -621,6 +665,117 @@ fn run_policy(
         r.capacity_pages = cfg.memcg.max.unwrap_or(cfg.machine.total_pages());
     }
     Ok(r)
+}
+
+/// What a policy built by [`run_with_policy`] may need to know of the run.
+#[derive(Clone, Debug)]
+pub struct PolicySetup {
+    /// The workload's memcg.
+    pub memcg: MemcgId,
+    /// The tasks (mm ids) of each part of the workload (one part unless it is a mix), in order;
+    /// empty when tasks share processes (a YCSB store's clients).
+    pub part_tasks: Vec<Vec<u32>>,
+}
+
+/// Run `cfg` on the kernel model under a policy of the caller's (`make` builds it for the
+/// machine, once the workload is set up), with the virtual-time engine where `run` would use it
+/// (a mix, YCSB clients, fio's iodepth, an engine section); returns the result and the kernel, to
+/// read the policy and check the machine afterwards. `cfg.policy` is not read. Switching
+/// `enabled` (`switch_at`) needs `run` with mglru or classic.
+pub fn run_with_policy<P, F>(
+    cfg: &RunConfig,
+    trace: Option<LoadedTrace>,
+    progress: Progress<'_>,
+    make: F,
+) -> Result<(RunResult, Kernel<P>), RunError>
+where
+    P: Policy,
+    F: FnOnce(&Machine, &PolicySetup) -> Result<P, String>,
+{
+    if !cfg.switch_at.is_empty() {
+        return Err(RunError::Config(
+            "switching /sys/kernel/mm/lru_gen/enabled during a run needs the policy mglru or classic".into(),
+        ));
+    }
+    let (mut m, t) = build_machine(cfg)?;
+    let mix = matches!(cfg.workload, WorkloadSpec::Mix { .. });
+    let clients = matches!(cfg.workload, WorkloadSpec::Ycsb { threadcount, .. } if threadcount > 1)
+        || matches!(cfg.workload, WorkloadSpec::Fio { iodepth, .. } if iodepth > 1);
+    let ecfg = cfg
+        .engine
+        .clone()
+        .or(if mix || clients {
+            Some(engine::EngineConfig::default())
+        } else {
+            None
+        })
+        .map(|e| engine::EngineConfig { seed: cfg.seed, ..e });
+    if ecfg.is_some() && cfg.ctl.as_ref().is_some_and(|c| !c.actions.is_empty()) {
+        return Err(RunError::Config(
+            "a control script runs on a replay without the engine; this run is in virtual time \
+             (the engine, a mix, YCSB clients or fio's iodepth), which does not run one yet"
+                .into(),
+        ));
+    }
+    let start = std::time::Instant::now();
+    if let Some(ecfg) = ecfg {
+        if cfg.jobs == 0 {
+            return Err(RunError::Config("jobs must be at least 1".into()));
+        }
+        let mms_before = m.mms.len();
+        let (streams, groups) = task_streams_grouped(cfg, &mut m, t, trace)?;
+        // each task its own process (fio jobs, YCSB clients without a store's cache): the mm
+        // ids were handed out in the order of the streams
+        let own_mm = m.mms.len() - mms_before == streams.len();
+        // the jobs of each part, in order: a part of a mix is `jobs × cfg.jobs` jobs
+        let part_jobs: Vec<u32> = match &cfg.workload {
+            WorkloadSpec::Mix { parts } => parts.iter().map(|p| p.jobs * cfg.jobs).collect(),
+            _ => vec![cfg.jobs],
+        };
+        let mut part_tasks = vec![Vec::new(); part_jobs.len()];
+        for (i, &job) in groups.iter().enumerate().filter(|_| own_mm) {
+            let mut first = 0u32;
+            for (part, &n) in part_jobs.iter().enumerate() {
+                if job < first + n {
+                    part_tasks[part].push((mms_before + i) as u32);
+                    break;
+                }
+                first += n;
+            }
+        }
+        let grouped;
+        let ecfg = if ecfg.per_job {
+            let entry = |j: u32| ecfg.job_entries.get(j as usize).copied().unwrap_or(j);
+            grouped = engine::EngineConfig {
+                task_groups: groups.into_iter().map(entry).collect(),
+                ..ecfg.clone()
+            };
+            &grouped
+        } else {
+            &ecfg
+        };
+        let p = make(&m, &PolicySetup { memcg: t, part_tasks }).map_err(RunError::Config)?;
+        let mut k = Kernel::new(m, p);
+        let mut r = run_engine_on(&mut k, t, streams, ecfg, cfg.sample_every)?;
+        r.workload = format!("{} jobs x {}", cfg.jobs, cfg.workload.describe());
+        r.wall_seconds = start.elapsed().as_secs_f64();
+        return Ok((r, k));
+    }
+    let mms_before = m.mms.len();
+    let stream = Stream::new(&cfg.workload, &mut m, t, cfg.seed, trace)?;
+    let setup = PolicySetup {
+        memcg: t,
+        part_tasks: vec![(mms_before..m.mms.len()).map(|i| i as u32).collect()],
+    };
+    let p = make(&m, &setup).map_err(RunError::Config)?;
+    let mut k = Kernel::new(m, p);
+    let mut r = replay_kernel(&mut k, t, stream, &KernelRunOptions::of(cfg), progress, |_, _, _| {})?;
+    r.workload = cfg.workload.describe();
+    r.wall_seconds = start.elapsed().as_secs_f64();
+    if r.capacity_pages == 0 {
+        r.capacity_pages = cfg.memcg.max.unwrap_or(cfg.machine.total_pages());
+    }
+    Ok((r, k))
 }
 
 /// The streams of the engine's tasks: `jobs` copies of the workload (each part of a mix `jobs`
@@ -738,12 +893,23 @@ pub fn run_engine<P: Policy>(
     ecfg: &engine::EngineConfig,
     sample_every: Option<u64>,
 ) -> Result<RunResult, RunError> {
+    run_engine_on(&mut k, t, streams, ecfg, sample_every)
+}
+
+/// [`run_engine`] on a kernel the caller keeps (to read its policy afterwards).
+pub fn run_engine_on<P: Policy>(
+    k: &mut Kernel<P>,
+    t: MemcgId,
+    streams: Vec<Stream>,
+    ecfg: &engine::EngineConfig,
+    sample_every: Option<u64>,
+) -> Result<RunResult, RunError> {
     let mut r = empty_result(k.p.name());
     let before = k.m.vmstat();
     let promotions_before = k.p.promotions();
     let mut series = Vec::new();
     let failures: Vec<StreamFailure> = streams.iter().map(Stream::failure).collect();
-    let e = engine::run_sampled(&mut k, streams, ecfg, sample_every, &mut |k, e| {
+    let e = engine::run_sampled(k, streams, ecfg, sample_every, &mut |k, e| {
         series.push(Sample::of(k, t, e.ops, e.hits, e.misses));
     });
     for f in &failures {
@@ -864,20 +1030,20 @@ impl<'a> KernelRunOptions<'a> {
 
 /// Replay `stream` on kernel `k`; the workload runs in memcg `t`.
 pub fn run_kernel<P: Policy>(
-    k: Kernel<P>,
+    mut k: Kernel<P>,
     t: MemcgId,
     stream: Stream,
     opts: &KernelRunOptions<'_>,
     progress: Progress<'_>,
 ) -> Result<RunResult, RunError> {
-    replay_kernel(k, t, stream, opts, progress, |_, _, _| {})
+    replay_kernel(&mut k, t, stream, opts, progress, |_, _, _| {})
 }
 
 /// [`run_kernel`] on both LRUs, writing `switches` to `/sys/kernel/mm/lru_gen/enabled` at their
 /// steps (sorted by step, stable; each checked before: [`SwitchAt::check`]). The writes applied are
 /// in [`RunResult::switches`].
 pub fn run_switching(
-    k: Kernel<Switchable>,
+    mut k: Kernel<Switchable>,
     t: MemcgId,
     stream: Stream,
     opts: &KernelRunOptions<'_>,
@@ -887,7 +1053,7 @@ pub fn run_switching(
     let mut todo: Vec<&SwitchAt> = switches.iter().collect();
     todo.sort_by_key(|s| s.step);
     let mut next = 0;
-    replay_kernel(k, t, stream, opts, progress, move |k, steps, r| {
+    replay_kernel(&mut k, t, stream, opts, progress, move |k, steps, r| {
         while let Some(s) = todo.get(next).filter(|s| s.step == steps) {
             // checked before the run: a refusal here leaves the state as it was, as in the kernel
             if k.p.enabled_store(&mut k.m, &s.bytes()).is_ok() {
@@ -912,7 +1078,7 @@ pub fn run_switching(
 /// The replay loop of [`run_kernel`], calling `between(k, steps done, result)` before each step
 /// and once after the last (a no-op for plain runs, compiled away).
 fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
-    mut k: Kernel<P>,
+    k: &mut Kernel<P>,
     t: MemcgId,
     mut stream: Stream,
     opts: &KernelRunOptions<'_>,
@@ -930,7 +1096,7 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
     let mut ctl = opts.ctl.map(|s| (s, crate::control::Cursor::new(s)));
     if let Some((s, c)) = ctl.as_mut() {
         if c.due(0, 0, k.m.now_ns) {
-            c.run_due(s, &mut k, t, 0, 0, &mut r.ctl);
+            c.run_due(s, k, t, 0, 0, &mut r.ctl);
         }
     }
     // The next operations, generated ahead (a stream does not depend on the machine) so that the
@@ -948,7 +1114,7 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
         if let Some(a) = ahead.back() {
             k.prefetch_slot(&a.op);
         }
-        between(&mut k, steps, &mut r);
+        between(k, steps, &mut r);
         let a = k.step(s.op);
         match a {
             Ok(a) => {
@@ -985,7 +1151,7 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
         steps += 1;
         if let Some((s, c)) = ctl.as_mut() {
             if c.due(steps, r.accesses, k.m.now_ns) {
-                c.run_due(s, &mut k, t, steps, r.accesses, &mut r.ctl);
+                c.run_due(s, k, t, steps, r.accesses, &mut r.ctl);
                 if let Some(e) = k.m.check_failure.take() {
                     return Err(RunError::Invariant(e));
                 }
@@ -1004,7 +1170,7 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
             (steps, true)
         };
         if due && opts.sample_every.is_some_and(|n| n > 0 && at % n == 0) {
-            let smp = sample(&k, &r, at);
+            let smp = sample(k, &r, at);
             r.series.push(smp);
         }
         if due && debugfs_every.is_some_and(|n| n > 0 && at % n == 0) {
@@ -1015,11 +1181,11 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
     }
     failed(&failure)?;
     if r.error.is_none() {
-        between(&mut k, steps, &mut r);
+        between(k, steps, &mut r);
     }
     let end = if opts.measured { r.accesses } else { steps };
     if opts.sample_every.is_some() && r.series.last().is_none_or(|x| x.step != end) {
-        let smp = sample(&k, &r, end);
+        let smp = sample(k, &r, end);
         r.series.push(smp);
     }
     if let Some(cmds) = debugfs_write {

@@ -339,7 +339,8 @@ def experiment(
 
 def names() -> Dict[str, Any]:
     """The names the options take, from the library's own lists: ``policies`` (mglru, classic,
-    lru, opt), ``zoo`` (the cache zoo's policies), ``profiles`` and ``mainline`` (the preset it
+    lru, opt), ``zoo`` (the cache zoo's policies), ``cache_ext`` (cache_ext's example policies on
+    the kernel model, docs/cache-ext.md), ``profiles`` and ``mainline`` (the preset it
     stands for), ``switches`` (each switch's value in each preset), ``trace_formats``,
     ``workload_presets``."""
     out: Dict[str, Any] = _json.loads(_lrugen.names())

@@ -349,7 +349,7 @@ impl Classic {
 
     /// `move_folios_to_lru`: put back what reclaim did not free. Active folios age the
     /// non-resident clock; unevictable ones go to the unevictable list.
-    fn move_folios_to_lru(&mut self, m: &mut Machine, list: &mut Vec<FolioId>) {
+    pub(crate) fn move_folios_to_lru(&mut self, m: &mut Machine, list: &mut Vec<FolioId>) {
         for &id in list.iter() {
             clear_isolated(m, id);
             if !m.folios[id].evictable() {
@@ -483,7 +483,7 @@ impl Classic {
         }
     }
 
-    fn shrink_list(
+    pub(crate) fn shrink_list(
         &mut self,
         m: &mut Machine,
         memcg: MemcgId,
