@@ -1086,6 +1086,10 @@ impl<P: CacheExtOps> Policy for CacheExt<P> {
         }
     }
 
+    fn lru_activate(&mut self, m: &mut Machine, id: FolioId) {
+        self.classic.lru_activate(m, id);
+    }
+
     fn deactivate(&mut self, m: &mut Machine, id: FolioId) {
         self.classic.deactivate(m, id);
     }
