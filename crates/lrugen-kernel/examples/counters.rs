@@ -63,7 +63,7 @@ fn main() {
             let mut settings = c.settings.clone();
             settings.model_capacity_pages = c.run.model_capacity_for(&ops).max(1);
             let cfg = model::config(&settings, profile)?;
-            let m = model::run(&ops, &cfg)?;
+            let m = model::run_at(&ops, &cfg, &c.layout(&ops))?;
             Ok((c, m))
         };
         let (c, m) = run().unwrap_or_else(|e| {

@@ -37,7 +37,7 @@ fn main() {
             let (n, v) = f.split_once('=').expect("NAME=BOOL");
             assert!(cfg.mglru.profile.switches.set(n, v == "true"), "unknown switch {n}");
         }
-        let m = model::run(&ops, &cfg).expect("model run");
+        let m = model::run_at(&ops, &cfg, &c.layout(&ops)).expect("model run");
         println!("{name}");
         let mut model_at = std::collections::BTreeMap::new();
         for s in &m.series {

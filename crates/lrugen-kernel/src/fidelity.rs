@@ -141,7 +141,7 @@ pub fn compare(path: &Path) -> Result<Compared, Error> {
     let mut settings = c.settings.clone();
     settings.model_capacity_pages = c.run.model_capacity_for(&ops).max(1);
     let cfg = model::config(&settings, profile)?;
-    let m = model::run(&ops, &cfg)?;
+    let m = model::run_at(&ops, &cfg, &c.layout(&ops))?;
     let kv = |k: &str| c.run.vmstat_delta.get(k).copied().unwrap_or(0).max(0) as u64;
     use lrugen::mm::vmstat::Stat;
     let mv = |s: Stat| m.vm(s).max(0) as u64;

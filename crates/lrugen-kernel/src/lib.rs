@@ -827,6 +827,12 @@ pub struct Capture {
 }
 
 impl Capture {
+    /// Where the guest mapped `ops` (the op file of [`Capture::ops`]), read off the replayer's
+    /// `smaps`; PMD-aligned (the default) in captures made before it was read.
+    pub fn layout(&self, ops: &OpFile) -> model::Layout {
+        model::Layout::from_smaps(&self.run.smaps_at_end_of_replay, ops)
+    }
+
     /// The op file the guest replayed.
     pub fn ops(&self) -> Result<OpFile, Error> {
         match (&self.workload, &self.experiment) {

@@ -23,14 +23,92 @@ use lrugen::workload::{Op, Step, Stream};
 use lrugen_replay::{FileAdvice, OpFile, ReplayOp};
 use std::collections::BTreeMap;
 
+/// Where the guest put the replayer's mappings, as far as reclaim can tell: each mapping's first
+/// page within its PMD table (address / 4 KiB mod 512). MGLRU's page-table walk keeps its Bloom
+/// filter and its "one young PTE per cache line" test per PMD table, and look-around's window
+/// stops at the PMD's bounds, so which pages share a table changes what aging and eviction find
+/// young (the 6.12 MGLRU `anon-gauss` shape's misses move by 3 % over offsets in the model). The
+/// guest's `mmap` places a mapping at a random page offset (ASLR; no THP alignment for sizes that
+/// are not multiples of 2 MiB from 6.12), so the model reads it off the replayer's
+/// `/proc/self/smaps` ([`Layout::from_smaps`]); without one, mappings start PMD-aligned.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// The anon region's offset in its PMD table, pages.
+    pub anon: Option<u32>,
+    /// Each mmapped file's (by the op file's path) offset in its PMD table, pages.
+    pub files: BTreeMap<String, u32>,
+}
+
+/// Pages per PMD table (x86-64: 2 MiB / 4 KiB).
+const PTRS_PER_PMD: u32 = 512;
+
+impl Layout {
+    /// The layout of `ops`'s mappings in a replayer's `smaps` text: the anon region is the
+    /// anonymous mapping (no path) of exactly its size, a file's mapping the one whose path ends
+    /// with the file's. Mappings not found are left PMD-aligned; one task only (a multi-task
+    /// replay's tasks are processes of their own).
+    pub fn from_smaps(smaps: &str, ops: &OpFile) -> Layout {
+        let mut l = Layout::default();
+        if ops.nr_tasks() > 1 {
+            return l;
+        }
+        for line in smaps.lines() {
+            let mut f = line.split_whitespace();
+            let Some((a, b)) = f.next().and_then(|r| r.split_once('-')) else {
+                continue;
+            };
+            let (Ok(start), Ok(end)) = (u64::from_str_radix(a, 16), u64::from_str_radix(b, 16)) else {
+                continue;
+            };
+            // perms, offset, dev, inode, then the path if any
+            let rest: Vec<&str> = f.collect();
+            if rest.len() < 4 || end <= start {
+                continue;
+            }
+            let off = ((start >> 12) % PTRS_PER_PMD as u64) as u32;
+            let pages = (end - start) >> 12;
+            match rest.get(4) {
+                None if ops.anon_pages > 0 && pages == ops.anon_pages && l.anon.is_none() => l.anon = Some(off),
+                Some(path) => {
+                    for file in &ops.files {
+                        if path.ends_with(&format!("/{}", file.path)) && pages == file.pages {
+                            l.files.entry(file.path.clone()).or_insert(off);
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+        l
+    }
+}
+
+/// `mmap` of `pages` at the next free place of `task` with its first page at `off` within its PMD
+/// table (the guest's layout), or PMD-aligned without one.
+fn map_at(m: &mut Machine, task: u32, pages: u32, flags: u32, file: Option<(u32, u32)>, off: Option<u32>) -> u32 {
+    let Some(off) = off else {
+        return m.mmap(task, pages, flags, file);
+    };
+    let at = m.mms[task as usize].next_vpn.next_multiple_of(PTRS_PER_PMD) + off % PTRS_PER_PMD;
+    m.mmap_fixed(task, at, pages, flags, file)
+        .expect("above every mapping made so far");
+    at
+}
+
 /// Set the op file's process up on `m` in memcg `t` and return its steps and the number of page
 /// keys (file pages, then anon pages: key = the page's place in that order).
 pub fn steps(ops: &OpFile, m: &mut Machine, t: MemcgId) -> Result<(Vec<Step>, u32), Error> {
-    steps_of(ops, m, t, true)
+    steps_of(ops, m, t, true, &Layout::default())
 }
 
 /// [`steps`], with the replayer's own op list (`replayer`) or the workload alone.
-fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result<(Vec<Step>, u32), Error> {
+fn steps_of(
+    ops: &OpFile,
+    m: &mut Machine,
+    t: MemcgId,
+    replayer: bool,
+    layout: &Layout,
+) -> Result<(Vec<Step>, u32), Error> {
     if ops.nr_tasks() > 1 {
         return multi_steps(ops, m, t, replayer).map(|(s, n, _)| (s, n));
     }
@@ -54,12 +132,13 @@ fn steps_of(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result
             .ops
             .iter()
             .any(|o| matches!(o, ReplayOp::MmapLoad { file, .. } if *file == f.id));
-        let base = mapped.then(|| m.mmap(task, f.pages as u32, vm_flags, Some((id, 0))));
+        let off = layout.files.get(&f.path).copied();
+        let base = mapped.then(|| map_at(m, task, f.pages as u32, vm_flags, Some((id, 0)), off));
         files.insert(f.id, (id, keys, base));
         keys += f.pages;
     }
     let anon_key = keys;
-    let anon_base = (ops.anon_pages > 0).then(|| m.mmap(task, ops.anon_pages as u32, vmf::WRITE, None));
+    let anon_base = (ops.anon_pages > 0).then(|| map_at(m, task, ops.anon_pages as u32, vmf::WRITE, None, layout.anon));
     keys += ops.anon_pages;
     // The replayer's own memory is anon memory charged to the memcg like the workload's, which
     // reclaim swaps out where there is swap. Its fixed pages (binary data, stack, heap) are
@@ -394,12 +473,17 @@ pub struct TaskCount {
 /// [`run`], and whole-page writes of uncached pages); requests are counted by the op file's `q` marks, a request missing when one of its
 /// ops did.
 pub fn run_tasks(ops: &OpFile, cfg: &RunConfig) -> Result<(RunResult, Vec<TaskCount>), Error> {
+    run_tasks_at(ops, cfg, &Layout::default())
+}
+
+/// [`run_tasks`] with the guest's [`Layout`] of the mappings.
+pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(RunResult, Vec<TaskCount>), Error> {
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
     let (steps, nr, owner) = if ops.nr_tasks() > 1 {
         multi_steps(ops, &mut m, t, true)?
     } else {
         // one process: every measured step is the task's (its own pages' steps are unmeasured)
-        let (s, n) = steps_of(ops, &mut m, t, true)?;
+        let (s, n) = steps_of(ops, &mut m, t, true, layout)?;
         let owner = vec![0; s.len()];
         (s, n, owner)
     };
@@ -468,7 +552,12 @@ pub fn run_tasks(ops: &OpFile, cfg: &RunConfig) -> Result<(RunResult, Vec<TaskCo
 /// page in the swap cache is a hit to the replayer (`mincore` sees the page), as to the model's
 /// `misses`.
 pub fn run(ops: &OpFile, cfg: &RunConfig) -> Result<RunResult, Error> {
-    let mut r = run_of(ops, cfg, true)?;
+    run_at(ops, cfg, &Layout::default())
+}
+
+/// [`run`] with the guest's [`Layout`] of the mappings.
+pub fn run_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<RunResult, Error> {
+    let mut r = run_of(ops, cfg, true, layout)?;
     r.minor_faults = replayer_minor(ops);
     Ok(r)
 }
@@ -511,12 +600,12 @@ pub fn replayer_minor(ops: &OpFile) -> u64 {
 /// [`run`] of the workload's ops alone, without the replayer's own pages: the model's own run
 /// of the same workload, step for step.
 pub fn run_workload_only(ops: &OpFile, cfg: &RunConfig) -> Result<RunResult, Error> {
-    run_of(ops, cfg, false)
+    run_of(ops, cfg, false, &Layout::default())
 }
 
-fn run_of(ops: &OpFile, cfg: &RunConfig, replayer: bool) -> Result<RunResult, Error> {
+fn run_of(ops: &OpFile, cfg: &RunConfig, replayer: bool, layout: &Layout) -> Result<RunResult, Error> {
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
-    let (steps, nr) = steps_of(ops, &mut m, t, replayer)?;
+    let (steps, nr) = steps_of(ops, &mut m, t, replayer, layout)?;
     replay(cfg, m, t, Stream::from_steps(steps, nr), ops.window, None)
 }
 
@@ -665,6 +754,60 @@ mod tests {
         assert_eq!(profile_for_release("7.2.13+deb14-amd64"), Profile::V7_2);
         assert_eq!(profile_for_release("6.10.3"), Profile::V6_12);
         assert_eq!(profile_for_release("6.17.0"), Profile::V6_17);
+    }
+
+    /// The replayer's `smaps` (header lines as Debian 6.12 prints them, the counters between
+    /// them cut): the anon region is found by its size, the file mapping by its path, each at its
+    /// page offset in its PMD table; the model maps them there, above what it mapped before.
+    #[test]
+    fn layout_is_read_off_smaps_and_used() {
+        let smaps = "\
+55557e5c5000-55557e5e7000 rw-p 00000000 00:00 0                          [heap]
+Size:                136 kB
+7f1d28c9a000-7f1d2afcd000 rw-p 00000000 00:00 0 
+Size:              36044 kB
+7f1d2afcd000-7f1d2b1ce000 rw-p 00000000 00:00 0 
+7f1d2c000000-7f1d30000000 r--s 00000000 fe:00 12                         /mnt/data/f0
+Size:              65536 kB
+7ffd1c3d1000-7ffd1c3f2000 rw-p 00000000 00:00 0                          [stack]
+";
+        let ops = OpFile {
+            window: 0,
+            files: vec![lrugen_replay::ReplayFile {
+                id: 0,
+                path: "f0".into(),
+                pages: 16384,
+                advice: FileAdvice::Random,
+            }],
+            anon_pages: 9011,
+            ops: vec![ReplayOp::MmapLoad { file: 0, index: 3 }, ReplayOp::Load { vpn: 5 }],
+            tasks: Vec::new(),
+        };
+        let l = Layout::from_smaps(smaps, &ops);
+        assert_eq!(l.anon, Some(0x28c9a % 512));
+        assert_eq!(l.files.get("f0"), Some(&0));
+        assert_eq!(Layout::from_smaps("", &ops), Layout::default());
+        // the model's mappings start at those offsets
+        let mut m = Machine::new(lrugen::mm::MachineConfig::simple(4096, 0));
+        let t = m.create_memcg(lrugen::mm::memcg::ROOT_MEMCG, "t");
+        let at = |l: &Layout| {
+            let mut m = m.clone();
+            let (steps, _) = steps_of(&ops, &mut m, t, false, l).unwrap();
+            steps.iter().map(|s| s.op).collect::<Vec<_>>()
+        };
+        let shifted = Layout {
+            anon: Some(154),
+            files: [("f0".to_string(), 7)].into(),
+        };
+        let (a, b) = (at(&Layout::default()), at(&shifted));
+        let vpn = |op: &Op| match op {
+            Op::Load { vpn, .. } => *vpn,
+            o => panic!("{o:?}"),
+        };
+        assert_eq!(vpn(&a[0]) % 512, 3);
+        assert_eq!(vpn(&b[0]) % 512, 10);
+        assert_eq!(vpn(&a[1]) % 512, 5);
+        assert_eq!(vpn(&b[1]) % 512, 159);
     }
 
     #[test]
