@@ -372,15 +372,8 @@ impl MatrixReport {
             rows: self.rows(),
             left: 4,
         });
-        page.push(Block::Heading("Plots".into()));
-        let before = page.blocks.len();
-        page.push_svgs(dir, files)
+        page.push_plots(dir, files)
             .map_err(|e| Error::Io(format!("{}: {e}", dir.display())))?;
-        if page.blocks.len() == before {
-            page.push(Block::Para(
-                "No plots (no TrueType font was found to draw them).".into(),
-            ));
-        }
         page.push(Block::Heading("Cells".into()));
         page.push(Block::Para(
             "Each cell's boots equal this command, run once per boot:".into(),

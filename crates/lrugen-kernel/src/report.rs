@@ -431,15 +431,8 @@ impl Report {
                 .collect(),
             left: 0,
         });
-        page.push(Block::Heading("Plots".into()));
-        let before = page.blocks.len();
-        page.push_svgs(dir, files)
+        page.push_plots(dir, files)
             .map_err(|e| Error::Io(format!("{}: {e}", dir.display())))?;
-        if page.blocks.len() == before {
-            page.push(Block::Para(
-                "No plots (no TrueType font was found to draw them).".into(),
-            ));
-        }
         page.push(Block::Heading("Reproduce".into()));
         page.push(Block::Pre(command.to_string()));
         page.push(Block::Para(format!(

@@ -466,23 +466,51 @@ pub fn folio_activate<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
 /// one lruvec.
 pub fn folio_activate_drain<P: Policy>(m: &mut Machine, p: &mut P) {
     let (batch, n) = m.lru_activate.take();
-    let (mut lv, mut run) = (usize::MAX, 0u64);
+    let mut runs = LockRuns::new(crate::mm::LruLockSite::Batch);
     for &id in &batch[..n] {
-        let f = m.folios[id];
-        if !f.test(pg::LRU) {
+        if !m.folios[id].test(pg::LRU) {
             continue;
         }
-        let l = m.lruvec(f.memcg, f.node());
-        if l != lv && run > 0 {
-            m.lru_lock_held(lv, crate::mm::LruLockSite::Batch, run);
-            run = 0;
-        }
-        lv = l;
-        run += 1;
+        runs.folio(m, id);
         p.lru_activate(m, id);
     }
-    if run > 0 {
-        m.lru_lock_held(lv, crate::mm::LruLockSite::Batch, run);
+    runs.end(m);
+}
+
+/// `folio_batch_move_lru`'s locking: one `lru_lock` hold per run of folios of one lruvec, at
+/// `site`.
+struct LockRuns {
+    site: crate::mm::LruLockSite,
+    lv: usize,
+    run: u64,
+}
+
+impl LockRuns {
+    fn new(site: crate::mm::LruLockSite) -> Self {
+        LockRuns {
+            site,
+            lv: usize::MAX,
+            run: 0,
+        }
+    }
+
+    /// Folio `id` is moved next: a hold ends where the lruvec changes.
+    fn folio(&mut self, m: &mut Machine, id: FolioId) {
+        let f = m.folios[id];
+        let l = m.lruvec(f.memcg, f.node());
+        if l != self.lv && self.run > 0 {
+            m.lru_lock_held(self.lv, self.site, self.run);
+            self.run = 0;
+        }
+        self.lv = l;
+        self.run += 1;
+    }
+
+    /// The batch is done: the last hold ends.
+    fn end(self, m: &mut Machine) {
+        if self.run > 0 {
+            m.lru_lock_held(self.lv, self.site, self.run);
+        }
     }
 }
 
@@ -497,22 +525,12 @@ pub fn lru_add_drain<P: Policy>(m: &mut Machine, p: &mut P) {
         let n = m.lru_add.len;
         let batch = m.lru_add.ids;
         m.lru_add.len = 0;
-        // folio_batch_move_lru: one lru_lock hold per run of folios of one lruvec
-        let (mut lv, mut run) = (usize::MAX, 0u64);
+        let mut runs = LockRuns::new(crate::mm::LruLockSite::Add);
         for &id in &batch[..n] {
-            let f = m.folios[id];
-            let l = m.lruvec(f.memcg, f.node());
-            if l != lv && run > 0 {
-                m.lru_lock_held(lv, crate::mm::LruLockSite::Add, run);
-                run = 0;
-            }
-            lv = l;
-            run += 1;
+            runs.folio(m, id);
             p.add_folio(m, id);
         }
-        if run > 0 {
-            m.lru_lock_held(lv, crate::mm::LruLockSite::Add, run);
-        }
+        runs.end(m);
     }
     if m.lru_activate.len > 0 {
         folio_activate_drain(m, p);

@@ -111,6 +111,20 @@ impl Page {
         Ok(())
     }
 
+    /// A "Plots" heading and the SVGs of `files` ([`Page::push_svgs`]), or a line saying there
+    /// are none (no font was found to draw them).
+    pub fn push_plots(&mut self, dir: &Path, files: &[PathBuf]) -> std::io::Result<()> {
+        self.push(Block::Heading("Plots".into()));
+        let before = self.blocks.len();
+        self.push_svgs(dir, files)?;
+        if self.blocks.len() == before {
+            self.push(Block::Para(
+                "No plots (no TrueType font was found to draw them).".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The page's HTML.
     pub fn render(&self) -> String {
         let mut o = String::new();

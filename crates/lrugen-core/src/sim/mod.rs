@@ -421,6 +421,23 @@ const PREFETCH_AHEAD: usize = 16;
 /// 32/14 at full scale (40 GiB of files, 16 GiB memcg, Zipf 0.9).
 const PREFETCH_FOLIO_AT: usize = 7;
 
+/// YCSB clients sharing a table and fio's I/Os in flight run as tasks in virtual time, as a mix
+/// does.
+fn runs_as_tasks(cfg: &RunConfig) -> bool {
+    matches!(cfg.workload, WorkloadSpec::Ycsb { threadcount, .. } if threadcount > 1)
+        || matches!(cfg.workload, WorkloadSpec::Fio { iodepth, .. } if iodepth > 1)
+}
+
+/// The engine a run uses, seeded with the run's seed: the configured one, or its defaults when
+/// the workload runs as tasks (a mix, [`runs_as_tasks`]); none otherwise.
+fn engine_config(cfg: &RunConfig) -> Option<engine::EngineConfig> {
+    let tasks = matches!(cfg.workload, WorkloadSpec::Mix { .. }) || runs_as_tasks(cfg);
+    cfg.engine
+        .clone()
+        .or(tasks.then(engine::EngineConfig::default))
+        .map(|e| engine::EngineConfig { seed: cfg.seed, ..e })
+}
+
 /// Build the machine and the workload memcg described by `cfg`.
 pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
     cfg.workload.validate()?;
@@ -524,10 +541,7 @@ fn run_policy(
             cfg.policy.name()
         )));
     }
-    // YCSB clients sharing a table run as tasks in virtual time, as a mix does (the engine's
-    // defaults when none is configured)
-    let clients = matches!(cfg.workload, WorkloadSpec::Ycsb { threadcount, .. } if threadcount > 1)
-        || matches!(cfg.workload, WorkloadSpec::Fio { iodepth, .. } if iodepth > 1);
+    let clients = runs_as_tasks(cfg);
     if clients && !cfg.policy.is_kernel() {
         return Err(RunError::Config(format!(
             "policy {} replays one page stream; YCSB clients sharing a table (threadcount > 1) and \
@@ -535,15 +549,7 @@ fn run_policy(
             cfg.policy.name()
         )));
     }
-    let seeded = cfg
-        .engine
-        .clone()
-        .or(if mix || clients {
-            Some(engine::EngineConfig::default())
-        } else {
-            None
-        })
-        .map(|e| engine::EngineConfig { seed: cfg.seed, ..e });
+    let seeded = engine_config(cfg);
     let ecfg = seeded.as_ref();
     if cfg.ctl.as_ref().is_some_and(|c| !c.actions.is_empty()) {
         if !cfg.policy.is_kernel() {
@@ -698,18 +704,7 @@ where
         ));
     }
     let (mut m, t) = build_machine(cfg)?;
-    let mix = matches!(cfg.workload, WorkloadSpec::Mix { .. });
-    let clients = matches!(cfg.workload, WorkloadSpec::Ycsb { threadcount, .. } if threadcount > 1)
-        || matches!(cfg.workload, WorkloadSpec::Fio { iodepth, .. } if iodepth > 1);
-    let ecfg = cfg
-        .engine
-        .clone()
-        .or(if mix || clients {
-            Some(engine::EngineConfig::default())
-        } else {
-            None
-        })
-        .map(|e| engine::EngineConfig { seed: cfg.seed, ..e });
+    let ecfg = engine_config(cfg);
     if ecfg.is_some() && cfg.ctl.as_ref().is_some_and(|c| !c.actions.is_empty()) {
         return Err(RunError::Config(
             "a control script runs on a replay without the engine; this run is in virtual time \
