@@ -85,14 +85,21 @@ impl Layout {
 
 /// `mmap` of `pages` at the next free place of `task` with its first page at `off` within its PMD
 /// table (the guest's layout), or PMD-aligned without one.
-fn map_at(m: &mut Machine, task: u32, pages: u32, flags: u32, file: Option<(u32, u32)>, off: Option<u32>) -> u32 {
+fn map_at(
+    m: &mut Machine,
+    task: u32,
+    pages: u32,
+    flags: u32,
+    file: Option<(u32, u32)>,
+    off: Option<u32>,
+) -> Result<u32, Error> {
     let Some(off) = off else {
-        return m.mmap(task, pages, flags, file);
+        return Ok(m.mmap(task, pages, flags, file));
     };
-    let at = m.mms[task as usize].next_vpn.next_multiple_of(PTRS_PER_PMD) + off % PTRS_PER_PMD;
-    m.mmap_fixed(task, at, pages, flags, file)
-        .expect("above every mapping made so far");
-    at
+    let at = (m.mms[task as usize].next_vpn as u64).next_multiple_of(PTRS_PER_PMD as u64) + (off % PTRS_PER_PMD) as u64;
+    let at = u32::try_from(at).map_err(|_| Error::Config(format!("no room for a mapping of {pages} pages")))?;
+    m.mmap_fixed(task, at, pages, flags, file).map_err(Error::Config)?;
+    Ok(at)
 }
 
 /// Set the op file's process up on `m` in memcg `t` and return its steps and the number of page
@@ -133,12 +140,20 @@ fn steps_of(
             .iter()
             .any(|o| matches!(o, ReplayOp::MmapLoad { file, .. } if *file == f.id));
         let off = layout.files.get(&f.path).copied();
-        let base = mapped.then(|| map_at(m, task, f.pages as u32, vm_flags, Some((id, 0)), off));
+        let base = if mapped {
+            Some(map_at(m, task, f.pages as u32, vm_flags, Some((id, 0)), off)?)
+        } else {
+            None
+        };
         files.insert(f.id, (id, keys, base));
         keys += f.pages;
     }
     let anon_key = keys;
-    let anon_base = (ops.anon_pages > 0).then(|| map_at(m, task, ops.anon_pages as u32, vmf::WRITE, None, layout.anon));
+    let anon_base = if ops.anon_pages > 0 {
+        Some(map_at(m, task, ops.anon_pages as u32, vmf::WRITE, None, layout.anon)?)
+    } else {
+        None
+    };
     keys += ops.anon_pages;
     // The replayer's own memory is anon memory charged to the memcg like the workload's, which
     // reclaim swaps out where there is swap. Its fixed pages (binary data, stack, heap) are

@@ -421,6 +421,19 @@ const PREFETCH_AHEAD: usize = 16;
 /// 32/14 at full scale (40 GiB of files, 16 GiB memcg, Zipf 0.9).
 const PREFETCH_FOLIO_AT: usize = 7;
 
+/// The engine of a fio run reported per job (`per_job`): each task's reporting group is its
+/// job's entry; otherwise the configuration as it is.
+fn per_job(ecfg: &engine::EngineConfig, groups: Vec<u32>) -> std::borrow::Cow<'_, engine::EngineConfig> {
+    if !ecfg.per_job {
+        return std::borrow::Cow::Borrowed(ecfg);
+    }
+    let entry = |j: u32| ecfg.job_entries.get(j as usize).copied().unwrap_or(j);
+    std::borrow::Cow::Owned(engine::EngineConfig {
+        task_groups: groups.into_iter().map(entry).collect(),
+        ..ecfg.clone()
+    })
+}
+
 /// YCSB clients sharing a table and fio's I/Os in flight run as tasks in virtual time, as a mix
 /// does.
 fn runs_as_tasks(cfg: &RunConfig) -> bool {
@@ -591,17 +604,8 @@ fn run_policy(
             return Err(RunError::Config("jobs must be at least 1".into()));
         }
         let (streams, groups) = task_streams_grouped(cfg, &mut m, t, trace)?;
-        let grouped;
-        let ecfg = if ecfg.per_job {
-            let entry = |j: u32| ecfg.job_entries.get(j as usize).copied().unwrap_or(j);
-            grouped = engine::EngineConfig {
-                task_groups: groups.into_iter().map(entry).collect(),
-                ..ecfg.clone()
-            };
-            &grouped
-        } else {
-            ecfg
-        };
+        let grouped = per_job(ecfg, groups);
+        let ecfg = grouped.as_ref();
         let start = std::time::Instant::now();
         let mut r = match cfg.policy {
             PolicyKind::Mglru => {
@@ -738,17 +742,8 @@ where
                 first += n;
             }
         }
-        let grouped;
-        let ecfg = if ecfg.per_job {
-            let entry = |j: u32| ecfg.job_entries.get(j as usize).copied().unwrap_or(j);
-            grouped = engine::EngineConfig {
-                task_groups: groups.into_iter().map(entry).collect(),
-                ..ecfg.clone()
-            };
-            &grouped
-        } else {
-            &ecfg
-        };
+        let grouped = per_job(&ecfg, groups);
+        let ecfg = grouped.as_ref();
         let p = make(&m, &PolicySetup { memcg: t, part_tasks }).map_err(RunError::Config)?;
         let mut k = Kernel::new(m, p);
         let mut r = run_engine_on(&mut k, t, streams, ecfg, cfg.sample_every)?;
