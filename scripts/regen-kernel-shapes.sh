@@ -22,6 +22,15 @@ only=""
 [ -n "${LRUS:-}" ] && only="$only --only-policies $(comma $LRUS)"
 # shellcheck disable=SC2086
 target/release/lrugen kernel --matrix examples/kernel-matrix/shapes.toml --fixtures "$F" --jobs "${JOBS:-2}" $only
+# further boots of the shapes whose kernel moves between boots by more than their tolerance
+# (MGLRU anon-gauss: 4 more per kernel, judged together with the fixture; tests/shapes.rs)
+if [ $# -eq 0 ] || echo " $* " | grep -q " anon-gauss "; then
+    mkdir -p "$F/boots"
+    boots=""
+    [ -n "${SERIES:-}" ] && boots="$boots --only-series $(comma $SERIES)"
+    # shellcheck disable=SC2086
+    target/release/lrugen kernel --matrix examples/kernel-matrix/shapes-boots.toml --fixtures "$F/boots" --jobs "${JOBS:-2}" $boots
+fi
 # the suspects: workloads once reported as model defects, kept as fixtures of their own
 # (crates/lrugen-kernel/tests/shapes.rs); with the default shape list only
 if [ $# -eq 0 ]; then

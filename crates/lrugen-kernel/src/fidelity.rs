@@ -44,6 +44,11 @@ pub struct Check {
     pub ok: bool,
     /// The tolerance, in words, or the two sides' sequence numbers.
     pub detail: String,
+    /// Each boot's value, where the shape was booted several times ([`extra_boots`]; then
+    /// `kernel` and `model` are means); empty for one boot.
+    pub boots: Vec<u64>,
+    /// The relative tolerance (with several boots, widened by their spread); 0 for `seqs`.
+    pub tolerance: f64,
 }
 
 impl Check {
@@ -123,10 +128,165 @@ fn counter(what: &'static str, k: u64, m: u64, tol: f64, floor: u64) -> Check {
         } else {
             format!("±{:.0} %", tol * 100.0)
         },
+        boots: Vec::new(),
+        tolerance: tol,
     }
 }
 
-/// Replay fixture `path` on the model and check it.
+/// The counters a shape is judged by, from one side of one run: each check's value in
+/// [`CHECKS`] order, `None` where that side did not report it (`memory.current` and
+/// `memory.stat kernel` in captures older than those fields), and MGLRU's final sequence numbers.
+struct Sides {
+    values: [Option<u64>; CHECKS.len()],
+    seqs: Option<(u64, u64, u64)>,
+}
+
+/// The counter checks, in table order: (name, tolerance, floor in events or pages).
+const CHECKS: [(&str, f64, u64); 9] = [
+    ("misses", MISS_TOLERANCE, 0),
+    ("workingset_refault_anon", COUNTER_TOLERANCE, COUNTER_FLOOR),
+    ("workingset_refault_file", COUNTER_TOLERANCE, COUNTER_FLOOR),
+    ("pgscan", COUNTER_TOLERANCE, COUNTER_FLOOR),
+    ("pgscan_by_reclaimer", COUNTER_TOLERANCE, COUNTER_FLOOR),
+    ("pswpout", COUNTER_TOLERANCE, COUNTER_FLOOR),
+    // shadow-only xarray leaves the shadow shrinker freed (7.2 MGLRU's `hot-cold`: 256)
+    ("workingset_nodereclaim", COUNTER_TOLERANCE, COUNTER_FLOOR),
+    // memory.current of /t when the replayer's last access is done: the kernel's read then, the
+    // model's last sample (both charged with kernel memory and the replayer's own pages)
+    ("memory.current", USAGE_TOLERANCE, 0),
+    // and the part of it that is kernel memory (memory.stat `kernel`: page tables, slab, ...)
+    ("memory.stat kernel", COUNTER_TOLERANCE, KMEM_FLOOR),
+];
+
+/// The kernel's side of capture `c`.
+fn kernel_sides(c: &Capture) -> Sides {
+    let kv = |k: &str| c.run.vmstat_delta.get(k).copied().unwrap_or(0).max(0) as u64;
+    // by reclaimer: memcg reclaim counted here only from 7.2 ("mm: move pgscan, pgsteal,
+    // pgrefill to node stats")
+    let by = [
+        "pgscan_kswapd",
+        "pgscan_direct",
+        "pgscan_khugepaged",
+        "pgscan_proactive",
+    ]
+    .iter()
+    .map(|k| kv(k))
+    .sum();
+    let usage = c.run.memory_current_at_end_of_replay;
+    let kmem = c.run.memory_stat_at_end_of_replay.get("kernel");
+    Sides {
+        values: [
+            Some(c.run.misses),
+            Some(kv("workingset_refault_anon")),
+            Some(kv("workingset_refault_file")),
+            // every folio scanned, whoever reclaims (counted for memcg reclaim too on every version)
+            Some(kv("pgscan_anon") + kv("pgscan_file")),
+            Some(by),
+            Some(kv("pswpout")),
+            Some(kv("workingset_nodereclaim")),
+            (usage > 0).then(|| usage.div_ceil(4096)),
+            kmem.map(|&k| (k.max(0) as u64).div_ceil(4096)),
+        ],
+        seqs: if c.settings.lru == "mglru" {
+            seqs(&c.run.lru_gen_full)
+        } else {
+            None
+        },
+    }
+}
+
+/// The model's side: the replay of `ops` with `cfg`, its regions placed at `layout`.
+fn model_sides(
+    ops: &OpFile,
+    cfg: &lrugen::sim::RunConfig,
+    layout: &model::Layout,
+    mglru: bool,
+) -> Result<Sides, Error> {
+    use lrugen::mm::vmstat::Stat;
+    let m = model::run_at(ops, cfg, layout)?;
+    let mv = |s: Stat| m.vm(s).max(0) as u64;
+    Ok(Sides {
+        values: [
+            Some(m.misses),
+            Some(mv(Stat::WorkingsetRefaultAnon)),
+            Some(mv(Stat::WorkingsetRefaultFile)),
+            Some(mv(Stat::PgscanAnon) + mv(Stat::PgscanFile)),
+            // (the model has no khugepaged and no proactive reclaim in these shapes)
+            Some(mv(Stat::PgscanKswapd) + mv(Stat::PgscanDirect)),
+            Some(mv(Stat::Pswpout)),
+            Some(mv(Stat::WorkingsetNodereclaim)),
+            Some(m.series.last().map_or(0, |s| s.usage)),
+            Some(m.memcg(Stat::MemcgKmem).max(0) as u64),
+        ],
+        seqs: if mglru {
+            m.debugfs.last().and_then(|(_, _, full)| seqs(full))
+        } else {
+            None
+        },
+    })
+}
+
+/// Further boots of the shape of fixture `path`, for shapes whose kernel runs move between boots
+/// by more than their tolerance: `boots/NAME-bootN.json` beside it
+/// (`examples/kernel-matrix/shapes-boots.toml`), sorted; none for most shapes.
+pub fn extra_boots(path: &Path) -> Result<Vec<PathBuf>, Error> {
+    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem()) else {
+        return Ok(Vec::new());
+    };
+    let dir = dir.join("boots");
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let prefix = format!("{}-boot", stem.to_string_lossy());
+    Ok(fixtures(&dir)?
+        .into_iter()
+        .filter(|p| {
+            p.file_stem()
+                .map(|s| s.to_string_lossy())
+                .and_then(|s| s.strip_prefix(&prefix).map(|n| n.parse::<u32>().is_ok()))
+                .unwrap_or(false)
+        })
+        .collect())
+}
+
+/// One counter over several boots: the kernel's value of each boot, the model's at each boot's
+/// layout (where the guest put the regions: part of what moves the kernel between boots). The
+/// model is judged by its mean difference from the boots, paired by layout: within the check's
+/// own tolerance of the boots' mean, widened by twice the standard error of that mean difference
+/// (what the kernel's run-to-run noise leaves uncertain about it), or the floor.
+fn over_boots(what: &'static str, k: &[u64], m: &[u64], tol: f64, floor: u64) -> Check {
+    let n = k.len().max(1) as f64;
+    let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / n;
+    let d: Vec<f64> = k.iter().zip(m).map(|(&k, &m)| m as f64 - k as f64).collect();
+    let dm = d.iter().sum::<f64>() / n;
+    let sd = (d.iter().map(|x| (x - dm).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+    let se2 = 2.0 * sd / n.sqrt();
+    let km = mean(k);
+    let tolerance = if km > 0.0 { tol + se2 / km } else { tol };
+    let ok = dm.abs() <= (km * tolerance).max(floor as f64);
+    let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join("/");
+    Check {
+        what,
+        kernel: km.round() as u64,
+        model: mean(m).round() as u64,
+        ok,
+        detail: format!(
+            "{} boots {}, model {} at their layouts: mean difference {:+.1} %, ±{:.1} % ({:.0} % + twice its standard error){}",
+            k.len(),
+            list(k),
+            list(m),
+            if km > 0.0 { 100.0 * dm / km } else { 0.0 },
+            tolerance * 100.0,
+            tol * 100.0,
+            if floor > 0 { format!(" or {floor}") } else { String::new() }
+        ),
+        boots: k.to_vec(),
+        tolerance,
+    }
+}
+
+/// Replay fixture `path` on the model and check it. A shape with further boots
+/// ([`extra_boots`]) is checked against all of them, the model replayed at each boot's layout.
 pub fn compare(path: &Path) -> Result<Compared, Error> {
     let c = Capture::load(path)?;
     let name = path
@@ -141,92 +301,55 @@ pub fn compare(path: &Path) -> Result<Compared, Error> {
     let mut settings = c.settings.clone();
     settings.model_capacity_pages = c.run.model_capacity_for(&ops).max(1);
     let cfg = model::config(&settings, profile)?;
-    let m = model::run_at(&ops, &cfg, &c.layout(&ops))?;
-    let kv = |k: &str| c.run.vmstat_delta.get(k).copied().unwrap_or(0).max(0) as u64;
-    use lrugen::mm::vmstat::Stat;
-    let mv = |s: Stat| m.vm(s).max(0) as u64;
-    // every folio scanned, whoever reclaims (counted for memcg reclaim too on every version)
-    let pgscan_k = kv("pgscan_anon") + kv("pgscan_file");
-    let pgscan_m = mv(Stat::PgscanAnon) + mv(Stat::PgscanFile);
-    // by reclaimer: memcg reclaim counted here only from 7.2 ("mm: move pgscan, pgsteal,
-    // pgrefill to node stats")
-    let by_k = [
-        "pgscan_kswapd",
-        "pgscan_direct",
-        "pgscan_khugepaged",
-        "pgscan_proactive",
-    ]
-    .iter()
-    .map(|k| kv(k))
-    .sum();
-    // (the model has no khugepaged and no proactive reclaim in these shapes)
-    let by_m = mv(Stat::PgscanKswapd) + mv(Stat::PgscanDirect);
-    let mut checks = vec![
-        counter("misses", c.run.misses, m.misses, MISS_TOLERANCE, 0),
-        counter(
-            "workingset_refault_anon",
-            kv("workingset_refault_anon"),
-            mv(Stat::WorkingsetRefaultAnon),
-            COUNTER_TOLERANCE,
-            COUNTER_FLOOR,
-        ),
-        counter(
-            "workingset_refault_file",
-            kv("workingset_refault_file"),
-            mv(Stat::WorkingsetRefaultFile),
-            COUNTER_TOLERANCE,
-            COUNTER_FLOOR,
-        ),
-        counter("pgscan", pgscan_k, pgscan_m, COUNTER_TOLERANCE, COUNTER_FLOOR),
-        counter("pgscan_by_reclaimer", by_k, by_m, COUNTER_TOLERANCE, COUNTER_FLOOR),
-        counter(
-            "pswpout",
-            kv("pswpout"),
-            mv(Stat::Pswpout),
-            COUNTER_TOLERANCE,
-            COUNTER_FLOOR,
-        ),
-        // shadow-only xarray leaves the shadow shrinker freed (7.2 MGLRU's `hot-cold`: 256)
-        counter(
-            "workingset_nodereclaim",
-            kv("workingset_nodereclaim"),
-            mv(Stat::WorkingsetNodereclaim),
-            COUNTER_TOLERANCE,
-            COUNTER_FLOOR,
-        ),
-    ];
-    // memory.current of /t when the replayer's last access is done: the kernel's read then, the
-    // model's last sample (both charged with kernel memory and the replayer's own pages)
-    if c.run.memory_current_at_end_of_replay > 0 {
-        let usage = m.series.last().map_or(0, |s| s.usage);
-        checks.push(counter(
-            "memory.current",
-            c.run.memory_current_at_end_of_replay.div_ceil(4096),
-            usage,
-            USAGE_TOLERANCE,
-            0,
-        ));
+    let mglru = c.settings.lru == "mglru";
+    // the command each boot equals, without where it wrote its fixture
+    let same = |c: &Capture| {
+        let cmd = c.command.split(" --fixture ").next().unwrap_or_default().to_string();
+        (cmd, c.run.kernel_release.clone())
+    };
+    let mut boots = vec![c];
+    for p in extra_boots(path)? {
+        let b = Capture::load(&p)?;
+        if same(&b) != same(&boots[0]) {
+            return Err(Error::Config(format!(
+                "{}: not a boot of {} (another command or kernel)",
+                p.display(),
+                path.display()
+            )));
+        }
+        boots.push(b);
     }
-    // and the part of it that is kernel memory (memory.stat `kernel`: page tables, slab, ...)
-    if let Some(&k) = c.run.memory_stat_at_end_of_replay.get("kernel") {
-        checks.push(counter(
-            "memory.stat kernel",
-            (k.max(0) as u64).div_ceil(4096),
-            m.memcg(Stat::MemcgKmem).max(0) as u64,
-            COUNTER_TOLERANCE,
-            KMEM_FLOOR,
-        ));
+    let kernel: Vec<Sides> = boots.iter().map(kernel_sides).collect();
+    let model: Vec<Sides> = boots
+        .iter()
+        .map(|b| model_sides(&ops, &cfg, &b.layout(&ops), mglru))
+        .collect::<Result<_, _>>()?;
+    let mut checks = Vec::new();
+    for (i, &(what, tol, floor)) in CHECKS.iter().enumerate() {
+        let k: Option<Vec<u64>> = kernel.iter().map(|s| s.values[i]).collect();
+        let m: Option<Vec<u64>> = model.iter().map(|s| s.values[i]).collect();
+        let (Some(k), Some(m)) = (k, m) else { continue };
+        checks.push(if k.len() == 1 {
+            counter(what, k[0], m[0], tol, floor)
+        } else {
+            over_boots(what, &k, &m, tol, floor)
+        });
     }
-    if c.settings.lru == "mglru" {
-        let k = seqs(&c.run.lru_gen_full);
-        let ms = m.debugfs.last().and_then(|(_, _, full)| seqs(full));
-        let show = |s: Option<(u64, u64, u64)>| s.map_or("none".to_string(), |(a, f, x)| format!("{a}/{f}..{x}"));
-        checks.push(Check {
-            what: "seqs",
-            kernel: k.map_or(0, |s| s.2),
-            model: ms.map_or(0, |s| s.2),
-            ok: k.is_some() && k == ms,
-            detail: format!("kernel {} model {}", show(k), show(ms)),
+    if mglru {
+        let show = |s: &Option<(u64, u64, u64)>| s.map_or("none".to_string(), |(a, f, x)| format!("{a}/{f}..{x}"));
+        let (k, m) = (&kernel[0].seqs, &model[0].seqs);
+        checks.push(if kernel.len() == 1 {
+            Check {
+                what: "seqs",
+                kernel: k.map_or(0, |s| s.2),
+                model: m.map_or(0, |s| s.2),
+                ok: k.is_some() && k == m,
+                detail: format!("kernel {} model {}", show(k), show(m)),
+                boots: Vec::new(),
+                tolerance: 0.0,
+            }
+        } else {
+            seqs_over_boots(&kernel, &model, show)
         });
     }
     Ok(Compared {
@@ -234,10 +357,44 @@ pub fn compare(path: &Path) -> Result<Compared, Error> {
         lru: lru.unwrap_or("").to_string(),
         shape: shape.unwrap_or("").to_string(),
         name,
-        release: c.run.kernel_release.clone(),
+        release: boots[0].run.kernel_release.clone(),
         profile: profile.name().to_string(),
         checks,
     })
+}
+
+/// `seqs` over several boots: the model's final `min_seq[anon]`, `min_seq[file]` and `max_seq` at
+/// every boot's layout must each lie within the range the kernel's boots ended at.
+fn seqs_over_boots(kernel: &[Sides], model: &[Sides], show: impl Fn(&Option<(u64, u64, u64)>) -> String) -> Check {
+    let ks: Option<Vec<(u64, u64, u64)>> = kernel.iter().map(|s| s.seqs).collect();
+    let ms: Option<Vec<(u64, u64, u64)>> = model.iter().map(|s| s.seqs).collect();
+    let list = |v: &[Sides]| v.iter().map(|s| show(&s.seqs)).collect::<Vec<_>>().join(", ");
+    let ok = match (&ks, &ms) {
+        (Some(ks), Some(ms)) => {
+            let range = |f: fn(&(u64, u64, u64)) -> u64| {
+                let v = ks.iter().map(f);
+                (v.clone().min().unwrap_or(0), v.max().unwrap_or(0))
+            };
+            let r = [range(|s| s.0), range(|s| s.1), range(|s| s.2)];
+            ms.iter()
+                .all(|s| [s.0, s.1, s.2].iter().zip(r).all(|(v, (lo, hi))| (lo..=hi).contains(v)))
+        }
+        _ => false,
+    };
+    Check {
+        what: "seqs",
+        kernel: kernel[0].seqs.map_or(0, |s| s.2),
+        model: model[0].seqs.map_or(0, |s| s.2),
+        ok,
+        detail: format!(
+            "kernel {} boots {}; model {} at their layouts",
+            kernel.len(),
+            list(kernel),
+            list(model)
+        ),
+        boots: Vec::new(),
+        tolerance: 0.0,
+    }
 }
 
 /// The sign of `a − b` with a dead band: 0 when the two differ by less than `band` of the
@@ -268,6 +425,17 @@ pub fn markdown(rows: &[Compared]) -> String {
             None => "—".to_string(),
             Some(c) if c.what == "seqs" => format!("{}{}", c.detail, if c.ok { "" } else { " ✗" }),
             Some(c) if c.kernel == 0 && c.model == 0 => "0".to_string(),
+            Some(c) if !c.boots.is_empty() => format!(
+                "{} vs {} ({:+.1} %; {} boots {}–{}, ±{:.1} %){}",
+                c.model,
+                c.kernel,
+                c.diff_pct(),
+                c.boots.len(),
+                c.boots.iter().min().unwrap_or(&0),
+                c.boots.iter().max().unwrap_or(&0),
+                c.tolerance * 100.0,
+                if c.ok { "" } else { " ✗" }
+            ),
             Some(c) => format!(
                 "{} vs {} ({:+.1} %){}",
                 c.model,
@@ -572,4 +740,80 @@ pub fn multitask_markdown(rows: &[MultiCompared]) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Paired by layout, a model that follows every boot with a steady bias is judged by the
+    /// bias: 0.5 % passes the 1 % tolerance, 2 % fails it, however much the boots spread.
+    #[test]
+    fn several_boots_judge_the_paired_mean_difference() {
+        let k = [5300, 5400, 5500, 5350, 5450];
+        let shift = |f: f64| k.iter().map(|&v| (v as f64 * f).round() as u64).collect::<Vec<_>>();
+        let c = over_boots("misses", &k, &shift(1.005), MISS_TOLERANCE, 0);
+        assert!(c.ok, "{}", c.detail);
+        assert_eq!(c.boots, k);
+        let c = over_boots("misses", &k, &shift(1.02), MISS_TOLERANCE, 0);
+        assert!(!c.ok, "{}", c.detail);
+        // a model that stays at the boots' mean does not follow them: the noise of the paired
+        // difference widens the tolerance by twice its standard error
+        let flat = [5400; 5];
+        let c = over_boots("misses", &k, &flat, MISS_TOLERANCE, 0);
+        assert!(c.ok && c.tolerance > MISS_TOLERANCE + 0.01, "{}", c.detail);
+        // and the floor, for small counters
+        let c = over_boots(
+            "pswpout",
+            &[10, 12, 11],
+            &[40, 40, 40],
+            COUNTER_TOLERANCE,
+            COUNTER_FLOOR,
+        );
+        assert!(c.ok, "{}", c.detail);
+    }
+
+    /// Further boots are the `boots/NAME-bootN.json` of the fixture's directory, no others.
+    #[test]
+    fn extra_boots_are_the_numbered_boots_of_that_fixture() {
+        let dir = std::env::temp_dir().join(format!("lrugen-boots-{}", std::process::id()));
+        let b = dir.join("boots");
+        std::fs::create_dir_all(&b).unwrap();
+        for f in [
+            "s-boot1.json",
+            "s-boot2.json",
+            "s-bootx.json",
+            "s-other-boot1.json",
+            "t-boot1.json",
+            "s-boot3.txt",
+        ] {
+            std::fs::write(b.join(f), "{}").unwrap();
+        }
+        let got: Vec<String> = extra_boots(&dir.join("s.json"))
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(got, ["s-boot1.json", "s-boot2.json"]);
+        assert!(extra_boots(&dir.join("u.json")).unwrap().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A boot of another command or kernel beside a fixture is an error naming it, not a
+    /// silent comparison against the wrong runs.
+    #[test]
+    fn a_boot_of_another_kernel_is_refused() {
+        let dir = std::env::temp_dir().join(format!("lrugen-foreign-boot-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("boots")).unwrap();
+        let shapes = shapes_dir();
+        std::fs::copy(shapes.join("debian-6.1-mglru-anon-gauss.json"), dir.join("x.json")).unwrap();
+        std::fs::copy(
+            shapes.join("boots/debian-6.12-mglru-anon-gauss-boot1.json"),
+            dir.join("boots/x-boot1.json"),
+        )
+        .unwrap();
+        let e = compare(&dir.join("x.json")).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(e.contains("x-boot1.json") && e.contains("not a boot of"), "{e}");
+    }
 }
