@@ -22,6 +22,8 @@ use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
+mod ext;
+
 /// A message of the library or the command line as a Python exception: `OSError(errno, msg)`
 /// when it is about a file that cannot be read (one of `files` named in the message that does
 /// not open, or an OS error in the message, `... (os error 2)`), else `ValueError(msg)`. A
@@ -221,19 +223,104 @@ fn run(
                 results.push(r);
             }
             cli::apply_labels(&mut results, &plan.labels);
-            let out = json!({
-                "runs": lrugen::report::json(&results),
-                "details": results.iter().map(details).collect::<Vec<_>>(),
-                "workload": plan.spec.describe(),
-                "memory_pages": plan.memory,
-                "memcg_max_pages": plan.limit,
-                "swap_pages": plan.swap,
-                "swappiness": a.swappiness,
-                "note": plan.note,
-            });
-            serde_json::to_string(&out).map_err(|e| format!("JSON: {e}"))
+            results_json(&results, &plan, &a)
         })
     })
+}
+
+/// What [`run`] returns: the runs as `lrugen run --json` prints them, their details, and the
+/// machine the plan sized, as JSON text.
+fn results_json(results: &[RunResult], plan: &cli::RunPlan, a: &cli::RunArgs) -> Result<String, String> {
+    let out = json!({
+        "runs": lrugen::report::json(results),
+        "details": results.iter().map(details).collect::<Vec<_>>(),
+        "workload": plan.spec.describe(),
+        "memory_pages": plan.memory,
+        "memcg_max_pages": plan.limit,
+        "swap_pages": plan.swap,
+        "swappiness": a.swappiness,
+        "note": plan.note,
+    });
+    serde_json::to_string(&out).map_err(|e| format!("JSON: {e}"))
+}
+
+/// `lrugen.run` with a cache_ext-shaped policy written in Python (`lrugen.cache_ext.Policy`,
+/// docs/cache-ext.md): `args` as for [`run`], with `--policy classic` (the LRU the policy runs
+/// over: anon memory, other memcgs, the fallback), the Python object `policy` choosing the file
+/// pages the workload's memcg evicts. The run holds the interpreter (each hook is a Python
+/// call). An exception a hook raised is raised here, and no result is returned.
+#[pyfunction]
+#[pyo3(signature = (args, policy, trace_ids=None, sample_every=None))]
+fn run_cache_ext(
+    py: Python<'_>,
+    args: Vec<String>,
+    policy: Py<PyAny>,
+    trace_ids: Option<Bound<'_, PyAny>>,
+    sample_every: Option<u64>,
+) -> PyResult<String> {
+    let a =
+        cli::parse_run_args(&args).map_err(|e| PyValueError::new_err(e.render().to_string().trim_end().to_string()))?;
+    if sample_every == Some(0) {
+        return Err(PyValueError::new_err(
+            "sample_every: expected at least 1 step between samples, found 0",
+        ));
+    }
+    if a.ops.is_some() {
+        return Err(PyValueError::new_err(
+            "a cache_ext policy written in Python runs a trace or a workload, not an op file (--ops)",
+        ));
+    }
+    let given = match &trace_ids {
+        Some(arr) => {
+            if a.trace.is_none() {
+                return Err(PyValueError::new_err(
+                    "trace_ids: an array of page ids needs --trace NAME to name it",
+                ));
+            }
+            Some(array_trace(arr)?)
+        }
+        None => None,
+    };
+    let files: Vec<PathBuf> = [&a.fio, &a.ctl]
+        .into_iter()
+        .chain(trace_ids.is_none().then_some(&a.trace))
+        .flatten()
+        .cloned()
+        .collect();
+    let mut plan = guarded(&files, || cli::plan_run_with(&a, given))?;
+    let [cfg] = &mut plan.cfgs[..] else {
+        return Err(PyValueError::new_err(format!(
+            "a cache_ext policy written in Python runs once, over the classic LRU: expected the \
+             policy classic, found {} runs planned",
+            plan.cfgs.len()
+        )));
+    };
+    if cfg.policy != sim::PolicyKind::Classic {
+        return Err(PyValueError::new_err(format!(
+            "a cache_ext policy written in Python runs over the classic LRU: expected the policy classic, found {}",
+            cfg.policy.name()
+        )));
+    }
+    if let Some(n) = sample_every {
+        cfg.sample_every = Some(n);
+    }
+    let error = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let ops = ext::PyOps::new(py, policy, error.clone())?;
+    let cfg = cfg.clone();
+    let trace = plan.trace.clone();
+    let run = guarded(&files, || {
+        sim::run_with_policy(&cfg, trace, &mut |_, _| {}, |m, setup| {
+            lrugen::reclaim::ext::CacheExt::new(m, setup.memcg, cfg.mglru.profile, ops)
+        })
+        .map(|(r, _)| r)
+        .map_err(|e| e.to_string())
+    });
+    if let Some(e) = error.borrow_mut().take() {
+        return Err(e);
+    }
+    let mut results = vec![run?];
+    cli::apply_labels(&mut results, &plan.labels);
+    guarded(&files, || results_json(&results, &plan, &a))
 }
 
 /// The help of `lrugen run`'s options (what `lrugen run --help` prints, as the options that
@@ -327,6 +414,20 @@ fn _lrugen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_help, m)?)?;
+    m.add_function(wrap_pyfunction!(run_cache_ext, m)?)?;
+    m.add_class::<ext::Ctx>()?;
+    m.add_class::<ext::Ectx>()?;
+    m.add_class::<ext::Folio>()?;
+    for (name, v) in [
+        ("CACHE_EXT_CONTINUE", ext::CONTINUE),
+        ("CACHE_EXT_EVICT", ext::EVICT),
+        ("CACHE_EXT_STOP", ext::STOP),
+        ("CACHE_EXT_DONE_ITER", ext::DONE_ITER),
+        ("CACHE_EXT_MAX_ITER_REACHED", ext::MAX_ITER_REACHED),
+        ("CACHE_EXT_EVICT_ARRAY_FILLED", ext::EVICT_ARRAY_FILLED),
+    ] {
+        m.add(name, v)?;
+    }
     m.add_function(wrap_pyfunction!(experiment, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
     Ok(())

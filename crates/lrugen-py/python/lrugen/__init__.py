@@ -29,6 +29,7 @@ import warnings
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _lrugen
+from . import cache_ext
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas  # type: ignore[import-untyped, unused-ignore]
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __version__: str = _lrugen.__version__
 
 __all__ = [
+    "cache_ext",
     "run",
     "run_args",
     "run_help",
@@ -268,7 +270,7 @@ def run_args(
 def run(
     trace: Any = None,
     *,
-    policy: Union[str, Iterable[str], None] = None,
+    policy: Union[str, Iterable[Any], Any, None] = None,
     sample_every: Optional[int] = None,
     trace_name: str = "array",
     args: Sequence[str] = (),
@@ -284,7 +286,9 @@ def run(
 
     ``policy``: a name or a list of names: ``mglru``, ``mglru@PROFILE`` (``mglru@6.1``),
     ``mglru-fg``, ``classic``, ``lru``, ``opt``, and the zoo's (:func:`names`). Default: as the
-    command line, ``mglru``, ``classic``, ``lru`` and ``opt``.
+    command line, ``mglru``, ``classic``, ``lru`` and ``opt``. A policy can also be an object
+    with cache_ext's hooks (:class:`lrugen.cache_ext.Policy`): it runs in the kernel model's
+    page cache over the classic LRU, as ``cache_ext:<its name>``, in the order given.
 
     ``sample_every``: sample the counters every that many steps, for :meth:`Results.windows`
     (kernel policies).
@@ -310,12 +314,40 @@ def run(
         else:
             ids = trace
             words += ["--trace", trace_name]
-    if policy is not None:
-        words += _words("policy", [policy] if isinstance(policy, str) else list(policy))
+    if policy is None:
+        policies: List[Any] = []
+    elif isinstance(policy, str) or hasattr(policy, "evict_folios"):
+        policies = [policy]
+    else:
+        policies = list(policy)
+    named = [p for p in policies if isinstance(p, str)]
+    own = [p for p in policies if not isinstance(p, str)]
     for name, value in options.items():
         words += _words(name, value)
     words += [str(a) for a in args]
-    return run_args(words, ids, sample_every)
+    if not own:
+        return run_args(words + _words("policy", named), ids, sample_every)
+    # cache_ext policies written in Python (lrugen.cache_ext): one run each, over the classic
+    # LRU, in the order given, beside the named policies' runs
+    runs: Dict[int, Dict[str, Any]] = {}
+    if named:
+        data = run_args(words + _words("policy", named), ids, sample_every).data
+        for p, r, d in zip(named, data["runs"], data["details"]):
+            runs[policies.index(p)] = {"data": data, "run": r, "details": d}
+    for p in own:
+        data = _json.loads(
+            _lrugen.run_cache_ext([str(a) for a in words + ["--policy", "classic"]], p, ids, sample_every)
+        )
+        runs[next(i for i, q in enumerate(policies) if q is p)] = {
+            "data": data,
+            "run": data["runs"][0],
+            "details": data["details"][0],
+        }
+    order = [runs[i] for i in sorted(runs)]
+    merged = dict(order[0]["data"])
+    merged["runs"] = [r["run"] for r in order]
+    merged["details"] = [r["details"] for r in order]
+    return Results(merged)
 
 
 def run_help() -> str:
