@@ -26,10 +26,6 @@ const SHAPES: &[&str] = &[
 const SERIES: &[&str] = &["6.1", "6.12", "7.2"];
 const LRUS: &[&str] = &["mglru", "classic"];
 
-const CLASSIC_FLUSH_CLOCK: &str = "classic 6.12/7.2 hot-cold: the rate-limited memcg statistics flush \
-    (`reclaim_ratelimited_stats_flush`) runs every 2 s of the guest's clock, and a read costs the guest \
-    4-15 ms of it (bursty: the vCPU idles while the disk reads); the model's fixed 10 ms a read \
-    (`model::GUEST_CLOCK`) leaves 22-34 % more file refaults than the kernel here";
 const MGLRU_72_ANON: &str = "7.2 MGLRU on the mixed shapes (example `gens`): the model swaps once it ages \
     to max_seq 5, which makes its anon generation 3 (every workload and replayer anon page) evictable; it \
     gets there at about 95,000 accesses, the kernel later or not at all, and differently from boot to boot \
@@ -63,18 +59,7 @@ const SEQS_61_MMAP_RANDOM: &str = "6.1 MGLRU mmap-random, captured every 500 acc
 const GAPS: &[(&str, &str, &str)] = &[
     ("debian-6.1-mglru-anon-gauss", "misses", ANON_BOOTS),
     ("debian-6.1-mglru-mmap-random", "seqs", SEQS_61_MMAP_RANDOM),
-    ("debian-6.12-classic-hot-cold", "misses", CLASSIC_FLUSH_CLOCK),
-    (
-        "debian-6.12-classic-hot-cold",
-        "workingset_refault_file",
-        CLASSIC_FLUSH_CLOCK,
-    ),
     ("debian-6.12-mglru-anon-gauss", "misses", ANON_BOOTS),
-    (
-        "debian-7.2-classic-hot-cold",
-        "workingset_refault_file",
-        CLASSIC_FLUSH_CLOCK,
-    ),
     ("debian-7.2-mglru-anon-gauss", "seqs", ANON_SEQS_72),
     ("debian-7.2-mglru-mixed-swappiness10", "pswpout", MGLRU_72_ANON),
     ("debian-7.2-mglru-mixed-swappiness100", "pswpout", MGLRU_72_ANON),

@@ -1221,28 +1221,32 @@ mod tests {
         }
     }
 
-    /// The further boots' matrix lists exactly the commands of the boots checked in beside the
-    /// shape fixtures (`shapes/boots/`, four per kernel), each the command of its shape's fixture
-    /// but for where it was written.
+    /// The further boots' matrices list exactly the commands of the boots checked in beside the
+    /// shape fixtures (`shapes/boots/`: MGLRU anon-gauss on three kernels and classic hot-cold on
+    /// two, four boots each), each the command of its shape's fixture but for where it was
+    /// written.
     #[test]
-    fn the_shapes_boots_matrix_lists_the_commands_of_the_boot_fixtures() {
+    fn the_shapes_boots_matrices_list_the_commands_of_the_boot_fixtures() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let m = Matrix::from_file(&root.join("examples/kernel-matrix/shapes-boots.toml")).unwrap();
         let dir = Path::new("crates/lrugen-kernel/tests/fixtures/shapes/boots");
-        let cells = m.cells([&[], &[], &[]]).unwrap();
-        assert_eq!(cells.len(), 3);
         let mut listed = Vec::new();
-        for c in &cells {
-            for b in 0..m.repeats {
-                let name = m.boot_name(c, b);
-                let f = dir.join(format!("{name}.json"));
-                let cap = lrugen_kernel::Capture::load(&root.join(&f)).unwrap();
-                assert_eq!(m.command(c, Some(&f)), cap.command, "{name}");
-                let shape = name.rsplit_once("-boot").unwrap().0;
-                let fixture = lrugen_kernel::Capture::load(&root.join(dir.join(format!("../{shape}.json")))).unwrap();
-                let strip = |s: &str| s.split(" --fixture ").next().unwrap().to_string();
-                assert_eq!(strip(&cap.command), strip(&fixture.command), "{name}");
-                listed.push(format!("{name}.json"));
+        for (file, nr_cells) in [("shapes-boots.toml", 3), ("shapes-boots-classic.toml", 2)] {
+            let m = Matrix::from_file(&root.join("examples/kernel-matrix").join(file)).unwrap();
+            let cells = m.cells([&[], &[], &[]]).unwrap();
+            assert_eq!(cells.len(), nr_cells, "{file}");
+            for c in &cells {
+                for b in 0..m.repeats {
+                    let name = m.boot_name(c, b);
+                    let f = dir.join(format!("{name}.json"));
+                    let cap = lrugen_kernel::Capture::load(&root.join(&f)).unwrap();
+                    assert_eq!(m.command(c, Some(&f)), cap.command, "{name}");
+                    let shape = name.rsplit_once("-boot").unwrap().0;
+                    let fixture =
+                        lrugen_kernel::Capture::load(&root.join(dir.join(format!("../{shape}.json")))).unwrap();
+                    let strip = |s: &str| s.split(" --fixture ").next().unwrap().to_string();
+                    assert_eq!(strip(&cap.command), strip(&fixture.command), "{name}");
+                    listed.push(format!("{name}.json"));
+                }
             }
         }
         let mut have: Vec<String> = std::fs::read_dir(root.join(dir))
