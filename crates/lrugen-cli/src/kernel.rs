@@ -563,6 +563,7 @@ pub fn cmd_kernel(k: KernelCmd) -> Result<(), String> {
             command: command_line(),
             workload: p.builtin.clone(),
             experiment: p.experiment.clone(),
+            ops: fixture_ops(&p),
             settings,
             run: run.clone(),
         };
@@ -663,6 +664,12 @@ fn settings_of(a: &KernelArgs, p: &Plan, o: &KernelOpts, run: &lrugen_kernel::Ke
         model_profile: profile.name().into(),
         model_capacity_pages: cap,
     }
+}
+
+/// The op file a fixture keeps when neither its built-in workload nor its experiment makes it
+/// again (a trace's).
+fn fixture_ops(p: &Plan) -> Option<String> {
+    (p.builtin.is_none() && p.experiment.is_none()).then(|| p.ops.to_text())
 }
 
 /// `lrugen kernel` and its arguments as typed (quoted where a shell would need it).

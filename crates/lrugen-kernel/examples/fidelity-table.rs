@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Print the model against every shape fixture as the markdown table of README.md, "Fidelity":
 //! `cargo run --release -p lrugen-kernel --example fidelity-table`. No qemu: the fixtures are
-//! checked in (`scripts/regen-kernel-shapes.sh` makes them).
+//! checked in (`scripts/regen-kernel-shapes.sh` makes them). With a directory (`-- DIR`, e.g.
+//! `crates/lrugen-kernel/tests/fixtures/traces`), the fixtures there instead.
 
 use lrugen_kernel::fidelity;
 
 fn main() {
-    let dir = fidelity::shapes_dir();
+    let dir = std::env::args_os()
+        .nth(1)
+        .map_or_else(fidelity::shapes_dir, std::path::PathBuf::from);
     let mut rows = Vec::new();
     let paths = fidelity::fixtures(&dir).unwrap_or_else(|e| {
         eprintln!("error: {e}");

@@ -397,6 +397,52 @@ fn seqs_over_boots(kernel: &[Sides], model: &[Sides], show: impl Fn(&Option<(u64
     }
 }
 
+/// Check `rows` against their listed gaps `(fixture, check, why)`: every check out of tolerance
+/// must be listed, every listed one must still be out of tolerance, and each must name a check
+/// some row has. The error says which, one per line (the tests of the fixture directories).
+pub fn unexplained(rows: &[Compared], gaps: &[(&str, &str, &str)]) -> Result<(), String> {
+    let mut bad = Vec::new();
+    let mut closed = Vec::new();
+    for c in rows {
+        for k in &c.checks {
+            let listed = gaps.iter().any(|(n, w, _)| *n == c.name && *w == k.what);
+            match (k.ok, listed) {
+                (false, false) => bad.push(format!(
+                    "{} {}: model {} kernel {} ({:+.1} %, {})",
+                    c.name,
+                    k.what,
+                    k.model,
+                    k.kernel,
+                    k.diff_pct(),
+                    k.detail
+                )),
+                (true, true) => closed.push(format!("{} {}", c.name, k.what)),
+                _ => {}
+            }
+        }
+    }
+    let mut msg = Vec::new();
+    for (n, w, _) in gaps {
+        if !rows.iter().any(|c| c.name == *n && c.check(w).is_some()) {
+            msg.push(format!("the gaps name {n} {w}, which no fixture checks"));
+        }
+    }
+    if !bad.is_empty() {
+        msg.push(format!("out of tolerance:\n{}", bad.join("\n")));
+    }
+    if !closed.is_empty() {
+        msg.push(format!(
+            "listed as gaps but now within tolerance (remove them from the gaps and the README):\n{}",
+            closed.join("\n")
+        ));
+    }
+    if msg.is_empty() {
+        Ok(())
+    } else {
+        Err(msg.join("\n"))
+    }
+}
+
 /// The sign of `a − b` with a dead band: 0 when the two differ by less than `band` of the
 /// larger.
 pub fn sign(a: u64, b: u64, band: f64) -> i8 {

@@ -820,6 +820,11 @@ pub struct Capture {
     /// of its first cell, with `settings.window`), when `workload` is None.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<String>,
+    /// The op file itself (its text, `lrugen_replay::OpFile::to_text`), when neither `workload`
+    /// nor `experiment` makes it: a trace replayed with `--trace` (its references as the guest
+    /// replayed them, so that the fixture needs no trace file beside it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<String>,
     /// The settings of both sides (the model's capacity among them).
     pub settings: report::Settings,
     /// What the kernel did.
@@ -841,9 +846,12 @@ impl Capture {
                 let cfg = fixture_experiment(text)?;
                 ops::experiment_ops(&cfg, self.settings.window)
             }
-            (None, None) => Err(Error::Config(
-                "the capture holds neither a built-in workload nor an experiment".into(),
-            )),
+            (None, None) => match &self.ops {
+                Some(text) => OpFile::parse(text).map_err(|e| Error::Config(format!("the capture's op file: {e}"))),
+                None => Err(Error::Config(
+                    "the capture holds neither a built-in workload, an experiment nor an op file".into(),
+                )),
+            },
         }
     }
 

@@ -116,38 +116,9 @@ fn every_shape_has_a_fixture_per_kernel_and_lru() {
 #[test]
 fn the_model_is_within_tolerance_of_every_shape() {
     println!("{}", fidelity::markdown(all()));
-    let mut bad = Vec::new();
-    let mut closed = Vec::new();
-    for c in all() {
-        for k in &c.checks {
-            let listed = GAPS.iter().any(|(n, w, _)| *n == c.name && *w == k.what);
-            match (k.ok, listed) {
-                (false, false) => bad.push(format!(
-                    "{} {}: model {} kernel {} ({:+.1} %, {})",
-                    c.name,
-                    k.what,
-                    k.model,
-                    k.kernel,
-                    k.diff_pct(),
-                    k.detail
-                )),
-                (true, true) => closed.push(format!("{} {}", c.name, k.what)),
-                _ => {}
-            }
-        }
+    if let Err(e) = fidelity::unexplained(all(), GAPS) {
+        panic!("{e}");
     }
-    for (n, w, _) in GAPS {
-        assert!(
-            all().iter().any(|c| c.name == *n && c.check(w).is_some()),
-            "GAPS names {n} {w}, which no fixture checks"
-        );
-    }
-    assert!(bad.is_empty(), "out of tolerance:\n{}", bad.join("\n"));
-    assert!(
-        closed.is_empty(),
-        "listed as gaps but now within tolerance (remove them from GAPS and the README):\n{}",
-        closed.join("\n")
-    );
 }
 
 #[test]
