@@ -948,6 +948,7 @@ fn boot_one(
         command: mx.command(c, fixture),
         workload: p.builtin.clone(),
         experiment: p.experiment.clone(),
+        ops: super::fixture_ops(p),
         settings: settings.clone(),
         run: run.clone(),
     };
@@ -1218,6 +1219,28 @@ mod tests {
             );
             assert_eq!(p.memcg_bytes, cap.settings.memcg_max_bytes, "{name}");
             assert_eq!(p.swap_mib, cap.settings.swap_mib, "{name}");
+        }
+    }
+
+    /// The traces' matrix lists exactly the commands of the trace fixtures, and each fixture keeps
+    /// the op file its command builds (no trace file is needed to compare it).
+    #[test]
+    fn the_traces_matrix_lists_the_commands_of_the_trace_fixtures() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let m = Matrix::from_file(&root.join("examples/kernel-matrix/traces.toml")).unwrap();
+        let dir = Path::new("crates/lrugen-kernel/tests/fixtures/traces");
+        let cells = m.cells([&[], &[], &[]]).unwrap();
+        assert_eq!(cells.len(), 18);
+        for c in &cells {
+            let name = m.boot_name(c, 0);
+            let f = dir.join(format!("{name}.json"));
+            let cap = lrugen_kernel::Capture::load(&root.join(&f)).unwrap();
+            // the trace paths are resolved against the matrix file's directory: from the
+            // repository, as the regeneration script runs it, they are relative
+            let at = format!("{}/", root.canonicalize().unwrap().display());
+            assert_eq!(m.command(c, Some(&f)).replace(&at, ""), cap.command, "{name}");
+            let (_, p) = m.plan_cell(c).unwrap();
+            assert_eq!(cap.ops.as_deref(), Some(p.ops.to_text().as_str()), "{name}");
         }
     }
 
