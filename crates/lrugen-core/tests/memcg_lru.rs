@@ -431,3 +431,93 @@ fn classic_direct_reclaim_walks_the_memcgs_in_turn() {
         }
     }
 }
+
+/// Memcg reclaim (`lru_gen_shrink_lruvec`): a lruvec that aged under its memcg's limit moves to
+/// the young generation of the memcg LRU, so the next root reclaim takes the other memcgs first.
+/// With `memcg_lru` off it stays where it came online.
+#[test]
+fn memcg_reclaim_that_ages_moves_the_memcg_young() {
+    for on in [true, false] {
+        let mut profile = Profile::V7_2;
+        profile.set_switch("memcg_lru", on).unwrap();
+        let (mut k, gs) = mglru(profile, 8192, 2, 4, 1024);
+        let g = gs[0];
+        k.m.memcgs[g.memcg].max = 256;
+        let seq0 = k.p.lrugen(g.memcg, 0).max_seq;
+        let mut r = 0;
+        while k.p.lrugen(g.memcg, 0).max_seq == seq0 {
+            k.read_page(g.task, g.file, r % 1024).unwrap();
+            r += 1;
+            assert!(r < 100_000, "the limited memcg aged");
+        }
+        k.check().unwrap();
+        // no global pressure: only the limit reclaimed, and only from this memcg
+        assert_eq!(k.m.events.get(Stat::PgscanKswapd), 0);
+        let young = (k.p.memcg_lru[0].seq + 1) as usize % MEMCG_NR_GENS;
+        let gen = place(&k.p, g.memcg).0;
+        if on {
+            assert_eq!(gen, young, "aged under its limit: young");
+        } else {
+            assert_ne!(gen, young, "memcg_lru off: where it came online");
+        }
+        for o in &gs[1..] {
+            assert_ne!(place(&k.p, o.memcg).0, young, "the others did not move");
+        }
+    }
+}
+
+/// The checker sees a memcg LRU out of order: a count that disagrees with the bins, a memcg in
+/// neither the old nor the young generation.
+#[test]
+fn the_checker_catches_a_corrupt_memcg_lru() {
+    let (k, gs) = mglru(Profile::V7_2, 1024, 1, 3, 16);
+    k.check().unwrap();
+    let mut p = k.p.clone();
+    p.memcg_lru[0].nr_memcgs[0] += 1;
+    assert!(p.check_memcg_lru().unwrap_err().contains("nr_memcgs"));
+    let mut p = k.p.clone();
+    p.memcg_lru[0].seq = 1;
+    assert!(p.check_memcg_lru().is_err(), "slot 0 is neither old (1) nor young (2)");
+    let mut p = k.p.clone();
+    p.lru_gen_rotate_memcg(gs[0].memcg, 0, MemcgLruOp::Young);
+    p.check_memcg_lru().unwrap();
+    let mut p2 = p.clone();
+    p2.memcg_lru[0].fifo[1] = Default::default();
+    assert!(p2.check_memcg_lru().is_err(), "a linked memcg in no bin");
+    assert!(k.check().is_ok());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    /// Random reads of up to six memcgs (some limited, some protected by `memory.low`) on a
+    /// machine too small for them, under every kernel preset and any seed: the invariant checker,
+    /// which walks every node's memcg LRU, holds after every reclaim pass.
+    #[test]
+    fn random_multi_memcg_reads_keep_the_memcg_lru_consistent(
+        preset in 0usize..4,
+        seed in 0u64..1000,
+        nr in 2usize..7,
+        limits in proptest::collection::vec(proptest::option::of(64u64..512), 6),
+        lows in proptest::collection::vec(proptest::option::of(32u64..256), 6),
+        reads in proptest::collection::vec((0usize..6, 0u64..400), 200..1500),
+    ) {
+        let profile = Profile::of(lrugen::reclaim::mglru::Preset::ALL[preset]);
+        let (mut k, gs) = mglru(profile, 1024, seed, nr, 400);
+        for (i, g) in gs.iter().enumerate() {
+            if let Some(max) = limits[i] {
+                k.m.memcgs[g.memcg].max = max;
+            }
+            if let Some(low) = lows[i] {
+                k.m.memcgs[g.memcg].low = low;
+            }
+        }
+        for (i, page) in reads {
+            let g = gs[i % nr];
+            k.read_page(g.task, g.file, page).unwrap();
+            proptest::prop_assert!(k.m.check_failure.is_none(), "{:?}", k.m.check_failure);
+        }
+        proptest::prop_assert!(k.check().is_ok(), "{:?}", k.check());
+        proptest::prop_assert!(k.p.check_memcg_lru().is_ok());
+    }
+}
