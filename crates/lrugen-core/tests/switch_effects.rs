@@ -379,7 +379,7 @@ fn vma_has_recency_stops_protecting_random_mappings() {
 /// (more, shorter runs). From 6.1 neither switch shows alone: 6.1's kswapd ages only on the
 /// second pass of a priority loop (`memcgs_need_aging`), which these small runs never reach, and
 /// 6.1 root reclaim needs both switches for the new loop. The memcg LRU's other effect, the order
-/// in which many memcgs are reclaimed, is not tested here.
+/// in which many memcgs are aged and reclaimed, is `memcg_lru.rs`'s.
 #[test]
 fn root_reclaim_through_lru_gen_shrink_node_stops_kswapd_sooner() {
     for name in ["memcg_lru", "eviction_path_aging"] {
@@ -394,6 +394,63 @@ fn root_reclaim_through_lru_gen_shrink_node_stops_kswapd_sooner() {
                 per_run(&on)
             );
         }
+    }
+}
+
+/// "mm: vmscan: restore incremental cgroup iteration" (6.11): a direct reclaim pass over four
+/// memcgs, each able to meet the goal alone at this priority, stops at the first that does and
+/// the next pass goes on after it, so a pass reclaims from fewer memcgs; 6.1 reclaims from
+/// every memcg in every pass. The order itself is `memcg_lru.rs`'s,
+/// `classic_direct_reclaim_walks_the_memcgs_in_turn`.
+#[test]
+fn incremental_cgroup_iteration_reclaims_fewer_memcgs_per_pass() {
+    use lrugen::reclaim::vmscan::shrink_node;
+    use lrugen::reclaim::{Reclaimer, ScanControl};
+    for base in [Profile::V6_12, Profile::V7_2] {
+        let mut hits = Vec::new();
+        for on in [false, true] {
+            let mut cfg = MachineConfig::simple(4096, 0);
+            cfg.ra_pages = 0;
+            let m = Machine::new(cfg);
+            let p = Classic::with_profile(&m, with(base, "incremental_cgroup_iteration", on));
+            let mut k = Kernel::new(m, p);
+            let gs: Vec<(MemcgId, u32, u32)> = (0..4)
+                .map(|i| {
+                    let memcg = k.create_memcg(ROOT_MEMCG, &format!("g{i}"));
+                    let task = k.create_mm(memcg);
+                    (memcg, task, k.m.create_file(&format!("f{i}"), 512, Advice::Normal))
+                })
+                .collect();
+            for &(_, task, f) in &gs {
+                for i in 0..512 {
+                    k.read_page(task, f, i).unwrap();
+                }
+            }
+            k.lru_add_drain();
+            let mut n = 0;
+            for _ in 0..8 {
+                let before: Vec<i64> = gs
+                    .iter()
+                    .map(|g| k.m.memcg_stat(g.0).get(Stat::PgstealDirect))
+                    .collect();
+                let mut sc = ScanControl::new(32, Reclaimer::Direct, None, 0);
+                sc.priority = 4;
+                shrink_node(&mut k.m, &mut k.p, 0, &mut sc);
+                n += gs
+                    .iter()
+                    .zip(&before)
+                    .filter(|(g, &b)| k.m.memcg_stat(g.0).get(Stat::PgstealDirect) > b)
+                    .count();
+            }
+            hits.push(n);
+        }
+        assert!(
+            hits[1] * 2 <= hits[0],
+            "{}: memcgs reclaimed over 8 passes off {}, on {}",
+            base.label(),
+            hits[0],
+            hits[1]
+        );
     }
 }
 

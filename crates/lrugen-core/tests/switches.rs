@@ -261,6 +261,9 @@ macro_rules! switch_tests {
             // changes no counter, only the engine's swap lock: `contention.rs`,
             // `the_swap_device_lock_is_taken_per_batch_and_contended_by_many_cpus`
             tested.push("swap_percpu_cluster");
+            // needs several memcgs and a reclaim pass that stops early: `memcg_lru.rs`,
+            // `classic_direct_reclaim_walks_the_memcgs_in_turn`
+            tested.push("incremental_cgroup_iteration");
             // memory.reclaim's grammar and loop: `memory_reclaim.rs`
             tested.push("memory_reclaim_swappiness");
             tested.push("memory_reclaim_quarter_batch");

@@ -84,6 +84,25 @@ impl Memcg {
     }
 }
 
+/// `struct mem_cgroup_reclaim_iter` of one (memcg, node): where the last reclaim walk rooted at
+/// that memcg stopped, shared by every walk that passes a reclaim cookie.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReclaimIter {
+    /// The memcg the last walk returned (`iter->position`), `None` at the start of a cycle.
+    pub position: Option<MemcgId>,
+    /// Completed cycles (`iter->generation`).
+    pub generation: u64,
+}
+
+/// `struct mem_cgroup_reclaim_cookie`: a walk's node and the cycle it joined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReclaimCookie {
+    /// The node reclaimed.
+    pub node: usize,
+    /// The iterator's generation when the walk started.
+    pub generation: u64,
+}
+
 /// The memcg tree.
 #[derive(Clone, Debug)]
 pub struct Memcgs {

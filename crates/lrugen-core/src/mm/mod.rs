@@ -396,6 +396,9 @@ pub struct Machine {
     pub lruvec_stats: Vec<Counters>,
     /// Per lruvec, local (this memcg only).
     pub lruvec_stats_local: Vec<Counters>,
+    /// Per lruvec (memcg × node), the reclaim iterator of walks rooted at that memcg on that node
+    /// (`memcg->nodeinfo[nid]->iter`; `Machine::mem_cgroup_iter`).
+    pub reclaim_iter: Vec<memcg::ReclaimIter>,
     /// The lruvec statistics as of the last rstat flush, which reclaim's heuristics read.
     pub rstat: rstat::Rstat,
     /// Per (node, zone) zone items.
@@ -406,6 +409,9 @@ pub struct Machine {
     pub now_ns: u64,
     /// Run the invariant checker after every `shrink_node` pass.
     pub debug_checks: bool,
+    /// The seed of the kernel's randomness (`get_random_u32_below`: the memcg LRU's bins), the
+    /// run's seed; the policy draws from a stream of its own seeded with it.
+    pub random_seed: u64,
     /// First invariant violation found by `debug_checks`.
     pub check_failure: Option<String>,
     /// Kernel memory was charged over a `memory.max` since the last [`crate::reclaim::alloc::reclaim_kmem_excess`]
@@ -501,11 +507,13 @@ impl Machine {
             ptes: PteTables::default(),
             lruvec_stats: vec![Counters::default(); nr_nodes],
             lruvec_stats_local: vec![Counters::default(); nr_nodes],
+            reclaim_iter: vec![memcg::ReclaimIter::default(); nr_nodes],
             rstat: rstat::Rstat::new(nr_nodes),
             zone_stats,
             events: Counters::default(),
             now_ns: 0,
             debug_checks: false,
+            random_seed: 0,
             check_failure: None,
             kmem_over: false,
             in_flight: folio::NIL,
@@ -564,8 +572,45 @@ impl Machine {
             self.lruvec_stats.push(Counters::default());
             self.lruvec_stats_local.push(Counters::default());
             self.rstat.flushed.push(Counters::default());
+            self.reclaim_iter.push(memcg::ReclaimIter::default());
         }
         id
+    }
+
+    /// `mem_cgroup_iter`: the memcg after `prev` in a pre-order walk of `root`'s subtree
+    /// (`root` first), or `None` at the end. With a reclaim cookie, the walk is the one shared
+    /// through `root`'s iterator on the cookie's node: a new walk (`prev` `None`) joins the
+    /// current cycle where the last walk left it, and returns `None` when a cycle ends (starting
+    /// a new one at `root` if it had not returned anything yet); a walk whose cycle another
+    /// walk completed meanwhile ends.
+    pub fn mem_cgroup_iter(
+        &mut self,
+        root: MemcgId,
+        prev: Option<MemcgId>,
+        reclaim: Option<&mut memcg::ReclaimCookie>,
+    ) -> Option<MemcgId> {
+        let Some(cookie) = reclaim else {
+            return self.memcgs.iter_next(root, prev);
+        };
+        let i = self.lruvec(root, cookie.node);
+        loop {
+            let it = self.reclaim_iter[i];
+            if prev.is_none() {
+                cookie.generation = it.generation;
+            } else if cookie.generation != it.generation {
+                return None;
+            }
+            let next = self.memcgs.iter_next(root, it.position);
+            let it = &mut self.reclaim_iter[i];
+            it.position = next;
+            if next.is_none() {
+                it.generation += 1;
+                if prev.is_none() {
+                    continue;
+                }
+            }
+            return next;
+        }
     }
 
     /// Add a file of `size` pages; returns its id.

@@ -118,6 +118,9 @@ pub struct ScanControl {
     pub last_reclaimed: u64,
     /// `sc->memcgs_need_aging` (6.1 kswapd).
     pub memcgs_need_aging: bool,
+    /// `sc->memcg_full_walk`: walk the whole memcg subtree, without the reclaim cookie
+    /// (`incremental_cgroup_iteration`'s retry before giving up).
+    pub memcg_full_walk: bool,
 }
 
 impl ScanControl {
@@ -149,6 +152,7 @@ impl ScanControl {
             nr_file_taken: 0,
             last_reclaimed: 0,
             memcgs_need_aging: true,
+            memcg_full_walk: false,
         }
     }
     /// Whether this is memcg limit (cgroup) reclaim (`cgroup_reclaim`).

@@ -8,7 +8,7 @@
 
 use super::{FolioRef, Policy, Reclaimer, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use crate::mm::folio::{pg, FolioId, ANON, FILE};
-use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
+use crate::mm::memcg::{MemcgId, ReclaimCookie, ROOT_MEMCG};
 use crate::mm::node::{WMARK_HIGH, WMARK_MIN};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
@@ -263,19 +263,30 @@ pub fn memcg_protected(m: &mut Machine, memcg: MemcgId, sc: &mut ScanControl) ->
     false
 }
 
-/// `shrink_node_memcgs`: shrink every memcg of the reclaim target's subtree on `node`, honouring
-/// `memory.min` and `memory.low`: its lruvec, then its slab (`shrink_slab`).
+/// `shrink_node_memcgs`: shrink the memcgs of the reclaim target's subtree on `node`, honouring
+/// `memory.min` and `memory.low`: its lruvec, then its slab (`shrink_slab`). With
+/// `incremental_cgroup_iteration` (6.11+), direct and memcg reclaim walk with the reclaim cookie:
+/// the walk resumes after the memcg the last one stopped at, ends at the end of the subtree, and
+/// stops once `nr_to_reclaim` pages are reclaimed; kswapd and a `memcg_full_walk` retry walk the
+/// whole subtree. Without it (6.1), every walk is a whole one.
 pub fn shrink_node_memcgs<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc: &mut ScanControl) {
     let target = sc.target_memcg.unwrap_or(ROOT_MEMCG);
+    let partial =
+        p.switches().incremental_cgroup_iteration && sc.reclaimer != super::Reclaimer::Kswapd && !sc.memcg_full_walk;
+    let mut cookie = ReclaimCookie { node, generation: 0 };
     m.memcgs.calculate_protection(target);
-    let mut next = m.memcgs.iter_next(target, None);
-    while let Some(memcg) = next {
-        next = m.memcgs.iter_next(target, Some(memcg));
-        if memcg_protected(m, memcg, sc) {
-            continue;
+    let mut memcg = m.mem_cgroup_iter(target, None, partial.then_some(&mut cookie));
+    while let Some(mc) = memcg {
+        if !memcg_protected(m, mc, sc) {
+            p.shrink_lruvec(m, mc, node, sc);
+            super::shrinker::shrink_slab(m, p, node, mc, sc.priority);
+            // partial walks stop once the goal is reached (`mem_cgroup_iter_break`: the
+            // iterator keeps this memcg as its position)
+            if partial && sc.nr_reclaimed >= sc.nr_to_reclaim {
+                break;
+            }
         }
-        p.shrink_lruvec(m, memcg, node, sc);
-        super::shrinker::shrink_slab(m, p, node, memcg, sc.priority);
+        memcg = m.mem_cgroup_iter(target, Some(mc), partial.then_some(&mut cookie));
     }
 }
 
@@ -325,6 +336,13 @@ pub fn do_try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, sc: &mut Scan
         }
         if sc.nr_reclaimed > 0 {
             return sc.nr_reclaimed;
+        }
+        // partial walks may have seen too few memcgs to make progress: retry with full walks
+        // before giving up (`incremental_cgroup_iteration`)
+        if p.switches().incremental_cgroup_iteration && !sc.memcg_full_walk {
+            sc.priority = initial_priority;
+            sc.memcg_full_walk = true;
+            continue;
         }
         // An active list was skipped for want of deactivation: retry deactivating everything
         // before breaching memory.low (the kernel tries this first).

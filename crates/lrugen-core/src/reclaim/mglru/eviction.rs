@@ -8,6 +8,7 @@
 //! its tier, ineligible, waiting for writeback); the rest is isolated and handed to the shared
 //! `shrink_folio_list`. Survivors are put back, clean ones retried once.
 
+use super::memcg_lru::{MemcgLruOp, Seg, MEMCG_NR_BINS, NO_MEMCG};
 use super::state::{MAX_LRU_BATCH, MAX_NR_ZONES, MIN_LRU_BATCH};
 use super::{evictable_min_seq, gen_from_seq, hist_from_seq, pid, type_range, Mglru};
 use super::{MAX_NR_GENS, MIN_NR_GENS};
@@ -63,9 +64,9 @@ fn root_reclaim(sc: &ScanControl) -> bool {
     sc.target_memcg.is_none_or(|t| t == ROOT_MEMCG)
 }
 
-/// The lruvecs of a node pass. 6.1: the classic memcg iteration. Mainline root reclaim:
-/// `lru_gen_shrink_node` (`set_initial_priority`, then every memcg as `shrink_many` would
-/// visit them, stopping on `should_abort_scan`); memcg reclaim: the classic iteration.
+/// The lruvecs of a node pass. 6.1 (`memcg_lru` off) and memcg reclaim: the classic memcg
+/// iteration (`shrink_node_memcgs`). Root reclaim with the memcg LRU: `lru_gen_shrink_node`
+/// (`set_initial_priority`, then `shrink_many`).
 pub fn shrink_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanControl) {
     if !p.sw().memcg_lru || !root_reclaim(sc) {
         vmscan::shrink_node_memcgs(m, p, node, sc);
@@ -80,29 +81,118 @@ pub fn shrink_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanCon
     if kswapd {
         sc.nr_reclaimed = 0;
     }
+    // kswapd's lru_gen_age_node and 6.12's shrink_one compute the protection top-down
     m.memcgs.calculate_protection(ROOT_MEMCG);
-    let mut next = m.memcgs.iter_next(ROOT_MEMCG, None);
-    while let Some(memcg) = next {
-        next = m.memcgs.iter_next(ROOT_MEMCG, Some(memcg));
-        // shrink_one
-        if vmscan::memcg_protected(m, memcg, sc) {
-            continue;
-        }
-        try_to_shrink_lruvec(p, m, memcg, node, sc);
-        crate::reclaim::shrinker::shrink_slab(m, p, node, memcg, sc.priority);
-        if should_abort_scan(p, m, node, sc) {
-            break;
-        }
-    }
+    shrink_many(p, m, node, sc);
     if kswapd {
         sc.nr_reclaimed += saved;
     }
 }
 
-/// `lru_gen_shrink_lruvec` for lruvec (memcg, node).
+/// `shrink_many`: reclaim the memcgs of the old generation of `node`'s memcg LRU, bin by bin from
+/// a random one, each from its head, applying what `shrink_one` returned to a memcg once the walk
+/// has moved past it; stop when `should_abort_scan` says so or every bin was walked. A memcg
+/// rotated to the tail of a bin not yet walked (or of this one) is met again in this walk.
+fn shrink_many(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanControl) {
+    let gen = p.memcg_lru[node].old_gen();
+    let first_bin = p.get_random_u32_below(MEMCG_NR_BINS as u32) as usize;
+    let mut bin = first_bin;
+    loop {
+        let mut op = MemcgLruOp::Nop;
+        let mut last = NO_MEMCG;
+        let mut pos = p.memcg_lru[node].fifo[gen][bin].head;
+        let mut aborted = false;
+        while pos != NO_MEMCG {
+            if op != MemcgLruOp::Nop {
+                p.lru_gen_rotate_memcg(last, node, op);
+                op = MemcgLruOp::Nop;
+            }
+            let memcg = pos;
+            let link = p.memcg_link(memcg, node);
+            if link.gen != gen {
+                pos = link.next;
+                continue;
+            }
+            op = shrink_one(p, m, memcg, node, sc);
+            last = memcg;
+            if should_abort_scan(p, m, node, sc) {
+                aborted = true;
+                break;
+            }
+            // the walk reads the next entry before the op moves this one
+            pos = p.memcg_link(memcg, node).next;
+        }
+        if op != MemcgLruOp::Nop {
+            p.lru_gen_rotate_memcg(last, node, op);
+        }
+        // single-threaded, the walk never ends on another list's nulls marker: no restart
+        if aborted {
+            return;
+        }
+        bin = (bin + 1) % MEMCG_NR_BINS;
+        if bin == first_bin {
+            return;
+        }
+    }
+}
+
+/// `mem_cgroup_below_min(NULL, memcg)`: not the root, and its usage at or below its effective
+/// `memory.min` (an empty memcg is below it: `emin >= usage`).
+fn below_min(m: &Machine, memcg: MemcgId) -> bool {
+    let mc = &m.memcgs[memcg];
+    memcg != ROOT_MEMCG && mc.emin >= mc.usage
+}
+
+/// `mem_cgroup_below_low(NULL, memcg)`.
+fn below_low(m: &Machine, memcg: MemcgId) -> bool {
+    let mc = &m.memcgs[memcg];
+    memcg != ROOT_MEMCG && mc.elow >= mc.usage
+}
+
+/// `lruvec_is_sizable`: whether the evictable pages of lruvec (memcg, node) are worth a visit at
+/// this priority (`total >> priority`; any page at all once the memcg is offline).
+pub fn lruvec_is_sizable(p: &Mglru, m: &Machine, memcg: MemcgId, node: usize, sc: &ScanControl) -> bool {
+    let swappiness = get_swappiness(p, m, memcg, sc);
+    let total = p.evictable_size(p.lv(memcg, node), swappiness);
+    (total >> sc.priority) != 0
+}
+
+/// `shrink_one`: reclaim lruvec (memcg, node) for root reclaim and say where the memcg goes in
+/// the memcg LRU: below `memory.min`, young; below `memory.low`, one pass at the tail first;
+/// aged in the eviction path, young; too small to help, one retry at the tail, then young.
+pub fn shrink_one(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) -> MemcgLruOp {
+    if below_min(m, memcg) {
+        return MemcgLruOp::Young;
+    }
+    if below_low(m, memcg) {
+        if p.memcg_link(memcg, node).seg != Seg::Tail {
+            return MemcgLruOp::Tail;
+        }
+        m.memcgs[memcg].events.low += 1;
+    }
+    let rotate = try_to_shrink_lruvec(p, m, memcg, node, sc);
+    crate::reclaim::shrinker::shrink_slab(m, p, node, memcg, sc.priority);
+    if rotate {
+        return MemcgLruOp::Young;
+    }
+    if lruvec_is_sizable(p, m, memcg, node, sc) {
+        return MemcgLruOp::Nop;
+    }
+    // one retry if too small
+    if p.memcg_link(memcg, node).seg != Seg::Tail {
+        MemcgLruOp::Tail
+    } else {
+        MemcgLruOp::Young
+    }
+}
+
+/// `lru_gen_shrink_lruvec` for lruvec (memcg, node): memcg reclaim (and all reclaim in 6.1).
+/// With the memcg LRU, a lruvec that aged moves to the young generation.
 pub fn shrink_lruvec(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) {
     if p.sw().eviction_path_aging {
-        try_to_shrink_lruvec(p, m, memcg, node, sc);
+        if try_to_shrink_lruvec(p, m, memcg, node, sc) && p.sw().memcg_lru {
+            p.lru_gen_rotate_memcg(memcg, node, MemcgLruOp::Young);
+        }
     } else {
         shrink_lruvec_6_1(p, m, memcg, node, sc);
     }

@@ -16,6 +16,7 @@ pub mod aging;
 pub mod bloom;
 pub mod debugfs;
 pub mod eviction;
+pub mod memcg_lru;
 pub mod pid;
 pub mod state;
 pub mod sysfs;
@@ -235,6 +236,11 @@ pub struct Mglru {
     pub(crate) lock_scanned: u64,
     /// MGLRU-FG access-time promotions (`fg_mark_accessed` moving a folio up), for the reports.
     pub fg_promotions: u64,
+    /// Per node, the memcg LRU (`pgdat->memcg_lru`; read by root reclaim under `memcg_lru`).
+    pub memcg_lru: Vec<memcg_lru::MemcgLru>,
+    /// The state of the policy's random stream (`get_random_u32_below`), seeded from the
+    /// machine's [`Machine::random_seed`].
+    pub(crate) rng: u64,
 }
 
 impl Mglru {
@@ -242,7 +248,7 @@ impl Mglru {
     pub fn new(m: &Machine, cfg: MglruConfig) -> Self {
         let n = m.memcgs.len() * m.nr_nodes();
         let now = m.jiffies();
-        Mglru {
+        let mut p = Mglru {
             nr_hist: if cfg.stats { state::MAX_NR_HIST_GENS } else { 1 },
             cfg,
             lruvecs: (0..n).map(|_| LruGen::new(now)).collect(),
@@ -254,7 +260,14 @@ impl Mglru {
             look_scratch: Vec::new(),
             lock_scanned: 0,
             fg_promotions: 0,
+            memcg_lru: vec![memcg_lru::MemcgLru::default(); m.nr_nodes()],
+            rng: crate::workload::dist::mix64(m.random_seed ^ 0x6d65_6d63_675f_6c72),
+        };
+        // the memcgs the machine already has come online in the order they were created
+        for memcg in 0..m.memcgs.len() {
+            p.lru_gen_online_memcg(memcg as MemcgId);
         }
+        p
     }
 
     /// The profile.
@@ -689,13 +702,15 @@ impl Policy for Mglru {
         }
     }
 
-    fn memcg_created(&mut self, m: &Machine, _memcg: MemcgId) {
+    fn memcg_created(&mut self, m: &Machine, memcg: MemcgId) {
         let now = m.jiffies();
         let n = m.memcgs.len() * m.nr_nodes();
         while self.lruvecs.len() < n {
             self.lruvecs.push(LruGen::new(now));
             self.unevictable.push(ListHead::default());
         }
+        // mem_cgroup_css_online
+        self.lru_gen_online_memcg(memcg);
     }
 
     fn mm_created(&mut self, m: &Machine, mm: u32) {
@@ -947,6 +962,7 @@ impl Policy for Mglru {
     }
 
     fn check(&self, m: &Machine) -> Result<(), String> {
-        aging::check_lruvecs(self, m)
+        aging::check_lruvecs(self, m)?;
+        self.check_memcg_lru()
     }
 }

@@ -73,9 +73,13 @@ switches! {
     /// young PTE in an `MADV_RANDOM` mapping no longer counts. Off: 6.1, where only MGLRU's
     /// look-around skips them and the young bit still counts unless `VM_SEQ_READ`.
     vma_has_recency,
-    /// 6.3, "mm: multi-gen LRU: per-node lru_gen_folio lists" (Yu Zhao): root reclaim goes
-    /// through `lru_gen_shrink_node` (`shrink_many` over the memcgs) instead of the classic
-    /// `shrink_node_memcgs` iteration.
+    /// 6.3, e4dde56cd208 "mm: multi-gen LRU: per-node lru_gen_folio lists" (Yu Zhao): the memcg
+    /// LRU (`reclaim::mglru::memcg_lru`). Root reclaim goes through `lru_gen_shrink_node`:
+    /// `shrink_many` walks the old generation of the node's memcg LRU from a random bin, and
+    /// `shrink_one`'s verdict rotates each memcg (young once it aged, one retry at the tail when
+    /// too small or below `memory.low`, young when below `memory.min`); memcg reclaim that ages
+    /// a lruvec moves it to the young generation too. Off (6.1): root reclaim is the classic
+    /// `shrink_node_memcgs` walk of the whole tree, in tree order.
     memcg_lru,
     /// 6.3, "mm: multi-gen LRU: remove aging fairness safeguard" and "… remove eviction fairness
     /// safeguard" (Yu Zhao), with `set_initial_priority` and the watermark `should_abort_scan`
@@ -108,6 +112,14 @@ switches! {
     /// `MADV_PAGEOUT` leaves the accessed bits and reclaims ignoring references. Off: 6.1,
     /// where `MADV_COLD`/`PAGEOUT` both clear young PTEs and `reclaim_pages` checks references.
     pageout_ignore_references,
+    /// 6.11, 6be5e186fd65 "mm: vmscan: restore incremental cgroup iteration" (Johannes Weiner),
+    /// with "mm: vmscan: reset sc->priority on retry" (Shakeel Butt): `shrink_node_memcgs` walks
+    /// the tree with the per-node reclaim cookie of the reclaim's target (`mem_cgroup_iter`'s
+    /// `position` and `generation`), so direct and memcg reclaim resume where the last walk
+    /// stopped and stop once `nr_to_reclaim` pages are reclaimed; kswapd always walks the whole
+    /// tree, and `do_try_to_free_pages` retries with full walks (`memcg_full_walk`) before it
+    /// gives up. Off (6.1): every walk visits the whole subtree from its root.
+    incremental_cgroup_iteration,
     /// 6.12, "mm: vmscan: use ratelimited memcg stats flush in the reclaim" (Shakeel Butt): the
     /// classic LRU's `prepare_scan_control` flushes the memcg statistics only when the last flush
     /// is more than 4 s old (`mem_cgroup_flush_stats_ratelimited`), so between the flush
@@ -317,6 +329,7 @@ impl Switches {
         memcg_lru: true,
         eviction_path_aging: true,
         pageout_ignore_references: true,
+        incremental_cgroup_iteration: true,
         reclaim_ratelimited_stats_flush: true,
         look_around_activate: true,
         activate_clears_refs: true,
@@ -640,6 +653,8 @@ pub struct LruGen {
     /// MGLRU-FG with `fg_refault_distance`: evictions of this lruvec so far (the clock of the
     /// refault distance, as the classic LRU's `nonresident_age`; not propagated to ancestors).
     pub nonresident_age: u64,
+    /// Its place in its node's memcg LRU (`gen`, `seg`, `list`; `memcg_lru`).
+    pub memcg_list: super::memcg_lru::MemcgLink,
 }
 
 impl LruGen {
@@ -662,6 +677,7 @@ impl LruGen {
             },
             evictions: 0,
             nonresident_age: 0,
+            memcg_list: Default::default(),
         }
     }
 
