@@ -2,6 +2,7 @@
 //! An explanation as a person reads it (a summary with the largest contributions first, then the
 //! tables), as CSV, and as plots (Δ misses by class, misses over time, the switch ablation).
 
+use super::cost::Cost;
 use super::study::Study;
 use super::Explanation;
 use crate::experiment::plot::{self, Area, Bar};
@@ -25,7 +26,7 @@ fn share(x: i64, delta: i64) -> String {
 }
 
 /// The dimensions the summary draws its contributions from (the others restate them).
-const SUMMARY_DIMENSIONS: [&str; 4] = ["mechanism", "page outcome", "region", "reuse distance"];
+const SUMMARY_DIMENSIONS: [&str; 5] = ["mechanism", "page outcome", "region", "task", "reuse distance"];
 
 /// The three largest contributions to Δ: per informative dimension its largest class (same sign
 /// as Δ when Δ ≠ 0), the three largest of those, as sentences.
@@ -75,6 +76,138 @@ pub fn summary(s: &Study) -> Vec<String> {
     out
 }
 
+fn ms(ns: f64) -> String {
+    format!("{:.3}", ns / 1e6)
+}
+
+fn ms_signed(ns: f64) -> String {
+    format!("{:+.3}", ns / 1e6)
+}
+
+fn share_f(x: f64, total: f64) -> String {
+    if total == 0.0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * x / total)
+    }
+}
+
+/// The three largest parts of Δ time (same sign as Δ when Δ ≠ 0), as sentences.
+pub fn cost_summary(c: &Cost) -> Vec<String> {
+    let total = c.delta_ops_ns as f64;
+    let mut parts: Vec<&super::cost::Part> = c
+        .parts
+        .iter()
+        .filter(|p| p.delta_ns != 0.0 && (total == 0.0 || p.delta_ns.signum() == total.signum()))
+        .collect();
+    parts.sort_by(|x, y| {
+        y.delta_ns
+            .abs()
+            .partial_cmp(&x.delta_ns.abs())
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| x.part.cmp(&y.part))
+    });
+    parts
+        .iter()
+        .take(3)
+        .map(|p| {
+            format!(
+                "{} '{}': {} ms ({} of the difference; A {} ms, B {} ms)",
+                p.group,
+                p.part,
+                ms_signed(p.delta_ns),
+                share_f(p.delta_ns, total),
+                ms(p.a_ns),
+                ms(p.b_ns)
+            )
+        })
+        .collect()
+}
+
+/// The cost section of the report.
+fn format_cost(o: &mut String, c: &Cost, na: &str, nb: &str) {
+    let total = c.delta_ops_ns as f64;
+    let _ = writeln!(
+        o,
+        "
+time (engine, {} tasks): the measured operations' latencies summed, A = {na} {} ms, B = {nb} {} ms, delta {} ms ({} of B's)",
+        c.tasks,
+        ms(c.a_ops_ns as f64),
+        ms(c.b_ops_ns as f64),
+        ms_signed(total),
+        pct(total, c.b_ops_ns as f64)
+    );
+    let _ = writeln!(
+        o,
+        "  run time A {} ms, B {} ms (delta {} ms); throughput A {:.0}, B {:.0} ops/s; run-time delta less task-time delta / tasks: {} ms",
+        ms(c.a_elapsed_ns as f64),
+        ms(c.b_elapsed_ns as f64),
+        ms_signed(c.a_elapsed_ns as f64 - c.b_elapsed_ns as f64),
+        c.a_iops,
+        c.b_iops,
+        ms_signed(c.overlap_ns)
+    );
+    let _ = writeln!(
+        o,
+        "
+largest contributions to the time difference:"
+    );
+    let sum = cost_summary(c);
+    if sum.is_empty() {
+        let _ = writeln!(o, "  (none: both runs spent the same time in each part)");
+    }
+    for (i, l) in sum.iter().enumerate() {
+        let _ = writeln!(o, "  {}. {l}", i + 1);
+    }
+    let w = c.parts.iter().map(|p| p.part.len()).chain([20]).max().unwrap_or(20);
+    let row = |o: &mut String, g: &str, p: &super::cost::Part| {
+        let _ = writeln!(
+            o,
+            "  {:<18} {:<w$} {:>12} {:>12} {:>12} {:>9}",
+            g,
+            p.part,
+            ms(p.a_ns),
+            ms(p.b_ns),
+            ms_signed(p.delta_ns),
+            share_f(p.delta_ns, total)
+        );
+    };
+    let head = |o: &mut String, title: &str| {
+        let _ = writeln!(
+            o,
+            "
+{title}"
+        );
+        let _ = writeln!(
+            o,
+            "  {:<18} {:<w$} {:>12} {:>12} {:>12} {:>9}",
+            "group", "part", "A ms", "B ms", "delta ms", "of delta"
+        );
+    };
+    head(o, "time by part (the parts sum to the delta)");
+    for p in &c.parts {
+        row(o, &p.group, p);
+    }
+    for g in &c.groups {
+        row(o, "total", g);
+    }
+    let _ = writeln!(o, "  residual (delta less the parts): {} ns", c.residual_ns);
+    head(
+        o,
+        "kswapd's own CPU by mechanism (on its CPU; it costs the tasks through 'CPU queue behind kswapd')",
+    );
+    for p in &c.kswapd_cpu {
+        row(o, "kswapd CPU", p);
+    }
+    head(
+        o,
+        "misses x I/O time by the miss's mechanism (each run's mean cost of a miss)",
+    );
+    for p in &c.misses_by_mechanism {
+        row(o, "misses", p);
+    }
+}
+
 /// The study as a readable report: the headline, the summary, each dimension's table, each
 /// side's evictions, the windows and the ablation.
 pub fn format_table(s: &Study) -> String {
@@ -98,7 +231,10 @@ pub fn format_table(s: &Study) -> String {
             s.delta_ci95.map_or(String::new(), |c| format!(" ± {c:.1} (95% CI)"))
         );
     }
-    let _ = writeln!(o, "\nlargest contributions:");
+    if let Some(c) = &s.cost {
+        format_cost(&mut o, c, na, nb);
+    }
+    let _ = writeln!(o, "\nlargest contributions to the difference in misses:");
     let sum = summary(s);
     if sum.is_empty() {
         let _ = writeln!(o, "  (none: both policies miss on the same pages as often)");
@@ -263,6 +399,28 @@ pub fn write_plots(s: &Study, dir: &Path) -> Result<Vec<PathBuf>, String> {
         }
     };
     plot::svg_and_png(dir, "misses_over_time", (800, 500), &mut out, &draw)?;
+    if let Some(c) = &s.cost {
+        let bars: Vec<Bar> = c
+            .parts
+            .iter()
+            .filter(|p| p.delta_ns != 0.0)
+            .map(|p| (p.part.clone(), p.delta_ns / 1e6, None))
+            .collect();
+        let title = format!(
+            "time {} - {} by part (delta {} ms)",
+            e.a.policy,
+            e.b.policy,
+            ms_signed(c.delta_ops_ns as f64)
+        );
+        let draw = |area: Area<'_>| {
+            let desc = ("part of the operations' time", "delta time (A - B), ms");
+            match area {
+                Area::Svg(a) => plot::draw_delta(&a, &title, desc, "", &bars),
+                Area::Png(a) => plot::draw_delta(&a, &title, desc, "", &bars),
+            }
+        };
+        plot::svg_and_png(dir, "cost_by_part", (1200, 600), &mut out, &draw)?;
+    }
     if let Some(ab) = &s.ablation {
         let bars: Vec<Bar> = ab
             .switches
