@@ -530,11 +530,37 @@ fn cmd_explain(mut x: ExplainArgs) -> Result<(), String> {
         write("classes.csv", &lrugen::explain::report::classes_csv(&study.explanation))?;
         write("windows.csv", &lrugen::explain::report::windows_csv(&study.explanation))?;
         let mut written = vec!["explanation.json, report.txt, classes.csv, windows.csv".to_string()];
-        match lrugen::explain::report::write_plots(&study, &dir) {
-            Ok(f) => written.push(format!("{} plots (SVG and PNG)", f.len())),
-            Err(e) if e.contains("font") => eprintln!("lrugen: warning: plots skipped: {e}"),
+        let (plots, no_plots) = match lrugen::explain::report::write_plots(&study, &dir) {
+            Ok(f) => {
+                written.push(format!("{} plots (SVG and PNG)", f.len()));
+                (f, None)
+            }
+            Err(e) if e.contains("font") => {
+                eprintln!("lrugen: warning: plots skipped: {e}");
+                (Vec::new(), Some(e))
+            }
             Err(e) => return Err(e),
+        };
+        // the command, its output directory as DIR (the page does not depend on where it went)
+        let mut args: Vec<String> = vec!["lrugen".into()];
+        let mut it = std::env::args().skip(1);
+        while let Some(w) = it.next() {
+            if w == "--out" {
+                it.next();
+                args.push("--out DIR".into());
+            } else if w.starts_with("--out=") {
+                args.push("--out DIR".into());
+            } else {
+                args.push(lrugen::report::html::shell_word(&w));
+            }
         }
+        let header = vec![format!("workload: {}", plan.describe), plan.machine.clone()];
+        let page =
+            lrugen::explain::report::html_page(&study, &header, &dir, &plots, no_plots.as_deref(), &args.join(" "))
+                .and_then(|p| p.write(&dir))
+                .map_err(|e| format!("--out {}: index.html: {e}", dir.display()))?;
+        let _ = page;
+        written.push("index.html".into());
         staging.commit()?;
         if !a.json {
             out!("{text}");
