@@ -45,8 +45,10 @@ enum Cmd {
     Run(Box<RunArgs>),
     /// Why policy A misses more (or less) than policy B on one workload: both replay the identical
     /// stream with every page's faults, evictions and refaults recorded, and the difference is
-    /// decomposed by page type, region, access frequency, reuse distance, page outcome, mechanism
-    /// and time; --ablate reruns with each MGLRU switch flipped (docs/explain.md).
+    /// decomposed by page type, region, task, access frequency, reuse distance, page outcome,
+    /// mechanism and time; in virtual time (--exp FILE, --jobs, a mix) the time difference too, by
+    /// misses x I/O, reclaim CPU by mechanism and kswapd; --ablate reruns with each MGLRU switch
+    /// flipped (docs/explain.md).
     Explain(Box<ExplainArgs>),
     /// Measure simulated accesses per second of each policy on a trace. Each trace's first row,
     /// policy `bare`, is the replay loop alone: the trace's dense ids read back as a run reads
@@ -97,8 +99,8 @@ struct ExplainArgs {
     /// Worker threads for the ablation (default: the cores; the results do not depend on it).
     #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
     threads: Option<u32>,
-    /// Write explanation.json, report.txt, classes.csv, windows.csv and the plots (SVG, PNG) into
-    /// this directory (written whole or not at all).
+    /// Write explanation.json, report.txt, classes.csv, windows.csv, the plots (SVG, PNG) and
+    /// index.html (the offline report) into this directory (written whole or not at all).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// With --out: write into a non-empty directory lrugen did not write.
