@@ -45,8 +45,10 @@ enum Cmd {
     Run(Box<RunArgs>),
     /// Why policy A misses more (or less) than policy B on one workload: both replay the identical
     /// stream with every page's faults, evictions and refaults recorded, and the difference is
-    /// decomposed by page type, region, access frequency, reuse distance, page outcome, mechanism
-    /// and time; --ablate reruns with each MGLRU switch flipped (docs/explain.md).
+    /// decomposed by page type, region, task, access frequency, reuse distance, page outcome,
+    /// mechanism and time; in virtual time (--exp FILE, --jobs, a mix) the time difference too, by
+    /// misses x I/O, reclaim CPU by mechanism and kswapd; --ablate reruns with each MGLRU switch
+    /// flipped (docs/explain.md).
     Explain(Box<ExplainArgs>),
     /// Measure simulated accesses per second of each policy on a trace. Each trace's first row,
     /// policy `bare`, is the replay loop alone: the trace's dense ids read back as a run reads
@@ -97,13 +99,96 @@ struct ExplainArgs {
     /// Worker threads for the ablation (default: the cores; the results do not depend on it).
     #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
     threads: Option<u32>,
-    /// Write explanation.json, report.txt, classes.csv, windows.csv and the plots (SVG, PNG) into
-    /// this directory (written whole or not at all).
+    /// Write explanation.json, report.txt, classes.csv, windows.csv, the plots (SVG, PNG) and
+    /// index.html (the offline report) into this directory (written whole or not at all).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// With --out: write into a non-empty directory lrugen did not write.
     #[arg(long, requires = "out")]
     force: bool,
+    /// Take the workload, machine, memcg, engine and seed from this experiment file (its first
+    /// sweep point, its first repetition's seed), e.g. examples/fg-hot-cold.toml or
+    /// examples/fio-jobs-nvme.toml; A and B are two of its policies, named by their labels in
+    /// --policy (default: its first two).
+    #[arg(long, value_name = "FILE")]
+    exp: Option<PathBuf>,
+}
+
+/// What `explain` runs: A and B, their names, the trace, the workload's description and the
+/// machine line of the report.
+struct ExplainPlan {
+    cfgs: Vec<lrugen::sim::RunConfig>,
+    names: Vec<String>,
+    trace: Option<lrugen::workload::LoadedTrace>,
+    describe: String,
+    machine: String,
+}
+
+/// The plan of `explain --exp FILE`.
+fn explain_exp(file: &std::path::Path, a: &RunArgs) -> Result<ExplainPlan, String> {
+    if a.trace.is_some() || a.workload.is_some() || a.ycsb.is_some() || a.fio.is_some() || a.ops.is_some() {
+        return Err(format!(
+            "--exp {}: the experiment file gives the workload; --trace, --workload, --ycsb, --fio and --ops are not taken with it",
+            file.display()
+        ));
+    }
+    let exp = lrugen::experiment::Experiment::from_file(file).map_err(|e| e.to_string())?;
+    if let Some(why) = &exp.skip {
+        return Err(format!("--exp {}: {why}", file.display()));
+    }
+    let labels: Vec<&str> = exp.variants.iter().map(|v| v.label.as_str()).collect();
+    let chosen: Vec<usize> = if a.policy.is_empty() {
+        (0..exp.variants.len().min(2)).collect()
+    } else {
+        a.policy
+            .iter()
+            .map(|p| {
+                labels.iter().position(|l| l == p).ok_or_else(|| {
+                    format!(
+                        "--policy {p}: not a policy of {} (expected one of its labels: {})",
+                        file.display(),
+                        labels.join(", ")
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    if chosen.len() != 2 || chosen[0] == chosen[1] {
+        return Err(format!(
+            "--exp {}: explain compares two of its policies, A and B; expected two different labels among {} in --policy",
+            file.display(),
+            labels.join(", ")
+        ));
+    }
+    let cells = exp.cells();
+    let mut cfgs = Vec::new();
+    for &v in &chosen {
+        let cell = cells
+            .iter()
+            .find(|c| c.point == 0 && c.variant == v && c.repetition == 0)
+            .ok_or_else(|| format!("--exp {}: no run of {}", file.display(), labels[v]))?;
+        cfgs.push(exp.run_config(cell, None));
+    }
+    let c = &cfgs[0];
+    let limit = c.memcg.max.unwrap_or(c.machine.total_pages());
+    let machine = format!(
+        "machine: {} MiB, memcg /t memory.max {} pages ({} MiB), swap {} MiB, swappiness {}{}",
+        c.machine.total_pages() * 4 / 1024,
+        limit,
+        limit * 4 / 1024,
+        c.machine.swap_pages * 4 / 1024,
+        c.machine.swappiness,
+        c.engine
+            .as_ref()
+            .map_or(String::new(), |e| format!(", engine: {} CPUs, {} jobs", e.cpus, c.jobs))
+    );
+    Ok(ExplainPlan {
+        names: chosen.iter().map(|&v| labels[v].to_string()).collect(),
+        describe: format!("{} ({})", c.workload.describe(), file.display()),
+        trace: None,
+        machine,
+        cfgs,
+    })
 }
 
 #[derive(Args)]
@@ -329,6 +414,10 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
 
 fn cmd_explain(mut x: ExplainArgs) -> Result<(), String> {
     let a = &mut x.run;
+    let from_exp = match &x.exp {
+        Some(file) => Some(explain_exp(file, a)?),
+        None => None,
+    };
     if a.policy.is_empty() {
         a.policy = ["mglru", "classic"].map(String::from).to_vec();
     }
@@ -339,33 +428,57 @@ fn cmd_explain(mut x: ExplainArgs) -> Result<(), String> {
             a.policy.join(",")
         ));
     }
-    if a.fio.is_some() || a.memtier.is_some() || a.jobs.is_some() || a.debugfs_write.is_some() {
+    if a.memtier.is_some() || a.debugfs_write.is_some() || a.output_format.is_some() {
         return Err(
-            "explain replays one stream without the virtual-time engine: --fio, --memtier, --jobs and \
-             --debugfs-write are not taken (use --workload fio or ycsb for one stream of them)"
+            "explain: --memtier, --debugfs-write and --output-format are not taken (the memtier \
+             benchmark and a fio job file's report are `lrugen run`'s; explain takes --workload fio, \
+             ycsb or a preset such as fg-hot-cold or fio-jobs-nvme, --jobs and the engine's flags)"
                 .into(),
         );
     }
     if x.seeds == 0 || x.windows == 0 {
         return Err("--seeds and --windows: expected at least 1".into());
     }
-    let plan = plan_run(a)?;
-    if plan.cfgs.len() != 2 {
-        return Err(format!(
-            "--policy {}: expected two different kernel policies (mglru, mglru@PROFILE, mglru-fg, classic)",
-            a.policy.join(",")
-        ));
-    }
-    let names: Vec<String> = plan
-        .cfgs
-        .iter()
-        .zip(&plan.labels)
-        .map(|(c, l)| match (l, c.policy) {
-            (Some(l), _) => l.clone(),
-            (None, PolicyKind::Mglru) => format!("mglru-{}", c.mglru.profile.label()),
-            (None, p) => p.name().to_string(),
-        })
-        .collect();
+    let plan = match from_exp {
+        Some(p) => p,
+        None => {
+            let plan = plan_run(a)?;
+            if plan.cfgs.len() != 2 {
+                return Err(format!(
+                    "--policy {}: expected two different kernel policies (mglru, mglru@PROFILE, mglru-fg, classic)",
+                    a.policy.join(",")
+                ));
+            }
+            let names: Vec<String> = plan
+                .cfgs
+                .iter()
+                .zip(&plan.labels)
+                .map(|(c, l)| match (l, c.policy) {
+                    (Some(l), _) => l.clone(),
+                    (None, PolicyKind::Mglru) => format!("mglru-{}", c.mglru.profile.label()),
+                    (None, p) => p.name().to_string(),
+                })
+                .collect();
+            ExplainPlan {
+                machine: format!(
+                    "machine: memcg /t memory.max {} pages ({} MiB), swap {} MiB, swappiness {}{}",
+                    plan.limit,
+                    plan.limit * 4 / 1024,
+                    plan.swap * 4 / 1024,
+                    a.swappiness,
+                    plan.cfgs[0].engine.as_ref().map_or(String::new(), |e| format!(
+                        ", engine: {} CPUs, {} jobs",
+                        e.cpus, plan.cfgs[0].jobs
+                    ))
+                ),
+                describe: plan.spec.describe(),
+                cfgs: plan.cfgs,
+                names,
+                trace: plan.trace,
+            }
+        }
+    };
+    let names = plan.names.clone();
     let staging = match &x.out {
         Some(dir) => Some(lrugen::experiment::outdir::Staging::prepare(
             lrugen::experiment::outdir::Request {
@@ -373,7 +486,7 @@ fn cmd_explain(mut x: ExplainArgs) -> Result<(), String> {
                 target: dir,
                 kind: lrugen::experiment::outdir::EXPLAIN,
                 of: std::collections::BTreeMap::from([
-                    ("workload".to_string(), plan.spec.describe()),
+                    ("workload".to_string(), plan.describe.clone()),
                     ("a".to_string(), names[0].clone()),
                     ("b".to_string(), names[1].clone()),
                 ]),
@@ -399,17 +512,14 @@ fn cmd_explain(mut x: ExplainArgs) -> Result<(), String> {
         } else {
             0
         };
-    eprintln!("lrugen: explain: {runs} runs of {}", plan.spec.describe());
+    eprintln!("lrugen: explain: {runs} runs of {}", plan.describe);
     let study = lrugen::explain::study::explain(&names[0], &plan.cfgs[0], &names[1], &plan.cfgs[1], plan.trace, &opts)
         .map_err(|e| e.to_string())?;
     let json = serde_json::to_string_pretty(&study).expect("JSON");
     let text = format!(
-        "workload: {}\nmachine: memcg /t memory.max {} pages ({} MiB), swap {} MiB, swappiness {}\n\n{}",
-        plan.spec.describe(),
-        plan.limit,
-        plan.limit * 4 / 1024,
-        plan.swap * 4 / 1024,
-        a.swappiness,
+        "workload: {}\n{}\n\n{}",
+        plan.describe,
+        plan.machine,
         lrugen::explain::report::format_table(&study)
     );
     if let Some(staging) = staging {
@@ -422,11 +532,37 @@ fn cmd_explain(mut x: ExplainArgs) -> Result<(), String> {
         write("classes.csv", &lrugen::explain::report::classes_csv(&study.explanation))?;
         write("windows.csv", &lrugen::explain::report::windows_csv(&study.explanation))?;
         let mut written = vec!["explanation.json, report.txt, classes.csv, windows.csv".to_string()];
-        match lrugen::explain::report::write_plots(&study, &dir) {
-            Ok(f) => written.push(format!("{} plots (SVG and PNG)", f.len())),
-            Err(e) if e.contains("font") => eprintln!("lrugen: warning: plots skipped: {e}"),
+        let (plots, no_plots) = match lrugen::explain::report::write_plots(&study, &dir) {
+            Ok(f) => {
+                written.push(format!("{} plots (SVG and PNG)", f.len()));
+                (f, None)
+            }
+            Err(e) if e.contains("font") => {
+                eprintln!("lrugen: warning: plots skipped: {e}");
+                (Vec::new(), Some(e))
+            }
             Err(e) => return Err(e),
+        };
+        // the command, its output directory as DIR (the page does not depend on where it went)
+        let mut args: Vec<String> = vec!["lrugen".into()];
+        let mut it = std::env::args().skip(1);
+        while let Some(w) = it.next() {
+            if w == "--out" {
+                it.next();
+                args.push("--out DIR".into());
+            } else if w.starts_with("--out=") {
+                args.push("--out DIR".into());
+            } else {
+                args.push(lrugen::report::html::shell_word(&w));
+            }
         }
+        let header = vec![format!("workload: {}", plan.describe), plan.machine.clone()];
+        let page =
+            lrugen::explain::report::html_page(&study, &header, &dir, &plots, no_plots.as_deref(), &args.join(" "))
+                .and_then(|p| p.write(&dir))
+                .map_err(|e| format!("--out {}: index.html: {e}", dir.display()))?;
+        let _ = page;
+        written.push("index.html".into());
         staging.commit()?;
         if !a.json {
             out!("{text}");

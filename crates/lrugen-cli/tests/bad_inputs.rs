@@ -293,7 +293,33 @@ const CASES: &[Case] = &[
         1,
         &["policy lru", "expected mglru or classic"],
     ),
-    case(&["explain", "--jobs", "2"], 1, &["one stream", "--jobs"]),
+    case(&["explain", "--memtier", "get"], 1, &["--memtier", "not taken"]),
+    case(
+        &["explain", "--exp", "{d}/missing-exp.toml"],
+        1,
+        &["{d}/missing-exp.toml"],
+    ),
+    case(
+        &["explain", "--exp", "{d}/explain-mix.toml", "--policy", "mglru,lru"],
+        1,
+        &["--policy lru", "not a policy of {d}/explain-mix.toml", "classic, mglru"],
+    ),
+    case(
+        &[
+            "explain",
+            "--exp",
+            "{d}/explain-mix.toml",
+            "--policy",
+            "classic,classic",
+        ],
+        1,
+        &["two different labels", "classic, mglru"],
+    ),
+    case(
+        &["explain", "--exp", "{d}/explain-mix.toml", "--trace", "{d}/good.lis"],
+        1,
+        &["--exp {d}/explain-mix.toml", "not taken with it"],
+    ),
     // --- control scripts (--ctl): the file, line and what was expected
     case(
         &["run", "--ctl", "{d}/missing-ctl.toml", "--accesses", "10"],
@@ -1104,6 +1130,12 @@ fn fixtures() -> PathBuf {
         b"[[action]]\nat = 5\nwrite = \"enabled\"\nvalue = \"n\"\n",
     );
     w("tiny.ops", b"lrugen-ops 1\nwindow 5\nfile 0 file0 64\nr 0 1\nr 0 2\n");
+    w(
+        "explain-mix.toml",
+        b"policies = [\"classic\", \"mglru\"]\nprofiles = [\"7.2\"]\n[memcg]\nmax = \"1M\"\n\
+          [workload]\nkind = \"fio\"\ndist = \"zipf:0.9\"\nfile_pages = \"2M\"\naccesses = 100\n\
+          [engine]\ncpus = 2\njobs = 2\n",
+    );
     let exp = |switch: &str| {
         format!(
             "policies = [\"mglru\"]\n[memcg]\nmax = 1000\n[mglru]\nprofile = \"7.2\"\n\

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! The HTML report `lrugen exp --out` writes (`index.html`), opened in headless Chromium (Debian's
+//! The HTML reports `lrugen exp --out` and `lrugen explain --out` write (`index.html`), opened in headless Chromium (Debian's
 //! `chromium`): after rendering, the DOM holds the results table's rows and every plot's `<svg>`,
 //! and a screenshot is not blank (its pixels decoded: text and coloured plot marks). Where
 //! Chromium is missing the test is skipped with a message, except under `CI=true`, where it fails
@@ -162,4 +162,120 @@ fn the_report_renders_its_tables_and_plots_in_chromium() {
     if !no_font {
         assert!(colour > 10_000, "{colour} coloured pixels: the plots did not render");
     }
+}
+
+/// A screenshot of `page` is not blank: text, and with `plots` the plots' colours.
+fn not_blank(chrome: &Path, page: &Path, profile: &Path, plots: bool) {
+    let shot = profile.join("shot.png");
+    let o = headless(chrome, page, &[format!("--screenshot={}", shot.display())], profile);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    assert!(channels >= 3, "{:?}", info.color_type);
+    let (mut ink, mut colour) = (0usize, 0usize);
+    for px in buf[..info.buffer_size()].chunks(channels) {
+        let (r, g, b) = (px[0] as i32, px[1] as i32, px[2] as i32);
+        if r.min(g).min(b) < 200 {
+            ink += 1;
+        }
+        if r.max(g).max(b) - r.min(g).min(b) > 80 {
+            colour += 1;
+        }
+    }
+    let total = (info.width * info.height) as usize;
+    assert!(
+        ink * 100 > total,
+        "{ink} of {total} pixels not white: the page looks blank"
+    );
+    if plots {
+        assert!(colour > 1_000, "{colour} coloured pixels: the plots did not render");
+    }
+}
+
+#[test]
+fn the_explain_report_renders_its_summary_tables_and_plots_in_chromium() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("explain");
+    let o = Command::new(env!("CARGO_BIN_EXE_lrugen"))
+        .args(["explain", "--exp"])
+        .arg(root().join("examples/fio-jobs-nvme.toml"))
+        .args(["--policy", "mglru-6.17,classic", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let page = out.join("index.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let marker = std::fs::read_to_string(out.join(".lrugen-explain.json")).unwrap();
+    assert!(
+        marker.contains("\"index.html\""),
+        "the marker lists the report: {marker}"
+    );
+    for fetch in ["<script", "<link", "src=", "href=", "@import", "url("] {
+        assert!(!html.contains(fetch), "{fetch} in index.html");
+    }
+    // where it was written is not in it: the command names DIR
+    assert!(html.contains("--out DIR</pre>"), "the command");
+    assert!(
+        !html.contains(&*out.to_string_lossy()),
+        "the output directory is in the page"
+    );
+    let svgs = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "svg"))
+        .count();
+    let no_font = stderr.contains("plots skipped");
+    assert!(
+        !no_font || std::env::var("CI").as_deref() != Ok("true"),
+        "no font for the plots under CI: {stderr}"
+    );
+    if !no_font {
+        assert_eq!(svgs, 3, "delta by class, misses over time, cost by part");
+    }
+    let Some(chrome) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true: chromium is missing (apt-get install chromium; or LRUGEN_CHROMIUM=PATH)"
+        );
+        eprintln!("SKIPPED: chromium is not installed: the report's rendering is not checked");
+        return;
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let o = headless(&chrome, &page, &["--dump-dom".to_string()], profile.path());
+    let dom = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        dom.contains("<h1>lrugen explain: A = mglru-6.17, B = classic</h1>"),
+        "{dom:.2000}"
+    );
+    // the summary's three largest time parts, then the misses'
+    let summary = dom.split("<h2>Summary</h2>").nth(1).expect("a summary");
+    let first_pre = summary
+        .split("<pre>")
+        .nth(1)
+        .and_then(|p| p.split("</pre>").next())
+        .expect("pre");
+    assert!(first_pre.starts_with("1. misses x I/O time"), "{first_pre}");
+    assert_eq!(first_pre.lines().count(), 3, "{first_pre}");
+    // the time table: 12 parts and 4 group totals; the task table: 4 jobs
+    let table_after = |heading: &str| -> usize {
+        let t = dom
+            .split(&format!("<h2>{heading}</h2>"))
+            .nth(1)
+            .and_then(|x| x.split("<tbody>").nth(1))
+            .and_then(|x| x.split("</tbody>").next())
+            .unwrap_or_else(|| panic!("no table after {heading}: {dom:.2000}"));
+        t.matches("<tr>").count()
+    };
+    assert_eq!(table_after("Time by part"), 16);
+    assert_eq!(
+        table_after("Misses by task (the job whose stream touched the page; one memcg)"),
+        4
+    );
+    assert_eq!(dom.matches("<svg").count(), svgs, "every plot inline");
+    not_blank(&chrome, &page, profile.path(), !no_font);
 }

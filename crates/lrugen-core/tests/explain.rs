@@ -263,13 +263,225 @@ fn anon_pages_are_their_task_s() {
 }
 
 #[test]
-fn the_engine_and_reference_caches_are_refused() {
+fn reference_caches_and_bad_job_counts_are_refused() {
     let f = trace(&[1, 2, 3]);
     let mut cfg = config(f.path(), PolicyKind::Lru, Profile::V7_2, 100);
     let e = sim::run_recorded(&cfg, None, 4, &mut |_, _| {}).expect_err("lru");
     assert!(e.to_string().contains("expected mglru or classic"), "{e}");
     cfg.policy = PolicyKind::Classic;
     cfg.jobs = 2;
-    let e = sim::run_recorded(&cfg, None, 4, &mut |_, _| {}).expect_err("jobs");
-    assert!(e.to_string().contains("one stream"), "{e}");
+    let e = sim::run_recorded(&cfg, None, 4, &mut |_, _| {}).expect_err("jobs without an engine");
+    assert!(e.to_string().contains("give the run an engine"), "{e}");
+    cfg.jobs = 0;
+    let e = sim::run_recorded(&cfg, None, 4, &mut |_, _| {}).expect_err("no jobs");
+    assert!(e.to_string().contains("jobs must be at least 1"), "{e}");
+}
+
+/// Runs in virtual time, from experiment text (the engine, a mix of tasks).
+fn engine_configs(text: &str) -> Vec<RunConfig> {
+    let exp = lrugen::experiment::Experiment::parse(text, "test.toml".as_ref()).expect("experiment");
+    exp.cells()
+        .iter()
+        .filter(|c| c.point == 0 && c.repetition == 0)
+        .map(|c| exp.run_config(c, None))
+        .collect()
+}
+
+fn engine_study(a: &RunConfig, b: &RunConfig, seeds: u32, threads: usize) -> Study {
+    let o = Options {
+        windows: 10,
+        seeds,
+        ablate: false,
+        threads,
+    };
+    explain("A", a, "B", b, None, &o).expect("explain")
+}
+
+/// A hot set of 7 MiB read uniformly by one task while another reads a 4 GiB file at random
+/// (each page about once), in an 8 MiB memcg: the 7.2 MGLRU profile loses the hot pages to the
+/// stream, the classic LRU's active list keeps most of them.
+const HOT_UNDER_STREAM: &str = r#"
+seed = 3
+policies = ["mglru", "classic"]
+profiles = ["7.2"]
+[machine]
+memory = "128M"
+[memcg]
+max = "8M"
+[workload]
+kind = "mix"
+[[workload.parts]]
+jobs = 1
+workload = { kind = "fio", dist = "zoned:100/100", file_pages = "7M", accesses = 30000 }
+[[workload.parts]]
+jobs = 1
+workload = { kind = "fio", dist = "zoned:100/100", file_pages = "4G", accesses = 16384 }
+[engine]
+cpus = 2
+storage = "nvme"
+"#;
+
+fn cost_sums_hold(s: &Study) {
+    let c = s.cost.as_ref().expect("engine runs have a cost split");
+    assert_eq!(c.residual_ns, 0, "{c:?}");
+    let parts: f64 = c.parts.iter().map(|p| p.delta_ns).sum();
+    assert_eq!(parts, c.delta_ops_ns as f64);
+    let groups: f64 = c.groups.iter().map(|p| p.delta_ns).sum();
+    assert_eq!(groups, c.delta_ops_ns as f64);
+    for (side, total) in [(0, c.a_ops_ns), (1, c.b_ops_ns)] {
+        let sum: f64 = c.parts.iter().map(|p| if side == 0 { p.a_ns } else { p.b_ns }).sum();
+        assert_eq!(sum, total as f64, "side {side}");
+    }
+    // the misses part by mechanism, at each run's mean cost of a miss: the same total
+    let misses = c.groups.iter().find(|g| g.group == "misses x I/O time").expect("group");
+    let by_mech: f64 = c.misses_by_mechanism.iter().map(|p| p.delta_ns).sum();
+    assert!(
+        (by_mech - misses.delta_ns).abs() < 1.0 + 1e-9 * misses.a_ns,
+        "{by_mech} {misses:?}"
+    );
+}
+
+/// Each job's misses in the task dimension are those the engine counted for the job (its reads
+/// that did not hit), under A (`cfgs[0]`) and B.
+fn jobs_match(cfgs: &[&RunConfig], task: &lrugen::explain::Dimension) {
+    for (side, cfg) in cfgs.iter().enumerate() {
+        let mut c = (*cfg).clone();
+        c.engine.as_mut().expect("engine").per_job = true;
+        let r = sim::run(&c, None, &mut |_, _| {}).expect("run");
+        let jobs = &r.engine.as_ref().expect("engine").jobs;
+        assert_eq!(jobs.len(), task.rows.len(), "{task:?}");
+        for (j, row) in jobs.iter().zip(&task.rows) {
+            let misses = j.read.ios - j.read.hits + j.write.ios - j.write.hits;
+            assert_eq!(misses, if side == 0 { row.a } else { row.b }, "side {side}: {task:?}");
+        }
+    }
+}
+
+#[test]
+fn an_engine_hot_set_under_a_stream_lands_on_the_hot_task() {
+    let cfgs = engine_configs(HOT_UNDER_STREAM);
+    let (a, b) = (&cfgs[0], &cfgs[1]);
+    assert_eq!((a.policy, b.policy), (PolicyKind::Mglru, PolicyKind::Classic));
+    let s = engine_study(a, b, 1, 2);
+    sums_hold(&s);
+    cost_sums_hold(&s);
+    let e = &s.explanation;
+    // the recorder counts the engine's misses, and changes nothing in the run
+    let plain = sim::run(a, None, &mut |_, _| {}).expect("run");
+    assert_eq!(plain.misses, e.a.misses);
+    assert!(
+        e.delta > e.b.misses as i64 / 10,
+        "MGLRU 7.2 must lose the hot set here: {}",
+        e.delta
+    );
+    // the task dimension: the hot task's pages carry the difference, the stream's next to none
+    let task = dim(&s, "task");
+    assert_eq!(task.rows.len(), 2, "{task:?}");
+    let hot = &task.rows[0];
+    assert!(hot.class.starts_with("job 0 (part 0"), "{task:?}");
+    assert!(hot.delta * 100 >= e.delta * 95, "{task:?}");
+    // a page's identity is its task's: each job's misses are the ones the engine counted for it
+    // (without the per-job key offsets, the stream's keys fall on the hot file's)
+    jobs_match(&[a, b], task);
+    let region = dim(&s, "region");
+    let hot_file = region
+        .rows
+        .iter()
+        .find(|r| r.class.ends_with("(id 0)"))
+        .expect("hot file");
+    assert_eq!((hot_file.a, hot_file.b), (hot.a, hot.b), "{region:?} {task:?}");
+    // through evictions: first accesses are the same in both runs
+    let mech = dim(&s, "mechanism");
+    assert_eq!(class(mech, "first access").2, 0);
+    // and they cost time: the misses part carries the time difference
+    let c = s.cost.as_ref().expect("cost");
+    assert!(c.delta_ops_ns > 0);
+    let misses = &c.groups[0];
+    assert!(misses.delta_ns >= 0.9 * c.delta_ops_ns as f64, "{c:?}");
+}
+
+/// One task reading a 4 GiB file at random (each page about once: every miss is a first access,
+/// under any policy) on a 16 MiB machine, with or without kswapd.
+const ONE_PASS: &str = r#"
+seed = 5
+policies = ["classic"]
+[machine]
+memory = "16M"
+[workload]
+kind = "fio"
+dist = "zoned:100/100"
+file_pages = "4G"
+accesses = 20000
+[engine]
+cpus = 2
+storage = "nvme"
+"#;
+
+#[test]
+fn the_same_misses_reclaimed_directly_cost_direct_reclaim() {
+    let cfgs = engine_configs(ONE_PASS);
+    let b = cfgs[0].clone();
+    let mut a = b.clone();
+    a.machine.kswapd = false;
+    let s = engine_study(&a, &b, 1, 2);
+    sums_hold(&s);
+    cost_sums_hold(&s);
+    let e = &s.explanation;
+    assert_eq!(e.delta, 0, "the same misses");
+    let c = s.cost.as_ref().expect("cost");
+    // one task without think time: its operations' time is the run's
+    assert_eq!((c.a_ops_ns, c.b_ops_ns), (c.a_elapsed_ns, c.b_elapsed_ns));
+    assert_eq!(c.overlap_ns, 0.0);
+    // A reclaims in the task, B in kswapd on the other CPU
+    assert!(c.delta_ops_ns > 0, "{c:?}");
+    let group = |g: &str| c.groups.iter().find(|x| x.group == g).expect("group").delta_ns;
+    assert!(group("direct reclaim CPU") >= 0.9 * c.delta_ops_ns as f64, "{c:?}");
+    let kswapd_cpu: f64 = c.kswapd_cpu.iter().map(|p| p.b_ns).sum();
+    assert!(kswapd_cpu > 0.0, "B's kswapd did the reclaim: {c:?}");
+    assert_eq!(c.kswapd_cpu.iter().map(|p| p.a_ns).sum::<f64>(), 0.0);
+    let list = c
+        .parts
+        .iter()
+        .find(|p| p.part.starts_with("list work"))
+        .expect("list work");
+    assert!(list.delta_ns > 0.0, "{c:?}");
+}
+
+/// Four fio jobs, each on its own file, zipf 0.9, in a memcg smaller than the files.
+const FIO_JOBS: &str = r#"
+seed = 11
+policies = ["mglru", "classic"]
+profiles = ["7.2"]
+[memcg]
+max = "6M"
+[workload]
+kind = "fio"
+dist = "zipf:0.9"
+file_pages = "4M"
+accesses = 5000
+[engine]
+cpus = 2
+jobs = 4
+storage = "nvme"
+"#;
+
+#[test]
+fn multi_job_fio_is_explained_the_same_at_one_and_two_threads() {
+    let cfgs = engine_configs(FIO_JOBS);
+    let s1 = engine_study(&cfgs[0], &cfgs[1], 2, 1);
+    let s2 = engine_study(&cfgs[0], &cfgs[1], 2, 2);
+    sums_hold(&s1);
+    cost_sums_hold(&s1);
+    let j1 = serde_json::to_string(&s1).expect("json");
+    assert_eq!(j1, serde_json::to_string(&s2).expect("json"));
+    let task = dim(&s1, "task");
+    assert_eq!(task.rows.len(), 4, "{task:?}");
+    jobs_match(&[&cfgs[0], &cfgs[1]], task);
+    // each job its own file: a job's pages are its file's
+    let region = dim(&s1, "region");
+    assert_eq!(region.rows.len(), 4, "{region:?}");
+    for (t, r) in task.rows.iter().zip(&region.rows) {
+        assert_eq!((t.a, t.b), (r.a, r.b), "{task:?} {region:?}");
+    }
+    assert_eq!(s1.deltas.len(), 2);
 }

@@ -30,6 +30,7 @@
 //! Per run, the policy's own view of its evictions: MGLRU's generation age (`max_seq − min_seq`)
 //! and tier, the classic LRU's `PG_workingset`/`PG_referenced`, with the misses they caused.
 
+pub mod cost;
 pub mod report;
 pub mod study;
 
@@ -155,6 +156,13 @@ pub struct Recorder {
     detail_misses: [u64; DETAILS],
     untagged_evictions: u64,
     mglru: bool,
+    /// Engine runs: per task, the offset of its stream's keys (the tasks of one job share its
+    /// files and its keys, the jobs' keys follow one another), and its job.
+    task_base: Vec<u32>,
+    task_job: Vec<u32>,
+    /// Per key: the job that touched it first (`NO_REGION`: none, or not an engine run).
+    job: Vec<u32>,
+    job_names: Vec<String>,
 }
 
 impl Recorder {
@@ -182,7 +190,39 @@ impl Recorder {
             detail_misses: [0; DETAILS],
             untagged_evictions: 0,
             mglru: false,
+            task_base: Vec::new(),
+            task_job: Vec::new(),
+            job: Vec::new(),
+            job_names: Vec::new(),
         }
+    }
+
+    /// An engine run's tasks: per task its job, and per job its keys (the largest of its
+    /// streams': a job's streams share its file or table) and its name. The keys of job `j` are
+    /// offset by those of the jobs before it, so that a page's key is the same in two runs of the
+    /// same tasks whatever order their steps interleave in.
+    pub fn set_tasks(&mut self, task_job: Vec<u32>, job_keys: &[u32], job_names: Vec<String>) {
+        let mut base = Vec::with_capacity(job_keys.len());
+        let mut sum = 0u32;
+        for &n in job_keys {
+            base.push(sum);
+            sum = sum.saturating_add(n);
+        }
+        self.task_base = task_job
+            .iter()
+            .map(|&j| base.get(j as usize).copied().unwrap_or(0))
+            .collect();
+        self.task_job = task_job;
+        self.job_names = job_names;
+        let n = sum as usize;
+        self.reuse = Reuse::new(n);
+        self.job = vec![NO_REGION; n];
+        for v in [&mut self.accesses, &mut self.misses, &mut self.uses, &mut self.evict] {
+            v.clear();
+            v.resize(n, 0);
+        }
+        self.region.clear();
+        self.region.resize(n, NO_REGION);
     }
 
     #[inline]
@@ -204,6 +244,9 @@ impl Recorder {
             self.uses.resize(n, 0);
             self.evict.resize(n, 0);
             self.region.resize(n, NO_REGION);
+            if !self.job.is_empty() {
+                self.job.resize(n, NO_REGION);
+            }
         }
         k
     }
@@ -243,6 +286,27 @@ impl Recorder {
             return;
         };
         x.record(m, s, a);
+        m.explain = Some(x);
+    }
+
+    /// The engine ran task `task`'s step `s` with outcome `a` on machine `m`; `measure`: whether
+    /// the engine counts it (a step of fio's ramp is not).
+    pub fn after_task_step(m: &mut Machine, task: usize, s: &Step, a: Access, measure: bool) {
+        let Some(mut x) = m.explain.take() else {
+            return;
+        };
+        let mut s = *s;
+        s.measure = measure;
+        let job = x.task_job.get(task).copied().unwrap_or(0);
+        if s.key != NO_KEY {
+            s.key = s.key.saturating_add(x.task_base.get(task).copied().unwrap_or(0));
+            if let Some(j) = x.job.get_mut(s.key as usize) {
+                if *j == NO_REGION {
+                    *j = job;
+                }
+            }
+        }
+        x.record(m, &s, a);
         m.explain = Some(x);
     }
 
@@ -328,7 +392,15 @@ impl Recorder {
                     (r, format!("anon of task {}", r & !ANON_REGION))
                 } else {
                     let name = m.files.get(r as usize).map_or("?", |f| f.name.as_str());
-                    (r, format!("file {name}"))
+                    // two files of one name (each part of a mix names its own `fio.0.0`): by id
+                    let twice = regions.iter().any(|&o| {
+                        o != r && o & ANON_REGION == 0 && m.files.get(o as usize).is_some_and(|f| f.name == name)
+                    });
+                    if twice {
+                        (r, format!("file {name} (id {r})"))
+                    } else {
+                        (r, format!("file {name}"))
+                    }
                 }
             })
             .collect();
@@ -353,6 +425,8 @@ impl Recorder {
             distance: self.distance.to_vec(),
             details,
             untagged_evictions: self.untagged_evictions,
+            job: self.job,
+            job_names: self.job_names,
         }
     }
 }
@@ -539,6 +613,10 @@ pub struct Recording {
     pub details: Vec<Detail>,
     /// Evictions of frames never accessed since they were brought in (read-ahead).
     pub untagged_evictions: u64,
+    /// Engine runs: per key, the job that touched it first (`u32::MAX`: none); empty otherwise.
+    pub job: Vec<u32>,
+    /// Engine runs: the jobs' names.
+    pub job_names: Vec<String>,
 }
 
 impl Recording {
@@ -692,7 +770,7 @@ pub fn compare(name_a: &str, a: &Recording, name_b: &str, b: &Recording) -> Expl
             .filter(|r| r.a > 0 || r.b > 0)
             .collect()
     };
-    let dimensions = vec![
+    let mut dimensions = vec![
         Dimension {
             name: "page type".into(),
             rows: page_type,
@@ -718,6 +796,27 @@ pub fn compare(name_a: &str, a: &Recording, name_b: &str, b: &Recording) -> Expl
             rows: fixed(&MECHANISMS, &a.mechanism, &b.mechanism),
         },
     ];
+    if !a.job.is_empty() || !b.job.is_empty() {
+        // engine runs: the task (job) whose stream touched the page; all in the one memcg
+        let job_of = |k: usize| a.job.get(k).or(b.job.get(k)).copied().unwrap_or(NO_REGION);
+        let names = if a.job_names.is_empty() {
+            &b.job_names
+        } else {
+            &a.job_names
+        };
+        let task = by_key(a, b, |k| {
+            let j = job_of(k);
+            let name = names.get(j as usize).cloned().unwrap_or_else(|| "no task".to_string());
+            (u64::from(j), name)
+        });
+        dimensions.insert(
+            2,
+            Dimension {
+                name: "task (the job whose stream touched the page; one memcg)".into(),
+                rows: task,
+            },
+        );
+    }
     let windows = (0..a.windows.len().max(b.windows.len()))
         .map(|i| {
             let (wa, wb) = (

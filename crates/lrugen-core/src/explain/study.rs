@@ -66,6 +66,9 @@ pub struct Study {
     pub delta_ci95: Option<f64>,
     /// The switch ablation, when asked for.
     pub ablation: Option<Ablation>,
+    /// Engine runs: Δ time split into misses x I/O time, reclaim CPU by mechanism, kswapd and
+    /// the rest (first seed).
+    pub cost: Option<super::cost::Cost>,
 }
 
 fn misses(cfg: &RunConfig, trace: &Option<LoadedTrace>) -> Result<u64, RunError> {
@@ -117,6 +120,10 @@ pub fn explain(
         return Err(RunError::Config("explain: a run ended without its recording".into()));
     };
     let explanation = compare(name_a, xa, name_b, xb);
+    let cost = match (&ra.engine, &rb.engine) {
+        (Some(ea), Some(eb)) => Some(super::cost::cost(ea, eb, &explanation)),
+        _ => None,
+    };
     let seeds = o.seeds.max(1);
     // the other seeds' totals, without the recorder (the same counts: it changes nothing)
     let mut jobs: Vec<Box<dyn Fn() -> Result<u64, RunError> + Send + Sync + '_>> = Vec::new();
@@ -208,5 +215,6 @@ pub fn explain(
         delta_mean: sd.mean,
         delta_ci95: sd.ci95,
         ablation,
+        cost,
     })
 }

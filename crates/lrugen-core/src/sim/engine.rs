@@ -398,6 +398,104 @@ pub struct LruLockStats {
     pub outside: LockWait,
 }
 
+/// Reclaim CPU by mechanism (ns, priced as [`Costs`] prices them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ReclaimSplit {
+    /// List work: folios isolated and sorted, put back, and the `lru_lock` holds' own cost.
+    pub list_ns: u64,
+    /// rmap walks (`folio_referenced`, `try_to_unmap`).
+    pub rmap_ns: u64,
+    /// Page-table walks: PTEs and PMDs looked at by aging and look-around, Bloom filter work.
+    pub walk_ns: u64,
+    /// Batched TLB flushes after unmapping.
+    pub tlb_ns: u64,
+    /// Waiting for `lru_lock` held by another CPU, and moving its cache line.
+    pub lock_wait_ns: u64,
+    /// Starting the write of the pages reclaimed dirty or anon (swap-out, writeback): the CPU
+    /// per page, the block requests, zram's compression.
+    pub writeout_ns: u64,
+}
+
+impl ReclaimSplit {
+    /// The mechanisms' names and values, in order.
+    pub fn parts(&self) -> [(&'static str, u64); 6] {
+        [
+            ("list work (isolate, sort, put back, lru_lock holds)", self.list_ns),
+            ("rmap walks", self.rmap_ns),
+            ("page-table walks (PTEs, PMDs, Bloom filter)", self.walk_ns),
+            ("TLB flushes", self.tlb_ns),
+            ("lru_lock waits and cache-line bounces", self.lock_wait_ns),
+            ("write-out (swap-out, writeback, compression)", self.writeout_ns),
+        ]
+    }
+
+    /// Their sum.
+    pub fn total(&self) -> u64 {
+        self.parts().iter().map(|p| p.1).sum()
+    }
+
+    fn of(c: &Costs, w: &Work, lock: &LockWait, writeout_ns: u64) -> ReclaimSplit {
+        ReclaimSplit {
+            list_ns: w.folios_scanned * c.per_folio_scanned_ns
+                + w.lru_lock_rounds * c.lru_lock_ns
+                + w.folios_putback * c.per_folio_putback_ns,
+            rmap_ns: w.rmap_walks * c.per_rmap_walk_ns,
+            walk_ns: w.ptes_walked * c.per_pte_walked_ns
+                + w.pmds_walked * c.per_pmd_walked_ns
+                + w.bloom_ops * c.bloom_op_ns,
+            tlb_ns: w.tlb_flushes * c.tlb_flush_ns,
+            lock_wait_ns: lock.wait_ns + lock.bounce_ns,
+            writeout_ns,
+        }
+    }
+
+    fn add(&mut self, o: &ReclaimSplit) {
+        self.list_ns += o.list_ns;
+        self.rmap_ns += o.rmap_ns;
+        self.walk_ns += o.walk_ns;
+        self.tlb_ns += o.tlb_ns;
+        self.lock_wait_ns += o.lock_wait_ns;
+        self.writeout_ns += o.writeout_ns;
+    }
+}
+
+/// Where the measured operations' time went: the sum over them of their completion latency
+/// (from the moment the task was ready to the completion), split into parts that sum to it
+/// exactly. For one task without think time this is the run's elapsed time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TimeSplit {
+    /// The sum of the measured operations' latencies (ns).
+    pub ops_ns: u64,
+    /// Waiting for a CPU last held by kswapd.
+    pub cpu_queue_kswapd_ns: u64,
+    /// Waiting for a CPU last held by another task.
+    pub cpu_queue_tasks_ns: u64,
+    /// The CPU of hits and minor faults, and of benchmark requests.
+    pub access_ns: u64,
+    /// The CPU of misses: the fault's own (`major_fault_ns`), the read requests' block-layer CPU,
+    /// zram's decompression.
+    pub miss_cpu_ns: u64,
+    /// Waiting for the devices' reads.
+    pub io_wait_ns: u64,
+    /// Direct reclaim in the operations, by mechanism.
+    pub direct: ReclaimSplit,
+    /// Folio batch flushes outside reclaim and the swap device's lock, with their lock waits.
+    pub batch_ns: u64,
+}
+
+impl TimeSplit {
+    /// The parts' sum (`ops_ns` by construction).
+    pub fn total(&self) -> u64 {
+        self.cpu_queue_kswapd_ns
+            + self.cpu_queue_tasks_ns
+            + self.access_ns
+            + self.miss_cpu_ns
+            + self.io_wait_ns
+            + self.direct.total()
+            + self.batch_ns
+    }
+}
+
 /// What the engine measured.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct EngineResult {
@@ -437,6 +535,11 @@ pub struct EngineResult {
     pub direct_work: Work,
     /// Reclaim work done by kswapd.
     pub kswapd_work: Work,
+    /// The measured operations' time, by part.
+    pub time: TimeSplit,
+    /// kswapd's CPU by mechanism (`kswapd_ns` less its batch flushes, the swap lock's waits and
+    /// the lock waits outside reclaim).
+    pub kswapd_split: ReclaimSplit,
     /// `lru_lock` acquisitions and contention.
     pub lru_lock: LruLockStats,
     /// The swap device's lock (`si->lock`), in every context: slot-cache refills and returns
@@ -647,6 +750,8 @@ pub fn run_sampled<P: Policy>(
     let mut swapdev = Device::seeded(cfg.swap_device.clone(), mix(cfg.seed ^ 0x05a7_a9de));
     let zram = cfg.swap_device.compression_ratio.is_some();
     let mut cpu_free = vec![0u64; cfg.cpus.max(1) as usize];
+    // whether kswapd held each CPU last (the time split's CPU queue parts)
+    let mut cpu_kswapd = vec![false; cpu_free.len()];
     let mut hist = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("histogram bounds");
     let mut heap: BinaryHeap<Reverse<(u64, usize)>> = (0..tasks.len()).map(|i| Reverse((0, i))).collect();
     let mut r = EngineResult {
@@ -752,8 +857,17 @@ pub fn run_sampled<P: Policy>(
             if io.file_writes > 0 {
                 storage.submit(start, io.file_writes * 4096, true);
             }
+            let ks_write = io.swap_writes * c.per_page_written_ns
+                + io.write_requests(zram) * c.block_io_ns
+                + if zram {
+                    io.swap_writes * cfg.swap_device.compress_ns
+                } else {
+                    0
+                };
+            r.kswapd_split.add(&ReclaimSplit::of(c, &kw, &kr, ks_write));
             r.kswapd_ns += k_ns;
             cpu_free[cpu] = start + k_ns;
+            cpu_kswapd[cpu] = true;
             if more {
                 heap.push(Reverse((start + k_ns.max(1) - base, i)));
             }
@@ -840,7 +954,9 @@ pub fn run_sampled<P: Policy>(
         }
         cpu_ns += (io.read_requests(zram) + io.write_requests(zram)) * c.block_io_ns;
         let end_cpu = start + cpu_ns;
+        let queued_behind_kswapd = cpu_kswapd[cpu];
         cpu_free[cpu] = end_cpu;
+        cpu_kswapd[cpu] = false;
         // inline kswapd ran on another CPU meanwhile
         let mut k_ns = work_ns(c, &kw) + batch_ns(c, &kw);
         if k_ns > 0 {
@@ -860,8 +976,10 @@ pub fn run_sampled<P: Policy>(
             r.lru_lock.outside.add(&kout);
             r.swap_lock.add(&kswap);
             k_ns += kr.wait_ns + kr.bounce_ns + kout.wait_ns + kout.bounce_ns + kswap.wait_ns + kswap.bounce_ns;
+            r.kswapd_split.add(&ReclaimSplit::of(c, &kw, &kr, 0));
             r.kswapd_ns += k_ns;
             cpu_free[kc] = ks + k_ns;
+            cpu_kswapd[kc] = true;
         }
         k.m.lock_log.clear();
         // a kswapd woken by this operation starts running
@@ -896,7 +1014,46 @@ pub fn run_sampled<P: Policy>(
             }
             continue; // the task stops
         }
+        if k.m.explain.is_some() {
+            if let Ok(a) = res {
+                crate::explain::Recorder::after_task_step(&mut k.m, i, &step, a, step.measure && !ramping);
+            }
+        }
         if step.measure && !ramping {
+            // the latency's parts: (start − ready) + cpu_ns + (done − end_cpu), cpu_ns as summed above
+            let ts = &mut r.time;
+            ts.ops_ns += done - ready;
+            if queued_behind_kswapd {
+                ts.cpu_queue_kswapd_ns += start - ready;
+            } else {
+                ts.cpu_queue_tasks_ns += start - ready;
+            }
+            let (base_ns, major) = match (&res, step.op) {
+                (Ok(_), Op::Exit { .. }) => (c.minor_fault_ns, false),
+                (Ok(Access::Hit), Op::Read { .. } | Op::Write { .. }) => (c.read_hit_ns, false),
+                (Ok(Access::Hit), _) => (c.access_hit_ns, false),
+                (Ok(Access::Minor), _) => (c.minor_fault_ns, false),
+                (Ok(Access::Major), _) => (c.major_fault_ns, true),
+                (Err(_), _) => (0, false),
+            };
+            ts.access_ns += request_ns + if major { 0 } else { base_ns };
+            ts.miss_cpu_ns += if major { base_ns } else { 0 }
+                + io.read_requests(zram) * c.block_io_ns
+                + if zram {
+                    io.swap_reads * cfg.swap_device.decompress_ns
+                } else {
+                    0
+                };
+            ts.io_wait_ns += done - end_cpu;
+            let writeout = io.swap_writes * c.per_page_written_ns
+                + io.write_requests(zram) * c.block_io_ns
+                + if zram {
+                    io.swap_writes * cfg.swap_device.compress_ns
+                } else {
+                    0
+                };
+            ts.direct.add(&ReclaimSplit::of(c, &dw, &dr, writeout));
+            ts.batch_ns += batch_ns(c, &dw) + dout.wait_ns + dout.bounce_ns + dswap.wait_ns + dswap.bounce_ns;
             hist.record((done - ready).max(1)).expect("latency within bounds");
             r.ops += 1;
             match res {

@@ -434,6 +434,37 @@ fn per_job(ecfg: &engine::EngineConfig, groups: Vec<u32>) -> std::borrow::Cow<'_
     })
 }
 
+/// Per job of an engine run (`groups`: the job of each stream), the keys of its streams (the
+/// largest: a job's streams share its file or table and number its pages alike) and its name.
+fn job_keys(cfg: &RunConfig, streams: &[Stream], groups: &[u32]) -> (Vec<u32>, Vec<String>) {
+    let jobs = groups.iter().max().map_or(0, |&j| j as usize + 1);
+    let mut keys = vec![0u32; jobs];
+    for (s, &g) in streams.iter().zip(groups) {
+        keys[g as usize] = keys[g as usize].max(s.nr_keys);
+    }
+    // the part of a mix each job runs, in order: a part is `jobs × cfg.jobs` jobs
+    let parts: Vec<(u32, String)> = match &cfg.workload {
+        WorkloadSpec::Mix { parts } => parts
+            .iter()
+            .map(|p| (p.jobs * cfg.jobs, p.workload.describe()))
+            .collect(),
+        w => vec![(cfg.jobs, w.describe())],
+    };
+    let mut names = Vec::with_capacity(jobs);
+    for (p, (n, what)) in parts.iter().enumerate() {
+        for _ in 0..*n {
+            let j = names.len();
+            names.push(if parts.len() > 1 {
+                format!("job {j} (part {p}: {what})")
+            } else {
+                format!("job {j}")
+            });
+        }
+    }
+    names.resize_with(jobs, || "job ?".into());
+    (keys, names)
+}
+
 /// YCSB clients sharing a table and fio's I/Os in flight run as tasks in virtual time, as a mix
 /// does.
 fn runs_as_tasks(cfg: &RunConfig) -> bool {
@@ -517,8 +548,7 @@ pub fn run(cfg: &RunConfig, trace: Option<LoadedTrace>, progress: Progress<'_>) 
     Ok(r)
 }
 
-/// One run of `cfg`; with `record`, `lrugen explain`'s recorder on, with that many windows (one
-/// stream only: [`run_recorded`] refuses the rest before calling this).
+/// One run of `cfg`; with `record`, `lrugen explain`'s recorder on, with that many windows.
 fn run_policy(
     cfg: &RunConfig,
     trace: Option<LoadedTrace>,
@@ -605,6 +635,14 @@ fn run_policy(
             return Err(RunError::Config("jobs must be at least 1".into()));
         }
         let (streams, groups) = task_streams_grouped(cfg, &mut m, t, trace)?;
+        if let Some(windows) = record {
+            let max = m.memcgs[t].max.min(m.cfg.total_pages());
+            let steps = streams.iter().map(|s| s.len).sum();
+            let mut rec = crate::explain::Recorder::new(m.cfg.total_pages(), 0, steps, windows, max);
+            let (keys, names) = job_keys(cfg, &streams, &groups);
+            rec.set_tasks(groups.clone(), &keys, names);
+            m.explain = Some(Box::new(rec));
+        }
         let grouped = per_job(ecfg, groups);
         let ecfg = grouped.as_ref();
         let start = std::time::Instant::now();
@@ -937,6 +975,9 @@ pub fn run_engine_on<P: Policy>(
         r.debugfs.push((e.ops, a, b));
     }
     r.engine = Some(e);
+    if let Some(x) = k.m.explain.take() {
+        r.recording = Some(Box::new(x.finish(&k.m)));
+    }
     Ok(r)
 }
 
@@ -1213,9 +1254,9 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
 }
 
 /// [`run`] with `lrugen explain`'s recorder on ([`crate::explain`]): the same run, bit for bit,
-/// with [`RunResult::recording`] filled in; `windows` windows of steps. A kernel policy replaying
-/// one stream: runs in virtual time (the engine, a mix, YCSB clients, fio's iodepth) and the
-/// reference caches are refused.
+/// with [`RunResult::recording`] filled in; `windows` windows of steps. Kernel policies only (the
+/// reference caches are refused); a run in virtual time (the engine, a mix, jobs, YCSB clients,
+/// fio's iodepth) is recorded per task, its keys offset per job ([`crate::explain::Recorder::set_tasks`]).
 pub fn run_recorded(
     cfg: &RunConfig,
     trace: Option<LoadedTrace>,
@@ -1228,15 +1269,14 @@ pub fn run_recorded(
             cfg.policy.name()
         )));
     }
-    let tasks = matches!(cfg.workload, WorkloadSpec::Mix { .. })
-        || matches!(cfg.workload, WorkloadSpec::Ycsb { threadcount, .. } if threadcount > 1)
-        || matches!(cfg.workload, WorkloadSpec::Fio { iodepth, .. } if iodepth > 1);
-    if cfg.engine.is_some() || tasks || cfg.jobs != 1 {
-        return Err(RunError::Config(
-            "explain replays one stream without the virtual-time engine; this run has tasks in virtual \
-             time (a mix, jobs, YCSB clients, fio's iodepth, a benchmark's input or an engine flag)"
-                .into(),
-        ));
+    if cfg.jobs == 0 {
+        return Err(RunError::Config("jobs must be at least 1".into()));
+    }
+    if engine_config(cfg).is_none() && cfg.jobs != 1 {
+        return Err(RunError::Config(format!(
+            "jobs {}: several jobs run as tasks in virtual time; give the run an engine ([engine], --cpus)",
+            cfg.jobs
+        )));
     }
     let mut r = run_policy(cfg, trace, progress, Some(windows))?;
     if cfg.policy == PolicyKind::Mglru {
