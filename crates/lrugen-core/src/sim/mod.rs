@@ -1441,6 +1441,42 @@ pub fn run_reference(
 mod tests {
     use super::*;
 
+    /// The replay loop's look-ahead ring hands out the steps in the stream's order, sees the
+    /// same 8th and last step ahead as a `VecDeque` would, and drains, over more steps than it
+    /// holds (so its indices wrap).
+    #[test]
+    fn look_ahead_ring_is_a_fifo() {
+        let step = |i: u32| Step {
+            op: crate::workload::Op::Read {
+                task: 0,
+                file: 0,
+                index: u64::from(i),
+            },
+            key: i,
+            measure: true,
+        };
+        let mut stream = (0..100u32).map(step);
+        let mut ring = Ahead::default();
+        let mut model = std::collections::VecDeque::new();
+        for s in stream.by_ref().take(PREFETCH_AHEAD) {
+            ring.push_back(s);
+            model.push_back(s);
+        }
+        let mut out = vec![];
+        while let Some(s) = ring.pop_front() {
+            assert_eq!(Some(s), model.pop_front());
+            if let Some(n) = stream.next() {
+                ring.push_back(n);
+                model.push_back(n);
+            }
+            assert_eq!(ring.get(PREFETCH_FOLIO_AT), model.get(PREFETCH_FOLIO_AT));
+            assert_eq!(ring.back(), model.back());
+            out.push(s.key);
+        }
+        assert_eq!(model.len(), 0);
+        assert_eq!(out, (0..100).collect::<Vec<_>>());
+    }
+
     /// Zoo policies parse by libCacheSim's names (any case), print and serialize as their names,
     /// and existing names keep their spelling.
     #[test]
