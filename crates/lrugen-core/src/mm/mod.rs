@@ -1059,9 +1059,10 @@ impl Machine {
     #[inline]
     pub fn lru_lock_held(&mut self, lruvec: usize, site: LruLockSite, folios: u64) {
         let n = self.rmap_count.replace(0);
+        self.work[self.ctx].rmap_walks += n;
+        // the counts before this hold, for the engine's log only (a copy of 12 counters per hold)
+        let before = self.lock_log_on.then(|| self.work[self.ctx]);
         let w = &mut self.work[self.ctx];
-        w.rmap_walks += n;
-        let before = *w;
         match site {
             LruLockSite::Add => {
                 w.batch_rounds += 1;
@@ -1079,7 +1080,7 @@ impl Machine {
             // not an lru_lock: its holds are logged by `swap_lock_tick`, never here
             LruLockSite::Swap => {}
         }
-        if self.lock_log_on {
+        if let Some(before) = before {
             self.lock_log.push(LockHold {
                 ctx: self.ctx as u8,
                 site,
@@ -1640,6 +1641,11 @@ impl Machine {
     /// `VM_RAND_READ`) are skipped too, their accessed bits left alone; without it (6.1) every
     /// young bit is cleared and counts unless the mapping is `VM_SEQ_READ`.
     pub fn folio_referenced(&mut self, id: FolioId, target: Option<MemcgId>, vma_has_recency: bool) -> Referenced {
+        if self.folios[id].mapcount == 0 {
+            // what the walk below gives an unmapped folio (`rmap_walk` returns at once), without
+            // building its result list: most folios reclaim looks at are unmapped page cache
+            return Referenced::default();
+        }
         let mut hits: smallvec_like::Few = Default::default();
         let mut r = Referenced::default();
         let memcgs = &self.memcgs;

@@ -161,6 +161,7 @@ pub fn charge<P: Policy>(
 /// charges those objects where it allocates them, with no policy at hand, and calls this at the
 /// end of the operation ([`Machine::kmem_over`]); a page charge in between reclaims the excess
 /// on its own ([`charge`]).
+#[cold]
 pub fn reclaim_kmem_excess<P: Policy>(m: &mut Machine, p: &mut P) {
     m.kmem_over = false;
     for c in 0..m.memcgs.len() as MemcgId {

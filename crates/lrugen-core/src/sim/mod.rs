@@ -421,6 +421,67 @@ const PREFETCH_AHEAD: usize = 16;
 /// 32/14 at full scale (40 GiB of files, 16 GiB memcg, Zipf 0.9).
 const PREFETCH_FOLIO_AT: usize = 7;
 
+/// The next [`PREFETCH_AHEAD`] steps of the replay loop: a ring in a fixed array, indexed by a
+/// mask (the loop pops and pushes one step per access; a `VecDeque` cost it about 40 instructions
+/// per access in bounds and capacity checks).
+struct Ahead {
+    buf: [Step; PREFETCH_AHEAD],
+    head: usize,
+    len: usize,
+}
+
+const _: () = assert!(PREFETCH_AHEAD.is_power_of_two() && PREFETCH_FOLIO_AT < PREFETCH_AHEAD);
+
+impl Default for Ahead {
+    fn default() -> Self {
+        let none = Step {
+            op: crate::workload::Op::Think { task: 0, ns: 0 },
+            key: crate::workload::NO_KEY,
+            measure: false,
+        };
+        Ahead {
+            buf: [none; PREFETCH_AHEAD],
+            head: 0,
+            len: 0,
+        }
+    }
+}
+
+impl Ahead {
+    const MASK: usize = PREFETCH_AHEAD - 1;
+
+    /// Append `s`; the caller never holds more than [`PREFETCH_AHEAD`] (it pops one before it
+    /// pushes one).
+    #[inline]
+    fn push_back(&mut self, s: Step) {
+        debug_assert!(self.len < PREFETCH_AHEAD);
+        self.buf[(self.head + self.len) & Self::MASK] = s;
+        self.len += 1;
+    }
+
+    #[inline]
+    fn pop_front(&mut self) -> Option<Step> {
+        if self.len == 0 {
+            return None;
+        }
+        let s = self.buf[self.head & Self::MASK];
+        self.head = (self.head + 1) & Self::MASK;
+        self.len -= 1;
+        Some(s)
+    }
+
+    /// The `i`-th step from the front, if there are that many.
+    #[inline]
+    fn get(&self, i: usize) -> Option<&Step> {
+        (i < self.len).then(|| &self.buf[(self.head + i) & Self::MASK])
+    }
+
+    #[inline]
+    fn back(&self) -> Option<&Step> {
+        self.len.checked_sub(1).and_then(|i| self.get(i))
+    }
+}
+
 /// The engine of a fio run reported per job (`per_job`): each task's reporting group is its
 /// job's entry; otherwise the configuration as it is.
 fn per_job(ecfg: &engine::EngineConfig, groups: Vec<u32>) -> std::borrow::Cow<'_, engine::EngineConfig> {
@@ -1134,8 +1195,10 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
     // The next operations, generated ahead (a stream does not depend on the machine) so that the
     // slot of the last and the folio of a nearer one are prefetched: at full scale an access is
     // otherwise two or three cache misses one after the other.
-    let mut ahead: std::collections::VecDeque<Step> = std::collections::VecDeque::with_capacity(PREFETCH_AHEAD);
-    ahead.extend(stream.by_ref().take(PREFETCH_AHEAD));
+    let mut ahead = Ahead::default();
+    for s in stream.by_ref().take(PREFETCH_AHEAD) {
+        ahead.push_back(s);
+    }
     while let Some(s) = ahead.pop_front() {
         if let Some(n) = stream.next() {
             ahead.push_back(n);
@@ -1418,6 +1481,42 @@ pub fn run_reference(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The replay loop's look-ahead ring hands out the steps in the stream's order, sees the
+    /// same 8th and last step ahead as a `VecDeque` would, and drains, over more steps than it
+    /// holds (so its indices wrap).
+    #[test]
+    fn look_ahead_ring_is_a_fifo() {
+        let step = |i: u32| Step {
+            op: crate::workload::Op::Read {
+                task: 0,
+                file: 0,
+                index: u64::from(i),
+            },
+            key: i,
+            measure: true,
+        };
+        let mut stream = (0..100u32).map(step);
+        let mut ring = Ahead::default();
+        let mut model = std::collections::VecDeque::new();
+        for s in stream.by_ref().take(PREFETCH_AHEAD) {
+            ring.push_back(s);
+            model.push_back(s);
+        }
+        let mut out = vec![];
+        while let Some(s) = ring.pop_front() {
+            assert_eq!(Some(s), model.pop_front());
+            if let Some(n) = stream.next() {
+                ring.push_back(n);
+                model.push_back(n);
+            }
+            assert_eq!(ring.get(PREFETCH_FOLIO_AT), model.get(PREFETCH_FOLIO_AT));
+            assert_eq!(ring.back(), model.back());
+            out.push(s.key);
+        }
+        assert_eq!(model.len(), 0);
+        assert_eq!(out, (0..100).collect::<Vec<_>>());
+    }
 
     /// Zoo policies parse by libCacheSim's names (any case), print and serialize as their names,
     /// and existing names keep their spelling.

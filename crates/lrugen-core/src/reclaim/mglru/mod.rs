@@ -499,6 +499,7 @@ impl Mglru {
 
     /// `lru_gen_update_size`: move one page of folio `f` from slot `old` to slot `new` (`None` =
     /// off the lists), keeping the active/inactive compatibility counters.
+    #[inline]
     pub fn update_size(&mut self, m: &mut Machine, f: &Folio, old: Option<usize>, new: Option<usize>) {
         let lv = self.lv_of(f);
         let (t, z) = (f.lru_type(), f.zone());
