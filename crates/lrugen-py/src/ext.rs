@@ -128,22 +128,31 @@ pub struct Ectx {
     busy: Cell<bool>,
 }
 
+/// The model's state behind a context's pointer: refused while a method that calls back into
+/// Python holds it (`busy`) and once the hook that set it returned (null).
+///
+/// SAFETY of the `&mut`: [`PyOps`] sets the pointer only for the duration of a hook call, on this
+/// thread (the classes are unsendable), and clears it before the hook's borrow ends; every
+/// method takes the reference once and calls no Python while holding it, except
+/// `Ctx::list_iterate`/`list_sample`, which set `busy` on both the context and the eviction
+/// request meanwhile, so no two references are alive at once.
+#[allow(clippy::mut_from_ref)]
+fn live<'a, T>(busy: &Cell<bool>, ptr: &'a Cell<*mut T>) -> PyResult<&'a mut T> {
+    if busy.get() {
+        return Err(PyRuntimeError::new_err(IN_CALLBACK));
+    }
+    let p = ptr.get();
+    if p.is_null() {
+        return Err(PyRuntimeError::new_err(STALE));
+    }
+    // SAFETY: see above.
+    Ok(unsafe { &mut *p })
+}
+
 impl Ctx {
-    /// The model's context. SAFETY of the `&mut`: the pointer is set by [`PyOps`] only for the
-    /// duration of a hook call, on this thread (the class is unsendable), and cleared before the
-    /// hook's borrow of the context ends; the `busy` flag refuses every method while a method
-    /// that calls back into Python holds the reference, so no two are alive at once.
-    #[allow(clippy::mut_from_ref)]
+    /// The model's context ([`live`]).
     fn get(&self) -> PyResult<&mut CacheExtCtx<'static>> {
-        if self.busy.get() {
-            return Err(PyRuntimeError::new_err(IN_CALLBACK));
-        }
-        let p = self.ptr.get();
-        if p.is_null() {
-            return Err(PyRuntimeError::new_err(STALE));
-        }
-        // SAFETY: see above.
-        Ok(unsafe { &mut *p })
+        live(&self.busy, &self.ptr)
     }
 
     fn check_folio(c: &CacheExtCtx<'_>, id: FolioId) -> PyResult<()> {
@@ -168,19 +177,9 @@ impl Ctx {
 }
 
 impl Ectx {
-    #[allow(clippy::mut_from_ref)]
+    /// The eviction request ([`live`]).
     fn get(&self) -> PyResult<&mut EvictionCtx> {
-        if self.busy.get() {
-            return Err(PyRuntimeError::new_err(IN_CALLBACK));
-        }
-        let p = self.ptr.get();
-        if p.is_null() {
-            return Err(PyRuntimeError::new_err(STALE));
-        }
-        // SAFETY: set by `PyOps::evict_folios` for the duration of the call only, on this
-        // thread; each method takes the reference once and does not call Python while holding
-        // it, but `Ctx::list_iterate`/`list_sample`, which set `busy` meanwhile.
-        Ok(unsafe { &mut *p })
+        live(&self.busy, &self.ptr)
     }
 }
 

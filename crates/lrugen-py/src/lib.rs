@@ -167,6 +167,34 @@ fn details(r: &RunResult) -> Value {
     })
 }
 
+/// What [`run`] and [`run_cache_ext`] take, checked: `args` parsed by the command line's parser,
+/// `sample_every` not 0, and `trace_ids` read (it needs `--trace NAME` to name it).
+fn run_inputs(
+    args: &[String],
+    trace_ids: Option<&Bound<'_, PyAny>>,
+    sample_every: Option<u64>,
+) -> PyResult<(cli::RunArgs, Option<lrugen::workload::LoadedTrace>)> {
+    let a =
+        cli::parse_run_args(args).map_err(|e| PyValueError::new_err(e.render().to_string().trim_end().to_string()))?;
+    if sample_every == Some(0) {
+        return Err(PyValueError::new_err(
+            "sample_every: expected at least 1 step between samples, found 0",
+        ));
+    }
+    let given = match trace_ids {
+        Some(arr) => {
+            if a.trace.is_none() {
+                return Err(PyValueError::new_err(
+                    "trace_ids: an array of page ids needs --trace NAME to name it",
+                ));
+            }
+            Some(array_trace(arr)?)
+        }
+        None => None,
+    };
+    Ok((a, given))
+}
+
 /// `lrugen run` from Python: `args` are its options as words (`["--trace", "t.lis", "--capacity",
 /// "1000"]`), parsed and planned as the command line does; `trace_ids`, a numpy array of page ids
 /// replayed in place of reading `--trace` (which then only names it); `sample_every`, a sample of
@@ -180,24 +208,7 @@ fn run(
     trace_ids: Option<Bound<'_, PyAny>>,
     sample_every: Option<u64>,
 ) -> PyResult<String> {
-    let mut a =
-        cli::parse_run_args(&args).map_err(|e| PyValueError::new_err(e.render().to_string().trim_end().to_string()))?;
-    if sample_every == Some(0) {
-        return Err(PyValueError::new_err(
-            "sample_every: expected at least 1 step between samples, found 0",
-        ));
-    }
-    let given = match &trace_ids {
-        Some(arr) => {
-            if a.trace.is_none() {
-                return Err(PyValueError::new_err(
-                    "trace_ids: an array of page ids needs --trace NAME to name it",
-                ));
-            }
-            Some(array_trace(arr)?)
-        }
-        None => None,
-    };
+    let (mut a, given) = run_inputs(&args, trace_ids.as_ref(), sample_every)?;
     cli::default_policies(&mut a);
     // the files a run reads, for an error about one of them (OSError)
     let files: Vec<PathBuf> = [&a.ops, &a.fio, &a.ctl]
@@ -258,29 +269,12 @@ fn run_cache_ext(
     trace_ids: Option<Bound<'_, PyAny>>,
     sample_every: Option<u64>,
 ) -> PyResult<String> {
-    let a =
-        cli::parse_run_args(&args).map_err(|e| PyValueError::new_err(e.render().to_string().trim_end().to_string()))?;
-    if sample_every == Some(0) {
-        return Err(PyValueError::new_err(
-            "sample_every: expected at least 1 step between samples, found 0",
-        ));
-    }
+    let (a, given) = run_inputs(&args, trace_ids.as_ref(), sample_every)?;
     if a.ops.is_some() {
         return Err(PyValueError::new_err(
             "a cache_ext policy written in Python runs a trace or a workload, not an op file (--ops)",
         ));
     }
-    let given = match &trace_ids {
-        Some(arr) => {
-            if a.trace.is_none() {
-                return Err(PyValueError::new_err(
-                    "trace_ids: an array of page ids needs --trace NAME to name it",
-                ));
-            }
-            Some(array_trace(arr)?)
-        }
-        None => None,
-    };
     let files: Vec<PathBuf> = [&a.fio, &a.ctl]
         .into_iter()
         .chain(trace_ids.is_none().then_some(&a.trace))
