@@ -23,13 +23,18 @@ only=""
 # shellcheck disable=SC2086
 target/release/lrugen kernel --matrix examples/kernel-matrix/shapes.toml --fixtures "$F" --jobs "${JOBS:-2}" $only
 # further boots of the shapes whose kernel moves between boots by more than their tolerance
-# (MGLRU anon-gauss on three kernels, classic hot-cold on 6.12 and 7.2: 4 more each, judged
-# together with the fixture; tests/shapes.rs)
-boots() { # SHAPE LRU MATRIX SERIES...
-    shape=$1 lru=$2 matrix=$3
+# (MGLRU anon-gauss on three kernels, classic hot-cold on 6.12 and 7.2, MGLRU's mixed shapes on
+# 7.2: 4 more each, judged together with the fixture; tests/shapes.rs)
+boots() { # "SHAPE..." LRU MATRIX SERIES...
+    shapes=$1 lru=$2 matrix=$3
     shift 3
     case " ${LRUS:-mglru classic} " in *" $lru "*) ;; *) return 0 ;; esac
-    if [ -n "$only_shapes" ] && ! echo " $only_shapes " | grep -q " $shape "; then return 0; fi
+    # the shapes asked for (arguments) that this matrix has
+    want=""
+    for sh in $shapes; do
+        if [ -z "$only_shapes" ] || echo " $only_shapes " | grep -q " $sh "; then want="$want $sh"; fi
+    done
+    [ -n "$want" ] || return 0
     # the kernels asked for (SERIES) that this matrix has
     series=""
     for s in ${SERIES:-$*}; do
@@ -39,11 +44,12 @@ boots() { # SHAPE LRU MATRIX SERIES...
     mkdir -p "$F/boots"
     # shellcheck disable=SC2086
     target/release/lrugen kernel --matrix "examples/kernel-matrix/$matrix" --fixtures "$F/boots" --jobs "${JOBS:-2}" \
-        --only-series "$(comma $series)"
+        --only-scenarios "$(comma $want)" --only-series "$(comma $series)"
 }
 only_shapes="$*"
 boots anon-gauss mglru shapes-boots.toml 6.1 6.12 7.2
 boots hot-cold classic shapes-boots-classic.toml 6.12 7.2
+boots "mixed-swappiness10 mixed-swappiness100" mglru shapes-boots-mixed.toml 7.2
 # the suspects: workloads once reported as model defects, kept as fixtures of their own
 # (crates/lrugen-kernel/tests/shapes.rs); with the default shape list only
 if [ $# -eq 0 ]; then

@@ -1245,15 +1245,19 @@ mod tests {
     }
 
     /// The further boots' matrices list exactly the commands of the boots checked in beside the
-    /// shape fixtures (`shapes/boots/`: MGLRU anon-gauss on three kernels and classic hot-cold on
-    /// two, four boots each), each the command of its shape's fixture but for where it was
-    /// written.
+    /// shape fixtures (`shapes/boots/`: MGLRU anon-gauss on three kernels, classic hot-cold on two,
+    /// MGLRU's mixed shapes on 7.2, four boots each), each the command of its shape's fixture but
+    /// for where it was written.
     #[test]
     fn the_shapes_boots_matrices_list_the_commands_of_the_boot_fixtures() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let dir = Path::new("crates/lrugen-kernel/tests/fixtures/shapes/boots");
         let mut listed = Vec::new();
-        for (file, nr_cells) in [("shapes-boots.toml", 3), ("shapes-boots-classic.toml", 2)] {
+        for (file, nr_cells) in [
+            ("shapes-boots.toml", 3),
+            ("shapes-boots-classic.toml", 2),
+            ("shapes-boots-mixed.toml", 2),
+        ] {
             let m = Matrix::from_file(&root.join("examples/kernel-matrix").join(file)).unwrap();
             let cells = m.cells([&[], &[], &[]]).unwrap();
             assert_eq!(cells.len(), nr_cells, "{file}");
