@@ -155,13 +155,16 @@ impl Ctx {
         live(&self.busy, &self.ptr)
     }
 
+    /// A folio a policy may read: one in the registry of valid folios (a page-cache folio of the
+    /// attached memcg it was told of and that was not evicted). Any other id names no folio the
+    /// policy owns, or no folio at all (a frame never handed out).
     fn check_folio(c: &CacheExtCtx<'_>, id: FolioId) -> PyResult<()> {
-        if (id as usize) < c.nr_folios() {
+        if c.lists().is_valid(id) {
             Ok(())
         } else {
             Err(PyValueError::new_err(format!(
-                "cache_ext: folio id {id} is past the machine's {} frames",
-                c.nr_folios()
+                "cache_ext: folio {id} is not in the valid-folio registry (only folios the hooks \
+                 handed over and that were not evicted can be read)"
             )))
         }
     }
@@ -227,7 +230,7 @@ impl Ctx {
         Ok(self.get()?.lists().len(list))
     }
 
-    /// The folio `id`'s fields, now.
+    /// The folio `id`'s fields, now (a valid folio only: `ValueError` otherwise).
     fn folio(&self, id: FolioId) -> PyResult<Folio> {
         let c = self.get()?;
         Self::check_folio(c, id)?;

@@ -167,6 +167,23 @@ def test_bad_policies_are_refused(make, exc, message):
         lrugen.run(policy=make(), **WORKLOAD)
 
 
+def test_reading_a_folio_the_policy_was_not_given_raises():
+    class ReadsAny(Fifo):
+        def evict_folios(self, ctx, ectx, memcg):
+            ctx.folio(ctx.nr_folios() - 1)
+
+    with pytest.raises(ValueError, match="not in the valid-folio registry"):
+        lrugen.run(policy=ReadsAny(), **WORKLOAD)
+
+    class ReadsOwn(Fifo):
+        def folio_added(self, ctx, folio):
+            super().folio_added(ctx, folio)
+            f = ctx.folio(folio)
+            assert f.id == folio and f.uptodate and f.index < f.file_pages
+
+    lrugen.run(policy=ReadsOwn(), **WORKLOAD)
+
+
 def test_a_bad_callback_answer_raises():
     class Answers7(Fifo):
         def evict_folios(self, ctx, ectx, memcg):
