@@ -352,6 +352,13 @@ impl KernelRun {
 /// on 6.1, 6.12 and 7.2, that is 16 bytes per op plus 35 pages.
 pub const REPLAYER_FIXED_PAGES: u64 = 35;
 
+/// Of [`REPLAYER_FIXED_PAGES`], the replayer's `[heap]` when its op file's text is larger than
+/// glibc's mmap threshold (so mapped, and unmapped once parsed): 19 pages (`Rss` + `Swap`) in
+/// each of the 55 captures of built-in workloads that keep the replayer's smaps, on 6.1, 6.12 and
+/// 7.2. A smaller text leaves more ([`crate::model::Layout::heap_pages`]: 29, 30 and 58 pages for
+/// the 39, 42 and 92 KiB op files of the trace fixtures).
+pub const REPLAYER_HEAP_PAGES: u64 = 19;
+
 /// Of [`REPLAYER_FIXED_PAGES`], those the replayer's loop keeps touching: its stack, its
 /// writable data and the heap page of its I/O buffer. Measured from the replayer's own
 /// `/proc/self/smaps` after the last access of an anon workload that swaps (Debian 6.12.118,

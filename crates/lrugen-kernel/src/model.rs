@@ -37,6 +37,13 @@ pub struct Layout {
     pub anon: Option<u32>,
     /// Each mmapped file's (by the op file's path) offset in its PMD table, pages.
     pub files: BTreeMap<String, u32>,
+    /// The pages of the replayer's `[heap]` (its `Rss` plus `Swap`: every page it wrote, resident
+    /// or swapped out), when the smaps shows them. The heap is what the replayer's allocator
+    /// (glibc's, linked statically) left there, and it depends on the op file's text: a text
+    /// under glibc's mmap threshold (128 KiB) is read into the heap, parsed and freed, and its
+    /// pages and those of the op list's first, smaller allocations stay resident, never touched
+    /// again; a larger text is mapped and unmapped. [`crate::REPLAYER_HEAP_PAGES`] without it.
+    pub heap_pages: Option<u64>,
 }
 
 /// Pages per PMD table (x86-64: 2 MiB / 4 KiB).
@@ -52,9 +59,18 @@ impl Layout {
         if ops.nr_tasks() > 1 {
             return l;
         }
+        // the heap's pages so far, while the lines are the heap's
+        let mut heap: Option<u64> = None;
         for line in smaps.lines() {
             let mut f = line.split_whitespace();
-            let Some((a, b)) = f.next().and_then(|r| r.split_once('-')) else {
+            let first = f.next();
+            if let (Some(h), Some("Rss:" | "Swap:")) = (heap.as_mut(), first) {
+                let kb: u64 = f.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+                *h += kb / 4;
+                l.heap_pages = Some(*h);
+                continue;
+            }
+            let Some((a, b)) = first.and_then(|r| r.split_once('-')) else {
                 continue;
             };
             let (Ok(start), Ok(end)) = (u64::from_str_radix(a, 16), u64::from_str_radix(b, 16)) else {
@@ -67,6 +83,11 @@ impl Layout {
             }
             let off = ((start >> 12) % PTRS_PER_PMD as u64) as u32;
             let pages = (end - start) >> 12;
+            if rest.get(4) == Some(&"[heap]") {
+                heap = Some(0);
+            } else {
+                heap = None;
+            }
             match rest.get(4) {
                 None if ops.anon_pages > 0 && pages == ops.anon_pages && l.anon.is_none() => l.anon = Some(off),
                 Some(path) => {
@@ -160,8 +181,17 @@ fn steps_of(
     // written as it starts; the hot ones among them are touched all through the replay, one
     // every op in turn, the rest never again. Its op list is written whole before the replay,
     // then read once, in order, a page every OPS_PER_PAGE ops.
-    let own_pages = if replayer { crate::replayer_own_pages(ops) } else { 0 };
-    let fixed = if own_pages > 0 { crate::REPLAYER_FIXED_PAGES } else { 0 };
+    let heap = layout.heap_pages.unwrap_or(crate::REPLAYER_HEAP_PAGES);
+    let fixed = if replayer {
+        crate::REPLAYER_FIXED_PAGES - crate::REPLAYER_HEAP_PAGES + heap
+    } else {
+        0
+    };
+    let own_pages = if replayer {
+        crate::replayer_own_pages(ops) - crate::REPLAYER_FIXED_PAGES + fixed
+    } else {
+        0
+    };
     let hot = if own_pages > 0 { crate::REPLAYER_HOT_PAGES } else { 0 };
     let own_key = keys;
     let own_base = (own_pages > 0).then(|| m.mmap(task, own_pages as u32, vmf::WRITE, None));
@@ -813,6 +843,7 @@ Size:              65536 kB
         let shifted = Layout {
             anon: Some(154),
             files: [("f0".to_string(), 7)].into(),
+            heap_pages: None,
         };
         let (a, b) = (at(&Layout::default()), at(&shifted));
         let vpn = |op: &Op| match op {
@@ -823,6 +854,47 @@ Size:              65536 kB
         assert_eq!(vpn(&b[0]) % 512, 10);
         assert_eq!(vpn(&a[1]) % 512, 5);
         assert_eq!(vpn(&b[1]) % 512, 159);
+    }
+
+    /// The replayer's heap is its `Rss` plus its `Swap` in smaps, and the model's replayer writes
+    /// that many fixed pages: a smaller op text leaves a larger heap (glibc), and the model's
+    /// process grows by the difference from [`crate::REPLAYER_HEAP_PAGES`], nothing else.
+    #[test]
+    fn the_replayers_heap_is_read_off_smaps() {
+        let smaps = "\
+55557e5c5000-55557e600000 rw-p 00000000 00:00 0                          [heap]
+Size:                236 kB
+Rss:                  20 kB
+Pss:                  20 kB
+Swap:                212 kB
+7f1d28c9a000-7f1d28c9c000 rw-p 00000000 00:00 0 
+Rss:                   8 kB
+Swap:                  0 kB
+";
+        let ops = OpFile {
+            window: 0,
+            files: Vec::new(),
+            anon_pages: 2,
+            ops: vec![ReplayOp::Load { vpn: 1 }],
+            tasks: Vec::new(),
+        };
+        let l = Layout::from_smaps(smaps, &ops);
+        assert_eq!(
+            l.heap_pages,
+            Some(58),
+            "5 resident + 53 swapped, the next mapping's not counted"
+        );
+        assert_eq!(Layout::from_smaps("", &ops).heap_pages, None);
+        let mut m = Machine::new(lrugen::mm::MachineConfig::simple(4096, 0));
+        let t = m.create_memcg(lrugen::mm::memcg::ROOT_MEMCG, "t");
+        let writes = |l: &Layout| {
+            let mut m = m.clone();
+            let (steps, _) = steps_of(&ops, &mut m, t, true, l).unwrap();
+            steps.iter().filter(|s| matches!(s.op, Op::Store { .. })).count() as u64
+        };
+        let base = writes(&Layout::default());
+        assert_eq!(base, crate::replayer_own_pages(&ops));
+        assert_eq!(writes(&l), base + 58 - crate::REPLAYER_HEAP_PAGES);
     }
 
     #[test]
