@@ -70,7 +70,7 @@ pub struct Kernel<P: Policy> {
 impl<P: Policy> Kernel<P> {
     /// Pair a machine with a policy built for it.
     pub fn new(mut m: Machine, p: P) -> Self {
-        m.swap_percpu_cluster = p.switches().swap_percpu_cluster;
+        m.apply_switches(p.switches());
         Kernel {
             m,
             p,

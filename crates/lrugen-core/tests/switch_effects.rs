@@ -1839,3 +1839,74 @@ fn activate_clears_refs_stops_protecting_refaulted_mapped_folios() {
         "{off:?}\n{on:?}"
     );
 }
+
+/// The kernel memory of one address space with its kernel memory charged
+/// (`KmemConfig::kernel`), under `profile` and the classic LRU (the switches are the machine's):
+/// (`memory.stat` `pagetables`, `kernel`, `memory.current`) after it is created and after it
+/// faults in one anon page (one PTE table more), and (`pagetables`, `kernel`) after it exits.
+fn one_mm_kmem(profile: Profile) -> [(i64, i64, i64); 3] {
+    let mut cfg = MachineConfig::simple(4096, 0);
+    cfg.kmem = lrugen::mm::KmemConfig::kernel();
+    let m = Machine::new(cfg);
+    let p = Classic::with_profile(&m, profile);
+    let mut k = Kernel::new(m, p);
+    k.m.debug_checks = true;
+    let t = k.create_memcg(ROOT_MEMCG, "t");
+    let read = |k: &Kernel<Classic>| {
+        let ms = k.m.memcg_stat(t);
+        (
+            ms.get(Stat::NrPageTablePages),
+            ms.get(Stat::MemcgKmem),
+            k.m.memcgs[t].usage as i64,
+        )
+    };
+    let task = k.create_mm(t);
+    let created = read(&k);
+    let vpn = k.m.mmap(task, 1, vmf::WRITE, None);
+    k.step(Op::Store { task, vpn }).unwrap();
+    let faulted = read(&k);
+    k.step(Op::Exit { task }).unwrap();
+    let exited = read(&k);
+    assert!(k.m.check_failure.is_none(), "{:?}", k.m.check_failure);
+    [created, faulted, exited]
+}
+
+/// 6.7, "mm: add statistics for PUD level pagetable", and 6.14, "mm: introduce ctor/dtor at PGD
+/// level": an address space's PUD tables (`KmemConfig::mm_pud_pages`, 2) and then its PGD (1)
+/// count in `pagetables`; what is charged (`kernel`, `memory.current`) is the same on every
+/// kernel, so reclaim sees no difference. The presets: 6.1 counts neither, 6.12 the PUD tables,
+/// 7.2 both; each switch flipped alone moves its pages between `pagetables` and the rest of
+/// `kernel`, and the exit returns everything.
+#[test]
+fn pud_and_pgd_pgtable_stats_count_the_upper_levels_in_pagetables() {
+    let k = lrugen::mm::KmemConfig::kernel();
+    let (pud, pgd) = (k.mm_pud_pages as i64, k.mm_pgd_pages as i64);
+    assert_eq!((pud, pgd), (2, 1));
+    let base = one_mm_kmem(Profile::V6_1);
+    let [created, faulted, exited] = base;
+    assert_eq!(created.0, k.mm_pgtable_pages as i64);
+    assert_eq!(faulted.0, created.0 + 1, "the anon page's PTE table");
+    assert_eq!(exited, (0, 0, 0));
+    for (profile, extra) in [(Profile::V6_12, pud), (Profile::V7_2, pud + pgd)] {
+        let got = one_mm_kmem(profile);
+        for (b, g) in base.iter().zip(&got) {
+            assert_eq!(g.0 - b.0, if b.1 > 0 { extra } else { 0 }, "{}", profile.name());
+            assert_eq!((g.1, g.2), (b.1, b.2), "{}: the same charge", profile.name());
+        }
+    }
+    for (name, pages) in [("pud_pgtable_stats", pud), ("pgd_pgtable_stats", pgd)] {
+        for preset in [Profile::V6_1, Profile::V6_12, Profile::V7_2] {
+            let mut flipped = preset;
+            let on = !preset.switches.get(name).unwrap();
+            flipped.set_switch(name, on).unwrap();
+            let (a, b) = (one_mm_kmem(preset)[1], one_mm_kmem(flipped)[1]);
+            assert_eq!(
+                b.0 - a.0,
+                if on { pages } else { -pages },
+                "{name} from {}",
+                preset.name()
+            );
+            assert_eq!((b.1, b.2), (a.1, a.2));
+        }
+    }
+}

@@ -267,6 +267,10 @@ macro_rules! switch_tests {
             // memory.reclaim's grammar and loop: `memory_reclaim.rs`
             tested.push("memory_reclaim_swappiness");
             tested.push("memory_reclaim_quarter_batch");
+            // move pages between two memory.stat lines, no reclaim decision: `switch_effects.rs`,
+            // `pud_and_pgd_pgtable_stats_count_the_upper_levels_in_pagetables`
+            tested.push("pud_pgtable_stats");
+            tested.push("pgd_pgtable_stats");
             tested.sort_unstable();
             let mut all = Switches::NAMES.to_vec();
             all.sort_unstable();

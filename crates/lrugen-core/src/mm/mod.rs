@@ -130,21 +130,31 @@ pub struct KmemConfig {
     /// Page tables (`GFP_PGTABLE_USER`, charged to the mm's memcg; `pagetables`): each PTE table
     /// as the model allocates and frees it, and [`Self::mm_pgtable_pages`] per address space.
     pub page_tables: bool,
-    /// Page tables of an address space besides the PTE tables of its mappings: its PGD (two pages
-    /// with PTI), the PUD and PMD tables, and the PTE tables of its text, data, heap and stack.
-    /// 10: the replayer of `lrugen kernel` has 6-12 more `pagetables` than its mappings' PTE
-    /// tables on Debian 6.1, 6.12 and 7.2 (about 8, 10 and 11; where its regions land decides
-    /// the count).
+    /// Page tables of an address space besides the PTE tables of its mappings that every kernel
+    /// counts in `pagetables`: the PMD tables (one per GiB of address space in use: the
+    /// replayer's binary and heap, its mappings and its stack make 3) and the PTE tables of its
+    /// text, data, heap and stack. 7: the replayer of `lrugen kernel` on Debian 6.1, where only
+    /// these levels are counted, has 6-8 `pagetables` more than the PTE tables of its mappings.
     pub mm_pgtable_pages: u64,
+    /// Its PUD tables (one per 512 GiB of address space in use: 2 or 3 for the replayer, as
+    /// its stack shares the mappings' 512 GiB or not), charged on every kernel
+    /// (`GFP_PGTABLE_USER`) and counted in `pagetables` from 6.7 on
+    /// ([`Machine::pud_pgtable_stats`]), in `kernel` only before: 2.
+    pub mm_pud_pages: u64,
+    /// Its PGD (one page; two with page-table isolation, which the guests' CPU model does not
+    /// need), charged on every kernel and counted in `pagetables` from 6.14 on
+    /// ([`Machine::pgd_pgtable_stats`]): 1.
+    pub mm_pgd_pages: u64,
     /// Slab of an address space that does not grow with its pages (`vm_area_struct`s, `anon_vma`s,
     /// `mm_struct`; `slab_unreclaimable`), bytes: 10,240, the 2.3-2.7 pages the replayer's memcg
     /// holds on those kernels.
     pub mm_slab_bytes: u64,
     /// Other kernel memory of an address space that `memory.stat` shows only in `kernel`
-    /// (`kernel` less `pagetables` and `slab`), pages: 4, the median for the replayer over the
-    /// 42 shape fixtures (6.2 on Debian 6.1, 4.0 on 6.12, 2.0 on 7.2; this and the page tables
-    /// above it add up to 13-14 pages on each, so newer kernels seem to count as page tables
-    /// what older ones count only here — not traced to a kernel change).
+    /// (`kernel` less `pagetables` and `slab`), pages: 4. The replayer's on the 42 shape
+    /// fixtures is 6.2 pages on Debian 6.1, 4.0 on 6.12 and 2.0 on 7.2, and with its page tables
+    /// it adds up to 13-14 pages on each: the PUD tables and the PGD that 6.1 shows here and
+    /// newer kernels as page tables ([`Self::mm_pud_pages`], [`Self::mm_pgd_pages`]), and 4
+    /// pages that are neither.
     pub mm_other_pages: u64,
     /// The page cache's xarray nodes (`radix_tree_node`, 576 bytes, `SLAB_ACCOUNT`;
     /// `slab_reclaimable`), charged to the memcg that first cached a page of the file: they hold
@@ -177,6 +187,8 @@ impl KmemConfig {
         KmemConfig {
             page_tables: false,
             mm_pgtable_pages: 0,
+            mm_pud_pages: 0,
+            mm_pgd_pages: 0,
             mm_slab_bytes: 0,
             mm_other_pages: 0,
             xa_nodes: false,
@@ -188,7 +200,9 @@ impl KmemConfig {
     pub fn kernel() -> Self {
         KmemConfig {
             page_tables: true,
-            mm_pgtable_pages: 10,
+            mm_pgtable_pages: 7,
+            mm_pud_pages: 2,
+            mm_pgd_pages: 1,
             mm_slab_bytes: 10_240,
             mm_other_pages: 4,
             xa_nodes: true,
@@ -367,6 +381,13 @@ pub struct Machine {
     /// otherwise from per-CPU slot caches refilled and flushed `SWAP_BATCH` slots at a time
     /// under it.
     pub swap_percpu_cluster: bool,
+    /// From the profile (`pud_pgtable_stats`): an address space's PUD tables
+    /// ([`KmemConfig::mm_pud_pages`]) count in `pagetables`. Set before the first address space
+    /// is created ([`Machine::apply_switches`]).
+    pub pud_pgtable_stats: bool,
+    /// From the profile (`pgd_pgtable_stats`): its PGD ([`KmemConfig::mm_pgd_pages`]) counts in
+    /// `pagetables`.
+    pub pgd_pgtable_stats: bool,
     /// Per CPU: slots left in its slot cache or cluster, and frees until its return cache flushes.
     swap_left: Vec<[u32; 2]>,
     /// The holds of the operation in progress.
@@ -532,6 +553,8 @@ impl Machine {
             lock_log_on: false,
             cpu: 0,
             swap_percpu_cluster: false,
+            pud_pgtable_stats: false,
+            pgd_pgtable_stats: false,
             swap_left: Vec::new(),
             lock_log: Vec::new(),
             fbatch_pending: [0; 2],
@@ -626,14 +649,35 @@ impl Machine {
         id
     }
 
+    /// Take the machine-wide behaviour of a kernel profile's switches (those read outside the
+    /// reclaim policy): the swap allocator's clusters, and which page-table levels count in
+    /// `pagetables`. The latter only while no address space exists, so that page tables are
+    /// uncounted where they were counted (`sim::build_machine` applies the run's profile before
+    /// the first one).
+    pub fn apply_switches(&mut self, s: &crate::reclaim::mglru::Switches) {
+        self.swap_percpu_cluster = s.swap_percpu_cluster;
+        if self.mms.is_empty() {
+            self.pud_pgtable_stats = s.pud_pgtable_stats;
+            self.pgd_pgtable_stats = s.pgd_pgtable_stats;
+        }
+    }
+
     /// Charge (`sign` 1) or uncharge (-1) the kernel memory of address space `mm` that does not
     /// grow with its mappings ([`KmemConfig`]) to its memcg: when it is created or forked, when
     /// it exits.
     pub fn mm_kmem(&mut self, mm: u32, sign: i64) {
         let k = self.cfg.kmem;
         let memcg = self.mms[mm as usize].memcg;
-        if k.page_tables && k.mm_pgtable_pages > 0 {
-            self.kmem_pages(memcg, sign * k.mm_pgtable_pages as i64, true);
+        if k.page_tables {
+            for (pages, counted) in [
+                (k.mm_pgtable_pages, true),
+                (k.mm_pud_pages, self.pud_pgtable_stats),
+                (k.mm_pgd_pages, self.pgd_pgtable_stats),
+            ] {
+                if pages > 0 {
+                    self.kmem_pages(memcg, sign * pages as i64, counted);
+                }
+            }
         }
         if k.mm_other_pages > 0 {
             self.kmem_pages(memcg, sign * k.mm_other_pages as i64, false);

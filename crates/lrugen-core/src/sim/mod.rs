@@ -572,6 +572,8 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
     let mut m = Machine::new(mc);
     m.debug_checks = cfg.check;
     m.random_seed = cfg.seed;
+    // before any address space: which page-table levels count in `pagetables`
+    m.apply_switches(&cfg.mglru.profile.switches);
     let t = m.create_memcg(ROOT_MEMCG, "t");
     let mc = &mut m.memcgs[t];
     if let Some(v) = cfg.memcg.max {

@@ -203,7 +203,7 @@ pub fn kmem_per_memcg(m: &Machine) -> Vec<u64> {
         let c = mm.memcg as usize;
         if k.page_tables {
             let ptes = mm.pmds.iter().filter(|&&x| x != lrugen::mm::vm::PMD_NONE).count();
-            pages[c] += k.mm_pgtable_pages + ptes as u64;
+            pages[c] += k.mm_pgtable_pages + k.mm_pud_pages + k.mm_pgd_pages + ptes as u64;
         }
         pages[c] += k.mm_other_pages;
         slab[c] += k.mm_slab_bytes;

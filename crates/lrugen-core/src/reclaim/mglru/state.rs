@@ -317,6 +317,17 @@ switches! {
     /// `PG_active` (placement `max_seq − 1`, or `max_seq` if workingset) and counts
     /// `workingset_activate`.
     fg_refault_distance,
+    /// 6.7, "mm: add statistics for PUD level pagetable" (Baolin Wang): `pud_alloc_one` calls
+    /// `pagetable_pud_ctor`, so an address space's PUD tables count in `NR_PAGETABLE`
+    /// (`memory.stat` `pagetables`, `/proc/vmstat` `nr_page_table_pages`). They are charged to the
+    /// memcg either way (`GFP_PGTABLE_USER`); off (6.1), `memory.stat` shows them only in
+    /// `kernel`. Machine-wide, read by both LRUs (`Machine::pud_pgtable_stats`); changes no
+    /// reclaim decision.
+    pud_pgtable_stats,
+    /// 6.14, 68c601de75d8 "mm: introduce ctor/dtor at PGD level" (Kevin Brodsky): the PGD is
+    /// counted in `NR_PAGETABLE` too (`pagetable_pgd_ctor`, x86 through the generic
+    /// `__pgd_alloc`). Off (6.1, 6.12): charged, shown only in `kernel`.
+    pgd_pgtable_stats,
 }
 
 impl Switches {
@@ -340,11 +351,13 @@ impl Switches {
         dirty_writeback_reactivation: true,
         memory_reclaim_swappiness: true,
         memory_reclaim_quarter_batch: true,
+        pud_pgtable_stats: true,
         ..Switches::ALL_OFF
     };
     /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
     pub const V6_17: Switches = Switches {
         swap_percpu_cluster: true,
+        pgd_pgtable_stats: true,
         aging_feedback_rework: true,
         type_selection_rework: true,
         refault_detection_rework: true,
