@@ -943,7 +943,7 @@ fn zram_runs_print_mm_stat_and_io_stat() {
     ];
     let out = ok(&args);
     assert!(
-        out.contains("--- mglru: /sys/block/zram0 ---\ncomp_algorithm: lzo lzo-rle lz4 [zstd]\n"),
+        out.contains("--- mglru: /sys/block/zram0 ---\ncomp_algorithm: lzo-rle lzo lz4 [zstd] \n"),
         "{out}"
     );
     let line = |name: &str| {

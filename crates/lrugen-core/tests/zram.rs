@@ -179,7 +179,7 @@ fn mm_stat_counts_what_zram_holds() {
         let block = lrugen::report::swap_device_block(&r).expect("a zram block");
         assert!(block.contains(&format!("mm_stat: {}", z.mm_stat())), "{block}");
         assert!(block.contains(&format!("io_stat: {}", z.io_stat())), "{block}");
-        assert!(block.contains("comp_algorithm: lzo [lzo-rle] lz4 zstd\n"), "{block}");
+        assert!(block.contains("comp_algorithm: [lzo-rle] lzo lz4 zstd \n"), "{block}");
         let json = lrugen::report::json(std::slice::from_ref(&r));
         assert_eq!(json[0]["zram"]["mm_stat"], z.mm_stat());
         assert_eq!(json[0]["pswpout_by_compressed_pct"]["100"], by[&100]);

@@ -33,8 +33,9 @@ pub enum ZramAlgorithm {
 }
 
 impl ZramAlgorithm {
-    /// Every algorithm, in `comp_algorithm`'s order.
-    pub const ALL: [ZramAlgorithm; 4] = [Self::Lzo, Self::LzoRle, Self::Lz4, Self::Zstd];
+    /// Every algorithm, in `comp_algorithm`'s order (the backends' order since 6.12; lz4hc,
+    /// deflate and 842 are not modelled).
+    pub const ALL: [ZramAlgorithm; 4] = [Self::LzoRle, Self::Lzo, Self::Lz4, Self::Zstd];
 
     /// Its name in `comp_algorithm`.
     pub fn name(self) -> &'static str {
@@ -76,19 +77,19 @@ impl ZramAlgorithm {
         }
     }
 
-    /// `comp_algorithm`'s text: every algorithm, the selected one in brackets.
+    /// `comp_algorithm`'s text: every algorithm followed by a space, the selected one in
+    /// brackets, then a newline.
     pub fn comp_algorithm(self) -> String {
-        let names: Vec<String> = Self::ALL
-            .iter()
-            .map(|&a| {
-                if a == self {
-                    format!("[{}]", a.name())
-                } else {
-                    a.name().to_string()
-                }
-            })
-            .collect();
-        format!("{}\n", names.join(" "))
+        let mut out = String::new();
+        for a in Self::ALL {
+            if a == self {
+                out.push_str(&format!("[{}] ", a.name()));
+            } else {
+                out.push_str(&format!("{} ", a.name()));
+            }
+        }
+        out.push('\n');
+        out
     }
 }
 
@@ -281,10 +282,10 @@ mod tests {
             "   12288     6144     8192        0     8192        0        0        1        4\n"
         );
         assert_eq!(r.io_stat(), "       0        5        0 123456789\n");
-        assert_eq!(ZramAlgorithm::Lz4.comp_algorithm(), "lzo lzo-rle [lz4] zstd\n");
+        assert_eq!(ZramAlgorithm::Lz4.comp_algorithm(), "lzo-rle lzo [lz4] zstd \n");
         assert!(r
             .format()
-            .starts_with("comp_algorithm: lzo lzo-rle [lz4] zstd\nmm_stat:    12288"));
+            .starts_with("comp_algorithm: lzo-rle lzo [lz4] zstd \nmm_stat:    12288"));
     }
 
     #[test]
