@@ -371,6 +371,9 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
         if let Some(e) = &r.engine {
             outln!("\n{}", lrugen::sim::engine::format_bench(&r.policy, &plan.spec, e));
         }
+        if let Some(t) = report::swap_device_block(r) {
+            out!("\n{t}");
+        }
         if let Some(e) = &r.error {
             outln!("\n{}: stopped early: {e}", r.policy);
         }

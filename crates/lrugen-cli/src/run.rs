@@ -215,8 +215,9 @@ pub struct RunArgs {
     /// nvme:exponential (mean the preset's).
     #[arg(long, value_name = "PRESET")]
     pub device: Option<String>,
-    /// Virtual-time engine: swap device preset (nvme, sata-ssd, hdd, mmc, ramdisk, zram, zram-lzo, zram-lz4; with
-    /// :lognormal=SIGMA or :exponential as --device).
+    /// Virtual-time engine: swap device preset (nvme, sata-ssd, hdd, mmc, ramdisk, zram; with
+    /// :lognormal=SIGMA or :exponential as --device). zram's compressor: zram (lzo-rle, the
+    /// kernel's default), zram-lzo, zram-lz4, zram-zstd; its mm_stat and io_stat are printed.
     #[arg(long, value_name = "PRESET")]
     pub swap_device: Option<String>,
     /// Print /sys/kernel/debug/lru_gen and lru_gen_full at the end of each MGLRU run.

@@ -914,3 +914,70 @@ fn memtier_options_run_as_memtier_does() {
         &["expected --workload memtier"],
     );
 }
+
+/// A run swapping to zram prints zram0's `comp_algorithm`, `mm_stat` and `io_stat` in the
+/// kernel's formats (nine and four columns of width 8), in the text and in --json; a compressor
+/// zram does not know is refused naming the ones it does.
+#[test]
+fn zram_runs_print_mm_stat_and_io_stat() {
+    let args = [
+        "run",
+        "--workload",
+        "anon",
+        "--size",
+        "32M",
+        "--accesses",
+        "5000",
+        "--memory",
+        "28M",
+        "--swap",
+        "64M",
+        "--swap-device",
+        "zram-zstd",
+        "--compressed-pct",
+        "60",
+        "--policy",
+        "mglru",
+        "--jobs",
+        "1",
+    ];
+    let out = ok(&args);
+    assert!(
+        out.contains("--- mglru: /sys/block/zram0 ---\ncomp_algorithm: lzo-rle lzo lz4 [zstd] \n"),
+        "{out}"
+    );
+    let line = |name: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .unwrap_or_else(|| panic!("no {name} in {out}"))
+            .to_string()
+    };
+    let (mm, io) = (line("mm_stat: "), line("io_stat: "));
+    assert_eq!((mm.len(), io.len()), (9 * 9 - 1, 4 * 9 - 1), "{mm:?} {io:?}");
+    let cols: Vec<u64> = mm.split_whitespace().map(|c| c.parse().unwrap()).collect();
+    // 60 % of a page per page stored, in a pool of whole pages
+    assert!(cols[0] > 0 && cols[1] == cols[0] / 4096 * (4096 * 60 / 100), "{mm}");
+    assert_eq!(cols[2], cols[1].div_ceil(4096) * 4096);
+    assert!(out.contains("mglru: pswpout by region compressed_pct: 60%: "), "{out}");
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let v: serde_json::Value = serde_json::from_str(&ok(&json_args)).expect("JSON");
+    assert_eq!(v[0]["zram"]["mm_stat"], format!("{mm}\n"));
+    assert_eq!(v[0]["zram"]["algorithm"], "zstd");
+    // not zram: no block
+    let mut ram = args.to_vec();
+    ram[12] = "ramdisk";
+    assert!(!ok(&ram).contains("/sys/block/zram0"));
+    fails(
+        &[
+            "run",
+            "--workload",
+            "anon",
+            "--swap-device",
+            "zram-deflate",
+            "--jobs",
+            "1",
+        ],
+        &["--swap-device", "'deflate'", "lzo-rle", "zstd"],
+    );
+}

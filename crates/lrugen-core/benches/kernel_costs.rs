@@ -114,7 +114,7 @@
 //!   subtracted) is printed too. (2) writeback: `sync_file_range(SYNC_FILE_RANGE_WRITE)` of a
 //!   16 MiB file on the root file system (ext4, blocks allocated), CPU per dirty page, with all
 //!   pages dirty (contiguous: bios merge) and every other page (a bio per page).
-//! * zram `compress_ns`/`decompress_ns`: for each algorithm (lzo-rle, lzo, lz4) zram0 is reset,
+//! * zram `compress_ns`/`decompress_ns`: for each algorithm (lzo-rle, lzo, lz4, zstd) zram0 is reset,
 //!   `comp_algorithm` and `disksize` set, then 4,096 pages written with 4 KiB `O_DIRECT` writes
 //!   and read back (zram compresses and decompresses in the submitting task), CPU per page. The
 //!   pages: 1.5 KiB of English-like text (Zipf-distributed words) then 128-byte records (two
@@ -2620,7 +2620,7 @@ fn zram_section(rep: &mut Report) {
     };
     let algs = Zram::algorithms();
     let mut lzo_rle: Option<(f64, f64)> = None;
-    for alg in ["lzo-rle", "lzo", "lz4"] {
+    for alg in ["lzo-rle", "lzo", "lz4", "zstd"] {
         if !algs.iter().any(|a| a == alg) {
             rep.skip(format!("compress_ns ({alg})"), "ns", "algorithm not offered by zram0");
             continue;

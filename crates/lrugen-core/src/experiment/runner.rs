@@ -118,7 +118,13 @@ pub struct CellResult {
 /// (`workingset_refault_anon + _file`), `pgscan` and `pgsteal` (the workload memcg's), and the
 /// `/proc/vmstat` events `pgactivate`, `pgdeactivate`, `pswpin`, `pswpout`, `allocstall` (all
 /// zones), `oom_kill` and `workingset_activate` (anon + file), and `promotions` (MGLRU-FG's
-/// access-time promotions, not a kernel counter; 0 for the other policies). Series (kernel policies, from [`RunResult::series`]): `hits`, `misses`,
+/// access-time promotions, not a kernel counter; 0 for the other policies);
+/// `pswpout_incompressible` (swap-outs of pages whose region compresses to zsmalloc's huge-class
+/// size or more: stored whole on zram) when a region gives its compressibility; and, swapping to
+/// zram, `zram_compr_bytes` (`mm_stat`'s compr_data_size), `zram_pool_pages` (its
+/// mem_used_total in pages) and `zram_huge_pages` (its huge_pages_since); these four are not in
+/// `METRICS` (columns only of the experiments whose cells have them, after the known ones, so
+/// other experiments' files keep their columns). Series (kernel policies, from [`RunResult::series`]): `hits`, `misses`,
 /// `refaults`, `usage`, and `gen0` … `gen3`, the pages (anon + file) of the youngest generation,
 /// the next one, and so on.
 ///
@@ -154,6 +160,14 @@ pub fn metrics_of(r: &RunResult) -> (Metrics, Series) {
             (r.vm(Stat::WorkingsetActivateFile) + r.vm(Stat::WorkingsetActivateAnon)) as f64,
         );
         put("promotions", r.promotions.unwrap_or(0) as f64);
+        if r.pswpout_by_pct.iter().any(|&(p, _)| p > 0) {
+            put("pswpout_incompressible", r.pswpout_incompressible() as f64);
+        }
+    }
+    if let Some(z) = &r.zram {
+        put("zram_compr_bytes", z.compr_data_size as f64);
+        put("zram_pool_pages", z.pool_pages as f64);
+        put("zram_huge_pages", z.huge_pages_since as f64);
     }
     if !r.ctl.is_empty() {
         // a control script's outcome: writes the kernel refused, pages its writes reclaimed

@@ -172,7 +172,8 @@ struct RawMglru {
 }
 
 /// `[engine]`: run in virtual time with tasks on CPUs and devices. Devices are preset names
-/// (`nvme`, `sata-ssd`, `hdd`, `mmc`, `ramdisk`, `zram`).
+/// (`nvme`, `sata-ssd`, `hdd`, `mmc`, `ramdisk`, `zram`, or zram with its compressor:
+/// `zram-lzo-rle`, `zram-lzo`, `zram-lz4`, `zram-zstd`).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawEngine {

@@ -15,6 +15,8 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Exp1, StandardNormal};
 use serde::{Deserialize, Serialize};
 
+use super::zram::ZramAlgorithm;
+
 /// How a request's latency varies around the device's `read_latency_ns`/`write_latency_ns`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
@@ -71,6 +73,9 @@ pub struct DeviceSpec {
     /// How the latency varies from request to request (default fixed).
     #[serde(default, skip_serializing_if = "is_fixed")]
     pub latency_dist: ServiceTime,
+    /// zram: its compressor (`comp_algorithm`); `None` for block devices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zram_algorithm: Option<ZramAlgorithm>,
 }
 
 fn is_fixed(d: &ServiceTime) -> bool {
@@ -78,7 +83,8 @@ fn is_fixed(d: &ServiceTime) -> bool {
 }
 
 impl DeviceSpec {
-    /// A preset by name: `nvme`, `sata-ssd`, `hdd`, `mmc`, `ramdisk`, `zram`, optionally with
+    /// A preset by name: `nvme`, `sata-ssd`, `hdd`, `mmc`, `ramdisk`, `zram` (`lzo-rle`) or
+    /// `zram-ALGORITHM` (`zram-lzo-rle`, `zram-lzo`, `zram-lz4`, `zram-zstd`), optionally with
     /// its latency's distribution after a colon: `nvme:exponential`, `nvme:lognormal=0.3` (σ),
     /// `nvme:fixed` (the default).
     pub fn preset(name: &str) -> Result<DeviceSpec, String> {
@@ -117,13 +123,33 @@ impl DeviceSpec {
             decompress_ns: 0,
             compression_ratio: None,
             latency_dist: ServiceTime::Fixed,
+            zram_algorithm: None,
         };
-        let zram = |name: &str, compress_ns, decompress_ns, ratio| DeviceSpec {
-            compress_ns,
-            decompress_ns,
-            compression_ratio: Some(ratio),
-            ..d(name, 0, 0, 8_000_000_000, 256)
+        let unknown = |name: &str| {
+            format!(
+                "unknown device preset '{name}': expected nvme, sata-ssd, hdd, mmc, ramdisk, zram \
+                 (zram-lzo-rle), zram-lzo, zram-lz4 or zram-zstd (optionally :exponential or :lognormal=SIGMA)"
+            )
         };
+        if let Some(alg) = name.strip_prefix("zram") {
+            // zram, per compressor: CPU per page compressed and decompressed and the default
+            // ratio (`ZramAlgorithm::costs`, measured by the kernel_costs bench)
+            let alg = match alg {
+                "" => ZramAlgorithm::LzoRle,
+                _ => match alg.strip_prefix('-') {
+                    Some(a) => ZramAlgorithm::parse(a).map_err(|e| format!("device preset '{name}': {e}"))?,
+                    None => return Err(unknown(name)),
+                },
+            };
+            let (compress_ns, decompress_ns, ratio) = alg.costs();
+            return Ok(DeviceSpec {
+                compress_ns,
+                decompress_ns,
+                compression_ratio: Some(ratio),
+                zram_algorithm: Some(alg),
+                ..d(name, 0, 0, 8_000_000_000, 256)
+            });
+        }
         Ok(match name {
             // a datacenter NVMe SSD: ~80 µs 4 KiB random read, ~20 µs write (cache), 3 GB/s
             "nvme" => d("nvme", 80_000, 20_000, 3_000_000_000, 128),
@@ -135,21 +161,7 @@ impl DeviceSpec {
             "mmc" => d("mmc", 1_000_000, 3_000_000, 40_000_000, 1),
             // a RAM disk (brd): a memory copy
             "ramdisk" => d("ramdisk", 2_000, 2_000, 8_000_000_000, 256),
-            // zram, per compressor: CPU per page compressed and decompressed, measured by
-            // `cargo bench -p lrugen-core --bench kernel_costs` (4 KiB O_DIRECT writes and reads
-            // of zram on this project's machine kind, pages of text and small records that
-            // lzo-rle packs 2.95:1, net of a same-filled page; medians of four runs):
-            // lzo-rle (the kernel's default) 5.0-5.7 / 1.6-1.8 µs, lzo 5.1-5.6 / 1.8-2.0 µs at
-            // 2.94:1, lz4 5.3-5.7 / 1.0-1.2 µs at 2.73:1
-            "zram" | "zram-lzo-rle" => zram(name, 5_300, 1_650, 3.0),
-            "zram-lzo" => zram(name, 5_200, 1_850, 3.0),
-            "zram-lz4" => zram(name, 5_500, 1_100, 2.8),
-            _ => {
-                return Err(format!(
-                    "unknown device preset '{name}': expected nvme, sata-ssd, hdd, mmc, ramdisk, zram \
-                     (zram-lzo-rle), zram-lzo or zram-lz4 (optionally :exponential or :lognormal=SIGMA)"
-                ))
-            }
+            _ => return Err(unknown(name)),
         })
     }
 }

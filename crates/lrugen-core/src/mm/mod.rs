@@ -15,6 +15,7 @@ pub mod rstat;
 pub mod swap;
 pub mod vm;
 pub mod vmstat;
+pub mod zram;
 
 use folio::{pg, FolioId, Folios, ANON, FILE};
 use memcg::{MemcgId, Memcgs, ROOT_MEMCG};
@@ -464,6 +465,13 @@ pub struct Machine {
     pub zram_pool: Vec<FolioId>,
     /// zram: compressed bytes stored.
     pub zram_bytes: u64,
+    /// zram: what `mm_stat` and `io_stat` count.
+    pub zram_stats: zram::ZramStats,
+    /// zram: its compressor (`comp_algorithm`; the swap device's, lzo-rle unless it names one).
+    pub zram_algorithm: zram::ZramAlgorithm,
+    /// Swap-outs (`pswpout`) by the `compressed_pct` of the region the page belongs to (index 0:
+    /// regions that give none, and pages not in an anon region), whatever the swap device.
+    pub pswpout_by_pct: Box<[u64; 101]>,
     /// The page cache's xarray leaves that hold only shadow entries, per lruvec
     /// (`shadow_nodes`), for the shadow shrinker (`reclaim::shrinker`).
     pub shadow_lru: pagecache::ShadowLru,
@@ -546,6 +554,9 @@ impl Machine {
             wb_wakeup: u64::MAX,
             zram_pool: Vec::new(),
             zram_bytes: 0,
+            zram_stats: zram::ZramStats::default(),
+            zram_algorithm: zram::ZramAlgorithm::LzoRle,
+            pswpout_by_pct: Box::new([0; 101]),
             shadow_lru: pagecache::ShadowLru::default(),
             explain: None,
             work: [Work::default(); 2],
@@ -1469,29 +1480,71 @@ impl Machine {
         *left -= 1;
     }
 
+    /// The `compressed_pct` of the anon region folio `id` belongs to: the VMA of the first member
+    /// of its fork family that still has one at its page (0: none given, or not anon).
+    pub fn folio_compressed_pct(&self, id: FolioId) -> u8 {
+        let f = self.folios[id];
+        if !f.is_anon() {
+            return 0;
+        }
+        self.mms[f.mapping as usize]
+            .anon_family
+            .iter()
+            .find_map(|&mm| {
+                let x = &self.mms[mm as usize];
+                x.find_vma(f.index).map(|vi| x.vmas[vi].compressed_pct)
+            })
+            .unwrap_or(0)
+    }
+
+    /// zram's `mm_stat` and `io_stat` now (`None` unless the swap device is zram).
+    pub fn zram_report(&self) -> Option<zram::ZramReport> {
+        self.cfg.zram_ratio?;
+        Some(zram::ZramReport::new(
+            self.zram_algorithm,
+            &self.zram_stats,
+            self.zram_bytes,
+            self.zram_pool.len() as u64,
+        ))
+    }
+
+    /// Swap-outs by region compressibility since `before` (a copy of `pswpout_by_pct`):
+    /// (`compressed_pct`, pages) for each class that has any.
+    pub fn pswpout_classes(&self, before: &[u64; 101]) -> Vec<(u8, u64)> {
+        (0..=100u8)
+            .map(|p| (p, self.pswpout_by_pct[p as usize] - before[p as usize]))
+            .filter(|&(_, n)| n > 0)
+            .collect()
+    }
+
+    /// Count a swap-out of folio `id` (`pswpout`) and its region's compressibility class.
+    pub fn count_pswpout(&mut self, id: FolioId) {
+        self.count_vm_events(Stat::Pswpout, 1);
+        let pct = self.folio_compressed_pct(id).min(100);
+        self.pswpout_by_pct[pct as usize] += 1;
+    }
+
     /// zram: store the compressed copy of anon folio `id` in `slot`, growing the pool (its pages
     /// are taken from the node regardless of watermarks, as zsmalloc's allocations may dip into
-    /// reserves). Returns false if no page could be had.
+    /// reserves). A page that compresses to zsmalloc's huge-class size or more is stored whole
+    /// (`huge_pages`). Returns false if no page could be had (`failed_writes`).
     pub fn zram_store(&mut self, id: FolioId, slot: u32) -> bool {
         let Some(ratio) = self.cfg.zram_ratio else {
             return true;
         };
         self.zram_free(slot);
         let f = self.folios[id];
-        let mut pct = (100.0 / ratio.max(1.0)).round() as u64;
-        if f.is_anon() {
-            // the VMA of the first family member that still has one at this page
-            let vma = self.mms[f.mapping as usize].anon_family.iter().find_map(|&mm| {
-                let x = &self.mms[mm as usize];
-                x.find_vma(f.index).map(|vi| x.vmas[vi])
-            });
-            if let Some(p) = vma.map(|v| v.compressed_pct).filter(|&p| p > 0) {
-                pct = p as u64;
-            }
+        let pct = match self.folio_compressed_pct(id) {
+            0 => (100.0 / ratio.max(1.0)).round() as u64,
+            p => p as u64,
+        };
+        let mut bytes = PAGE_SIZE * pct.clamp(1, 100) / 100;
+        let huge = bytes >= zram::HUGE_CLASS_SIZE;
+        if huge {
+            bytes = PAGE_SIZE;
         }
-        let bytes = (PAGE_SIZE * pct.clamp(1, 100) / 100) as u16;
-        self.zram_bytes += bytes as u64;
-        self.swap.zbytes[slot as usize] = bytes;
+        self.zram_bytes += bytes;
+        self.swap.zbytes[slot as usize] = bytes as u16;
         while (self.zram_pool.len() as u64) < self.zram_bytes.div_ceil(PAGE_SIZE) {
             let node = f.node();
             let zone = (0..self.nodes[node].zones.len())
@@ -1499,12 +1552,20 @@ impl Machine {
                 .find(|&z| self.nodes[node].zones[z].free > 0);
             let Some(z) = zone else {
                 self.zram_free(slot);
+                self.zram_stats.failed_writes += 1;
                 return false;
             };
             let frame = self.take_frame(node, z).expect("a free frame");
             self.folios[frame].set(pg::ZSPAGE);
             self.zone_stats[node][z].add(Stat::NrZspages, 1);
             self.zram_pool.push(frame);
+        }
+        let st = &mut self.zram_stats;
+        st.pages_stored += 1;
+        st.max_used_pages = st.max_used_pages.max(self.zram_pool.len() as u64);
+        if huge {
+            st.huge_pages += 1;
+            st.huge_pages_since += 1;
         }
         true
     }
@@ -1514,6 +1575,10 @@ impl Machine {
         let b = std::mem::take(&mut self.swap.zbytes[slot as usize]) as u64;
         if b == 0 {
             return;
+        }
+        self.zram_stats.pages_stored -= 1;
+        if b == PAGE_SIZE {
+            self.zram_stats.huge_pages -= 1;
         }
         self.zram_bytes -= b;
         while self.zram_pool.len() as u64 > self.zram_bytes.div_ceil(PAGE_SIZE) {
@@ -1526,6 +1591,10 @@ impl Machine {
 
     /// Release a slot no PTE and no swap-cache folio holds, uncharging its memcg.
     pub fn swap_release(&mut self, slot: u32) {
+        if self.cfg.zram_ratio.is_some() {
+            // swap_slot_free_notify: zram counts every slot swap frees
+            self.zram_stats.notify_free += 1;
+        }
         self.zram_free(slot);
         let owner = self.swap.owner[slot as usize];
         self.memcgs.swap_charge(owner, -1);

@@ -26,8 +26,8 @@ pub struct Swap {
     pub cache: Vec<PackedSlot>,
     /// Memcg charged for each slot (`swap_cgroup`; slots below the high-water mark).
     pub owner: Vec<u16>,
-    /// zram: compressed bytes stored for each slot (0: nothing stored; slots below the
-    /// high-water mark).
+    /// zram: compressed bytes stored for each slot (0: nothing stored; a page stored whole,
+    /// zram's huge page: 4096; slots below the high-water mark).
     pub zbytes: Vec<u16>,
     free: BTreeSet<u32>,
     /// Slots never used (`nr_slots - fresh ..` are free and not in `free`).

@@ -110,6 +110,20 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
             m.zram_bytes
         ));
     }
+    // zram's mm_stat: pages stored and stored whole are the slots holding bytes and a whole page
+    let (pages, huge) = m.swap.zbytes.iter().fold((0u64, 0u64), |(n, h), &b| {
+        (n + (b > 0) as u64, h + (b as u64 == crate::mm::PAGE_SIZE) as u64)
+    });
+    let z = &m.zram_stats;
+    if (z.pages_stored, z.huge_pages) != (pages, huge) || z.max_used_pages < m.zram_pool.len() as u64 {
+        return Err(format!(
+            "zram counts {} pages stored, {} huge, max pool {}; slots hold {pages} pages, {huge} whole, pool {}",
+            z.pages_stored,
+            z.huge_pages,
+            z.max_used_pages,
+            m.zram_pool.len()
+        ));
+    }
     let total = m.cfg.total_pages();
     let free: u64 = m.nodes.iter().map(|nd| nd.free()).sum();
     if free + allocated != total {

@@ -177,7 +177,7 @@ pub fn shrink_folio_list<P: Policy>(
                 m.mod_node_state(mc, n, Stat::NrVmscanWrite, 1);
                 // the write completes at once: `__folio_end_writeback`
                 m.mod_node_state(mc, n, Stat::NrWritten, 1);
-                m.count_vm_events(Stat::Pswpout, 1);
+                m.count_pswpout(id);
                 m.count_vm_events(Stat::Pgpgout, 4);
                 sc.stat.nr_pageout += 1;
             }

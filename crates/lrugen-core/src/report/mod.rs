@@ -102,6 +102,46 @@ pub fn memory_stat(r: &RunResult) -> Option<String> {
         .map(|c| vmstat::format_memory_stat(c, crate::mm::PAGE_SIZE))
 }
 
+/// Swap-outs by region compressibility (`compressed_pct` → pages; "default" for regions that
+/// give none).
+fn pswpout_classes(r: &RunResult) -> serde_json::Map<String, serde_json::Value> {
+    r.pswpout_by_pct
+        .iter()
+        .map(|&(p, n)| (if p == 0 { "default".to_string() } else { p.to_string() }, n.into()))
+        .collect()
+}
+
+/// The text block `lrugen run` prints for a run that swaps to zram or whose regions give their
+/// compressibility: `comp_algorithm`, `mm_stat` and `io_stat` as zram0 shows them, and the
+/// swap-outs by region compressibility.
+pub fn swap_device_block(r: &RunResult) -> Option<String> {
+    let classes = r.pswpout_by_pct.iter().any(|&(p, _)| p > 0);
+    if r.zram.is_none() && !classes {
+        return None;
+    }
+    let mut out = String::new();
+    if let Some(z) = &r.zram {
+        out.push_str(&format!("--- {}: /sys/block/zram0 ---\n{}", r.policy, z.format()));
+        out.push_str(&format!(
+            "compressed {} of {} bytes into {} pool pages; {} pages stored whole (huge) now, {} since set-up\n",
+            z.compr_data_size, z.orig_data_size, z.pool_pages, z.huge_pages, z.huge_pages_since
+        ));
+    }
+    if classes {
+        let parts: Vec<String> = pswpout_classes(r)
+            .into_iter()
+            .map(|(k, v)| format!("{k}{}: {v}", if k == "default" { "" } else { "%" }))
+            .collect();
+        out.push_str(&format!(
+            "{}: pswpout by region compressed_pct: {} (incompressible: {})\n",
+            r.policy,
+            parts.join(", "),
+            r.pswpout_incompressible()
+        ));
+    }
+    Some(out)
+}
+
 /// JSON of a set of results, with `/proc/vmstat` and `memory.stat` as name → value maps.
 pub fn json(results: &[RunResult]) -> serde_json::Value {
     let counters = |c: &Option<vmstat::Counters>| {
@@ -138,6 +178,15 @@ pub fn json(results: &[RunResult]) -> serde_json::Value {
                 }
                 if !r.switches.is_empty() {
                     v["switches"] = serde_json::json!(r.switches);
+                }
+                if let Some(z) = &r.zram {
+                    let mut j = serde_json::to_value(z).expect("zram report serializes");
+                    j["mm_stat"] = z.mm_stat().into();
+                    j["io_stat"] = z.io_stat().into();
+                    v["zram"] = j;
+                }
+                if r.pswpout_by_pct.iter().any(|&(p, _)| p > 0) {
+                    v["pswpout_by_compressed_pct"] = pswpout_classes(r).into();
                 }
                 v
             })

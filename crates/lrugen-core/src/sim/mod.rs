@@ -299,6 +299,11 @@ pub struct RunResult {
     pub series: Vec<Sample>,
     /// Throughput, latency and reclaim time (engine runs).
     pub engine: Option<engine::EngineResult>,
+    /// zram's `mm_stat` and `io_stat` at the end of a kernel-policy run that swaps to zram.
+    pub zram: Option<crate::mm::zram::ZramReport>,
+    /// Swap-outs over the run by the `compressed_pct` of the page's region (kernel policies;
+    /// (percent, pages) for each class that has any, 0 = the region gives none).
+    pub pswpout_by_pct: Vec<(u8, u64)>,
     /// The model's state at the end of a kernel-policy run, bytes (`Machine::state_bytes`: the
     /// state that grows with the pages touched).
     pub state_bytes: Option<u64>,
@@ -357,6 +362,16 @@ pub struct Sample {
 }
 
 impl RunResult {
+    /// Swap-outs of pages whose region compresses to zsmalloc's huge-class size or more (zram
+    /// stores them whole), whatever the swap device.
+    pub fn pswpout_incompressible(&self) -> u64 {
+        self.pswpout_by_pct
+            .iter()
+            .filter(|&&(p, _)| p > 0 && crate::mm::PAGE_SIZE * p as u64 / 100 >= crate::mm::zram::HUGE_CLASS_SIZE)
+            .map(|&(_, n)| n)
+            .sum()
+    }
+
     /// A named counter of `/proc/vmstat`, or 0.
     pub fn vm(&self, s: Stat) -> i64 {
         self.vmstat.as_ref().map_or(0, |c| c.get(s))
@@ -570,6 +585,9 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
         mc.zram_ratio = cfg.engine.as_ref().and_then(|e| e.swap_device.compression_ratio);
     }
     let mut m = Machine::new(mc);
+    if let Some(a) = cfg.engine.as_ref().and_then(|e| e.swap_device.zram_algorithm) {
+        m.zram_algorithm = a;
+    }
     m.debug_checks = cfg.check;
     m.random_seed = cfg.seed;
     // before any address space: which page-table levels count in `pagetables`
@@ -998,6 +1016,7 @@ pub fn run_engine_on<P: Policy>(
 ) -> Result<RunResult, RunError> {
     let mut r = empty_result(k.p.name());
     let before = k.m.vmstat();
+    let pswpout_before = k.m.pswpout_by_pct.clone();
     let promotions_before = k.p.promotions();
     let mut series = Vec::new();
     let failures: Vec<StreamFailure> = streams.iter().map(Stream::failure).collect();
@@ -1031,6 +1050,8 @@ pub fn run_engine_on<P: Policy>(
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
     r.state_bytes = Some(k.m.state_bytes());
+    r.zram = k.m.zram_report();
+    r.pswpout_by_pct = k.m.pswpout_classes(&pswpout_before);
     r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
     r.memcg = Some(k.m.memcgs[t].path.clone());
     r.capacity_pages = k.m.memcgs[t].max.min(k.m.cfg.total_pages());
@@ -1076,6 +1097,8 @@ fn empty_result(policy: &str) -> RunResult {
         series: Vec::new(),
         engine: None,
         state_bytes: None,
+        zram: None,
+        pswpout_by_pct: Vec::new(),
         recording: None,
         switches: Vec::new(),
     }
@@ -1185,6 +1208,7 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
     let mut r = empty_result(k.p.name());
     let total = stream.len;
     let before = k.m.vmstat();
+    let pswpout_before = k.m.pswpout_by_pct.clone();
     let promotions_before = k.p.promotions();
     let failure = stream.failure();
     let mut steps = 0u64;
@@ -1309,6 +1333,8 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
     r.state_bytes = Some(k.m.state_bytes());
+    r.zram = k.m.zram_report();
+    r.pswpout_by_pct = k.m.pswpout_classes(&pswpout_before);
     r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
     r.memcg = Some(k.m.memcgs[t].path.clone());
     r.capacity_pages = k.m.memcgs[t].max.min(k.m.cfg.total_pages());
