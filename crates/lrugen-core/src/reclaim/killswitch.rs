@@ -288,6 +288,16 @@ impl Policy for Switchable {
         self.mglru.memcg_created(m, memcg);
     }
 
+    fn memcg_offline(&mut self, m: &mut Machine, memcg: MemcgId) {
+        self.classic.memcg_offline(m, memcg);
+        self.mglru.memcg_offline(m, memcg);
+    }
+
+    fn memcg_released(&mut self, m: &Machine, memcg: MemcgId) {
+        self.classic.memcg_released(m, memcg);
+        self.mglru.memcg_released(m, memcg);
+    }
+
     fn mm_created(&mut self, m: &Machine, mm: u32) {
         // `lru_gen_add_mm` runs at fork whatever the state
         self.classic.mm_created(m, mm);

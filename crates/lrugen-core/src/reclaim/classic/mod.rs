@@ -223,6 +223,7 @@ impl Classic {
             (m.memcgs[memcg].emin, m.memcgs[memcg].elow)
         };
         let mut nr = [0u64; 4];
+        let online = m.memcgs[memcg].online();
         for lru in Lru::EVICTABLE {
             let file = lru.is_file() as usize;
             let size = self.lru_size(m, memcg, node, lru);
@@ -241,8 +242,18 @@ impl Classic {
                 size
             };
             scan >>= sc.priority;
+            // a removed memcg's remaining pages are scraped out: at least a batch, and the
+            // proportional share rounded up
+            if scan == 0 && !online {
+                scan = size.min(SWAP_CLUSTER_MAX);
+            }
             nr[lru as usize] = match balance {
                 ScanBalance::Equal => scan,
+                ScanBalance::Fract if !online => {
+                    (scan * fraction[file]).checked_add(denominator.saturating_sub(1)).map_or(0, |x| {
+                        x.checked_div(denominator).unwrap_or(0)
+                    })
+                }
                 ScanBalance::Fract => (scan * fraction[file]).checked_div(denominator).unwrap_or(0),
                 ScanBalance::File => {
                     if file == 1 {
