@@ -116,6 +116,12 @@ impl<P: Policy> Kernel<P> {
             return Err(Errno::EBUSY);
         }
         self.m.memcg_offline(memcg);
+        if self.p.switches().reparent_lru_folios {
+            let parent = self.m.memcgs[memcg].parent.expect("not the root");
+            // the batches hold folios off the lists; the kernel's name the objcg, repointed
+            self.p.reparent_lru(&mut self.m, memcg, parent);
+            self.m.reparent_folios(memcg);
+        }
         self.p.memcg_offline(&mut self.m, memcg);
         self.reap_memcgs();
         Ok(())

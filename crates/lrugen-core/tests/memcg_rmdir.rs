@@ -372,7 +372,16 @@ value = "12"
     let errnos: Vec<Option<&str>> = log.iter().map(|r| r.errno.as_deref()).collect();
     assert_eq!(
         errnos,
-        [None, None, Some("EBUSY"), None, None, None, Some("ENOENT"), Some("ESRCH")]
+        [
+            None,
+            None,
+            Some("EBUSY"),
+            None,
+            None,
+            None,
+            Some("ENOENT"),
+            Some("ESRCH")
+        ]
     );
     assert_eq!(log[3].text.as_deref(), Some("0\n"));
     let a = k.m.memcgs.iter().find(|c| c.path == "/t/a").unwrap().id;
@@ -384,7 +393,10 @@ value = "12"
 #[test]
 fn bad_directory_actions_name_the_line() {
     for (text, want) in [
-        ("[[action]]\nat = 0\nrmdir = \"../x\"\n", "t.toml:3:9: rmdir = '../x': expected a memcg directory"),
+        (
+            "[[action]]\nat = 0\nrmdir = \"../x\"\n",
+            "t.toml:3:9: rmdir = '../x': expected a memcg directory",
+        ),
         ("[[action]]\nat = 0\nmkdir = \"\"\n", "t.toml:3:9: mkdir = '': expected"),
         (
             "[[action]]\nat = 0\nmkdir = \"a\"\nvalue = \"1\"\n",
@@ -398,4 +410,78 @@ fn bad_directory_actions_name_the_line() {
         let e = Script::parse(text, Path::new("t.toml")).unwrap_err().to_string();
         assert!(e.starts_with(want), "{e}");
     }
+}
+
+/// 7.2 (switch `reparent_lru_folios`): at `rmdir` the removed memcg's folios become its
+/// parent's at once (their charges, statistics and lists), so nothing is left to reclaim from
+/// it and, with no swap entry recording its id, it is freed right away. The parent's
+/// hierarchical counters do not move. MGLRU first ages the parent to `MAX_NR_GENS` generations
+/// (`max_lru_gen_memcg`) and splices each generation list into the parent's of the same slot.
+#[test]
+fn on_7_2_a_removed_memcgs_folios_move_to_its_parent() {
+    fn run<P: Policy>(k: &mut Kernel<P>, after: impl Fn(&Kernel<P>, MemcgId)) {
+        let p = k.create_memcg(ROOT_MEMCG, "p");
+        let g0 = k.create_memcg(p, "g0");
+        let g1 = k.create_memcg(p, "g1");
+        let t0 = k.create_mm(g0);
+        let t1 = k.create_mm(g1);
+        let f0 = k.m.create_file("f0", 400, Advice::Normal);
+        let f1 = k.m.create_file("f1", 4000, Advice::Normal);
+        for i in 0..400 {
+            k.read_page(t0, f0, i).unwrap();
+            k.read_page(t1, f1, i).unwrap();
+        }
+        let held = k.m.memcgs[g0].usage_local;
+        assert!(held > 100, "{held}");
+        assert_eq!(k.m.memcgs[p].usage_local, 0);
+        let file = |k: &Kernel<P>, c| k.m.memcg_stat(c).get(Stat::NrFilePages);
+        let (usage, stat) = (k.m.memcgs[p].usage, file(k, p));
+        k.move_task(t0, g1).unwrap();
+        k.rmdir_memcg(g0).unwrap();
+        assert_eq!(k.m.memcgs[g0].state, MemcgState::Freed, "nothing pins it");
+        assert_eq!(folios_of(&k.m, g0), 0);
+        assert_eq!(k.m.memcgs[g0].usage, 0);
+        assert_eq!(folios_of(&k.m, p), held, "the parent's now");
+        assert_eq!(k.m.memcgs[p].usage_local, held);
+        assert_eq!((k.m.memcgs[p].usage, file(k, p)), (usage, stat));
+        assert_eq!(file(k, g0), 0);
+        after(k, p);
+        k.check().unwrap();
+        // reclaim goes on among the parent's and g1's folios
+        for r in 0..4000u64 {
+            let t = if r % 2 == 0 { t0 } else { t1 };
+            k.read_page(t, f1, 400 + r % 3600).unwrap();
+        }
+        k.check().unwrap();
+        assert!(k.m.memcgs[p].usage_local < held, "the reparented folios are reclaimed");
+    }
+    let m = machine(1024);
+    let p = Mglru::new(
+        &m,
+        MglruConfig {
+            profile: Profile::V7_2,
+            ..MglruConfig::default()
+        },
+    );
+    run(&mut Kernel::new(m, p), |k, parent| {
+        let lg = &k.p.lruvecs[k.p.lv(parent, 0)];
+        for ty in 0..2 {
+            assert_eq!(lg.max_seq - lg.min_seq[ty] + 1, 4, "max_lru_gen_memcg");
+        }
+        let g0 = k.m.memcgs.iter().find(|c| c.path == "/p/g0").unwrap().id;
+        assert!(!k.p.memcg_link(g0, 0).linked, "released");
+        k.p.check_memcg_lru().unwrap();
+    });
+    let m = machine(1024);
+    let p = Classic::with_profile(&m, Profile::V7_2);
+    run(&mut Kernel::new(m, p), |k, parent| {
+        let on_lists: u32 = k.p.lruvecs[k.m.lruvec(parent, 0)].lists.iter().map(|l| l.len).sum();
+        let waiting =
+            k.m.lru_add
+                .folios()
+                .iter()
+                .filter(|&&id| k.m.folios[id].memcg == parent)
+                .count();
+        assert_eq!(on_lists as u64 + waiting as u64, folios_of(&k.m, parent), "spliced");
+    });
 }

@@ -378,7 +378,14 @@ impl Script {
                     ("write", a.write.as_ref().map(|s| s.span())),
                     ("value", a.value.as_ref().map(|s| s.span())),
                     ("memcg", a.memcg.as_ref().map(|s| s.span())),
-                    ("rmdir", if f == CtlFile::Mkdir { a.rmdir.as_ref().map(|s| s.span()) } else { None }),
+                    (
+                        "rmdir",
+                        if f == CtlFile::Mkdir {
+                            a.rmdir.as_ref().map(|s| s.span())
+                        } else {
+                            None
+                        },
+                    ),
                 ]
                 .into_iter()
                 .find_map(|(n, s)| s.map(|s| (n, s)));

@@ -308,7 +308,10 @@ impl Memcgs {
 
     /// Whether any child of `m` is online (`css_has_online_children`).
     pub fn has_online_children(&self, m: MemcgId) -> bool {
-        self.list[m as usize].children.iter().any(|&c| self.list[c as usize].online())
+        self.list[m as usize]
+            .children
+            .iter()
+            .any(|&c| self.list[c as usize].online())
     }
 
     /// `mem_cgroup_from_id`: the memcg a shadow entry's id names, if the id still resolves. The

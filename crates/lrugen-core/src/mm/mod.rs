@@ -665,7 +665,10 @@ impl Machine {
         self.memcgs.move_local(memcg, parent, kmem as u64);
         let (bytes, pending) = {
             let mc = &mut self.memcgs[memcg];
-            (std::mem::take(&mut mc.slab_bytes), std::mem::take(&mut mc.slab_stat_pending))
+            (
+                std::mem::take(&mut mc.slab_bytes),
+                std::mem::take(&mut mc.slab_stat_pending),
+            )
         };
         let pm = &mut self.memcgs[parent];
         pm.slab_bytes += bytes;
@@ -679,6 +682,35 @@ impl Machine {
         for f in self.files.iter_mut() {
             if f.kmem_memcg == Some(memcg) {
                 f.kmem_memcg = Some(parent);
+            }
+        }
+    }
+
+    /// The folio half of 7.2's `memcg_reparent_objcgs` (switch `reparent_lru_folios`), after the
+    /// policy moved `child`'s lists ([`crate::reclaim::Policy::reparent_lru`]): every folio of
+    /// `child` is its parent's from now on (the kernel repoints the `obj_cgroup` the folios
+    /// name), with the pages charged to it and its lruvec statistics (the node items; the
+    /// ancestors' hierarchical counts do not change).
+    pub fn reparent_folios(&mut self, child: MemcgId) {
+        let parent = self.memcgs[child].parent.expect("the root is never taken offline");
+        for id in 0..self.folios.len() as FolioId {
+            let f = &mut self.folios[id];
+            if f.test(pg::ALLOCATED) && f.memcg == child {
+                f.memcg = parent;
+            }
+        }
+        let nr = self.memcgs[child].usage_local;
+        self.memcgs.move_local(child, parent, nr);
+        for node in 0..self.nr_nodes() {
+            for &s in Stat::ALL {
+                if s.kind() != vmstat::StatKind::Node {
+                    continue;
+                }
+                let v = self.lruvec_state_local(child, node, s);
+                if v != 0 {
+                    self.mod_lruvec_state(child, node, s, -v);
+                    self.mod_lruvec_state(parent, node, s, v);
+                }
             }
         }
     }

@@ -293,6 +293,11 @@ impl Policy for Switchable {
         self.mglru.memcg_offline(m, memcg);
     }
 
+    fn reparent_lru(&mut self, m: &mut Machine, child: MemcgId, parent: MemcgId) {
+        // `lru_gen_enabled()` picks the one that holds the folios
+        live!(mut self, p => p.reparent_lru(m, child, parent))
+    }
+
     fn memcg_released(&mut self, m: &Machine, memcg: MemcgId) {
         self.classic.memcg_released(m, memcg);
         self.mglru.memcg_released(m, memcg);

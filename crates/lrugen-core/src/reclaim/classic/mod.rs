@@ -249,11 +249,9 @@ impl Classic {
             }
             nr[lru as usize] = match balance {
                 ScanBalance::Equal => scan,
-                ScanBalance::Fract if !online => {
-                    (scan * fraction[file]).checked_add(denominator.saturating_sub(1)).map_or(0, |x| {
-                        x.checked_div(denominator).unwrap_or(0)
-                    })
-                }
+                ScanBalance::Fract if !online => (scan * fraction[file])
+                    .checked_add(denominator.saturating_sub(1))
+                    .map_or(0, |x| x.checked_div(denominator).unwrap_or(0)),
                 ScanBalance::Fract => (scan * fraction[file]).checked_div(denominator).unwrap_or(0),
                 ScanBalance::File => {
                     if file == 1 {
@@ -536,6 +534,24 @@ impl Policy for Classic {
 
     fn switches(&self) -> &Switches {
         self.sw()
+    }
+
+    fn reparent_lru(&mut self, m: &mut Machine, child: MemcgId, parent: MemcgId) {
+        // lru_reparent_memcg: each list to the tail of the parent's (the unevictable one too:
+        // the model keeps its folios on a list), the costs added; the sizes move with the
+        // statistics (`Machine::reparent_folios`)
+        for node in 0..m.nr_nodes() {
+            let (c, p) = (m.lruvec(child, node), m.lruvec(parent, node));
+            for lru in 0..self.lruvecs[c].lists.len() {
+                let mut from = std::mem::take(&mut self.lruvecs[c].lists[lru]);
+                let mut to = self.lruvecs[p].lists[lru];
+                m.folios.list_splice_tail(&mut from, &mut to);
+                self.lruvecs[p].lists[lru] = to;
+            }
+            let (a, f) = (self.lruvecs[c].anon_cost, self.lruvecs[c].file_cost);
+            self.lruvecs[p].anon_cost += a;
+            self.lruvecs[p].file_cost += f;
+        }
     }
 
     fn memcg_created(&mut self, m: &Machine, _memcg: MemcgId) {

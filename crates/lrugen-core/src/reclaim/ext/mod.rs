@@ -1058,6 +1058,10 @@ impl<P: CacheExtOps> Policy for CacheExt<P> {
         self.classic.memcg_offline(m, memcg);
     }
 
+    fn reparent_lru(&mut self, m: &mut Machine, child: MemcgId, parent: MemcgId) {
+        self.classic.reparent_lru(m, child, parent);
+    }
+
     fn memcg_released(&mut self, m: &Machine, memcg: MemcgId) {
         self.classic.memcg_released(m, memcg);
     }

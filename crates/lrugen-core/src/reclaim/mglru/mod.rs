@@ -718,6 +718,12 @@ impl Policy for Mglru {
         self.lru_gen_offline_memcg(memcg);
     }
 
+    fn reparent_lru(&mut self, m: &mut Machine, child: MemcgId, parent: MemcgId) {
+        for node in 0..self.nr_nodes {
+            self.lru_gen_reparent_memcg(m, child, parent, node);
+        }
+    }
+
     fn memcg_released(&mut self, _m: &Machine, memcg: MemcgId) {
         self.lru_gen_release_memcg(memcg);
     }
