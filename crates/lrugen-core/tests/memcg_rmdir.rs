@@ -92,11 +92,18 @@ fn rmdir_is_refused_while_tasks_or_children_are_in_it() {
     k.check().unwrap();
 }
 
-/// Two memcgs under `/p`, each with a task reading its own file, the machine smaller than both:
-/// `/p/g0`'s task moves to `/p/g1` and `/p/g0` is removed. It is a zombie holding its page
-/// cache, counted in `/p`'s `memory.current` and `memory.stat`, until global reclaim has taken
-/// every folio of it; then it is freed. Returns the pages it held when removed.
-fn deleted_mid_run<P: Policy>(k: &mut Kernel<P>, on_offline: impl Fn(&Kernel<P>, MemcgId)) -> u64 {
+/// `/p` with two memcgs below it, `/p/g0` and `/p/g1`, each with a task that has read the first
+/// 400 pages of its own file (`f0` of 400 pages, `f1` of 4000).
+struct Groups {
+    p: MemcgId,
+    g0: MemcgId,
+    g1: MemcgId,
+    t0: u32,
+    t1: u32,
+    f1: u32,
+}
+
+fn groups<P: Policy>(k: &mut Kernel<P>) -> Groups {
     let p = k.create_memcg(ROOT_MEMCG, "p");
     let g0 = k.create_memcg(p, "g0");
     let g1 = k.create_memcg(p, "g1");
@@ -108,6 +115,15 @@ fn deleted_mid_run<P: Policy>(k: &mut Kernel<P>, on_offline: impl Fn(&Kernel<P>,
         k.read_page(t0, f0, i).unwrap();
         k.read_page(t1, f1, i).unwrap();
     }
+    Groups { p, g0, g1, t0, t1, f1 }
+}
+
+/// Two memcgs under `/p`, each with a task reading its own file, the machine smaller than both:
+/// `/p/g0`'s task moves to `/p/g1` and `/p/g0` is removed. It is a zombie holding its page
+/// cache, counted in `/p`'s `memory.current` and `memory.stat`, until global reclaim has taken
+/// every folio of it; then it is freed. Returns the pages it held when removed.
+fn deleted_mid_run<P: Policy>(k: &mut Kernel<P>, on_offline: impl Fn(&Kernel<P>, MemcgId)) -> u64 {
+    let Groups { p, g0, g1, t0, t1, f1 } = groups(k);
     k.lru_add_drain();
     k.check().unwrap();
     let held = k.m.memcgs[g0].usage_local;
@@ -420,17 +436,7 @@ fn bad_directory_actions_name_the_line() {
 #[test]
 fn on_7_2_a_removed_memcgs_folios_move_to_its_parent() {
     fn run<P: Policy>(k: &mut Kernel<P>, after: impl Fn(&Kernel<P>, MemcgId)) {
-        let p = k.create_memcg(ROOT_MEMCG, "p");
-        let g0 = k.create_memcg(p, "g0");
-        let g1 = k.create_memcg(p, "g1");
-        let t0 = k.create_mm(g0);
-        let t1 = k.create_mm(g1);
-        let f0 = k.m.create_file("f0", 400, Advice::Normal);
-        let f1 = k.m.create_file("f1", 4000, Advice::Normal);
-        for i in 0..400 {
-            k.read_page(t0, f0, i).unwrap();
-            k.read_page(t1, f1, i).unwrap();
-        }
+        let Groups { p, g0, g1, t0, t1, f1 } = groups(k);
         let held = k.m.memcgs[g0].usage_local;
         assert!(held > 100, "{held}");
         assert_eq!(k.m.memcgs[p].usage_local, 0);
