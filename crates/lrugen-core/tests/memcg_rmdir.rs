@@ -180,6 +180,12 @@ fn a_memcg_deleted_mid_run_leaves_no_folio_behind_mglru() {
     let g0 = k.m.memcgs.iter().find(|c| c.path == "/p/g0").unwrap().id;
     assert!(!k.p.memcg_link(g0, 0).linked);
     k.p.check_memcg_lru().unwrap();
+    // gone from `lru_gen`, and its id refused there (`mem_cgroup_from_id`)
+    let text = k.p.debugfs(&k.m, false).unwrap();
+    assert!(text.contains("/p/g1") && !text.contains("/p/g0"), "{text}");
+    let id = lrugen::reclaim::mglru::admin::memcg_kernel_id(g0);
+    let e = k.p.debugfs_write(&mut k.m, &format!("- {id} 0 0")).unwrap_err();
+    assert_eq!(e.errno, Errno::EINVAL, "{e:?}");
 }
 
 #[test]

@@ -237,6 +237,21 @@ impl Memcgs {
         None
     }
 
+    /// [`Memcgs::iter_next`] skipping freed memcgs: the walk `mem_cgroup_iter` makes, whose
+    /// `css_tryget` accepts an offline memcg (its folios are still to be reclaimed) but not a
+    /// freed one.
+    #[inline]
+    pub fn iter_next_live(&self, root: MemcgId, prev: Option<MemcgId>) -> Option<MemcgId> {
+        let mut next = self.iter_next(root, prev);
+        while let Some(c) = next {
+            if self.list[c as usize].state != MemcgState::Freed {
+                break;
+            }
+            next = self.iter_next(root, Some(c));
+        }
+        next
+    }
+
     /// Charge `nr` pages to `m` and its ancestors (`page_counter_try_charge`). On failure nothing is
     /// charged and the memcg whose `memory.max` was hit is returned.
     pub fn try_charge(&mut self, m: MemcgId, nr: u64) -> Result<(), OverLimit> {

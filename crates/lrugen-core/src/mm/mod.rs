@@ -590,7 +590,7 @@ impl Machine {
         reclaim: Option<&mut memcg::ReclaimCookie>,
     ) -> Option<MemcgId> {
         let Some(cookie) = reclaim else {
-            return self.iter_next_live(root, prev);
+            return self.memcgs.iter_next_live(root, prev);
         };
         let i = self.lruvec(root, cookie.node);
         loop {
@@ -600,7 +600,7 @@ impl Machine {
             } else if cookie.generation != it.generation {
                 return None;
             }
-            let next = self.iter_next_live(root, it.position);
+            let next = self.memcgs.iter_next_live(root, it.position);
             let it = &mut self.reclaim_iter[i];
             it.position = next;
             if next.is_none() {
@@ -611,21 +611,6 @@ impl Machine {
             }
             return next;
         }
-    }
-
-    /// The memcg after `prev` in the pre-order walk of `root`'s subtree that `css_tryget`
-    /// accepts: offline memcgs are visited (their folios are still to be reclaimed), freed ones
-    /// are skipped.
-    #[inline]
-    fn iter_next_live(&self, root: MemcgId, prev: Option<MemcgId>) -> Option<MemcgId> {
-        let mut next = self.memcgs.iter_next(root, prev);
-        while let Some(c) = next {
-            if self.memcgs[c].state != memcg::MemcgState::Freed {
-                break;
-            }
-            next = self.memcgs.iter_next(root, Some(c));
-        }
-        next
     }
 
     /// The machine's half of `mem_cgroup_css_offline` (`rmdir`) of `memcg`, whose tasks are gone

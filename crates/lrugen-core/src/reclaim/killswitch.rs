@@ -179,7 +179,7 @@ impl Switchable {
         } else {
             self.mglru.cfg.caps &= !caps::CORE;
         }
-        let mut memcg = m.memcgs.iter_next(ROOT_MEMCG, None);
+        let mut memcg = m.memcgs.iter_next_live(ROOT_MEMCG, None);
         while let Some(c) = memcg {
             for node in 0..m.nr_nodes() {
                 if enabled {
@@ -189,7 +189,7 @@ impl Switchable {
                 }
                 self.move_unevictable(m, c, node, enabled);
             }
-            memcg = m.memcgs.iter_next(ROOT_MEMCG, Some(c));
+            memcg = m.memcgs.iter_next_live(ROOT_MEMCG, Some(c));
         }
     }
 

@@ -718,9 +718,9 @@ impl Policy for Classic {
         if m.swap.nr_slots == 0 || !Self::inactive_is_low(m, ROOT_MEMCG, node, false) {
             return;
         }
-        let mut next = m.memcgs.iter_next(ROOT_MEMCG, None);
+        let mut next = m.memcgs.iter_next_live(ROOT_MEMCG, None);
         while let Some(memcg) = next {
-            next = m.memcgs.iter_next(ROOT_MEMCG, Some(memcg));
+            next = m.memcgs.iter_next_live(ROOT_MEMCG, Some(memcg));
             self.shrink_active_list(m, memcg, node, Lru::ActiveAnon, SWAP_CLUSTER_MAX, sc);
         }
     }
