@@ -14,6 +14,7 @@ use crate::mm::vm::{pte, vmf};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 use crate::reclaim::alloc::{self, AllocError};
+use crate::reclaim::mglru::debugfs::Errno;
 use crate::reclaim::{check, AddCtx, Policy};
 
 pub mod syscalls;
@@ -93,6 +94,79 @@ impl<P: Policy> Kernel<P> {
         id
     }
 
+    /// `rmdir` of `memcg` (`cgroup_rmdir` → `mem_cgroup_css_offline`): refused with `EBUSY`
+    /// while a task (live or not yet forked) is in it or below it, or a child is online
+    /// (`cgroup_destroy_locked`), with `ENOENT` if it is removed already, and with `EBUSY` for
+    /// the root. Then offline ([`Machine::memcg_offline`], [`Policy::memcg_offline`]): its
+    /// folios stay charged to it and on its lruvecs, reclaim of its ancestors scrapes them, and
+    /// it is freed once nothing pins it ([`Self::reap_memcgs`]).
+    pub fn rmdir_memcg(&mut self, memcg: MemcgId) -> Result<(), Errno> {
+        if memcg == crate::mm::memcg::ROOT_MEMCG {
+            return Err(Errno::EBUSY);
+        }
+        if memcg as usize >= self.m.memcgs.len() || !self.m.memcgs[memcg].online() {
+            return Err(Errno::ENOENT);
+        }
+        let populated = self
+            .m
+            .mms
+            .iter()
+            .any(|mm| (mm.alive || mm.unborn) && self.m.memcgs.is_descendant(mm.memcg, memcg));
+        if populated || self.m.memcgs.has_online_children(memcg) {
+            return Err(Errno::EBUSY);
+        }
+        self.m.memcg_offline(memcg);
+        if self.p.switches().reparent_lru_folios {
+            let parent = self.m.memcgs[memcg].parent.expect("not the root");
+            // the batches hold folios off the lists; the kernel's name the objcg, repointed
+            self.p.reparent_lru(&mut self.m, memcg, parent);
+            self.m.reparent_folios(memcg);
+        }
+        self.p.memcg_offline(&mut self.m, memcg);
+        self.reap_memcgs();
+        Ok(())
+    }
+
+    /// Release and free every offline memcg that nothing pins any more (`css_release` once the
+    /// last folio charged to it and the last swap entry recording its id are gone). The kernel
+    /// does it from a work item after an RCU grace period; the model at the next return to user
+    /// space or control action.
+    pub fn reap_memcgs(&mut self) {
+        if self.m.memcgs.zombies == 0 {
+            return;
+        }
+        for id in 0..self.m.memcgs.len() as MemcgId {
+            if self.m.memcg_unpinned(id) {
+                self.p.memcg_released(&self.m, id);
+                self.m.memcg_free(id);
+            }
+        }
+    }
+
+    /// Write `task`'s id to `memcg`'s `cgroup.procs` (`cgroup_attach_task` →
+    /// `mem_cgroup_attach`): its later charges go to `memcg`, what is charged already stays
+    /// where it is (cgroup v2 moves no charge; `memory.move_charge_at_immigrate` is v1's), its
+    /// kernel memory included; MGLRU moves its mm to the new memcg's mm list
+    /// (`lru_gen_migrate_mm`). `ESRCH` if the task does not live, `ENODEV` if `memcg` was removed.
+    pub fn move_task(&mut self, task: u32, memcg: MemcgId) -> Result<(), Errno> {
+        let Some(mm) = self.m.mms.get(task as usize) else {
+            return Err(Errno::ESRCH);
+        };
+        if !mm.alive {
+            return Err(Errno::ESRCH);
+        }
+        if memcg as usize >= self.m.memcgs.len() || !self.m.memcgs[memcg].online() {
+            return Err(Errno::ENODEV);
+        }
+        if mm.memcg == memcg {
+            return Ok(());
+        }
+        self.m.mms[task as usize].memcg = memcg;
+        // lru_gen_migrate_mm: lru_gen_del_mm + lru_gen_add_mm
+        self.p.mm_created(&self.m, task);
+        Ok(())
+    }
+
     /// Run the invariant checker now.
     pub fn check(&self) -> Result<(), String> {
         if let Some(e) = &self.m.check_failure {
@@ -136,6 +210,9 @@ impl<P: Policy> Kernel<P> {
     #[inline]
     pub fn return_to_user(&mut self) {
         self.reclaim_kmem_excess();
+        if self.m.memcgs.zombies != 0 {
+            self.reap_memcgs();
+        }
         let (nr, memcg) = self.over_high;
         if nr > 0 {
             self.over_high = (0, 0);
@@ -631,7 +708,14 @@ impl<P: Policy> Kernel<P> {
         let (id, access) = match self.m.swap.cache_slot(slot) {
             Slot::Folio(id) => (id, Access::Minor),
             _ => {
-                let memcg = self.m.swap.owner[slot as usize];
+                // mem_cgroup_swapin_charge_folio: the memcg the entry records, or the task's
+                // once that memcg is offline
+                let owner = self.m.swap.owner[slot as usize];
+                let memcg = if self.m.memcgs[owner].online() {
+                    owner
+                } else {
+                    self.m.mms[task as usize].memcg
+                };
                 let id = self.new_folio(0, memcg)?;
                 if !self.m.mms[task as usize].alive {
                     self.m.in_flight = NIL;

@@ -1910,3 +1910,30 @@ fn pud_and_pgd_pgtable_stats_count_the_upper_levels_in_pagetables() {
         }
     }
 }
+
+/// `reparent_lru_folios` (7.2): removing a memcg moves its folios to its parent at once, and
+/// the removed memcg, holding nothing, is freed; off (6.1–6.17), the removed memcg keeps its
+/// folios, charged and on its lists, until reclaim takes them (`tests/memcg_rmdir.rs`).
+#[test]
+fn reparent_lru_folios_moves_a_removed_memcgs_folios_to_its_parent() {
+    use lrugen::mm::memcg::MemcgState;
+    for on in [false, true] {
+        let (mut k, t, task) = kernel(with(Profile::V7_2, "reparent_lru_folios", on), 4096, 0, None);
+        let c = k.create_memcg(t, "c");
+        k.move_task(task, c).unwrap();
+        let f = k.m.create_file("f", 100, Advice::Normal);
+        for i in 0..100 {
+            k.read_page(task, f, i).unwrap();
+        }
+        k.move_task(task, t).unwrap();
+        let before = k.m.memcgs[t].usage_local;
+        k.rmdir_memcg(c).unwrap();
+        let (state, moved) = (k.m.memcgs[c].state, k.m.memcgs[t].usage_local - before);
+        if on {
+            assert_eq!((state, moved, k.m.memcgs[c].usage_local), (MemcgState::Freed, 100, 0));
+        } else {
+            assert_eq!((state, moved, k.m.memcgs[c].usage_local), (MemcgState::Offline, 0, 100));
+        }
+        k.check().unwrap();
+    }
+}

@@ -247,6 +247,9 @@ macro_rules! switch_tests {
             // needs kernel memory charged and a stream of hundreds of xarray leaves:
             // `switch_effects.rs`, `workingset_lruvec_lru_size_reclaims_shadow_nodes_of_mglru_memcgs`
             tested.push("workingset_lruvec_lru_size");
+            // needs a memcg removed mid-run: `memcg_rmdir.rs`,
+            // `on_7_2_a_removed_memcgs_folios_move_to_its_parent` (6.12's zombies in the others)
+            tested.push("reparent_lru_folios");
             // the variants' effects need read-ahead or a refault pattern the script lacks
             tested.push("readahead_placement");
             tested.push("refault_distance");
@@ -363,6 +366,7 @@ fn presets_are_the_kernels() {
         "workingset_activate_needs_workingset",
         "sync_io_always_frees_swap",
         "workingset_lruvec_lru_size",
+        "reparent_lru_folios",
     ];
     for n in kernel_switches() {
         assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");

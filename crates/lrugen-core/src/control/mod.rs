@@ -75,11 +75,17 @@ pub enum CtlFile {
     Vmstat,
     /// `/proc/sys/vm/swappiness`.
     Swappiness,
+    /// `cgroup.procs`: read, the tasks in the memcg; written, a task moved into it.
+    CgroupProcs,
+    /// `mkdir` of a memcg directory (a script's `mkdir` key; not a file).
+    Mkdir,
+    /// `rmdir` of a memcg directory (a script's `rmdir` key; not a file).
+    Rmdir,
 }
 
 impl CtlFile {
     /// Every file, in the order of the docs.
-    pub const ALL: [CtlFile; 15] = [
+    pub const ALL: [CtlFile; 16] = [
         CtlFile::LruGen,
         CtlFile::LruGenFull,
         CtlFile::Enabled,
@@ -95,6 +101,7 @@ impl CtlFile {
         CtlFile::MemoryEvents,
         CtlFile::Vmstat,
         CtlFile::Swappiness,
+        CtlFile::CgroupProcs,
     ];
 
     /// The short name a script uses.
@@ -115,6 +122,9 @@ impl CtlFile {
             CtlFile::MemoryEvents => "memory.events",
             CtlFile::Vmstat => "vmstat",
             CtlFile::Swappiness => "vm.swappiness",
+            CtlFile::CgroupProcs => "cgroup.procs",
+            CtlFile::Mkdir => "mkdir",
+            CtlFile::Rmdir => "rmdir",
         }
     }
 
@@ -128,13 +138,14 @@ impl CtlFile {
             CtlFile::MinTtlMs => "/sys/kernel/mm/lru_gen/min_ttl_ms".into(),
             CtlFile::Vmstat => "/proc/vmstat".into(),
             CtlFile::Swappiness => "/proc/sys/vm/swappiness".into(),
+            CtlFile::Mkdir | CtlFile::Rmdir => format!("/sys/fs/cgroup{}", if memcg == "/" { "" } else { memcg }),
             f => cg(f.name()),
         }
     }
 
     /// Whether the file can be read (`memory.reclaim` is write only).
     pub fn readable(self) -> bool {
-        self != CtlFile::MemoryReclaim
+        !matches!(self, CtlFile::MemoryReclaim | CtlFile::Mkdir | CtlFile::Rmdir)
     }
 
     /// Whether the file can be written.
@@ -150,6 +161,7 @@ impl CtlFile {
                 | CtlFile::MemoryLow
                 | CtlFile::MemoryMin
                 | CtlFile::Swappiness
+                | CtlFile::CgroupProcs
         )
     }
 
@@ -204,8 +216,13 @@ pub struct Action {
     /// The file.
     pub file: CtlFile,
     /// `Some`: write this text (as `echo -n` would; the handlers strip what the kernel strips);
-    /// `None`: read the file.
+    /// `None`: read the file. For `mkdir` and `rmdir`: the directory, relative to the workload
+    /// memcg's.
     pub write: Option<String>,
+    /// The memcg whose file is read or written, relative to the workload memcg's directory
+    /// (`a`, `a/b`); `None`: the workload memcg.
+    #[serde(default)]
+    pub memcg: Option<String>,
     /// The action's line in its script (1-based; 0 when built in code).
     pub line: usize,
 }
@@ -256,6 +273,21 @@ struct RawAction {
     read: Option<toml::Spanned<String>>,
     write: Option<toml::Spanned<String>>,
     value: Option<toml::Spanned<toml::Value>>,
+    mkdir: Option<toml::Spanned<String>>,
+    rmdir: Option<toml::Spanned<String>>,
+    memcg: Option<toml::Spanned<String>>,
+}
+
+/// A memcg directory relative to the workload memcg's: names separated by `/`, none empty, `.`
+/// or `..`.
+fn check_rel_path(p: &str) -> Result<(), String> {
+    if p.is_empty() || p.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
+        return Err(format!(
+            "'{p}': expected a memcg directory below the workload memcg's, names separated by '/' \
+             (e.g. \"a\" or \"a/b\"), without '.', '..' or empty names"
+        ));
+    }
+    Ok(())
 }
 
 fn line_col(text: &str, at: usize) -> (usize, usize) {
@@ -330,6 +362,49 @@ impl Script {
             };
             let file_of =
                 |s: &toml::Spanned<String>| s.get_ref().parse::<CtlFile>().map_err(|e| err(Some(s.span()), e));
+            let memcg = match &a.memcg {
+                Some(m) => {
+                    check_rel_path(m.get_ref()).map_err(|e| err(Some(m.span()), format!("memcg = {e}")))?;
+                    Some(m.get_ref().clone())
+                }
+                None => None,
+            };
+            let dir = [(CtlFile::Mkdir, &a.mkdir), (CtlFile::Rmdir, &a.rmdir)]
+                .into_iter()
+                .find_map(|(f, d)| d.as_ref().map(|d| (f, d)));
+            if let Some((f, d)) = dir {
+                let other = [
+                    ("read", a.read.as_ref().map(|s| s.span())),
+                    ("write", a.write.as_ref().map(|s| s.span())),
+                    ("value", a.value.as_ref().map(|s| s.span())),
+                    ("memcg", a.memcg.as_ref().map(|s| s.span())),
+                    (
+                        "rmdir",
+                        if f == CtlFile::Mkdir {
+                            a.rmdir.as_ref().map(|s| s.span())
+                        } else {
+                            None
+                        },
+                    ),
+                ]
+                .into_iter()
+                .find_map(|(n, s)| s.map(|s| (n, s)));
+                if let Some((n, s)) = other {
+                    return Err(err(
+                        Some(s),
+                        format!("`{}` takes no `{n}`: an action either makes or removes a memcg, or reads or writes one file", f.name()),
+                    ));
+                }
+                check_rel_path(d.get_ref()).map_err(|e| err(Some(d.span()), format!("{} = {e}", f.name())))?;
+                actions.push(Action {
+                    when,
+                    file: f,
+                    write: Some(d.get_ref().clone()),
+                    memcg: None,
+                    line,
+                });
+                continue;
+            }
             let (file, write) = match (&a.read, &a.write) {
                 (Some(r), None) => {
                     if let Some(v) = &a.value {
@@ -380,7 +455,10 @@ impl Script {
                 (None, None) => {
                     return Err(err(
                         Some(span),
-                        format!("an action needs `read` or `write` with a file: {}", CtlFile::names()),
+                        format!(
+                            "an action needs `read` or `write` with a file ({}), or `mkdir` or `rmdir` with a memcg directory",
+                            CtlFile::names()
+                        ),
                     ))
                 }
             };
@@ -388,6 +466,7 @@ impl Script {
                 when,
                 file,
                 write,
+                memcg,
                 line,
             });
         }
@@ -498,6 +577,10 @@ pub struct Record {
     pub file: String,
     /// The text written, placeholders replaced (`None`: a read).
     pub write: Option<String>,
+    /// The memcg whose file it was, below the workload memcg (`memcg = "a"`); absent: the
+    /// workload memcg's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memcg: Option<String>,
     /// The write returned its byte count, or the read its text.
     pub ok: bool,
     /// The errno of a failed write or read (`EINVAL`, `ENOENT`, ...).
@@ -515,6 +598,74 @@ pub type WriteResult = Result<Option<u64>, (String, String)>;
 
 fn errno(e: Errno, why: impl Into<String>) -> (String, String) {
     (e.name().to_string(), why.into())
+}
+
+/// `cgroup_procs_write` of one task's number to memcg `t`'s `cgroup.procs` (`kstrtoint` after
+/// `strstrip`; the model's tasks are its address spaces, numbered from 0 in the order the run
+/// made them).
+fn write_procs<P: Policy>(k: &mut Kernel<P>, t: MemcgId, text: &str) -> WriteResult {
+    let Some(task) = parse_proc_int(text).filter(|&v| (0..=u32::MAX as i64).contains(&v)) else {
+        return Err(errno(
+            Errno::EINVAL,
+            format!("cgroup.procs: '{}' is not a task number", text.trim()),
+        ));
+    };
+    k.move_task(task as u32, t).map(|()| None).map_err(|e| {
+        let why = match e {
+            Errno::ESRCH => format!("cgroup.procs: no live task {task}"),
+            _ => format!("cgroup.procs: {} was removed", k.m.memcgs[t].path),
+        };
+        errno(e, why)
+    })
+}
+
+/// The memcg at `rel` below memcg `t` (online: a removed one has no directory).
+fn below<P: Policy>(k: &Kernel<P>, t: MemcgId, rel: &str) -> Result<MemcgId, (String, String)> {
+    let path = join(&k.m.memcgs[t].path, rel);
+    k.m.memcgs
+        .by_path(&path)
+        .ok_or_else(|| errno(Errno::ENOENT, format!("no memcg {path}")))
+}
+
+fn join(base: &str, rel: &str) -> String {
+    if base == "/" {
+        format!("/{rel}")
+    } else {
+        format!("{base}/{rel}")
+    }
+}
+
+/// `mkdir` of `rel` below memcg `t`: `EEXIST` if it exists, `ENOENT` if its parent does not.
+fn mkdir<P: Policy>(k: &mut Kernel<P>, t: MemcgId, rel: &str) -> WriteResult {
+    let (parent, name) = match rel.rsplit_once('/') {
+        Some((dir, name)) => (below(k, t, dir)?, name),
+        None => (t, rel),
+    };
+    let path = join(&k.m.memcgs[t].path, rel);
+    if k.m.memcgs.by_path(&path).is_some() {
+        return Err(errno(Errno::EEXIST, format!("memcg {path} exists")));
+    }
+    k.create_memcg(parent, name);
+    Ok(None)
+}
+
+/// `rmdir` of `rel` below memcg `t` ([`Kernel::rmdir_memcg`]).
+fn rmdir<P: Policy>(k: &mut Kernel<P>, t: MemcgId, rel: &str) -> WriteResult {
+    let id = below(k, t, rel)?;
+    k.rmdir_memcg(id).map(|()| None).map_err(|e| {
+        errno(
+            e,
+            format!(
+                "rmdir {}: {}",
+                k.m.memcgs[id].path,
+                if e == Errno::EBUSY {
+                    "tasks or online memcgs are in it"
+                } else {
+                    "removed already"
+                }
+            ),
+        )
+    })
 }
 
 /// Read `file` of kernel `k` whose workload runs in memcg `t`: its text, or (errno, why) for
@@ -553,12 +704,25 @@ pub fn read<P: Policy>(k: &Kernel<P>, t: MemcgId, file: CtlFile) -> Result<Strin
         CtlFile::MemoryEvents => m.memcgs.events_hierarchical(t).format(),
         CtlFile::Vmstat => crate::mm::vmstat::format_proc_vmstat(&m.vmstat()),
         CtlFile::Swappiness => format!("{}\n", m.cfg.swappiness),
+        CtlFile::CgroupProcs => m
+            .mms
+            .iter()
+            .filter(|mm| mm.alive && mm.memcg == t)
+            .map(|mm| format!("{}\n", mm.id))
+            .collect(),
+        CtlFile::Mkdir | CtlFile::Rmdir => unreachable!("not readable"),
     })
 }
 
 /// Write `text` to `file` of kernel `k` whose workload runs in memcg `t`, as the kernel's handler
 /// does.
 pub fn write<P: Policy>(k: &mut Kernel<P>, t: MemcgId, file: CtlFile, text: &str) -> WriteResult {
+    match file {
+        CtlFile::CgroupProcs => return write_procs(k, t, text),
+        CtlFile::Mkdir => return mkdir(k, t, text),
+        CtlFile::Rmdir => return rmdir(k, t, text),
+        _ => {}
+    }
     let Kernel { m, p, .. } = k;
     match file {
         CtlFile::LruGen => {
@@ -604,6 +768,7 @@ pub fn write<P: Policy>(k: &mut Kernel<P>, t: MemcgId, file: CtlFile, text: &str
         CtlFile::MemoryHigh => memcg::write_high(m, p, t, text),
         CtlFile::MemoryLow => memcg::write_protection(m, t, text, false),
         CtlFile::MemoryMin => memcg::write_protection(m, t, text, true),
+        CtlFile::CgroupProcs | CtlFile::Mkdir | CtlFile::Rmdir => unreachable!("written above"),
         CtlFile::Swappiness => {
             // proc_dointvec_minmax over 0..=200 (MAX_SWAPPINESS)
             let v = parse_proc_int(text).ok_or_else(|| errno(Errno::EINVAL, "vm.swappiness: not a number"))?;
@@ -757,11 +922,22 @@ pub fn apply<P: Policy>(k: &mut Kernel<P>, t: MemcgId, a: &Action, steps: u64, a
         time_ms,
         file: a.file.name().to_string(),
         write: a.write.clone(),
+        memcg: a.memcg.clone(),
         ok: true,
         errno: None,
         text: None,
         reclaimed: None,
         line: a.line,
+    };
+    // the memcg whose file it is (`memcg = "a"`: `a` below the workload memcg)
+    let t = match a.memcg.as_deref().map(|rel| below(k, t, rel)).transpose() {
+        Ok(c) => c.unwrap_or(t),
+        Err((e, why)) => {
+            r.ok = false;
+            r.errno = Some(e);
+            r.text = Some(why);
+            return r;
+        }
     };
     match &a.write {
         None => match read(k, t, a.file) {
@@ -784,6 +960,7 @@ pub fn apply<P: Policy>(k: &mut Kernel<P>, t: MemcgId, a: &Action, steps: u64, a
             }
         },
     }
+    k.reap_memcgs();
     r
 }
 
@@ -812,6 +989,7 @@ mod tests {
                 },
                 file: CtlFile::LruGen,
                 write: None,
+                memcg: None,
                 line: 1
             }
         );

@@ -367,6 +367,23 @@ impl Folios {
         list.len -= 1;
     }
 
+    /// Move every folio of `from` to the tail (old end) of `to`, emptying `from`
+    /// (`list_splice_tail_init`).
+    pub fn list_splice_tail(&mut self, from: &mut ListHead, to: &mut ListHead) {
+        if from.len == 0 {
+            return;
+        }
+        if to.tail != NIL {
+            self.table[to.tail as usize].next = from.head;
+            self.table[from.head as usize].prev = to.tail;
+        } else {
+            to.head = from.head;
+        }
+        to.tail = from.tail;
+        to.len += from.len;
+        *from = ListHead::default();
+    }
+
     /// Move a folio already on `list` to its head (`list_move`).
     #[inline]
     pub fn list_move(&mut self, list: &mut ListHead, id: FolioId) {

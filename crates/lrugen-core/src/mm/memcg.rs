@@ -16,6 +16,22 @@ pub const ROOT_MEMCG: MemcgId = 0;
 /// "No limit" (`PAGE_COUNTER_MAX`).
 pub const PAGE_COUNTER_MAX: u64 = u64::MAX / 2;
 
+/// Where a memcg is in its life (`mem_cgroup_css_online`, `_offline`, `_released`/`_free`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MemcgState {
+    /// Created and not removed (`mem_cgroup_online`).
+    #[default]
+    Online,
+    /// Removed (`rmdir`: `mem_cgroup_css_offline` ran) but still pinned by the folios charged to
+    /// it or by the swap entries that record its id: a "zombie". Reclaim still visits it
+    /// (`mem_cgroup_iter`'s `css_tryget` succeeds) and scrapes all it holds; a swap-out or
+    /// swap-in charges its nearest online ancestor instead.
+    Offline,
+    /// Released and freed (`mem_cgroup_css_released`, `_free`): nothing is charged to it, walks
+    /// skip it, and its id no longer resolves.
+    Freed,
+}
+
 /// One memory cgroup.
 #[derive(Clone, Debug)]
 pub struct Memcg {
@@ -45,6 +61,10 @@ pub struct Memcg {
     pub usage_local: u64,
     /// Hierarchical swap usage in pages (`memory.swap.current`).
     pub swap_usage: u64,
+    /// Swap entries recorded with this memcg's id (`swap_cgroup`), each pinning its id.
+    pub swap_local: u64,
+    /// Online, offline (a zombie) or freed.
+    pub state: MemcgState,
     /// `memory.events` (local; the file shows hierarchical sums).
     pub events: MemcgEvents,
     /// Slab bytes charged to it (`obj_cgroup`); the whole pages they need are in `usage`.
@@ -59,6 +79,12 @@ pub struct Memcg {
 }
 
 impl Memcg {
+    /// `mem_cgroup_online`.
+    #[inline]
+    pub fn online(&self) -> bool {
+        self.state == MemcgState::Online
+    }
+
     /// A memcg with no limits, no protection and nothing charged.
     fn unlimited(id: MemcgId, path: String, parent: Option<MemcgId>, swappiness: u32) -> Memcg {
         Memcg {
@@ -75,6 +101,8 @@ impl Memcg {
             usage: 0,
             usage_local: 0,
             swap_usage: 0,
+            swap_local: 0,
+            state: MemcgState::Online,
             events: MemcgEvents::default(),
             slab_bytes: 0,
             slab_stat_pending: [0; 2],
@@ -107,6 +135,8 @@ pub struct ReclaimCookie {
 #[derive(Clone, Debug)]
 pub struct Memcgs {
     list: Vec<Memcg>,
+    /// Offline memcgs not freed yet.
+    pub zombies: u32,
 }
 
 /// Why a charge failed: the memcg whose limit was hit.
@@ -118,6 +148,7 @@ impl Memcgs {
     pub fn new(swappiness: u32) -> Self {
         Memcgs {
             list: vec![Memcg::unlimited(ROOT_MEMCG, "/".into(), None, swappiness)],
+            zombies: 0,
         }
     }
 
@@ -151,9 +182,9 @@ impl Memcgs {
         self.list.iter()
     }
 
-    /// Find by path.
+    /// Find by path (an online memcg: a removed one has no directory).
     pub fn by_path(&self, path: &str) -> Option<MemcgId> {
-        self.list.iter().find(|m| m.path == path).map(|m| m.id)
+        self.list.iter().find(|m| m.path == path && m.online()).map(|m| m.id)
     }
 
     /// Whether `m` is `ancestor` or below it.
@@ -206,6 +237,21 @@ impl Memcgs {
         None
     }
 
+    /// [`Memcgs::iter_next`] skipping freed memcgs: the walk `mem_cgroup_iter` makes, whose
+    /// `css_tryget` accepts an offline memcg (its folios are still to be reclaimed) but not a
+    /// freed one.
+    #[inline]
+    pub fn iter_next_live(&self, root: MemcgId, prev: Option<MemcgId>) -> Option<MemcgId> {
+        let mut next = self.iter_next(root, prev);
+        while let Some(c) = next {
+            if self.list[c as usize].state != MemcgState::Freed {
+                break;
+            }
+            next = self.iter_next(root, Some(c));
+        }
+        next
+    }
+
     /// Charge `nr` pages to `m` and its ancestors (`page_counter_try_charge`). On failure nothing is
     /// charged and the memcg whose `memory.max` was hit is returned.
     pub fn try_charge(&mut self, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
@@ -241,13 +287,58 @@ impl Memcgs {
         }
     }
 
+    /// Move `nr` pages charged locally to `from` to its parent `to` (the memcgs above `to` see
+    /// no change): a reparenting.
+    pub fn move_local(&mut self, from: MemcgId, to: MemcgId, nr: u64) {
+        debug_assert_eq!(self.list[from as usize].parent, Some(to));
+        let f = &mut self.list[from as usize];
+        f.usage_local -= nr;
+        f.usage -= nr;
+        self.list[to as usize].usage_local += nr;
+    }
+
     /// Charge or uncharge swap usage (`memory.swap.current`) up the tree.
     pub fn swap_charge(&mut self, m: MemcgId, delta: i64) {
+        let l = &mut self.list[m as usize];
+        l.swap_local = (l.swap_local as i64 + delta) as u64;
         let mut cur = Some(m);
         while let Some(c) = cur {
             let mc = &mut self.list[c as usize];
             mc.swap_usage = (mc.swap_usage as i64 + delta) as u64;
             cur = mc.parent;
+        }
+    }
+
+    /// `m` if it is online, else its nearest online ancestor (`mem_cgroup_id_get_online`,
+    /// `parent_mem_cgroup` until `mem_cgroup_online`; the root is always online).
+    pub fn online_ancestor(&self, mut m: MemcgId) -> MemcgId {
+        while !self.list[m as usize].online() {
+            match self.list[m as usize].parent {
+                Some(p) => m = p,
+                None => break,
+            }
+        }
+        m
+    }
+
+    /// Whether any child of `m` is online (`css_has_online_children`).
+    pub fn has_online_children(&self, m: MemcgId) -> bool {
+        self.list[m as usize]
+            .children
+            .iter()
+            .any(|&c| self.list[c as usize].online())
+    }
+
+    /// `mem_cgroup_from_id`: the memcg a shadow entry's id names, if the id still resolves. The
+    /// id of an online memcg does; a removed memcg's id is erased once its last id reference
+    /// goes (`mem_cgroup_id_put` at offline, then one per swap entry recording it), so an
+    /// offline memcg's id resolves only while swap entries record it.
+    pub fn from_id(&self, m: MemcgId) -> Option<MemcgId> {
+        let mc = self.list.get(m as usize)?;
+        match mc.state {
+            MemcgState::Online => Some(m),
+            MemcgState::Offline if mc.swap_local > 0 => Some(m),
+            _ => None,
         }
     }
 

@@ -624,7 +624,7 @@ impl Machine {
         reclaim: Option<&mut memcg::ReclaimCookie>,
     ) -> Option<MemcgId> {
         let Some(cookie) = reclaim else {
-            return self.memcgs.iter_next(root, prev);
+            return self.memcgs.iter_next_live(root, prev);
         };
         let i = self.lruvec(root, cookie.node);
         loop {
@@ -634,7 +634,7 @@ impl Machine {
             } else if cookie.generation != it.generation {
                 return None;
             }
-            let next = self.memcgs.iter_next(root, it.position);
+            let next = self.memcgs.iter_next_live(root, it.position);
             let it = &mut self.reclaim_iter[i];
             it.position = next;
             if next.is_none() {
@@ -644,6 +644,119 @@ impl Machine {
                 }
             }
             return next;
+        }
+    }
+
+    /// The machine's half of `mem_cgroup_css_offline` (`rmdir`) of `memcg`, whose tasks are gone
+    /// and whose children are offline: protection dropped (`memory.min`/`low` set to 0), its
+    /// kernel memory handed to its parent (`memcg_offline_kmem` → `memcg_reparent_objcgs`: the
+    /// objects charged to it are charged to the parent from now on, and so are the mm's and
+    /// files' kernel objects that name it). Its folios stay charged to it (6.x: a zombie until
+    /// they are reclaimed; the policy's `memcg_offline` moves them on the kernels that reparent
+    /// LRU folios).
+    pub fn memcg_offline(&mut self, memcg: MemcgId) {
+        let parent = self.memcgs[memcg].parent.expect("the root is never taken offline");
+        {
+            let mc = &mut self.memcgs[memcg];
+            mc.state = memcg::MemcgState::Offline;
+            mc.min = 0;
+            mc.low = 0;
+        }
+        self.memcgs.zombies += 1;
+        let mut kmem = 0;
+        for node in 0..self.nr_nodes() {
+            for s in [
+                Stat::MemcgKmem,
+                Stat::NrPageTablePages,
+                Stat::NrSlabReclaimableB,
+                Stat::NrSlabUnreclaimableB,
+            ] {
+                let v = self.lruvec_state_local(memcg, node, s);
+                if v != 0 {
+                    self.mod_lruvec_state(memcg, node, s, -v);
+                    self.mod_lruvec_state(parent, node, s, v);
+                    if s == Stat::MemcgKmem {
+                        kmem += v;
+                    }
+                }
+            }
+        }
+        self.memcgs.move_local(memcg, parent, kmem as u64);
+        let (bytes, pending) = {
+            let mc = &mut self.memcgs[memcg];
+            (
+                std::mem::take(&mut mc.slab_bytes),
+                std::mem::take(&mut mc.slab_stat_pending),
+            )
+        };
+        let pm = &mut self.memcgs[parent];
+        pm.slab_bytes += bytes;
+        pm.slab_stat_pending[0] += pending[0];
+        pm.slab_stat_pending[1] += pending[1];
+        for mm in self.mms.iter_mut() {
+            if mm.kmem_memcg == memcg {
+                mm.kmem_memcg = parent;
+            }
+        }
+        for f in self.files.iter_mut() {
+            if f.kmem_memcg == Some(memcg) {
+                f.kmem_memcg = Some(parent);
+            }
+        }
+    }
+
+    /// The folio half of 7.2's `memcg_reparent_objcgs` (switch `reparent_lru_folios`), after the
+    /// policy moved `child`'s lists ([`crate::reclaim::Policy::reparent_lru`]): every folio of
+    /// `child` is its parent's from now on (the kernel repoints the `obj_cgroup` the folios
+    /// name), with the pages charged to it and its lruvec statistics (the node items; the
+    /// ancestors' hierarchical counts do not change).
+    pub fn reparent_folios(&mut self, child: MemcgId) {
+        let parent = self.memcgs[child].parent.expect("the root is never taken offline");
+        for id in 0..self.folios.len() as FolioId {
+            let f = &mut self.folios[id];
+            if f.test(pg::ALLOCATED) && f.memcg == child {
+                f.memcg = parent;
+            }
+        }
+        let nr = self.memcgs[child].usage_local;
+        self.memcgs.move_local(child, parent, nr);
+        for node in 0..self.nr_nodes() {
+            for &s in Stat::ALL {
+                if s.kind() != vmstat::StatKind::Node {
+                    continue;
+                }
+                let v = self.lruvec_state_local(child, node, s);
+                if v != 0 {
+                    self.mod_lruvec_state(child, node, s, -v);
+                    self.mod_lruvec_state(parent, node, s, v);
+                }
+            }
+        }
+    }
+
+    /// Whether offline `memcg` holds nothing any more: no page charged to it and no swap entry
+    /// recording its id (the references that keep a removed memcg's css alive).
+    pub fn memcg_unpinned(&self, memcg: MemcgId) -> bool {
+        let mc = &self.memcgs[memcg];
+        mc.state == memcg::MemcgState::Offline && mc.usage_local == 0 && mc.swap_local == 0
+    }
+
+    /// The machine's half of `mem_cgroup_css_released` + `_free` of an unpinned offline memcg:
+    /// freed, and every reclaim iterator of it and its ancestors that stopped at it reset
+    /// (`invalidate_reclaim_iterators`).
+    pub fn memcg_free(&mut self, memcg: MemcgId) {
+        debug_assert!(self.memcg_unpinned(memcg));
+        self.memcgs[memcg].state = memcg::MemcgState::Freed;
+        self.memcgs.zombies -= 1;
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            for node in 0..self.nr_nodes() {
+                let i = self.lruvec(c, node);
+                if self.reclaim_iter[i].position == Some(memcg) {
+                    self.reclaim_iter[i].position = None;
+                }
+            }
+            cur = self.memcgs[c].parent;
         }
     }
 
@@ -678,7 +791,7 @@ impl Machine {
     /// it exits.
     pub fn mm_kmem(&mut self, mm: u32, sign: i64) {
         let k = self.cfg.kmem;
-        let memcg = self.mms[mm as usize].memcg;
+        let memcg = self.mms[mm as usize].kmem_memcg;
         if k.page_tables {
             for (pages, counted) in [
                 (k.mm_pgtable_pages, true),
@@ -768,6 +881,7 @@ impl Machine {
         self.mms.push(MmStruct {
             id,
             memcg,
+            kmem_memcg: memcg,
             vmas: vec![],
             pmds: vec![],
             next_vpn: MMAP_BASE_VPN,
@@ -1433,6 +1547,9 @@ impl Machine {
 
     /// Allocate a swap slot charged to `memcg` (`folio_alloc_swap` + `mem_cgroup_try_charge_swap`).
     pub fn swap_acquire(&mut self, memcg: MemcgId) -> Option<u32> {
+        // `__mem_cgroup_try_charge_swap`: a folio of a removed memcg charges (and records) its
+        // nearest online ancestor
+        let memcg = self.memcgs.online_ancestor(memcg);
         if self.memcgs.swap_margin(memcg) == 0 {
             return None;
         }
@@ -1675,7 +1792,7 @@ impl Machine {
     #[cold]
     pub fn pte_table_kmem(&mut self, mm: u32, nr: i64) {
         if self.cfg.kmem.page_tables {
-            let memcg = self.mms[mm as usize].memcg;
+            let memcg = self.mms[mm as usize].kmem_memcg;
             self.kmem_pages(memcg, nr, true);
         }
     }

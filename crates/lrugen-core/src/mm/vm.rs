@@ -125,6 +125,10 @@ pub struct MmStruct {
     pub id: u32,
     /// Memcg of its owner (new anon pages are charged here).
     pub memcg: MemcgId,
+    /// The memcg its kernel memory (the `mm_struct`'s slab and other pages, its page tables) is
+    /// charged to: where it was created (a move to another memcg leaves the charges where they
+    /// were), or that memcg's parent once it is removed (`memcg_reparent_objcgs`).
+    pub kmem_memcg: MemcgId,
     /// VMAs, sorted by start, never overlapping.
     pub vmas: Vec<Vma>,
     /// PMD entries from `MMAP_BASE_VPN`, one per 2 MiB: PTE table index | `PMD_YOUNG`, or `PMD_NONE`.
@@ -231,6 +235,7 @@ mod tests {
         let mm = MmStruct {
             id: 0,
             memcg: 0,
+            kmem_memcg: 0,
             vmas: vec![
                 Vma {
                     start: 10,

@@ -179,7 +179,7 @@ impl Switchable {
         } else {
             self.mglru.cfg.caps &= !caps::CORE;
         }
-        let mut memcg = m.memcgs.iter_next(ROOT_MEMCG, None);
+        let mut memcg = m.memcgs.iter_next_live(ROOT_MEMCG, None);
         while let Some(c) = memcg {
             for node in 0..m.nr_nodes() {
                 if enabled {
@@ -189,7 +189,7 @@ impl Switchable {
                 }
                 self.move_unevictable(m, c, node, enabled);
             }
-            memcg = m.memcgs.iter_next(ROOT_MEMCG, Some(c));
+            memcg = m.memcgs.iter_next_live(ROOT_MEMCG, Some(c));
         }
     }
 
@@ -286,6 +286,21 @@ impl Policy for Switchable {
         // both LRUs exist in every lruvec (`lru_gen_init_lruvec` whatever the state)
         self.classic.memcg_created(m, memcg);
         self.mglru.memcg_created(m, memcg);
+    }
+
+    fn memcg_offline(&mut self, m: &mut Machine, memcg: MemcgId) {
+        self.classic.memcg_offline(m, memcg);
+        self.mglru.memcg_offline(m, memcg);
+    }
+
+    fn reparent_lru(&mut self, m: &mut Machine, child: MemcgId, parent: MemcgId) {
+        // `lru_gen_enabled()` picks the one that holds the folios
+        live!(mut self, p => p.reparent_lru(m, child, parent))
+    }
+
+    fn memcg_released(&mut self, m: &Machine, memcg: MemcgId) {
+        self.classic.memcg_released(m, memcg);
+        self.mglru.memcg_released(m, memcg);
     }
 
     fn mm_created(&mut self, m: &Machine, mm: u32) {

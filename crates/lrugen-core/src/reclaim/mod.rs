@@ -214,6 +214,20 @@ pub trait Policy {
     /// A memcg was created: make room for its lruvecs.
     fn memcg_created(&mut self, m: &Machine, memcg: MemcgId);
 
+    /// `memcg` was removed (`rmdir`; `mem_cgroup_css_offline`), after the machine's half
+    /// ([`Machine::memcg_offline`]). MGLRU: `lru_gen_offline_memcg`. Default: nothing (its folios
+    /// stay on its lruvecs).
+    fn memcg_offline(&mut self, _m: &mut Machine, _memcg: MemcgId) {}
+
+    /// The LRU half of 7.2's `memcg_reparent_objcgs` (switch `reparent_lru_folios`): move the
+    /// folios on `child`'s lists to `parent`'s (`lru_gen_reparent_memcg` or
+    /// `lru_reparent_memcg`), before the machine relabels them ([`Machine::reparent_folios`]).
+    fn reparent_lru(&mut self, _m: &mut Machine, _child: MemcgId, _parent: MemcgId) {}
+
+    /// Offline `memcg` holds nothing any more and is released (`mem_cgroup_css_released`),
+    /// before the machine frees it. MGLRU: `lru_gen_release_memcg`. Default: nothing.
+    fn memcg_released(&mut self, _m: &Machine, _memcg: MemcgId) {}
+
     /// A process address space was created after the policy (`lru_gen_add_mm` at fork/exec).
     fn mm_created(&mut self, _m: &Machine, _mm: u32) {}
 

@@ -223,6 +223,7 @@ impl Classic {
             (m.memcgs[memcg].emin, m.memcgs[memcg].elow)
         };
         let mut nr = [0u64; 4];
+        let online = m.memcgs[memcg].online();
         for lru in Lru::EVICTABLE {
             let file = lru.is_file() as usize;
             let size = self.lru_size(m, memcg, node, lru);
@@ -241,8 +242,16 @@ impl Classic {
                 size
             };
             scan >>= sc.priority;
+            // a removed memcg's remaining pages are scraped out: at least a batch, and the
+            // proportional share rounded up
+            if scan == 0 && !online {
+                scan = size.min(SWAP_CLUSTER_MAX);
+            }
             nr[lru as usize] = match balance {
                 ScanBalance::Equal => scan,
+                ScanBalance::Fract if !online => (scan * fraction[file])
+                    .checked_add(denominator.saturating_sub(1))
+                    .map_or(0, |x| x.checked_div(denominator).unwrap_or(0)),
                 ScanBalance::Fract => (scan * fraction[file]).checked_div(denominator).unwrap_or(0),
                 ScanBalance::File => {
                     if file == 1 {
@@ -527,6 +536,24 @@ impl Policy for Classic {
         self.sw()
     }
 
+    fn reparent_lru(&mut self, m: &mut Machine, child: MemcgId, parent: MemcgId) {
+        // lru_reparent_memcg: each list to the tail of the parent's (the unevictable one too:
+        // the model keeps its folios on a list), the costs added; the sizes move with the
+        // statistics (`Machine::reparent_folios`)
+        for node in 0..m.nr_nodes() {
+            let (c, p) = (m.lruvec(child, node), m.lruvec(parent, node));
+            for lru in 0..self.lruvecs[c].lists.len() {
+                let mut from = std::mem::take(&mut self.lruvecs[c].lists[lru]);
+                let mut to = self.lruvecs[p].lists[lru];
+                m.folios.list_splice_tail(&mut from, &mut to);
+                self.lruvecs[p].lists[lru] = to;
+            }
+            let (a, f) = (self.lruvecs[c].anon_cost, self.lruvecs[c].file_cost);
+            self.lruvecs[p].anon_cost += a;
+            self.lruvecs[p].file_cost += f;
+        }
+    }
+
     fn memcg_created(&mut self, m: &Machine, _memcg: MemcgId) {
         self.lruvecs.resize(m.memcgs.len() * m.nr_nodes(), Lruvec::default());
     }
@@ -691,9 +718,9 @@ impl Policy for Classic {
         if m.swap.nr_slots == 0 || !Self::inactive_is_low(m, ROOT_MEMCG, node, false) {
             return;
         }
-        let mut next = m.memcgs.iter_next(ROOT_MEMCG, None);
+        let mut next = m.memcgs.iter_next_live(ROOT_MEMCG, None);
         while let Some(memcg) = next {
-            next = m.memcgs.iter_next(ROOT_MEMCG, Some(memcg));
+            next = m.memcgs.iter_next_live(ROOT_MEMCG, Some(memcg));
             self.shrink_active_list(m, memcg, node, Lru::ActiveAnon, SWAP_CLUSTER_MAX, sc);
         }
     }

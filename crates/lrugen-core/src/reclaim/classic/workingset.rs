@@ -122,7 +122,11 @@ impl Classic {
     /// size of the lruvec that evicted it. Returns (recent, workingset bit).
     pub fn workingset_test_recent(&self, m: &Machine, shadow: u64, file: bool) -> (bool, bool) {
         let s = Shadow::unpack(shadow);
-        // The memcg may be gone in the kernel; ids are never reused here.
+        // `mem_cgroup_from_id` + `mem_cgroup_tryget`: the id of a removed memcg no longer
+        // resolves and the refault is not recent (ids are never reused here)
+        if m.memcgs.from_id(s.memcg).is_none() {
+            return (false, s.workingset);
+        }
         let lv = m.lruvec(s.memcg, s.node);
         let refault = self.lruvecs[lv].nonresident_age;
         let distance = refault.wrapping_sub(s.eviction << self.bucket_order) & EVICTION_MASK;

@@ -1054,6 +1054,18 @@ impl<P: CacheExtOps> Policy for CacheExt<P> {
         self.classic.memcg_created(m, memcg);
     }
 
+    fn memcg_offline(&mut self, m: &mut Machine, memcg: MemcgId) {
+        self.classic.memcg_offline(m, memcg);
+    }
+
+    fn reparent_lru(&mut self, m: &mut Machine, child: MemcgId, parent: MemcgId) {
+        self.classic.reparent_lru(m, child, parent);
+    }
+
+    fn memcg_released(&mut self, m: &Machine, memcg: MemcgId) {
+        self.classic.memcg_released(m, memcg);
+    }
+
     fn add_folio(&mut self, m: &mut Machine, id: FolioId) {
         self.classic.add_folio(m, id);
     }

@@ -19,7 +19,11 @@ impl Mglru {
     /// pre-order, every node.
     pub fn debugfs_read(&self, m: &Machine, full: bool) -> String {
         let mut views = Vec::new();
+        // `lru_gen_seq_start` walks with `mem_cgroup_iter`: a freed memcg is not shown
         for memcg in m.memcgs.subtree(ROOT_MEMCG) {
+            if m.memcgs[memcg].state == crate::mm::memcg::MemcgState::Freed {
+                continue;
+            }
             for node in 0..m.nr_nodes() {
                 views.push(LruvecView {
                     memcg_id: memcg_kernel_id(memcg),
@@ -67,7 +71,8 @@ impl Mglru {
                 ));
             }
             let id = cmd.memcg_id();
-            if id == 0 || id as usize > m.memcgs.len() {
+            // `run_cmd`: `mem_cgroup_from_id` (an erased id of a removed memcg is none)
+            if id == 0 || id as usize > m.memcgs.len() || m.memcgs.from_id((id - 1) as MemcgId).is_none() {
                 return Err(err(
                     Errno::EINVAL,
                     format!("expected the id of a live memcg (1..={}), found {id}", m.memcgs.len()),

@@ -856,9 +856,9 @@ pub fn age_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanContro
     }
     let mut success = false;
     let root = crate::mm::memcg::ROOT_MEMCG;
-    let mut next = m.memcgs.iter_next(root, None);
+    let mut next = m.memcgs.iter_next_live(root, None);
     while let Some(memcg) = next {
-        next = m.memcgs.iter_next(root, Some(memcg));
+        next = m.memcgs.iter_next_live(root, Some(memcg));
         m.memcgs.calculate_protection(crate::mm::memcg::ROOT_MEMCG);
         let mc = &m.memcgs[memcg];
         if mc.usage <= mc.emin && mc.emin > 0 {

@@ -981,6 +981,14 @@ pub enum Errno {
     EINTR,
     /// Out of memory: no buffer or walk state.
     ENOMEM,
+    /// Device or resource busy: `rmdir` of a cgroup with tasks or online children.
+    EBUSY,
+    /// No such file or directory: a cgroup that was removed, or never made.
+    ENOENT,
+    /// No such process: `cgroup.procs` naming no live task.
+    ESRCH,
+    /// No such device: a write to a file of a removed cgroup (`kernfs`).
+    ENODEV,
 }
 
 impl Errno {
@@ -992,6 +1000,10 @@ impl Errno {
             Errno::EEXIST => 17,
             Errno::EINTR => 4,
             Errno::ENOMEM => 12,
+            Errno::EBUSY => 16,
+            Errno::ENOENT => 2,
+            Errno::ESRCH => 3,
+            Errno::ENODEV => 19,
         }
     }
     /// The symbolic name.
@@ -1001,6 +1013,10 @@ impl Errno {
             Errno::ERANGE => "ERANGE",
             Errno::EEXIST => "EEXIST",
             Errno::EINTR => "EINTR",
+            Errno::EBUSY => "EBUSY",
+            Errno::ENOENT => "ENOENT",
+            Errno::ESRCH => "ESRCH",
+            Errno::ENODEV => "ENODEV",
             Errno::ENOMEM => "ENOMEM",
         }
     }
@@ -1012,6 +1028,10 @@ impl Errno {
             Errno::EEXIST => "File exists",
             Errno::EINTR => "Interrupted system call",
             Errno::ENOMEM => "Cannot allocate memory",
+            Errno::EBUSY => "Device or resource busy",
+            Errno::ENOENT => "No such file or directory",
+            Errno::ESRCH => "No such process",
+            Errno::ENODEV => "No such device",
         }
     }
 }

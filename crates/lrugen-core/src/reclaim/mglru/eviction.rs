@@ -154,7 +154,11 @@ fn below_low(m: &Machine, memcg: MemcgId) -> bool {
 pub fn lruvec_is_sizable(p: &Mglru, m: &Machine, memcg: MemcgId, node: usize, sc: &ScanControl) -> bool {
     let swappiness = get_swappiness(p, m, memcg, sc);
     let total = p.evictable_size(p.lv(memcg, node), swappiness);
-    (total >> sc.priority) != 0
+    if m.memcgs[memcg].online() {
+        (total >> sc.priority) != 0
+    } else {
+        total != 0
+    }
 }
 
 /// `shrink_one`: reclaim lruvec (memcg, node) for root reclaim and say where the memcg goes in
@@ -172,13 +176,13 @@ pub fn shrink_one(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, s
     }
     let rotate = try_to_shrink_lruvec(p, m, memcg, node, sc);
     crate::reclaim::shrinker::shrink_slab(m, p, node, memcg, sc.priority);
-    if rotate {
+    if rotate && m.memcgs[memcg].online() {
         return MemcgLruOp::Young;
     }
-    if lruvec_is_sizable(p, m, memcg, node, sc) {
+    if !rotate && lruvec_is_sizable(p, m, memcg, node, sc) {
         return MemcgLruOp::Nop;
     }
-    // one retry if too small
+    // one retry if offlined or too small
     if p.memcg_link(memcg, node).seg != Seg::Tail {
         MemcgLruOp::Tail
     } else {
@@ -229,6 +233,10 @@ fn get_nr_to_scan(
     }
     let lv = p.lv(memcg, node);
     let (need, total) = p.should_run_aging(lv, swappiness);
+    // try to scrape all its memory if this memcg was deleted
+    if total > 0 && !m.memcgs[memcg].online() {
+        return total as i64;
+    }
     let total = apply_protection(m, memcg, sc, total);
     if !need || sc.priority == DEF_PRIORITY {
         return (total >> sc.priority) as i64;
@@ -276,7 +284,12 @@ fn try_to_shrink_lruvec_7_2(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node
     let swappiness = get_swappiness(p, m, memcg, sc);
     let lv = p.lv(memcg, node);
     let total = p.evictable_size(lv, swappiness);
-    let mut budget = apply_protection(m, memcg, sc, total) >> sc.priority;
+    // get_nr_to_scan: all of a deleted memcg's evictable pages, else the protected share
+    let mut budget = if m.memcgs[memcg].online() {
+        apply_protection(m, memcg, sc, total) >> sc.priority
+    } else {
+        total
+    };
     let mut rotate = false;
     while budget > 0 {
         let mc = &m.memcgs[memcg];

@@ -18,6 +18,8 @@
 //! (`Mglru::get_random_u32_below`), so a run's seed fixes every bin chosen.
 
 use crate::mm::memcg::MemcgId;
+use crate::mm::Machine;
+use crate::reclaim::mglru::{Lru, MAX_NR_GENS};
 
 /// `MEMCG_NR_GENS`: three slots for two valid generations (old = `seq`, young = `seq + 1`), so
 /// that a stale lockless `seq − 1` cannot read as young (`include/linux/mmzone.h`, 6.12, 7.2).
@@ -283,6 +285,59 @@ impl Mglru {
             self.memcg_unlink(memcg, node);
             self.memcg_lru_dec(node, l.gen);
         }
+    }
+
+    /// 7.2 `max_lru_gen_memcg`: age lruvec (memcg, node) without a walk
+    /// (`try_to_inc_max_seq_nowalk`) until both types have `MAX_NR_GENS` generations, so that
+    /// every generation slot of a child is one of its own.
+    pub fn max_lru_gen_memcg(&mut self, m: &mut Machine, memcg: MemcgId, node: usize) {
+        let lv = self.lv(memcg, node);
+        let swappiness = m.memcgs[memcg].swappiness;
+        for ty in 0..2 {
+            while self.lruvecs[lv].max_seq - self.lruvecs[lv].min_seq[ty] + 1 < MAX_NR_GENS as u64 {
+                let lg = &mut self.lruvecs[lv];
+                if lg.max_seq > lg.mm_state.seq {
+                    lg.mm_state.seq += 1;
+                }
+                self.inc_max_seq(m, lv, swappiness);
+            }
+        }
+    }
+
+    /// 7.2 `lru_gen_reparent_memcg` on `node`: the parent aged to `MAX_NR_GENS` generations
+    /// ([`Self::max_lru_gen_memcg`]), each generation list of the child spliced to the tail of
+    /// the parent's list of the same slot (the child's folios taken as colder; the slot may be a
+    /// younger or older generation in the parent: the kernel accepts the inversion), with the
+    /// page counts; where the slot is active in one and inactive in the other the
+    /// active/inactive sizes are corrected (`__update_lru_size`). The unevictable list is
+    /// spliced too (the kernel keeps no such list; the model does).
+    pub fn lru_gen_reparent_memcg(&mut self, m: &mut Machine, child: MemcgId, parent: MemcgId, node: usize) {
+        self.max_lru_gen_memcg(m, parent, node);
+        let (c, p) = (self.lv(child, node), self.lv(parent, node));
+        for ty in 0..2 {
+            let nr_gens = self.lruvecs[c].max_seq - self.lruvecs[c].min_seq[ty] + 1;
+            for i in 0..nr_gens {
+                let gen = super::state::gen_from_seq(self.lruvecs[c].max_seq - i);
+                let child_active = Self::is_active_gen(&self.lruvecs[c], gen);
+                let parent_active = Self::is_active_gen(&self.lruvecs[p], gen);
+                for zone in 0..super::state::MAX_NR_ZONES {
+                    let mut from = std::mem::take(&mut self.lruvecs[c].folios[gen][ty][zone]);
+                    let mut to = self.lruvecs[p].folios[gen][ty][zone];
+                    m.folios.list_splice_tail(&mut from, &mut to);
+                    self.lruvecs[p].folios[gen][ty][zone] = to;
+                    let n = std::mem::take(&mut self.lruvecs[c].nr_pages[gen][ty][zone]);
+                    self.lruvecs[p].nr_pages[gen][ty][zone] += n;
+                    if child_active != parent_active {
+                        m.update_lru_size_raw(child, node, zone, Lru::of(ty, child_active), -n);
+                        m.update_lru_size_raw(parent, node, zone, Lru::of(ty, parent_active), n);
+                    }
+                }
+            }
+        }
+        let mut from = std::mem::take(&mut self.unevictable[c]);
+        let mut to = self.unevictable[p];
+        m.folios.list_splice_tail(&mut from, &mut to);
+        self.unevictable[p] = to;
     }
 
     /// `lru_gen_soft_reclaim` (cgroup v1's soft limit exceeded): `MEMCG_LRU_HEAD` unless it is

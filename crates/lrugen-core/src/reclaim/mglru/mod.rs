@@ -714,6 +714,20 @@ impl Policy for Mglru {
         self.lru_gen_online_memcg(memcg);
     }
 
+    fn memcg_offline(&mut self, _m: &mut Machine, memcg: MemcgId) {
+        self.lru_gen_offline_memcg(memcg);
+    }
+
+    fn reparent_lru(&mut self, m: &mut Machine, child: MemcgId, parent: MemcgId) {
+        for node in 0..self.nr_nodes {
+            self.lru_gen_reparent_memcg(m, child, parent, node);
+        }
+    }
+
+    fn memcg_released(&mut self, _m: &Machine, memcg: MemcgId) {
+        self.lru_gen_release_memcg(memcg);
+    }
+
     fn mm_created(&mut self, m: &Machine, mm: u32) {
         // lru_gen_add_mm: the first mm added since the last walk of each of its lruvecs is where
         // that walk's force-scanned tail starts

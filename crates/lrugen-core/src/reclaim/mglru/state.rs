@@ -257,6 +257,18 @@ switches! {
     /// reclaimed far sooner (the 7.2 MGLRU `hot-cold` fixture: 256 leaves, none on 6.1/6.12 or
     /// under the classic LRU). Off (6.1–6.17): its `NR_LRU_*` statistics, which both LRUs keep.
     workingset_lruvec_lru_size,
+    /// 7.2 (Debian 7.2.13's `memcg_reparent_objcgs` in `mm/memcontrol.c`, `lru_gen_reparent_memcg`
+    /// and `max_lru_gen_memcg` in `mm/vmscan.c`, `lru_reparent_memcg` in `mm/swap.c`; Qi Zheng's
+    /// and Muchun Song's series reparenting the LRU folios of dying memcgs, of which
+    /// `workingset_lruvec_lru_size` is part; first release unconfirmed): removing a memcg
+    /// (`rmdir`, `mem_cgroup_css_offline`) moves its LRU folios to its parent at once: the
+    /// classic lists spliced to the tail of the parent's, MGLRU's generation lists to the tail
+    /// of the parent's list of the same generation slot after the parent was aged to
+    /// `MAX_NR_GENS` generations without a walk; the folios and their statistics are the
+    /// parent's from then on, and the removed memcg is freed once no swap entry records its id.
+    /// Off (6.1–6.17): the removed memcg stays a zombie holding its folios, charged and on its
+    /// own lruvecs, until reclaim of its ancestors has taken them all.
+    reparent_lru_folios,
     /// Variant, not merged (off in every kernel preset; `variants.md` §2.7): Barry Song's
     /// readahead placement (2026, LWN 1060967 and 1072866): only the folio a fault on a VMA with
     /// recency asked for gets the in-fault treatment (`PG_active`, or 7.2's
@@ -380,6 +392,7 @@ impl Switches {
         workingset_activate_needs_workingset: true,
         sync_io_always_frees_swap: true,
         workingset_lruvec_lru_size: true,
+        reparent_lru_folios: true,
         ..Switches::V6_17
     };
     /// MGLRU-FG v3 on top of the newest kernel preset (7.2): every `fg_*` switch on.

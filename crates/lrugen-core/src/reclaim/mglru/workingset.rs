@@ -149,7 +149,12 @@ fn fg_refault_within(p: &Mglru, m: &Machine, s: &Shadow, file: bool) -> bool {
 
 /// `lru_gen_refault`: a folio is instantiated where `shadow` was.
 pub fn lru_gen_refault(p: &mut Mglru, m: &mut Machine, id: FolioId, shadow: u64, in_fault: bool) {
-    let s = Shadow::unpack(shadow);
+    let mut s = Shadow::unpack(shadow);
+    // `mem_cgroup_from_id`: the id of a removed memcg no longer resolves, and
+    // `mem_cgroup_lruvec(NULL, pgdat)` is the root's lruvec
+    if (s.memcg as usize) < m.memcgs.len() {
+        s.memcg = m.memcgs.from_id(s.memcg).unwrap_or(crate::mm::memcg::ROOT_MEMCG);
+    }
     let f = m.folios[id];
     let t = f.lru_type();
     // a refault into another lruvec (memcg or node changed) counts nothing
