@@ -4,7 +4,7 @@
 //! workload (buffered Zipf 0.9 reads over 4 x 32 MiB files in a 64 MiB memcg, 500,000 reads) and
 //! on the OLTP trace (a shared trace: skipped with a note when missing). The issue asks for at most
 //! 2x the run's time. The recorder's memory is dense arrays: 40 bytes per key of the stream (its
-//! pages) and 5 per page frame of the machine, nothing per access.
+//! pages) and 9 per page frame of the machine, nothing per access.
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use lrugen::mm::MachineConfig;

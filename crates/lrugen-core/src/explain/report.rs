@@ -38,6 +38,14 @@ pub fn summary(s: &Study) -> Vec<String> {
         if !SUMMARY_DIMENSIONS.iter().any(|n| d.name.starts_with(n)) || d.rows.len() < 2 {
             continue;
         }
+        // the eviction-context dimensions: only where both sides have them (an MGLRU side against
+        // the classic LRU's "no tiers" restates the policies) and they split the evictions
+        if d.name.starts_with("mechanism:")
+            && (d.rows.iter().any(|r| r.class.contains("classic LRU"))
+                || d.rows.iter().filter(|r| r.class != super::TIER_CLASSES[0]).count() < 2)
+        {
+            continue;
+        }
         let top = d
             .rows
             .iter()
@@ -375,7 +383,7 @@ pub fn write_plots(s: &Study, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     let mut classes: Vec<Bar> = Vec::new();
     for d in &e.dimensions {
-        if d.name.starts_with("mechanism") || d.name.starts_with("page outcome") {
+        if d.name == "mechanism" || d.name.starts_with("page outcome") {
             for r in d.rows.iter().filter(|r| r.delta != 0) {
                 classes.push((r.class.clone(), r.delta as f64, None));
             }
@@ -571,7 +579,7 @@ pub fn html_page(
         });
         page.push(Block::Heading("Misses x I/O time by the miss's mechanism".into()));
         page.push(Block::Table {
-            head,
+            head: head.clone(),
             rows: rows(&c.misses_by_mechanism, Some("misses")),
             left: 2,
         });
