@@ -332,6 +332,23 @@ fn cost_sums_hold(s: &Study) {
         let sum: f64 = c.parts.iter().map(|p| if side == 0 { p.a_ns } else { p.b_ns }).sum();
         assert_eq!(sum, total as f64, "side {side}");
     }
+    // per job: each part summed over the jobs is the run's, exactly
+    assert!(!c.per_task.is_empty(), "engine runs are split per job");
+    let ops: i64 = c.per_task.iter().map(|t| t.delta_ops_ns).sum();
+    assert_eq!(ops, c.delta_ops_ns);
+    assert_eq!(c.per_task.iter().map(|t| t.a_ops_ns).sum::<u64>(), c.a_ops_ns);
+    assert_eq!(c.per_task.iter().map(|t| t.b_ops_ns).sum::<u64>(), c.b_ops_ns);
+    for (i, p) in c.parts.iter().enumerate() {
+        let (a, b) = c.per_task.iter().fold((0.0, 0.0), |(a, b), t| {
+            assert_eq!(t.parts[i].part, p.part);
+            (a + t.parts[i].a_ns, b + t.parts[i].b_ns)
+        });
+        assert_eq!((a, b), (p.a_ns, p.b_ns), "{}", p.part);
+    }
+    for t in &c.per_task {
+        let sum: f64 = t.parts.iter().map(|p| p.delta_ns).sum();
+        assert_eq!(sum, t.delta_ops_ns as f64, "{}", t.job);
+    }
     // the misses part by mechanism, at each run's mean cost of a miss: the same total
     let misses = c.groups.iter().find(|g| g.group == "misses x I/O time").expect("group");
     let by_mech: f64 = c.misses_by_mechanism.iter().map(|p| p.delta_ns).sum();
@@ -398,6 +415,20 @@ fn an_engine_hot_set_under_a_stream_lands_on_the_hot_task() {
     assert!(c.delta_ops_ns > 0);
     let misses = &c.groups[0];
     assert!(misses.delta_ns >= 0.9 * c.delta_ops_ns as f64, "{c:?}");
+    // per job: the hot job's operations carry the time its misses cost
+    assert_eq!(c.per_task.len(), 2);
+    assert!(
+        c.per_task[0].job.starts_with("job 0 (part 0"),
+        "{:?}",
+        c.per_task[0].job
+    );
+    let hot_misses = &c.per_task[0].groups[0];
+    assert!(hot_misses.delta_ns > 0.0, "{:?}", c.per_task);
+    assert!(
+        hot_misses.delta_ns > c.per_task[1].groups[0].delta_ns,
+        "the hot job's misses cost more of the difference than the stream's: {:?}",
+        c.per_task
+    );
 }
 
 /// One task reading a 4 GiB file at random (each page about once: every miss is a first access,

@@ -69,6 +69,28 @@ pub struct Cost {
     /// The misses part (`misses x I/O time`) by mechanism of the miss, at each run's mean cost
     /// of a miss; sums to that part up to rounding.
     pub misses_by_mechanism: Vec<Part>,
+    /// The same split per job (the tasks of a job summed: fio's iodepth, YCSB's clients), in
+    /// job order; each part summed over the jobs is the run's part.
+    pub per_task: Vec<TaskCost>,
+}
+
+/// Δ time of one job's operations (its tasks'), split as [`Cost`] splits the run's.
+#[derive(Clone, Debug, Serialize)]
+pub struct TaskCost {
+    /// The job's name.
+    pub job: String,
+    /// Its tasks.
+    pub tasks: u32,
+    /// Its measured operations' time under A (ns).
+    pub a_ops_ns: u64,
+    /// Under B.
+    pub b_ops_ns: u64,
+    /// `a_ops_ns − b_ops_ns`.
+    pub delta_ops_ns: i64,
+    /// The parts, as [`Cost::parts`].
+    pub parts: Vec<Part>,
+    /// The groups, as [`Cost::groups`].
+    pub groups: Vec<Part>,
 }
 
 /// The group names, in order.
@@ -120,13 +142,9 @@ fn parts(a: &TimeSplit, b: &TimeSplit) -> Vec<Part> {
     v
 }
 
-/// Split Δ time of engine results `a` and `b` (whose misses `e` decomposes).
-pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation) -> Cost {
-    let (ta, tb) = (&a.time, &b.time);
-    let parts = parts(ta, tb);
-    let delta_ops_ns = ta.ops_ns as i64 - tb.ops_ns as i64;
-    let sum: i64 = parts.iter().map(|p| p.a_ns as i64 - p.b_ns as i64).sum();
-    let groups = GROUPS
+/// The parts summed by group, in [`GROUPS`] order.
+fn groups(parts: &[Part]) -> Vec<Part> {
+    GROUPS
         .iter()
         .map(|g| {
             let (x, y) = parts
@@ -141,7 +159,46 @@ pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation) -> Cost {
                 delta_ns: x - y,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Per job: the time splits of its tasks (`task_job[t]`) summed, under A and B.
+fn per_task(a: &EngineResult, b: &EngineResult, task_job: &[u32], job_names: &[String]) -> Vec<TaskCost> {
+    let jobs = task_job.iter().map(|&j| j as usize + 1).max().unwrap_or(0);
+    let mut out = Vec::with_capacity(jobs);
+    for j in 0..jobs {
+        let sum = |r: &EngineResult| {
+            let mut t = TimeSplit::default();
+            for (task, split) in r.task_time.iter().enumerate() {
+                if task_job.get(task).copied() == Some(j as u32) {
+                    t.add(split);
+                }
+            }
+            t
+        };
+        let (ta, tb) = (sum(a), sum(b));
+        let parts = parts(&ta, &tb);
+        out.push(TaskCost {
+            job: job_names.get(j).cloned().unwrap_or_else(|| format!("job {j}")),
+            tasks: task_job.iter().filter(|&&x| x == j as u32).count() as u32,
+            a_ops_ns: ta.ops_ns,
+            b_ops_ns: tb.ops_ns,
+            delta_ops_ns: ta.ops_ns as i64 - tb.ops_ns as i64,
+            groups: groups(&parts),
+            parts,
+        });
+    }
+    out
+}
+
+/// Split Δ time of engine results `a` and `b` (whose misses `e` decomposes); per job too, with
+/// `task_job` (each task's job) and the jobs' names.
+pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation, task_job: &[u32], job_names: &[String]) -> Cost {
+    let (ta, tb) = (&a.time, &b.time);
+    let parts = parts(ta, tb);
+    let delta_ops_ns = ta.ops_ns as i64 - tb.ops_ns as i64;
+    let sum: i64 = parts.iter().map(|p| p.a_ns as i64 - p.b_ns as i64).sum();
+    let groups = groups(&parts);
     let kswapd_cpu = a
         .kswapd_split
         .parts()
@@ -190,5 +247,6 @@ pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation) -> Cost {
         overlap_ns: d_elapsed - delta_ops_ns as f64 / f64::from(tasks),
         kswapd_cpu,
         misses_by_mechanism,
+        per_task: per_task(a, b, task_job, job_names),
     }
 }

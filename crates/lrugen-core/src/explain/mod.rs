@@ -571,6 +571,7 @@ impl Recorder {
             untagged_evictions: self.untagged_evictions,
             job: self.job,
             job_names: self.job_names,
+            task_job: self.task_job,
         }
     }
 }
@@ -767,6 +768,8 @@ pub struct Recording {
     pub job: Vec<u32>,
     /// Engine runs: the jobs' names.
     pub job_names: Vec<String>,
+    /// Engine runs: per task, its job.
+    pub task_job: Vec<u32>,
 }
 
 impl Recording {

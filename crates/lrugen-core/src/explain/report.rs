@@ -227,6 +227,37 @@ largest contributions to the time difference:"
     for p in &c.misses_by_mechanism {
         row(o, "misses", p);
     }
+    if c.per_task.len() > 1 {
+        head(
+            o,
+            "time by job (its tasks' operations; each group summed over the jobs is the run's)",
+        );
+        for t in &c.per_task {
+            for g in &t.groups {
+                row(o, &t.job, g);
+            }
+        }
+    }
+}
+
+/// The per-job time split as table rows: job, group, A, B, delta, share of the run's delta.
+fn per_task_rows(c: &Cost) -> Vec<Vec<String>> {
+    let total = c.delta_ops_ns as f64;
+    c.per_task
+        .iter()
+        .flat_map(|t| {
+            t.groups.iter().map(move |g| {
+                vec![
+                    t.job.clone(),
+                    g.group.clone(),
+                    ms(g.a_ns),
+                    ms(g.b_ns),
+                    ms_signed(g.delta_ns),
+                    share_f(g.delta_ns, total),
+                ]
+            })
+        })
+        .collect()
 }
 
 /// The study as a readable report: the headline, the summary, each dimension's table, each
@@ -583,6 +614,20 @@ pub fn html_page(
             rows: rows(&c.misses_by_mechanism, Some("misses")),
             left: 2,
         });
+        if c.per_task.len() > 1 {
+            page.push(Block::Heading("Time by job".into()));
+            page.push(Block::Para(
+                "Each job's tasks' operations, by group; a group summed over the jobs is the run's.".into(),
+            ));
+            let mut head = head;
+            head[0] = "job".into();
+            head[1] = "group".into();
+            page.push(Block::Table {
+                head,
+                rows: per_task_rows(c),
+                left: 2,
+            });
+        }
     }
     for d in &e.dimensions {
         page.push(Block::Heading(format!("Misses by {}", d.name)));
