@@ -324,33 +324,43 @@ storage = "nvme"
 fn cost_sums_hold(s: &Study) {
     let c = s.cost.as_ref().expect("engine runs have a cost split");
     assert_eq!(c.residual_ns, 0, "{c:?}");
-    let parts: f64 = c.parts.iter().map(|p| p.delta_ns).sum();
-    assert_eq!(parts, c.delta_ops_ns as f64);
-    let groups: f64 = c.groups.iter().map(|p| p.delta_ns).sum();
-    assert_eq!(groups, c.delta_ops_ns as f64);
-    for (side, total) in [(0, c.a_ops_ns), (1, c.b_ops_ns)] {
-        let sum: f64 = c.parts.iter().map(|p| if side == 0 { p.a_ns } else { p.b_ns }).sum();
+    let parts: f64 = c.time.parts.iter().map(|p| p.delta_ns).sum();
+    assert_eq!(parts, c.time.delta_ops_ns as f64);
+    let groups: f64 = c.time.groups.iter().map(|p| p.delta_ns).sum();
+    assert_eq!(groups, c.time.delta_ops_ns as f64);
+    for (side, total) in [(0, c.time.a_ops_ns), (1, c.time.b_ops_ns)] {
+        let sum: f64 = c
+            .time
+            .parts
+            .iter()
+            .map(|p| if side == 0 { p.a_ns } else { p.b_ns })
+            .sum();
         assert_eq!(sum, total as f64, "side {side}");
     }
     // per job: each part summed over the jobs is the run's, exactly
     assert!(!c.per_task.is_empty(), "engine runs are split per job");
-    let ops: i64 = c.per_task.iter().map(|t| t.delta_ops_ns).sum();
-    assert_eq!(ops, c.delta_ops_ns);
-    assert_eq!(c.per_task.iter().map(|t| t.a_ops_ns).sum::<u64>(), c.a_ops_ns);
-    assert_eq!(c.per_task.iter().map(|t| t.b_ops_ns).sum::<u64>(), c.b_ops_ns);
-    for (i, p) in c.parts.iter().enumerate() {
+    let ops: i64 = c.per_task.iter().map(|t| t.time.delta_ops_ns).sum();
+    assert_eq!(ops, c.time.delta_ops_ns);
+    assert_eq!(c.per_task.iter().map(|t| t.time.a_ops_ns).sum::<u64>(), c.time.a_ops_ns);
+    assert_eq!(c.per_task.iter().map(|t| t.time.b_ops_ns).sum::<u64>(), c.time.b_ops_ns);
+    for (i, p) in c.time.parts.iter().enumerate() {
         let (a, b) = c.per_task.iter().fold((0.0, 0.0), |(a, b), t| {
-            assert_eq!(t.parts[i].part, p.part);
-            (a + t.parts[i].a_ns, b + t.parts[i].b_ns)
+            assert_eq!(t.time.parts[i].part, p.part);
+            (a + t.time.parts[i].a_ns, b + t.time.parts[i].b_ns)
         });
         assert_eq!((a, b), (p.a_ns, p.b_ns), "{}", p.part);
     }
     for t in &c.per_task {
-        let sum: f64 = t.parts.iter().map(|p| p.delta_ns).sum();
-        assert_eq!(sum, t.delta_ops_ns as f64, "{}", t.job);
+        let sum: f64 = t.time.parts.iter().map(|p| p.delta_ns).sum();
+        assert_eq!(sum, t.time.delta_ops_ns as f64, "{}", t.job);
     }
     // the misses part by mechanism, at each run's mean cost of a miss: the same total
-    let misses = c.groups.iter().find(|g| g.group == "misses x I/O time").expect("group");
+    let misses = c
+        .time
+        .groups
+        .iter()
+        .find(|g| g.group == "misses x I/O time")
+        .expect("group");
     let by_mech: f64 = c.misses_by_mechanism.iter().map(|p| p.delta_ns).sum();
     assert!(
         (by_mech - misses.delta_ns).abs() < 1.0 + 1e-9 * misses.a_ns,
@@ -412,9 +422,9 @@ fn an_engine_hot_set_under_a_stream_lands_on_the_hot_task() {
     assert_eq!(class(mech, "first access").2, 0);
     // and they cost time: the misses part carries the time difference
     let c = s.cost.as_ref().expect("cost");
-    assert!(c.delta_ops_ns > 0);
-    let misses = &c.groups[0];
-    assert!(misses.delta_ns >= 0.9 * c.delta_ops_ns as f64, "{c:?}");
+    assert!(c.time.delta_ops_ns > 0);
+    let misses = &c.time.groups[0];
+    assert!(misses.delta_ns >= 0.9 * c.time.delta_ops_ns as f64, "{c:?}");
     // per job: the hot job's operations carry the time its misses cost
     assert_eq!(c.per_task.len(), 2);
     assert!(
@@ -422,10 +432,10 @@ fn an_engine_hot_set_under_a_stream_lands_on_the_hot_task() {
         "{:?}",
         c.per_task[0].job
     );
-    let hot_misses = &c.per_task[0].groups[0];
+    let hot_misses = &c.per_task[0].time.groups[0];
     assert!(hot_misses.delta_ns > 0.0, "{:?}", c.per_task);
     assert!(
-        hot_misses.delta_ns > c.per_task[1].groups[0].delta_ns,
+        hot_misses.delta_ns > c.per_task[1].time.groups[0].delta_ns,
         "the hot job's misses cost more of the difference than the stream's: {:?}",
         c.per_task
     );
@@ -461,16 +471,17 @@ fn the_same_misses_reclaimed_directly_cost_direct_reclaim() {
     assert_eq!(e.delta, 0, "the same misses");
     let c = s.cost.as_ref().expect("cost");
     // one task without think time: its operations' time is the run's
-    assert_eq!((c.a_ops_ns, c.b_ops_ns), (c.a_elapsed_ns, c.b_elapsed_ns));
+    assert_eq!((c.time.a_ops_ns, c.time.b_ops_ns), (c.a_elapsed_ns, c.b_elapsed_ns));
     assert_eq!(c.overlap_ns, 0.0);
     // A reclaims in the task, B in kswapd on the other CPU
-    assert!(c.delta_ops_ns > 0, "{c:?}");
-    let group = |g: &str| c.groups.iter().find(|x| x.group == g).expect("group").delta_ns;
-    assert!(group("direct reclaim CPU") >= 0.9 * c.delta_ops_ns as f64, "{c:?}");
+    assert!(c.time.delta_ops_ns > 0, "{c:?}");
+    let group = |g: &str| c.time.groups.iter().find(|x| x.group == g).expect("group").delta_ns;
+    assert!(group("direct reclaim CPU") >= 0.9 * c.time.delta_ops_ns as f64, "{c:?}");
     let kswapd_cpu: f64 = c.kswapd_cpu.iter().map(|p| p.b_ns).sum();
     assert!(kswapd_cpu > 0.0, "B's kswapd did the reclaim: {c:?}");
     assert_eq!(c.kswapd_cpu.iter().map(|p| p.a_ns).sum::<f64>(), 0.0);
     let list = c
+        .time
         .parts
         .iter()
         .find(|p| p.part.starts_with("list work"))

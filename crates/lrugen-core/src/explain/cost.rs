@@ -41,16 +41,9 @@ pub struct Part {
 pub struct Cost {
     /// Tasks of each run.
     pub tasks: u32,
-    /// The measured operations' time (sum of their latencies) under A, B, and Δ (ns).
-    pub a_ops_ns: u64,
-    /// Under B.
-    pub b_ops_ns: u64,
-    /// `a_ops_ns − b_ops_ns`.
-    pub delta_ops_ns: i64,
-    /// The parts of Δ, each exactly separable; they sum to `delta_ops_ns`.
-    pub parts: Vec<Part>,
-    /// The parts grouped: misses x I/O time, direct reclaim CPU, kswapd, other.
-    pub groups: Vec<Part>,
+    /// The measured operations' time, split.
+    #[serde(flatten)]
+    pub time: Split,
     /// `delta_ops_ns − Σ parts` (0: the split is exact).
     pub residual_ns: i64,
     /// Run time (first measured operation to the last completion) under A and B (ns).
@@ -81,16 +74,36 @@ pub struct TaskCost {
     pub job: String,
     /// Its tasks.
     pub tasks: u32,
-    /// Its measured operations' time under A (ns).
+    /// Its tasks' measured operations' time, split.
+    #[serde(flatten)]
+    pub time: Split,
+}
+
+/// The measured operations' time (the sum of their latencies) under A and B, split into parts.
+#[derive(Clone, Debug, Serialize)]
+pub struct Split {
+    /// Under A (ns).
     pub a_ops_ns: u64,
     /// Under B.
     pub b_ops_ns: u64,
     /// `a_ops_ns − b_ops_ns`.
     pub delta_ops_ns: i64,
-    /// The parts, as [`Cost::parts`].
+    /// The parts of Δ, each exactly separable; they sum to `delta_ops_ns`.
     pub parts: Vec<Part>,
-    /// The groups, as [`Cost::groups`].
+    /// The parts grouped: misses x I/O time, direct reclaim CPU, kswapd, other.
     pub groups: Vec<Part>,
+}
+
+/// The split of `a` against `b`.
+fn split(a: &TimeSplit, b: &TimeSplit) -> Split {
+    let parts = parts(a, b);
+    Split {
+        a_ops_ns: a.ops_ns,
+        b_ops_ns: b.ops_ns,
+        delta_ops_ns: a.ops_ns as i64 - b.ops_ns as i64,
+        groups: groups(&parts),
+        parts,
+    }
 }
 
 /// The group names, in order.
@@ -176,16 +189,10 @@ fn per_task(a: &EngineResult, b: &EngineResult, task_job: &[u32], job_names: &[S
             }
             t
         };
-        let (ta, tb) = (sum(a), sum(b));
-        let parts = parts(&ta, &tb);
         out.push(TaskCost {
             job: job_names.get(j).cloned().unwrap_or_else(|| format!("job {j}")),
             tasks: task_job.iter().filter(|&&x| x == j as u32).count() as u32,
-            a_ops_ns: ta.ops_ns,
-            b_ops_ns: tb.ops_ns,
-            delta_ops_ns: ta.ops_ns as i64 - tb.ops_ns as i64,
-            groups: groups(&parts),
-            parts,
+            time: split(&sum(a), &sum(b)),
         });
     }
     out
@@ -195,10 +202,9 @@ fn per_task(a: &EngineResult, b: &EngineResult, task_job: &[u32], job_names: &[S
 /// `task_job` (each task's job) and the jobs' names.
 pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation, task_job: &[u32], job_names: &[String]) -> Cost {
     let (ta, tb) = (&a.time, &b.time);
-    let parts = parts(ta, tb);
-    let delta_ops_ns = ta.ops_ns as i64 - tb.ops_ns as i64;
-    let sum: i64 = parts.iter().map(|p| p.a_ns as i64 - p.b_ns as i64).sum();
-    let groups = groups(&parts);
+    let time = split(ta, tb);
+    let delta_ops_ns = time.delta_ops_ns;
+    let sum: i64 = time.parts.iter().map(|p| p.a_ns as i64 - p.b_ns as i64).sum();
     let kswapd_cpu = a
         .kswapd_split
         .parts()
@@ -234,11 +240,7 @@ pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation, task_job: &[u32
     let d_elapsed = a.elapsed_ns as f64 - b.elapsed_ns as f64;
     Cost {
         tasks: a.tasks,
-        a_ops_ns: ta.ops_ns,
-        b_ops_ns: tb.ops_ns,
-        delta_ops_ns,
-        parts,
-        groups,
+        time,
         residual_ns: delta_ops_ns - sum,
         a_elapsed_ns: a.elapsed_ns,
         b_elapsed_ns: b.elapsed_ns,

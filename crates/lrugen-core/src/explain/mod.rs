@@ -874,6 +874,13 @@ fn by_key(a: &Recording, b: &Recording, class_of: impl Fn(usize) -> (u64, String
     rows.into_values().collect()
 }
 
+fn dimension(name: &str, rows: Vec<Row>) -> Dimension {
+    Dimension {
+        name: name.into(),
+        rows,
+    }
+}
+
 /// Decompose the difference in misses between recordings `a` and `b` of the same stream.
 pub fn compare(name_a: &str, a: &Recording, name_b: &str, b: &Recording) -> Explanation {
     let region_of = |k: usize| a.region.get(k).or(b.region.get(k)).copied().unwrap_or(NO_REGION);
@@ -924,42 +931,27 @@ pub fn compare(name_a: &str, a: &Recording, name_b: &str, b: &Recording) -> Expl
             .collect()
     };
     let mut dimensions = vec![
-        Dimension {
-            name: "page type".into(),
-            rows: page_type,
-        },
-        Dimension {
-            name: "region".into(),
-            rows: region,
-        },
-        Dimension {
-            name: "access frequency".into(),
-            rows: freq,
-        },
-        Dimension {
-            name: "reuse distance (distinct pages since the previous access)".into(),
-            rows: fixed(&DISTANCES, &a.distance, &b.distance),
-        },
-        Dimension {
-            name: "page outcome".into(),
-            rows: outcome,
-        },
-        Dimension {
-            name: "mechanism".into(),
-            rows: fixed(&MECHANISMS, &a.mechanism, &b.mechanism),
-        },
-        Dimension {
-            name: "mechanism: tier protection in the evicting scan".into(),
-            rows: fixed(&TIER_CLASSES, &a.tiers, &b.tiers),
-        },
-        Dimension {
-            name: "mechanism: aging before the eviction".into(),
-            rows: fixed(&AGING_CLASSES, &a.aging, &b.aging),
-        },
-        Dimension {
-            name: "mechanism: type reclaim chose (swapped vs dropped)".into(),
-            rows: fixed(&TYPE_CLASSES, &a.types, &b.types),
-        },
+        dimension("page type", page_type),
+        dimension("region", region),
+        dimension("access frequency", freq),
+        dimension(
+            "reuse distance (distinct pages since the previous access)",
+            fixed(&DISTANCES, &a.distance, &b.distance),
+        ),
+        dimension("page outcome", outcome),
+        dimension("mechanism", fixed(&MECHANISMS, &a.mechanism, &b.mechanism)),
+        dimension(
+            "mechanism: tier protection in the evicting scan",
+            fixed(&TIER_CLASSES, &a.tiers, &b.tiers),
+        ),
+        dimension(
+            "mechanism: aging before the eviction",
+            fixed(&AGING_CLASSES, &a.aging, &b.aging),
+        ),
+        dimension(
+            "mechanism: type reclaim chose (swapped vs dropped)",
+            fixed(&TYPE_CLASSES, &a.types, &b.types),
+        ),
     ];
     if !a.job.is_empty() || !b.job.is_empty() {
         // engine runs: the task (job) whose stream touched the page; all in the one memcg
