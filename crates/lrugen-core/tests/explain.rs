@@ -324,16 +324,43 @@ storage = "nvme"
 fn cost_sums_hold(s: &Study) {
     let c = s.cost.as_ref().expect("engine runs have a cost split");
     assert_eq!(c.residual_ns, 0, "{c:?}");
-    let parts: f64 = c.parts.iter().map(|p| p.delta_ns).sum();
-    assert_eq!(parts, c.delta_ops_ns as f64);
-    let groups: f64 = c.groups.iter().map(|p| p.delta_ns).sum();
-    assert_eq!(groups, c.delta_ops_ns as f64);
-    for (side, total) in [(0, c.a_ops_ns), (1, c.b_ops_ns)] {
-        let sum: f64 = c.parts.iter().map(|p| if side == 0 { p.a_ns } else { p.b_ns }).sum();
+    let parts: f64 = c.time.parts.iter().map(|p| p.delta_ns).sum();
+    assert_eq!(parts, c.time.delta_ops_ns as f64);
+    let groups: f64 = c.time.groups.iter().map(|p| p.delta_ns).sum();
+    assert_eq!(groups, c.time.delta_ops_ns as f64);
+    for (side, total) in [(0, c.time.a_ops_ns), (1, c.time.b_ops_ns)] {
+        let sum: f64 = c
+            .time
+            .parts
+            .iter()
+            .map(|p| if side == 0 { p.a_ns } else { p.b_ns })
+            .sum();
         assert_eq!(sum, total as f64, "side {side}");
     }
+    // per job: each part summed over the jobs is the run's, exactly
+    assert!(!c.per_task.is_empty(), "engine runs are split per job");
+    let ops: i64 = c.per_task.iter().map(|t| t.time.delta_ops_ns).sum();
+    assert_eq!(ops, c.time.delta_ops_ns);
+    assert_eq!(c.per_task.iter().map(|t| t.time.a_ops_ns).sum::<u64>(), c.time.a_ops_ns);
+    assert_eq!(c.per_task.iter().map(|t| t.time.b_ops_ns).sum::<u64>(), c.time.b_ops_ns);
+    for (i, p) in c.time.parts.iter().enumerate() {
+        let (a, b) = c.per_task.iter().fold((0.0, 0.0), |(a, b), t| {
+            assert_eq!(t.time.parts[i].part, p.part);
+            (a + t.time.parts[i].a_ns, b + t.time.parts[i].b_ns)
+        });
+        assert_eq!((a, b), (p.a_ns, p.b_ns), "{}", p.part);
+    }
+    for t in &c.per_task {
+        let sum: f64 = t.time.parts.iter().map(|p| p.delta_ns).sum();
+        assert_eq!(sum, t.time.delta_ops_ns as f64, "{}", t.job);
+    }
     // the misses part by mechanism, at each run's mean cost of a miss: the same total
-    let misses = c.groups.iter().find(|g| g.group == "misses x I/O time").expect("group");
+    let misses = c
+        .time
+        .groups
+        .iter()
+        .find(|g| g.group == "misses x I/O time")
+        .expect("group");
     let by_mech: f64 = c.misses_by_mechanism.iter().map(|p| p.delta_ns).sum();
     assert!(
         (by_mech - misses.delta_ns).abs() < 1.0 + 1e-9 * misses.a_ns,
@@ -395,9 +422,23 @@ fn an_engine_hot_set_under_a_stream_lands_on_the_hot_task() {
     assert_eq!(class(mech, "first access").2, 0);
     // and they cost time: the misses part carries the time difference
     let c = s.cost.as_ref().expect("cost");
-    assert!(c.delta_ops_ns > 0);
-    let misses = &c.groups[0];
-    assert!(misses.delta_ns >= 0.9 * c.delta_ops_ns as f64, "{c:?}");
+    assert!(c.time.delta_ops_ns > 0);
+    let misses = &c.time.groups[0];
+    assert!(misses.delta_ns >= 0.9 * c.time.delta_ops_ns as f64, "{c:?}");
+    // per job: the hot job's operations carry the time its misses cost
+    assert_eq!(c.per_task.len(), 2);
+    assert!(
+        c.per_task[0].job.starts_with("job 0 (part 0"),
+        "{:?}",
+        c.per_task[0].job
+    );
+    let hot_misses = &c.per_task[0].time.groups[0];
+    assert!(hot_misses.delta_ns > 0.0, "{:?}", c.per_task);
+    assert!(
+        hot_misses.delta_ns > c.per_task[1].time.groups[0].delta_ns,
+        "the hot job's misses cost more of the difference than the stream's: {:?}",
+        c.per_task
+    );
 }
 
 /// One task reading a 4 GiB file at random (each page about once: every miss is a first access,
@@ -430,16 +471,17 @@ fn the_same_misses_reclaimed_directly_cost_direct_reclaim() {
     assert_eq!(e.delta, 0, "the same misses");
     let c = s.cost.as_ref().expect("cost");
     // one task without think time: its operations' time is the run's
-    assert_eq!((c.a_ops_ns, c.b_ops_ns), (c.a_elapsed_ns, c.b_elapsed_ns));
+    assert_eq!((c.time.a_ops_ns, c.time.b_ops_ns), (c.a_elapsed_ns, c.b_elapsed_ns));
     assert_eq!(c.overlap_ns, 0.0);
     // A reclaims in the task, B in kswapd on the other CPU
-    assert!(c.delta_ops_ns > 0, "{c:?}");
-    let group = |g: &str| c.groups.iter().find(|x| x.group == g).expect("group").delta_ns;
-    assert!(group("direct reclaim CPU") >= 0.9 * c.delta_ops_ns as f64, "{c:?}");
+    assert!(c.time.delta_ops_ns > 0, "{c:?}");
+    let group = |g: &str| c.time.groups.iter().find(|x| x.group == g).expect("group").delta_ns;
+    assert!(group("direct reclaim CPU") >= 0.9 * c.time.delta_ops_ns as f64, "{c:?}");
     let kswapd_cpu: f64 = c.kswapd_cpu.iter().map(|p| p.b_ns).sum();
     assert!(kswapd_cpu > 0.0, "B's kswapd did the reclaim: {c:?}");
     assert_eq!(c.kswapd_cpu.iter().map(|p| p.a_ns).sum::<f64>(), 0.0);
     let list = c
+        .time
         .parts
         .iter()
         .find(|p| p.part.starts_with("list work"))
@@ -484,4 +526,155 @@ fn multi_job_fio_is_explained_the_same_at_one_and_two_threads() {
         assert_eq!((t.a, t.b), (r.a, r.b), "{task:?} {region:?}");
     }
     assert_eq!(s1.deltas.len(), 2);
+}
+
+/// The recording of one run of `cfg` on `keys`.
+fn recorded(cfg: &RunConfig, path: &std::path::Path) -> lrugen::explain::Recording {
+    let t = workload::load_trace(path).expect("trace");
+    let r = sim::run_recorded(cfg, Some(t), 4, &mut |_, _| {}).expect("recorded run");
+    let x = *r.recording.expect("recording");
+    // the eviction-context classes cover every miss, like the mechanisms
+    for v in [&x.tiers, &x.aging, &x.types] {
+        assert_eq!(v.iter().sum::<u64>(), r.misses);
+    }
+    let not_evicted = x.mechanism[0] + x.mechanism[7];
+    assert_eq!(
+        (x.tiers[0], x.aging[0], x.types[0]),
+        (not_evicted, not_evicted, not_evicted)
+    );
+    x
+}
+
+/// Two passes over `n` pages: each miss of the second pass is of a page evicted once, in the
+/// first.
+fn two_passes(n: u32) -> Vec<u32> {
+    (0..n).chain(0..n).collect()
+}
+
+#[test]
+fn fresh_anon_pages_are_evicted_only_after_aging_file_pages_before_it() {
+    // MGLRU puts a freshly faulted anon folio in max_seq − 1 (max_seq if active), and evicts
+    // nothing while only MIN_NR_GENS generations are left (`scan_folios`): its first eviction
+    // always follows an aging pass (`inc_max_seq`). A file page read in goes to min_seq + 1 or
+    // min_seq (`lru_gen_add_folio`), evictable before aging looks at it.
+    let f = trace(&two_passes(6_000));
+    for profile in [Profile::V6_12, Profile::V7_2] {
+        let mut anon = config(f.path(), PolicyKind::Mglru, profile, 2_000);
+        anon.machine = MachineConfig::simple(2_000 + 16_384, 16_384);
+        anon.workload = WorkloadSpec::Trace {
+            path: f.path().to_path_buf(),
+            format: None,
+            access: workload::TraceAccess::Anon,
+        };
+        let x = recorded(&anon, f.path());
+        let evicted: u64 = x.mechanism[1..7].iter().sum();
+        assert!(
+            evicted >= 3_000,
+            "{profile:?}: the second pass misses pages evicted in the first: {x:?}"
+        );
+        assert_eq!(x.aging[1], 0, "{profile:?}: {:?}", x.aging);
+        assert_eq!(x.aging[2], evicted, "{profile:?}");
+        assert_eq!(
+            x.types[1] + x.types[2] + x.types[3],
+            evicted,
+            "anon: swapped out {:?}",
+            x.types
+        );
+        let file = recorded(&config(f.path(), PolicyKind::Mglru, profile, 2_000), f.path());
+        assert!(file.aging[1] > 0, "{profile:?}: {:?}", file.aging);
+        assert_eq!(
+            file.types[4] + file.types[5] + file.types[6],
+            file.aging[1] + file.aging[2]
+        );
+        // the classic LRU has neither generations nor tiers
+        let classic = recorded(&config(f.path(), PolicyKind::Classic, profile, 2_000), f.path());
+        let evicted: u64 = classic.mechanism[1..7].iter().sum();
+        assert!(evicted > 0);
+        assert_eq!((classic.aging[3], classic.tiers[3]), (evicted, evicted));
+    }
+}
+
+#[test]
+fn tier_protection_is_seen_only_where_the_pid_controller_protects() {
+    // 7.2 MGLRU loses hot pages to the stream; the hot pages' reads put them in tiers above the
+    // stream's tier 0, and when they refault more than tier 0 the PID controller protects their
+    // tiers (`get_tier_idx`): some of the hot pages' misses follow evictions in such scans
+    let f = trace(&hot_and_stream());
+    let x = recorded(&config(f.path(), PolicyKind::Mglru, Profile::V7_2, 2_000), f.path());
+    assert!(x.tiers[1] > 0, "{:?}", x.tiers);
+    assert!(x.tiers[2] > 0, "{:?}", x.tiers);
+    // MGLRU-FG with sort_folio's tier protection off protects no tier: none of its many
+    // evictions (a hot set of 1,500 pages thrashes) is below a protected tier
+    let keys: Vec<u32> = (0..60_000u32).flat_map(|i| [i % 1_500, 10_000 + i]).collect();
+    let g = trace(&keys);
+    let off: Profile = "mglru-fg+fg_no_tier_protection=true".parse().expect("profile");
+    let y = recorded(&config(g.path(), PolicyKind::Mglru, off, 2_000), g.path());
+    assert!(y.tiers[2] > 50_000, "{:?}", y.tiers);
+    assert_eq!(y.tiers[1], 0, "{:?}", y.tiers);
+    // and the classic LRU has no tiers
+    let c = recorded(&config(f.path(), PolicyKind::Classic, Profile::V7_2, 2_000), f.path());
+    assert_eq!(c.tiers[1] + c.tiers[2], 0, "{:?}", c.tiers);
+}
+
+/// An anon region and a file read side by side (Zipf), in a memcg smaller than both, with swap:
+/// the type reclaim evicts from follows swappiness.
+const ANON_AND_FILE: &str = r#"
+seed = 7
+policies = ["mglru", "classic"]
+profiles = ["7.2"]
+[machine]
+memory = "128M"
+swap = "64M"
+[memcg]
+max = "8M"
+swappiness = 100
+[workload]
+kind = "mix"
+[[workload.parts]]
+jobs = 1
+workload = { kind = "anon", pages = "8M", write_ratio = 0.3, dist = "zipf:0.9", accesses = 20000 }
+[[workload.parts]]
+jobs = 1
+workload = { kind = "fio", dist = "zipf:0.9", file_pages = "8M", accesses = 20000 }
+[engine]
+cpus = 2
+storage = "nvme"
+"#;
+
+#[test]
+fn swappiness_moves_the_difference_between_swapped_and_dropped() {
+    let cfgs = engine_configs(ANON_AND_FILE);
+    for a in &cfgs[..2] {
+        // A swaps at swappiness 100, B at 0 (file only: MGLRU's `swappiness <= 1`, classic's
+        // SCAN_FILE for cgroup reclaim at swappiness 0)
+        let mut b = a.clone();
+        b.memcg.swappiness = Some(0);
+        let s = engine_study(a, &b, 1, 2);
+        sums_hold(&s);
+        let types = dim(&s, "mechanism: type reclaim chose");
+        let anon: Vec<_> = types
+            .rows
+            .iter()
+            .filter(|r| r.class.starts_with("anon swapped"))
+            .collect();
+        let file: Vec<_> = types
+            .rows
+            .iter()
+            .filter(|r| r.class.starts_with("file dropped"))
+            .collect();
+        let b_anon: u64 = anon.iter().map(|r| r.b).sum();
+        let a_anon: u64 = anon.iter().map(|r| r.a).sum();
+        assert_eq!(b_anon, 0, "{:?} swappiness 0 swaps nothing: {types:?}", a.policy);
+        assert!(a_anon > 0, "{:?}: {types:?}", a.policy);
+        // B drops file pages because it was forced to, A because swappiness balanced it so
+        assert!(class(types, "file dropped, type forced").1 > 0, "{types:?}");
+        let a_balanced = class(types, "anon swapped out, type balanced by swappiness").0
+            + class(types, "file dropped, type balanced by swappiness").0;
+        assert!(a_balanced > 0, "{types:?}");
+        // each side's file and anon misses evicted by reclaim are the page-type dimension's
+        let file_b: u64 = file.iter().map(|r| r.b).sum();
+        let ty = dim(&s, "page type");
+        assert!(file_b <= class(ty, "file").1, "{types:?} {ty:?}");
+        assert!(a_anon <= class(ty, "anon").0, "{types:?} {ty:?}");
+    }
 }

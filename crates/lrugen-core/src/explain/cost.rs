@@ -41,16 +41,9 @@ pub struct Part {
 pub struct Cost {
     /// Tasks of each run.
     pub tasks: u32,
-    /// The measured operations' time (sum of their latencies) under A, B, and Δ (ns).
-    pub a_ops_ns: u64,
-    /// Under B.
-    pub b_ops_ns: u64,
-    /// `a_ops_ns − b_ops_ns`.
-    pub delta_ops_ns: i64,
-    /// The parts of Δ, each exactly separable; they sum to `delta_ops_ns`.
-    pub parts: Vec<Part>,
-    /// The parts grouped: misses x I/O time, direct reclaim CPU, kswapd, other.
-    pub groups: Vec<Part>,
+    /// The measured operations' time, split.
+    #[serde(flatten)]
+    pub time: Split,
     /// `delta_ops_ns − Σ parts` (0: the split is exact).
     pub residual_ns: i64,
     /// Run time (first measured operation to the last completion) under A and B (ns).
@@ -69,6 +62,48 @@ pub struct Cost {
     /// The misses part (`misses x I/O time`) by mechanism of the miss, at each run's mean cost
     /// of a miss; sums to that part up to rounding.
     pub misses_by_mechanism: Vec<Part>,
+    /// The same split per job (the tasks of a job summed: fio's iodepth, YCSB's clients), in
+    /// job order; each part summed over the jobs is the run's part.
+    pub per_task: Vec<TaskCost>,
+}
+
+/// Δ time of one job's operations (its tasks'), split as [`Cost`] splits the run's.
+#[derive(Clone, Debug, Serialize)]
+pub struct TaskCost {
+    /// The job's name.
+    pub job: String,
+    /// Its tasks.
+    pub tasks: u32,
+    /// Its tasks' measured operations' time, split.
+    #[serde(flatten)]
+    pub time: Split,
+}
+
+/// The measured operations' time (the sum of their latencies) under A and B, split into parts.
+#[derive(Clone, Debug, Serialize)]
+pub struct Split {
+    /// Under A (ns).
+    pub a_ops_ns: u64,
+    /// Under B.
+    pub b_ops_ns: u64,
+    /// `a_ops_ns − b_ops_ns`.
+    pub delta_ops_ns: i64,
+    /// The parts of Δ, each exactly separable; they sum to `delta_ops_ns`.
+    pub parts: Vec<Part>,
+    /// The parts grouped: misses x I/O time, direct reclaim CPU, kswapd, other.
+    pub groups: Vec<Part>,
+}
+
+/// The split of `a` against `b`.
+fn split(a: &TimeSplit, b: &TimeSplit) -> Split {
+    let parts = parts(a, b);
+    Split {
+        a_ops_ns: a.ops_ns,
+        b_ops_ns: b.ops_ns,
+        delta_ops_ns: a.ops_ns as i64 - b.ops_ns as i64,
+        groups: groups(&parts),
+        parts,
+    }
 }
 
 /// The group names, in order.
@@ -120,13 +155,9 @@ fn parts(a: &TimeSplit, b: &TimeSplit) -> Vec<Part> {
     v
 }
 
-/// Split Δ time of engine results `a` and `b` (whose misses `e` decomposes).
-pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation) -> Cost {
-    let (ta, tb) = (&a.time, &b.time);
-    let parts = parts(ta, tb);
-    let delta_ops_ns = ta.ops_ns as i64 - tb.ops_ns as i64;
-    let sum: i64 = parts.iter().map(|p| p.a_ns as i64 - p.b_ns as i64).sum();
-    let groups = GROUPS
+/// The parts summed by group, in [`GROUPS`] order.
+fn groups(parts: &[Part]) -> Vec<Part> {
+    GROUPS
         .iter()
         .map(|g| {
             let (x, y) = parts
@@ -141,7 +172,39 @@ pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation) -> Cost {
                 delta_ns: x - y,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Per job: the time splits of its tasks (`task_job[t]`) summed, under A and B.
+fn per_task(a: &EngineResult, b: &EngineResult, task_job: &[u32], job_names: &[String]) -> Vec<TaskCost> {
+    let jobs = task_job.iter().map(|&j| j as usize + 1).max().unwrap_or(0);
+    let mut out = Vec::with_capacity(jobs);
+    for j in 0..jobs {
+        let sum = |r: &EngineResult| {
+            let mut t = TimeSplit::default();
+            for (task, split) in r.task_time.iter().enumerate() {
+                if task_job.get(task).copied() == Some(j as u32) {
+                    t.add(split);
+                }
+            }
+            t
+        };
+        out.push(TaskCost {
+            job: job_names.get(j).cloned().unwrap_or_else(|| format!("job {j}")),
+            tasks: task_job.iter().filter(|&&x| x == j as u32).count() as u32,
+            time: split(&sum(a), &sum(b)),
+        });
+    }
+    out
+}
+
+/// Split Δ time of engine results `a` and `b` (whose misses `e` decomposes); per job too, with
+/// `task_job` (each task's job) and the jobs' names.
+pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation, task_job: &[u32], job_names: &[String]) -> Cost {
+    let (ta, tb) = (&a.time, &b.time);
+    let time = split(ta, tb);
+    let delta_ops_ns = time.delta_ops_ns;
+    let sum: i64 = time.parts.iter().map(|p| p.a_ns as i64 - p.b_ns as i64).sum();
     let kswapd_cpu = a
         .kswapd_split
         .parts()
@@ -177,11 +240,7 @@ pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation) -> Cost {
     let d_elapsed = a.elapsed_ns as f64 - b.elapsed_ns as f64;
     Cost {
         tasks: a.tasks,
-        a_ops_ns: ta.ops_ns,
-        b_ops_ns: tb.ops_ns,
-        delta_ops_ns,
-        parts,
-        groups,
+        time,
         residual_ns: delta_ops_ns - sum,
         a_elapsed_ns: a.elapsed_ns,
         b_elapsed_ns: b.elapsed_ns,
@@ -190,5 +249,6 @@ pub fn cost(a: &EngineResult, b: &EngineResult, e: &Explanation) -> Cost {
         overlap_ns: d_elapsed - delta_ops_ns as f64 / f64::from(tasks),
         kswapd_cpu,
         misses_by_mechanism,
+        per_task: per_task(a, b, task_job, job_names),
     }
 }

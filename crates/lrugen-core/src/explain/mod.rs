@@ -25,6 +25,11 @@
 //!   since it was brought in; evicted after reuse — each split by the refault's verdict (recent,
 //!   not recent, no shadow); not resident without an eviction recorded (freed, or read ahead and
 //!   evicted before its access);
+//! * the context of the eviction before a miss, three dimensions of it (each with a class for
+//!   misses no eviction preceded): the MGLRU PID controller's tier protection in the scan that
+//!   evicted the page ([`Recorder::scan`], [`Recorder::tier_protected`]); aging passes
+//!   (`inc_max_seq`, [`Recorder::aged`]) while the page was resident; and the type reclaim
+//!   scanned, anon (swapped out) or file (dropped), with how it was chosen ([`TypeChoice`]);
 //! * over time: misses per window of steps.
 //!
 //! Per run, the policy's own view of its evictions: MGLRU's generation age (`max_seq − min_seq`)
@@ -92,6 +97,55 @@ pub const MECHANISMS: [&str; 8] = [
 const FIRST: usize = 0;
 const OTHER: usize = 7;
 
+/// Classes of the MGLRU PID controller's tier protection in the scan that evicted the page
+/// (`get_tier_idx`, or 6.1's `get_type_to_scan`, against `sort_folio`'s protection).
+pub const TIER_CLASSES: [&str; 4] = [
+    NOT_EVICTED,
+    "evicted from a tier below ones its scan protected",
+    "evicted, its scan protected no tier",
+    "evicted by the classic LRU (no tiers)",
+];
+
+/// Classes of MGLRU aging between the page's coming in and its eviction (`inc_max_seq`).
+pub const AGING_CLASSES: [&str; 4] = [
+    NOT_EVICTED,
+    "evicted before any aging pass since it came in",
+    "evicted after aging passes",
+    "evicted by the classic LRU (no generations)",
+];
+
+/// Classes of the type reclaim evicted the page from, and how the type was chosen.
+pub const TYPE_CLASSES: [&str; 8] = [
+    NOT_EVICTED,
+    "anon swapped out, type forced",
+    "anon swapped out, type balanced by swappiness",
+    "anon swapped out, the chosen type had nothing to scan",
+    "file dropped, type forced",
+    "file dropped, type balanced by swappiness",
+    "file dropped, the chosen type had nothing to scan",
+    "evicted outside a reclaim scan",
+];
+
+/// The first class of the eviction-context dimensions: misses with no eviction before them.
+const NOT_EVICTED: &str = "not evicted (first access, or no eviction recorded)";
+
+/// How reclaim chose the type (anon or file) of the scan it evicts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeChoice {
+    /// No choice: a rule did (MGLRU: swappiness 0/1 or 200 and up, 6.1's `min_seq` rule;
+    /// classic: `SCAN_FILE`/`SCAN_ANON` of `get_scan_count`: no swap, swappiness 0 in a memcg,
+    /// cache trim mode, tiny file lists).
+    Forced,
+    /// Balanced by swappiness against refaults (MGLRU's PID on the types) or reclaim cost
+    /// (classic's `SCAN_FRACT`, and `SCAN_EQUAL`).
+    Balanced,
+    /// MGLRU: the type chosen had nothing to scan, so `isolate_folios` took the other one.
+    Fallback,
+}
+
+/// A scan's context, as reclaim set it (`SCAN_NONE`: outside a scan).
+const SCAN_NONE: u8 = 0;
+
 /// Reuse-distance classes, in units of `memory.max` (distinct pages accessed since the page's
 /// previous access).
 pub const DISTANCES: [&str; 7] = [
@@ -123,9 +177,14 @@ const NO_REGION: u32 = u32::MAX;
 const NO_VERDICT: u8 = 0;
 const RECENT: u8 = 1;
 const NOT_RECENT: u8 = 2;
-/// A key's eviction record: 0 none, else `1 | reused << 1 | detail << 2`.
+/// A key's eviction record: 0 none, else `1 | reused << 1 | detail << 2 | protected << 8 |
+/// never aged << 9 | type class << 10`.
 const EVICTED: u32 = 1;
 const REUSED: u32 = 2;
+const DETAIL_MASK: u32 = 0x3f;
+const PROTECTED: u32 = 1 << 8;
+const NEVER_AGED: u32 = 1 << 9;
+const TYPE_SHIFT: u32 = 10;
 
 /// What one run records (see the module's documentation). Built by `sim::run_recorded`.
 #[derive(Clone, Debug)]
@@ -134,6 +193,14 @@ pub struct Recorder {
     frame_key: Vec<u32>,
     /// Per frame: the verdict of the refault that brought it in, until its first access.
     frame_verdict: Vec<u8>,
+    /// Per frame: its lruvec's aging passes when it was tagged.
+    frame_aged: Vec<u32>,
+    /// Per lruvec: MGLRU aging passes (`inc_max_seq`) so far.
+    aging: Vec<u32>,
+    /// The reclaim scan running: its type choice + 1 (`SCAN_NONE`: none), and the folios it
+    /// protected by tier.
+    scan_choice: u8,
+    scan_protected: u32,
     /// Reuse distances of the stream.
     reuse: Reuse,
     /// Per key: measured accesses.
@@ -154,6 +221,9 @@ pub struct Recorder {
     distance: [u64; DISTANCES.len()],
     detail_evictions: [u64; DETAILS],
     detail_misses: [u64; DETAILS],
+    tiers: [u64; TIER_CLASSES.len()],
+    aged: [u64; AGING_CLASSES.len()],
+    types: [u64; TYPE_CLASSES.len()],
     untagged_evictions: u64,
     mglru: bool,
     /// Engine runs: per task, the offset of its stream's keys (the tasks of one job share its
@@ -174,6 +244,10 @@ impl Recorder {
         Recorder {
             frame_key: vec![0; frames as usize],
             frame_verdict: vec![NO_VERDICT; frames as usize],
+            frame_aged: vec![0; frames as usize],
+            aging: Vec::new(),
+            scan_choice: SCAN_NONE,
+            scan_protected: 0,
             reuse: Reuse::new(n),
             accesses: vec![0; n],
             misses: vec![0; n],
@@ -188,6 +262,9 @@ impl Recorder {
             distance: [0; DISTANCES.len()],
             detail_evictions: [0; DETAILS],
             detail_misses: [0; DETAILS],
+            tiers: [0; TIER_CLASSES.len()],
+            aged: [0; AGING_CLASSES.len()],
+            types: [0; TYPE_CLASSES.len()],
             untagged_evictions: 0,
             mglru: false,
             task_base: Vec::new(),
@@ -231,8 +308,42 @@ impl Recorder {
         if i >= self.frame_key.len() {
             self.frame_key.resize(i + 1, 0);
             self.frame_verdict.resize(i + 1, NO_VERDICT);
+            self.frame_aged.resize(i + 1, 0);
         }
         i
+    }
+
+    fn aging_of(&mut self, lv: usize) -> &mut u32 {
+        if lv >= self.aging.len() {
+            self.aging.resize(lv + 1, 0);
+        }
+        &mut self.aging[lv]
+    }
+
+    /// MGLRU opened a new youngest generation in lruvec `lv` (`inc_max_seq`): an aging pass.
+    pub fn aged(&mut self, lv: usize) {
+        let a = self.aging_of(lv);
+        *a = a.wrapping_add(1);
+    }
+
+    /// Reclaim starts a scan of a type chosen so (MGLRU: `isolate_folios`, once per type it
+    /// tries; classic: `shrink_lruvec` after `get_scan_count`). Evictions until [`Self::scan_end`]
+    /// are of this scan.
+    pub fn scan(&mut self, choice: TypeChoice) {
+        self.scan_choice = 1 + choice as u8;
+        self.scan_protected = 0;
+    }
+
+    /// MGLRU's `sort_folio` moved a folio to the next generation because its tier is above the
+    /// scan's tier index (the PID controller protected it).
+    pub fn tier_protected(&mut self) {
+        self.scan_protected = self.scan_protected.saturating_add(1);
+    }
+
+    /// The scan begun by [`Self::scan`] is over.
+    pub fn scan_end(&mut self) {
+        self.scan_choice = SCAN_NONE;
+        self.scan_protected = 0;
     }
 
     fn key(&mut self, key: u32) -> usize {
@@ -251,18 +362,31 @@ impl Recorder {
         k
     }
 
-    /// Reclaim evicts frame `id` (its shadow is being made).
-    pub fn evicted(&mut self, id: FolioId, what: Evicted) {
+    /// Reclaim evicts frame `id` (its shadow is being made), an anon folio if `anon`, from
+    /// lruvec `lv`.
+    pub fn evicted(&mut self, id: FolioId, lv: usize, anon: bool, what: Evicted) {
         self.mglru = matches!(what, Evicted::Mglru { .. });
         let i = self.frame(id);
         let d = what.index();
         self.detail_evictions[d] += 1;
+        let mut rec = EVICTED | (d as u32) << 2;
+        if self.scan_protected > 0 {
+            rec |= PROTECTED;
+        }
+        if *self.aging_of(lv) == self.frame_aged[i] {
+            rec |= NEVER_AGED;
+        }
+        let ty = match self.scan_choice {
+            SCAN_NONE => TYPE_CLASSES.len() as u32 - 1,
+            c => u32::from(c) + if anon { 0 } else { 3 },
+        };
+        rec |= ty << TYPE_SHIFT;
         match std::mem::take(&mut self.frame_key[i]) {
             0 => self.untagged_evictions += 1,
             k => {
                 let k = (k - 1) as usize;
                 let reused = if self.uses[k] >= 2 { REUSED } else { 0 };
-                self.evict[k] = EVICTED | reused | (d as u32) << 2;
+                self.evict[k] = rec | reused;
             }
         }
     }
@@ -351,12 +475,25 @@ impl Recorder {
                 self.windows[w] += 1;
                 self.distance[distance_class(dist, self.memcg_max)] += 1;
                 let e = self.evict[k];
+                let evicted = dist.is_some() && e & EVICTED != 0;
+                let (tier, aged, ty) = match (evicted, self.mglru) {
+                    (false, _) => (0, 0, 0),
+                    (true, false) => (3, 3, e >> TYPE_SHIFT),
+                    (true, true) => (
+                        if e & PROTECTED != 0 { 1 } else { 2 },
+                        if e & NEVER_AGED != 0 { 1 } else { 2 },
+                        e >> TYPE_SHIFT,
+                    ),
+                };
+                self.tiers[tier] += 1;
+                self.aged[aged] += 1;
+                self.types[ty as usize] += 1;
                 let mech = if dist.is_none() {
                     FIRST
                 } else if e & EVICTED == 0 {
                     OTHER
                 } else {
-                    self.detail_misses[(e >> 2) as usize] += 1;
+                    self.detail_misses[((e >> 2) & DETAIL_MASK) as usize] += 1;
                     let base = if e & REUSED != 0 { 4 } else { 1 };
                     base + match verdict {
                         RECENT => 0,
@@ -372,6 +509,10 @@ impl Recorder {
             self.frame_verdict[i] = NO_VERDICT;
             if self.frame_key[i] != s.key + 1 {
                 self.frame_key[i] = s.key + 1;
+                // aging passes of its lruvec from here on count as having seen it
+                let f = m.folios[id];
+                let lv = m.lruvec(f.memcg, f.node());
+                self.frame_aged[i] = *self.aging_of(lv);
                 self.uses[k] = 1;
                 self.evict[k] = 0;
             } else {
@@ -422,11 +563,15 @@ impl Recorder {
             region_names,
             windows: self.windows,
             mechanism: self.mech.to_vec(),
+            tiers: self.tiers.to_vec(),
+            aging: self.aged.to_vec(),
+            types: self.types.to_vec(),
             distance: self.distance.to_vec(),
             details,
             untagged_evictions: self.untagged_evictions,
             job: self.job,
             job_names: self.job_names,
+            task_job: self.task_job,
         }
     }
 }
@@ -607,6 +752,12 @@ pub struct Recording {
     pub windows: Vec<u64>,
     /// Measured misses per mechanism ([`MECHANISMS`]).
     pub mechanism: Vec<u64>,
+    /// Measured misses per tier-protection class of their last eviction ([`TIER_CLASSES`]).
+    pub tiers: Vec<u64>,
+    /// Measured misses per aging class of their last eviction ([`AGING_CLASSES`]).
+    pub aging: Vec<u64>,
+    /// Measured misses per type class of their last eviction ([`TYPE_CLASSES`]).
+    pub types: Vec<u64>,
     /// Measured misses per reuse distance ([`DISTANCES`]).
     pub distance: Vec<u64>,
     /// The policy's own view of its evictions.
@@ -617,6 +768,8 @@ pub struct Recording {
     pub job: Vec<u32>,
     /// Engine runs: the jobs' names.
     pub job_names: Vec<String>,
+    /// Engine runs: per task, its job.
+    pub task_job: Vec<u32>,
 }
 
 impl Recording {
@@ -721,6 +874,13 @@ fn by_key(a: &Recording, b: &Recording, class_of: impl Fn(usize) -> (u64, String
     rows.into_values().collect()
 }
 
+fn dimension(name: &str, rows: Vec<Row>) -> Dimension {
+    Dimension {
+        name: name.into(),
+        rows,
+    }
+}
+
 /// Decompose the difference in misses between recordings `a` and `b` of the same stream.
 pub fn compare(name_a: &str, a: &Recording, name_b: &str, b: &Recording) -> Explanation {
     let region_of = |k: usize| a.region.get(k).or(b.region.get(k)).copied().unwrap_or(NO_REGION);
@@ -771,30 +931,27 @@ pub fn compare(name_a: &str, a: &Recording, name_b: &str, b: &Recording) -> Expl
             .collect()
     };
     let mut dimensions = vec![
-        Dimension {
-            name: "page type".into(),
-            rows: page_type,
-        },
-        Dimension {
-            name: "region".into(),
-            rows: region,
-        },
-        Dimension {
-            name: "access frequency".into(),
-            rows: freq,
-        },
-        Dimension {
-            name: "reuse distance (distinct pages since the previous access)".into(),
-            rows: fixed(&DISTANCES, &a.distance, &b.distance),
-        },
-        Dimension {
-            name: "page outcome".into(),
-            rows: outcome,
-        },
-        Dimension {
-            name: "mechanism".into(),
-            rows: fixed(&MECHANISMS, &a.mechanism, &b.mechanism),
-        },
+        dimension("page type", page_type),
+        dimension("region", region),
+        dimension("access frequency", freq),
+        dimension(
+            "reuse distance (distinct pages since the previous access)",
+            fixed(&DISTANCES, &a.distance, &b.distance),
+        ),
+        dimension("page outcome", outcome),
+        dimension("mechanism", fixed(&MECHANISMS, &a.mechanism, &b.mechanism)),
+        dimension(
+            "mechanism: tier protection in the evicting scan",
+            fixed(&TIER_CLASSES, &a.tiers, &b.tiers),
+        ),
+        dimension(
+            "mechanism: aging before the eviction",
+            fixed(&AGING_CLASSES, &a.aging, &b.aging),
+        ),
+        dimension(
+            "mechanism: type reclaim chose (swapped vs dropped)",
+            fixed(&TYPE_CLASSES, &a.types, &b.types),
+        ),
     ];
     if !a.job.is_empty() || !b.job.is_empty() {
         // engine runs: the task (job) whose stream touched the page; all in the one memcg
@@ -890,6 +1047,39 @@ mod tests {
             let got: Vec<Option<u64>> = keys.iter().map(|&k| r.access(k)).collect();
             proptest::prop_assert_eq!(got, naive(&keys));
         }
+    }
+
+    #[test]
+    fn eviction_records_keep_their_fields_apart() {
+        // detail, flags and type class in one u32 without overlap
+        const {
+            assert!(DETAILS as u32 <= DETAIL_MASK + 1);
+            assert!((DETAIL_MASK << 2) < PROTECTED);
+            assert!(PROTECTED < NEVER_AGED && NEVER_AGED < 1 << TYPE_SHIFT);
+        }
+        // the scan's type choice and the folio's type pick the type class
+        let mut r = Recorder::new(4, 2, 10, 1, 4);
+        r.scan(TypeChoice::Fallback);
+        r.tier_protected();
+        r.frame_key[1] = 2;
+        r.evicted(1, 0, false, Evicted::Mglru { age: 2, tier: 0 });
+        let e = r.evict[1];
+        assert_eq!(
+            TYPE_CLASSES[(e >> TYPE_SHIFT) as usize],
+            "file dropped, the chosen type had nothing to scan"
+        );
+        assert!(e & PROTECTED != 0 && e & NEVER_AGED != 0);
+        r.scan_end();
+        r.aged(0);
+        r.frame_key[2] = 1;
+        r.evicted(2, 0, true, Evicted::Mglru { age: 2, tier: 1 });
+        let e = r.evict[0];
+        assert_eq!(
+            TYPE_CLASSES[(e >> TYPE_SHIFT) as usize],
+            "evicted outside a reclaim scan"
+        );
+        assert!(e & PROTECTED == 0 && e & NEVER_AGED == 0);
+        assert_eq!((e >> 2) & DETAIL_MASK, 2 * TIERS as u32 + 1);
     }
 
     #[test]

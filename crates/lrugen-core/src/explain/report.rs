@@ -38,6 +38,14 @@ pub fn summary(s: &Study) -> Vec<String> {
         if !SUMMARY_DIMENSIONS.iter().any(|n| d.name.starts_with(n)) || d.rows.len() < 2 {
             continue;
         }
+        // the eviction-context dimensions: only where both sides have them (an MGLRU side against
+        // the classic LRU's "no tiers" restates the policies) and they split the evictions
+        if d.name.starts_with("mechanism:")
+            && (d.rows.iter().any(|r| r.class.contains("classic LRU"))
+                || d.rows.iter().filter(|r| r.class != super::TIER_CLASSES[0]).count() < 2)
+        {
+            continue;
+        }
         let top = d
             .rows
             .iter()
@@ -107,8 +115,9 @@ fn short_part(p: &str) -> String {
 
 /// The three largest parts of Δ time (same sign as Δ when Δ ≠ 0), as sentences.
 pub fn cost_summary(c: &Cost) -> Vec<String> {
-    let total = c.delta_ops_ns as f64;
+    let total = c.time.delta_ops_ns as f64;
     let mut parts: Vec<&super::cost::Part> = c
+        .time
         .parts
         .iter()
         .filter(|p| p.delta_ns != 0.0 && (total == 0.0 || p.delta_ns.signum() == total.signum()))
@@ -139,16 +148,16 @@ pub fn cost_summary(c: &Cost) -> Vec<String> {
 
 /// The cost section of the report.
 fn format_cost(o: &mut String, c: &Cost, na: &str, nb: &str) {
-    let total = c.delta_ops_ns as f64;
+    let total = c.time.delta_ops_ns as f64;
     let _ = writeln!(
         o,
         "
 time (engine, {} tasks): the measured operations' latencies summed, A = {na} {} ms, B = {nb} {} ms, delta {} ms ({} of B's)",
         c.tasks,
-        ms(c.a_ops_ns as f64),
-        ms(c.b_ops_ns as f64),
+        ms(c.time.a_ops_ns as f64),
+        ms(c.time.b_ops_ns as f64),
         ms_signed(total),
-        pct(total, c.b_ops_ns as f64)
+        pct(total, c.time.b_ops_ns as f64)
     );
     let _ = writeln!(
         o,
@@ -172,7 +181,14 @@ largest contributions to the time difference:"
     for (i, l) in sum.iter().enumerate() {
         let _ = writeln!(o, "  {}. {l}", i + 1);
     }
-    let w = c.parts.iter().map(|p| p.part.len()).chain([20]).max().unwrap_or(20);
+    let w = c
+        .time
+        .parts
+        .iter()
+        .map(|p| p.part.len())
+        .chain([20])
+        .max()
+        .unwrap_or(20);
     let row = |o: &mut String, g: &str, p: &super::cost::Part| {
         let _ = writeln!(
             o,
@@ -198,10 +214,10 @@ largest contributions to the time difference:"
         );
     };
     head(o, "time by part (the parts sum to the delta)");
-    for p in &c.parts {
+    for p in &c.time.parts {
         row(o, &p.group, p);
     }
-    for g in &c.groups {
+    for g in &c.time.groups {
         row(o, "total", g);
     }
     let _ = writeln!(o, "  residual (delta less the parts): {} ns", c.residual_ns);
@@ -219,6 +235,38 @@ largest contributions to the time difference:"
     for p in &c.misses_by_mechanism {
         row(o, "misses", p);
     }
+    if c.per_task.len() > 1 {
+        head(
+            o,
+            "time by job (its tasks' operations; each group summed over the jobs is the run's)",
+        );
+        for t in &c.per_task {
+            for g in &t.time.groups {
+                row(o, &t.job, g);
+            }
+        }
+    }
+}
+
+/// A part as a table row: `first` (its group, or a job), the part, A, B, delta, share of `total`.
+fn part_row(first: &str, p: &super::cost::Part, total: f64) -> Vec<String> {
+    vec![
+        first.to_string(),
+        p.part.clone(),
+        ms(p.a_ns),
+        ms(p.b_ns),
+        ms_signed(p.delta_ns),
+        share_f(p.delta_ns, total),
+    ]
+}
+
+/// The per-job time split as table rows: job, group, A, B, delta, share of the run's delta.
+fn per_task_rows(c: &Cost) -> Vec<Vec<String>> {
+    let total = c.time.delta_ops_ns as f64;
+    c.per_task
+        .iter()
+        .flat_map(|t| t.time.groups.iter().map(move |g| part_row(&t.job, g, total)))
+        .collect()
 }
 
 /// The study as a readable report: the headline, the summary, each dimension's table, each
@@ -375,7 +423,7 @@ pub fn write_plots(s: &Study, dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     let mut classes: Vec<Bar> = Vec::new();
     for d in &e.dimensions {
-        if d.name.starts_with("mechanism") || d.name.starts_with("page outcome") {
+        if d.name == "mechanism" || d.name.starts_with("page outcome") {
             for r in d.rows.iter().filter(|r| r.delta != 0) {
                 classes.push((r.class.clone(), r.delta as f64, None));
             }
@@ -414,6 +462,7 @@ pub fn write_plots(s: &Study, dir: &Path) -> Result<Vec<PathBuf>, String> {
     plot::svg_and_png(dir, "misses_over_time", (800, 500), &mut out, &draw)?;
     if let Some(c) = &s.cost {
         let bars: Vec<Bar> = c
+            .time
             .parts
             .iter()
             .filter(|p| p.delta_ns != 0.0)
@@ -423,7 +472,7 @@ pub fn write_plots(s: &Study, dir: &Path) -> Result<Vec<PathBuf>, String> {
             "time {} - {} by part (delta {} ms)",
             e.a.policy,
             e.b.policy,
-            ms_signed(c.delta_ops_ns as f64)
+            ms_signed(c.time.delta_ops_ns as f64)
         );
         let draw = |area: Area<'_>| {
             let desc = ("part of the operations' time", "delta time (A - B), ms");
@@ -510,10 +559,10 @@ pub fn html_page(
              ({} of B's); run time A {} ms, B {} ms; throughput A {:.0}, B {:.0} ops/s. Largest contributions \
              to the time difference:",
             c.tasks,
-            ms(c.a_ops_ns as f64),
-            ms(c.b_ops_ns as f64),
-            ms_signed(c.delta_ops_ns as f64),
-            pct(c.delta_ops_ns as f64, c.b_ops_ns as f64),
+            ms(c.time.a_ops_ns as f64),
+            ms(c.time.b_ops_ns as f64),
+            ms_signed(c.time.delta_ops_ns as f64),
+            pct(c.time.delta_ops_ns as f64, c.time.b_ops_ns as f64),
             ms(c.a_elapsed_ns as f64),
             ms(c.b_elapsed_ns as f64),
             c.a_iops,
@@ -531,20 +580,11 @@ pub fn html_page(
         None => page.push_svgs(dir, plots)?,
     }
     if let Some(c) = &s.cost {
-        let total = c.delta_ops_ns as f64;
+        let total = c.time.delta_ops_ns as f64;
         let rows = |parts: &[super::cost::Part], group: Option<&str>| -> Vec<Vec<String>> {
             parts
                 .iter()
-                .map(|p| {
-                    vec![
-                        group.unwrap_or(&p.group).to_string(),
-                        p.part.clone(),
-                        ms(p.a_ns),
-                        ms(p.b_ns),
-                        ms_signed(p.delta_ns),
-                        share_f(p.delta_ns, total),
-                    ]
-                })
+                .map(|p| part_row(group.unwrap_or(&p.group), p, total))
                 .collect()
         };
         let head: Vec<String> = ["group", "part", "A ms", "B ms", "delta ms", "of delta"]
@@ -556,8 +596,8 @@ pub fn html_page(
              kswapd costs the tasks where they queue for a CPU it holds.",
             c.residual_ns
         )));
-        let mut r = rows(&c.parts, None);
-        r.extend(rows(&c.groups, Some("total")));
+        let mut r = rows(&c.time.parts, None);
+        r.extend(rows(&c.time.groups, Some("total")));
         page.push(Block::Table {
             head: head.clone(),
             rows: r,
@@ -571,10 +611,24 @@ pub fn html_page(
         });
         page.push(Block::Heading("Misses x I/O time by the miss's mechanism".into()));
         page.push(Block::Table {
-            head,
+            head: head.clone(),
             rows: rows(&c.misses_by_mechanism, Some("misses")),
             left: 2,
         });
+        if c.per_task.len() > 1 {
+            page.push(Block::Heading("Time by job".into()));
+            page.push(Block::Para(
+                "Each job's tasks' operations, by group; a group summed over the jobs is the run's.".into(),
+            ));
+            let mut head = head;
+            head[0] = "job".into();
+            head[1] = "group".into();
+            page.push(Block::Table {
+                head,
+                rows: per_task_rows(c),
+                left: 2,
+            });
+        }
     }
     for d in &e.dimensions {
         page.push(Block::Heading(format!("Misses by {}", d.name)));

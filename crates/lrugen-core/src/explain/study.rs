@@ -121,7 +121,7 @@ pub fn explain(
     };
     let explanation = compare(name_a, xa, name_b, xb);
     let cost = match (&ra.engine, &rb.engine) {
-        (Some(ea), Some(eb)) => Some(super::cost::cost(ea, eb, &explanation)),
+        (Some(ea), Some(eb)) => Some(super::cost::cost(ea, eb, &explanation, &xa.task_job, &xa.job_names)),
         _ => None,
     };
     let seeds = o.seeds.max(1);

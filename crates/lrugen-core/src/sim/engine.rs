@@ -484,6 +484,18 @@ pub struct TimeSplit {
 }
 
 impl TimeSplit {
+    /// Add `o`'s parts to these.
+    pub fn add(&mut self, o: &TimeSplit) {
+        self.ops_ns += o.ops_ns;
+        self.cpu_queue_kswapd_ns += o.cpu_queue_kswapd_ns;
+        self.cpu_queue_tasks_ns += o.cpu_queue_tasks_ns;
+        self.access_ns += o.access_ns;
+        self.miss_cpu_ns += o.miss_cpu_ns;
+        self.io_wait_ns += o.io_wait_ns;
+        self.direct.add(&o.direct);
+        self.batch_ns += o.batch_ns;
+    }
+
     /// The parts' sum (`ops_ns` by construction).
     pub fn total(&self) -> u64 {
         self.cpu_queue_kswapd_ns
@@ -537,6 +549,10 @@ pub struct EngineResult {
     pub kswapd_work: Work,
     /// The measured operations' time, by part.
     pub time: TimeSplit,
+    /// The same per task, in runs with `lrugen explain`'s recorder on (empty otherwise: nothing
+    /// per operation without it).
+    #[serde(skip)]
+    pub task_time: Vec<TimeSplit>,
     /// kswapd's CPU by mechanism (`kswapd_ns` less its batch flushes, the swap lock's waits and
     /// the lock waits outside reclaim).
     pub kswapd_split: ReclaimSplit,
@@ -1021,8 +1037,11 @@ pub fn run_sampled<P: Policy>(
         }
         if step.measure && !ramping {
             // the latency's parts: (start − ready) + cpu_ns + (done − end_cpu), cpu_ns as summed above
-            let ts = &mut r.time;
-            ts.ops_ns += done - ready;
+            // this operation's parts, added to the run's (and, with the recorder on, its task's)
+            let mut ts = TimeSplit {
+                ops_ns: done - ready,
+                ..Default::default()
+            };
             if queued_behind_kswapd {
                 ts.cpu_queue_kswapd_ns += start - ready;
             } else {
@@ -1054,6 +1073,13 @@ pub fn run_sampled<P: Policy>(
                 };
             ts.direct.add(&ReclaimSplit::of(c, &dw, &dr, writeout));
             ts.batch_ns += batch_ns(c, &dw) + dout.wait_ns + dout.bounce_ns + dswap.wait_ns + dswap.bounce_ns;
+            r.time.add(&ts);
+            if k.m.explain.is_some() {
+                if r.task_time.len() <= i {
+                    r.task_time.resize(i + 1, TimeSplit::default());
+                }
+                r.task_time[i].add(&ts);
+            }
             hist.record((done - ready).max(1)).expect("latency within bounds");
             r.ops += 1;
             match res {

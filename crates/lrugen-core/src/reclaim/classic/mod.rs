@@ -661,7 +661,13 @@ impl Policy for Classic {
     }
 
     fn shrink_lruvec(&mut self, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) {
-        let (mut nr, _) = self.get_scan_count(m, memcg, node, sc);
+        let (mut nr, balance) = self.get_scan_count(m, memcg, node, sc);
+        if let Some(x) = m.explain.as_deref_mut() {
+            x.scan(match balance {
+                ScanBalance::File | ScanBalance::Anon => crate::explain::TypeChoice::Forced,
+                ScanBalance::Fract | ScanBalance::Equal => crate::explain::TypeChoice::Balanced,
+            });
+        }
         let targets = nr;
         let nr_to_reclaim = sc.nr_to_reclaim;
         let mut nr_reclaimed = 0;
@@ -710,6 +716,9 @@ impl Policy for Classic {
         sc.nr_reclaimed += nr_reclaimed;
         if m.swap.nr_slots > 0 && Self::inactive_is_low(m, memcg, node, false) {
             self.shrink_active_list(m, memcg, node, Lru::ActiveAnon, SWAP_CLUSTER_MAX, sc);
+        }
+        if let Some(x) = m.explain.as_deref_mut() {
+            x.scan_end();
         }
     }
 

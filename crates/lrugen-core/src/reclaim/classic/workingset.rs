@@ -95,9 +95,12 @@ impl Classic {
     /// `workingset_eviction`: the shadow for a folio reclaimed on behalf of `target`.
     pub fn workingset_eviction(&mut self, m: &mut Machine, id: FolioId, target: Option<MemcgId>) -> u64 {
         let f = m.folios[id];
+        let lv = m.lruvec(f.memcg, f.node());
         if let Some(x) = m.explain.as_deref_mut() {
             x.evicted(
                 id,
+                lv,
+                !f.is_file_lru(),
                 crate::explain::Evicted::Classic {
                     workingset: f.test(pg::WORKINGSET),
                     referenced: f.test(pg::REFERENCED),

@@ -265,6 +265,9 @@ impl Mglru {
         let lg = &mut self.lruvecs[lv];
         lg.timestamps[next] = m.jiffies();
         lg.max_seq += 1;
+        if let Some(x) = m.explain.as_deref_mut() {
+            x.aged(lv);
+        }
     }
 
     /// `try_to_inc_max_seq`: walk the mm list (if walks are possible) and open a new generation.

@@ -500,6 +500,9 @@ pub fn evict_folios(
     }
     if list.is_empty() {
         p.scratch = list;
+        if let Some(x) = m.explain.as_deref_mut() {
+            x.scan_end();
+        }
         return scanned;
     }
     let (_, steal_ev) = vmscan::scan_event(sc.reclaimer);
@@ -581,6 +584,9 @@ pub fn evict_folios(
     list.clear();
     p.scratch = list;
     p.evict_scratch = [clean, back];
+    if let Some(x) = m.explain.as_deref_mut() {
+        x.scan_end();
+    }
     scanned
 }
 
@@ -598,11 +604,19 @@ fn isolate_folios(
     list: &mut Vec<FolioId>,
 ) -> (u64, usize) {
     let lv = p.lv(memcg, node);
-    let (mut ty, mut tier) = pid::select_type(&p.lruvecs[lv], p.sw(), p.nr_hist, swappiness);
+    let (mut ty, mut tier, forced) = pid::select_type_how(&p.lruvecs[lv], p.sw(), p.nr_hist, swappiness);
     let tries = type_range(p.sw(), swappiness).len();
     let mut scanned = 0;
-    for _ in 0..tries {
+    for i in 0..tries {
         let t = tier.unwrap_or_else(|| pid::get_tier_idx(&p.lruvecs[lv], p.sw(), p.nr_hist, ty));
+        if let Some(x) = m.explain.as_deref_mut() {
+            use crate::explain::TypeChoice;
+            x.scan(match (i, forced) {
+                (0, true) => TypeChoice::Forced,
+                (0, false) => TypeChoice::Balanced,
+                _ => TypeChoice::Fallback,
+            });
+        }
         scanned = scan_folios(p, m, memcg, node, sc, ty, t, nr_to_scan, list);
         if scanned > 0 {
             break;
@@ -762,6 +776,11 @@ fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut S
     // MGLRU-FG ablation: no eviction-time tier protection
     let protect = !(sw.fg_unified_refs && sw.fg_no_tier_protection) && tier > tier_idx;
     if protect || saturated {
+        if protect {
+            if let Some(x) = m.explain.as_deref_mut() {
+                x.tier_protected();
+            }
+        }
         let hist = hist_from_seq(p.lruvecs[lv].min_seq[t], p.nr_hist);
         let new_gen = p.folio_inc_gen(m, id, false);
         match sw.workingset_protection_rework {

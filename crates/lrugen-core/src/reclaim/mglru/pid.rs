@@ -193,31 +193,38 @@ fn get_type_to_scan_v6_1(lg: &LruGen, sw: &Switches, nr_hist: usize, swappiness:
 ///   `200 − swappiness`): file unless file's weighted refault rate is the higher. No `min_seq`
 ///   shortcut.
 pub fn select_type(lg: &LruGen, sw: &Switches, nr_hist: usize, swappiness: u32) -> (usize, Option<usize>) {
+    let (ty, tier, _) = select_type_how(lg, sw, nr_hist, swappiness);
+    (ty, tier)
+}
+
+/// [`select_type`], and whether a rule forced the type (`true`) rather than the PID controller
+/// weighing the types' refaults by swappiness (`false`): `lrugen explain`'s type classes.
+pub fn select_type_how(lg: &LruGen, sw: &Switches, nr_hist: usize, swappiness: u32) -> (usize, Option<usize>, bool) {
     check_nr_hist(nr_hist);
     if !sw.type_selection_rework {
         return if swappiness == 0 {
-            (FILE, None)
+            (FILE, None, true)
         } else if lg.min_seq[ANON] < lg.min_seq[FILE] {
-            (ANON, None)
+            (ANON, None, true)
         } else if swappiness == 1 {
-            (FILE, None)
+            (FILE, None, true)
         } else if swappiness == MAX_SWAPPINESS {
-            (ANON, None)
+            (ANON, None, true)
         } else {
             let (ty, tier) = get_type_to_scan_v6_1(lg, sw, nr_hist, swappiness);
-            (ty, Some(tier))
+            (ty, Some(tier), false)
         };
     }
     if swappiness <= 1 {
-        return (FILE, None);
+        return (FILE, None, true);
     }
     if swappiness >= MAX_SWAPPINESS {
-        return (ANON, None);
+        return (ANON, None, true);
     }
     let all = MAX_NR_TIERS;
     let sp = read_ctrl_pos(lg, sw, nr_hist, ANON, all, u64::from(swappiness));
     let pv = read_ctrl_pos(lg, sw, nr_hist, FILE, all, u64::from(MAX_SWAPPINESS - swappiness));
-    (if positive_ctrl_err(&sp, &pv) { FILE } else { ANON }, None)
+    (if positive_ctrl_err(&sp, &pv) { FILE } else { ANON }, None, false)
 }
 
 /// `reset_ctrl_pos`, called with the LRU lock held when a sequence number advances.

@@ -60,6 +60,8 @@ pub fn lru_gen_eviction(p: &mut Mglru, m: &mut Machine, id: FolioId) -> u64 {
     if let Some(x) = m.explain.as_deref_mut() {
         x.evicted(
             id,
+            lv,
+            t != FILE,
             crate::explain::Evicted::Mglru {
                 age: p.lruvecs[lv].max_seq - min_seq,
                 tier,
