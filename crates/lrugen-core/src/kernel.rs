@@ -132,6 +132,7 @@ impl<P: Policy> Kernel<P> {
     /// does it from a work item after an RCU grace period; the model at the next return to user
     /// space or control action.
     pub fn reap_memcgs(&mut self) {
+        self.m.memcgs.reap_pending = false;
         if self.m.memcgs.zombies == 0 {
             return;
         }
@@ -210,7 +211,7 @@ impl<P: Policy> Kernel<P> {
     #[inline]
     pub fn return_to_user(&mut self) {
         self.reclaim_kmem_excess();
-        if self.m.memcgs.zombies != 0 {
+        if self.m.memcgs.reap_pending {
             self.reap_memcgs();
         }
         let (nr, memcg) = self.over_high;

@@ -137,6 +137,10 @@ pub struct Memcgs {
     list: Vec<Memcg>,
     /// Offline memcgs not freed yet.
     pub zombies: u32,
+    /// An offline memcg's last page or swap entry went since the last reap: one may be freed
+    /// (`Kernel::reap_memcgs` looks, at the next return to user space; nothing is scanned per
+    /// step while none can be).
+    pub reap_pending: bool,
 }
 
 /// Why a charge failed: the memcg whose limit was hit.
@@ -149,6 +153,7 @@ impl Memcgs {
         Memcgs {
             list: vec![Memcg::unlimited(ROOT_MEMCG, "/".into(), None, swappiness)],
             zombies: 0,
+            reap_pending: false,
         }
     }
 
@@ -280,10 +285,20 @@ impl Memcgs {
     /// Uncharge `nr` pages from `m` and its ancestors.
     pub fn uncharge(&mut self, m: MemcgId, nr: u64) {
         self.list[m as usize].usage_local -= nr;
+        self.note_unpinned(m);
         let mut cur = Some(m);
         while let Some(c) = cur {
             self.list[c as usize].usage -= nr;
             cur = self.list[c as usize].parent;
+        }
+    }
+
+    /// Flag a reap when `m` is offline and holds no page or swap entry of its own any more.
+    #[inline]
+    fn note_unpinned(&mut self, m: MemcgId) {
+        let l = &self.list[m as usize];
+        if l.state == MemcgState::Offline && l.usage_local == 0 && l.swap_local == 0 {
+            self.reap_pending = true;
         }
     }
 
@@ -293,6 +308,8 @@ impl Memcgs {
         debug_assert_eq!(self.list[from as usize].parent, Some(to));
         let f = &mut self.list[from as usize];
         f.usage_local -= nr;
+        self.note_unpinned(from);
+        let f = &mut self.list[from as usize];
         f.usage -= nr;
         self.list[to as usize].usage_local += nr;
     }
@@ -301,6 +318,7 @@ impl Memcgs {
     pub fn swap_charge(&mut self, m: MemcgId, delta: i64) {
         let l = &mut self.list[m as usize];
         l.swap_local = (l.swap_local as i64 + delta) as u64;
+        self.note_unpinned(m);
         let mut cur = Some(m);
         while let Some(c) = cur {
             let mc = &mut self.list[c as usize];
@@ -456,6 +474,24 @@ impl std::ops::IndexMut<MemcgId> for Memcgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reap is asked for only when an offline memcg's own last page or swap entry goes: not
+    /// for an online memcg that empties, not while the offline one still holds something, so
+    /// that the return to user space scans nothing while no zombie can be freed.
+    #[test]
+    fn a_reap_is_pending_only_when_an_offline_memcg_empties() {
+        let mut t = Memcgs::new(60);
+        let a = t.create(ROOT_MEMCG, "a");
+        t.force_charge(a, 3);
+        t.swap_charge(a, 1);
+        t.uncharge(a, 1);
+        assert!(!t.reap_pending, "online");
+        t[a].state = MemcgState::Offline;
+        t.uncharge(a, 2);
+        assert!(!t.reap_pending, "a swap entry still records it");
+        t.swap_charge(a, -1);
+        assert!(t.reap_pending);
+    }
 
     #[test]
     fn hierarchical_charge_fails_at_the_ancestor_limit() {
