@@ -84,8 +84,8 @@ impl ReplayerPageTables {
 /// Pages per PMD table (x86-64: 2 MiB / 4 KiB).
 const PTRS_PER_PMD: u32 = 512;
 
-/// One mapping of a `smaps` text: its addresses, its path (empty for none), and whether the
-/// process touched a page of it (`Rss` or `Swap` above 0) and how many (KiB).
+/// One mapping of a `smaps` text: its addresses, its path if any, and the KiB of it the process
+/// touched (`Rss` plus `Swap`: above 0 when a page of it was faulted in).
 struct SmapsVma<'a> {
     start: u64,
     end: u64,
@@ -156,6 +156,12 @@ impl Layout {
                 workload.push((i, ops.anon_pages));
             }
         }
+        // the files the model maps (those the ops load through a mapping), and of them found
+        let mmapped = |id: u32| {
+            ops.ops
+                .iter()
+                .any(|o| matches!(o, ReplayOp::MmapLoad { file, .. } if *file == id))
+        };
         let mut mapped = 0;
         for file in &ops.files {
             let suffix = format!("/{}", file.path);
@@ -164,11 +170,7 @@ impl Layout {
                 .position(|v| v.path.is_some_and(|p| p.ends_with(&suffix)) && pages(v) == file.pages)
             {
                 l.files.insert(file.path.clone(), off(vmas[i].start));
-                if ops
-                    .ops
-                    .iter()
-                    .any(|o| matches!(o, ReplayOp::MmapLoad { file: f, .. } if *f == file.id))
-                {
+                if mmapped(file.id) {
                     workload.push((i, file.pages));
                     mapped += 1;
                 }
@@ -179,16 +181,7 @@ impl Layout {
         }
         let found = vmas.iter().any(|v| v.kb > 0)
             && (ops.anon_pages == 0 || l.anon.is_some())
-            && mapped
-                == ops
-                    .files
-                    .iter()
-                    .filter(|file| {
-                        ops.ops
-                            .iter()
-                            .any(|o| matches!(o, ReplayOp::MmapLoad { file: f, .. } if *f == file.id))
-                    })
-                    .count();
+            && mapped == ops.files.iter().filter(|file| mmapped(file.id)).count();
         if found {
             l.pgtables = Some(page_tables(&vmas, &workload));
         }
