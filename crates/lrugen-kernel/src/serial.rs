@@ -3,7 +3,7 @@
 
 use crate::initramfs::{BEGIN, END};
 use crate::{Error, KernelRun, Window};
-use lrugen_replay::{DUMP_END, DUMP_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
+use lrugen_replay::{CTL_PREFIX, DUMP_END, DUMP_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
 use std::collections::BTreeMap;
 
 /// The sections between `=== lrugen begin NAME` and `=== lrugen end NAME`. Carriage returns are
@@ -65,6 +65,41 @@ pub fn last_dump(serial: &str, name: &str) -> Option<String> {
     found
 }
 
+/// A control op's line after [`CTL_PREFIX`]: `ID FILE errno E ret R accesses A [wrote TEXT]`.
+fn parse_ctl_line(rest: &str) -> Result<crate::CtlResult, String> {
+    let rest = rest.trim_end();
+    let (head, wrote) = match rest.split_once(" wrote ") {
+        Some((h, w)) => (h, Some(w)),
+        None => match rest.strip_suffix(" wrote") {
+            Some(h) => (h, Some("")),
+            None => (rest, None),
+        },
+    };
+    let f: Vec<&str> = head.split_whitespace().collect();
+    let expected = "expected 'ID FILE errno E ret R accesses A [wrote TEXT]'";
+    let (id, file) = match f.as_slice() {
+        [id, file, ..] => (id.parse::<u32>().map_err(|_| expected.to_string())?, file.to_string()),
+        _ => return Err(expected.into()),
+    };
+    let num = |k: &str| -> Result<i64, String> {
+        f.iter()
+            .position(|x| *x == k)
+            .and_then(|i| f.get(i + 1))
+            .and_then(|v| v.parse::<i64>().ok())
+            .ok_or_else(|| format!("no number after '{k}': {expected}"))
+    };
+    let errno = num("errno")?;
+    Ok(crate::CtlResult {
+        id,
+        file,
+        write: wrote.map(lrugen_replay::unescape_text).transpose()?,
+        errno: (errno != 0).then(|| crate::errno_name(errno as i32)),
+        ret: Some(num("ret")?),
+        accesses: num("accesses")?.max(0) as u64,
+        ..Default::default()
+    })
+}
+
 /// Parse a whole serial log into a [`KernelRun`] (settings left at their defaults: the caller
 /// fills them in).
 pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
@@ -102,6 +137,8 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
     // Files the replayer dumped: (name, accesses so far, text).
     let mut dumps: Vec<(String, u64, String)> = Vec::new();
     let mut in_dump = false;
+    // control ops' results, each with the index in `dumps` of its first dump
+    let mut ctl: Vec<(crate::CtlResult, usize)> = Vec::new();
     for l in replay.lines() {
         if in_dump {
             if l.starts_with(DUMP_END) {
@@ -127,6 +164,13 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
                 .and_then(|i| f.get(i + 1))
                 .and_then(|v| v.parse::<u64>().ok())
         };
+        if let Some(rest) = l.strip_prefix(CTL_PREFIX) {
+            ctl.push((
+                parse_ctl_line(rest).map_err(|why| Error::Guest(format!("a malformed control line '{l}': {why}")))?,
+                dumps.len(),
+            ));
+            continue;
+        }
         if l.starts_with(WINDOW_PREFIX) {
             windows.push(Window {
                 accesses: num("accesses").unwrap_or(0),
@@ -190,7 +234,24 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
         )));
     }
     let last = |n: &str| dumps.iter().rev().find(|d| d.0 == n).map(|d| d.2.clone());
+    // each control op's dumps: those after its line, up to the next op's
+    let ends: Vec<usize> = ctl.iter().skip(1).map(|c| c.1).chain([dumps.len()]).collect();
+    let ctl = ctl
+        .into_iter()
+        .zip(ends)
+        .map(|((mut c, from), to)| {
+            for (name, _, text) in &dumps[from..to] {
+                match name.as_str() {
+                    "ctl.lru_gen" | "ctl.lru_gen_full" => c.text = text.clone(),
+                    "ctl.vmstat" => c.vmstat_delta = counters(text),
+                    _ => {}
+                }
+            }
+            c
+        })
+        .collect();
     Ok(KernelRun {
+        ctl,
         tasks: tasks.into_iter().map(|t| t.1).collect(),
         cpus_online: s.get("cpus-online").map(|t| t.trim().to_string()).unwrap_or_default(),
         memory_stat_at_end_of_replay: last("memory.stat").map(|t| counters(&t)).unwrap_or_default(),
