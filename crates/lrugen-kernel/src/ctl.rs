@@ -68,6 +68,27 @@ impl OpCompare {
         let n = |w: &Option<String>| w.as_deref().map(|t| without_memcg_ids(&self.file, t));
         n(&self.write[0]) == n(&self.write[1])
     }
+    /// The `memcg` header lines alike but for the id itself: its width and padding compared
+    /// (`%5hu` before 7.x, `%llu` after).
+    pub fn same_header_format(&self) -> bool {
+        let f = |h: &Option<String>| {
+            h.as_deref().map(|l| {
+                let id = l.split_whitespace().nth(1).unwrap_or("");
+                l.replacen(id, "#", 1)
+            })
+        };
+        f(&self.header[0]) == f(&self.header[1])
+    }
+
+    /// The same memcg id in the `memcg` header lines.
+    pub fn same_memcg_id(&self) -> bool {
+        let id = |h: &Option<String>| {
+            h.as_deref()
+                .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
+        };
+        id(&self.header[0]) == id(&self.header[1])
+    }
+
     /// The same return code.
     pub fn same_errno(&self) -> bool {
         self.errno[0] == self.errno[1]
@@ -77,20 +98,29 @@ impl OpCompare {
         let s = |g: &Vec<(u64, u64, u64)>| g.iter().map(|x| x.0).collect::<Vec<_>>();
         s(&self.gens[0]) == s(&self.gens[1])
     }
-    /// The largest difference of a generation's anon or file pages, relative to the lruvec's
-    /// pages in the kernel (1.0 when the generations differ).
-    pub fn pages_off(&self) -> f64 {
-        if !self.same_seqs() {
-            return 1.0;
-        }
-        let total: u64 = self.gens[0].iter().map(|g| g.1 + g.2).sum();
-        let worst = self.gens[0]
+    /// The largest difference of a generation's anon or file pages (the generations paired in
+    /// order; meaningful when [`Self::same_seqs`]).
+    pub fn worst_pages(&self) -> u64 {
+        self.gens[0]
             .iter()
             .zip(&self.gens[1])
             .map(|(k, m)| k.1.abs_diff(m.1).max(k.2.abs_diff(m.2)))
             .max()
-            .unwrap_or(0);
-        worst as f64 / total.max(1) as f64
+            .unwrap_or(0)
+    }
+
+    /// [`Self::worst_pages`] relative to the lruvec's pages in the kernel (1.0 when the
+    /// generations differ).
+    pub fn pages_off(&self) -> f64 {
+        if !self.same_seqs() {
+            return 1.0;
+        }
+        self.worst_pages() as f64 / self.kernel_pages().max(1) as f64
+    }
+
+    /// The workload lruvec's pages in the kernel after the op.
+    pub fn kernel_pages(&self) -> u64 {
+        self.gens[0].iter().map(|g| g.1 + g.2).sum()
     }
 }
 
@@ -198,6 +228,8 @@ memcg 2 /t\n node     0\n          2        70          12        290 \n        
         assert_eq!(c.pages_off(), 10.0 / 330.0);
         assert_eq!(c.header[0].as_deref(), Some("memcg     2 /t"));
         assert_eq!(c.header[1].as_deref(), Some("memcg 2 /t"));
+        assert!(!c.same_header_format(), "padded against unpadded");
+        assert!(c.same_memcg_id());
         let t = table(&kernel, &model);
         assert!(t.contains("0 lru_gen \"+ 28 0 3 1 1\": ok | EINVAL"), "{t}");
         assert!(t.contains("kernel 2:10/300 3:0/20"), "{t}");
@@ -206,6 +238,10 @@ memcg 2 /t\n node     0\n          2        70          12        290 \n        
         let c = &compare(&kernel, &other, "/t")[0];
         assert!(!c.same_seqs() && !c.same_write());
         assert_eq!(c.pages_off(), 1.0);
+        assert!(c.same_header_format() && c.same_memcg_id());
+        let k72 = [res(0, "+ 28 0 3 1 1", None, &m72.replace("memcg 2 /t", "memcg 28 /t"))];
+        let c = &compare(&k72, &model, "/t")[0];
+        assert!(c.same_header_format() && !c.same_memcg_id());
         assert_eq!(
             without_memcg_ids("lru_gen", "+ 2 0 3; - 5 0 1 60"),
             "+ _ 0 3;- _ 0 1 60"

@@ -1023,6 +1023,59 @@ Swap:                  0 kB
         assert_eq!(writes(&l), base + 58 - crate::REPLAYER_HEAP_PAGES);
     }
 
+    /// The control ops of an op file run in the model where the replayer runs them: after the
+    /// steps before them, in order, each with the measured accesses done, its errno and `lru_gen`
+    /// after it; the placeholders are the model's (its memcg id, its sequence numbers).
+    #[test]
+    fn control_ops_run_at_their_places() {
+        let text = "lrugen-ops 3\nwindow 0\nfile 0 f 64\ntask 0\ncr lru_gen\nr 0 1\nr 0 2\n\
+                    c lru_gen + {memcg} {node} {max_seq} 1 1\nc lru_gen - {memcg} 0 {max_seq}\nr 0 3\n\
+                    c memory.reclaim 1M swappiness=0\n";
+        let ops = OpFile::parse(text).unwrap();
+        let s = Settings {
+            lru: "mglru".into(),
+            lru_gen_enabled: "y".into(),
+            model_capacity_pages: 4096,
+            ..Default::default()
+        };
+        let cfg = config(&s, Profile::V6_12).unwrap();
+        let r = run(&ops, &cfg).unwrap();
+        let res = ctl_results(&ops, &r.ctl).unwrap();
+        assert_eq!(res.iter().map(|c| c.id).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(res.iter().map(|c| c.accesses).collect::<Vec<_>>(), [0, 2, 2, 3]);
+        let seqs = |c: &crate::CtlResult| {
+            crate::ctl::lruvec(&c.text, "/t")
+                .unwrap()
+                .gens
+                .iter()
+                .map(|g| g.seq)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(seqs(&res[0]), [0, 1, 2, 3]);
+        assert_eq!(res[1].write.as_deref(), Some("+ 2 0 3 1 1"));
+        assert_eq!((res[1].errno.as_ref(), seqs(&res[1])), (None, vec![1, 2, 3, 4]));
+        // the two youngest generations cannot be evicted
+        assert_eq!(res[2].write.as_deref(), Some("- 2 0 4"));
+        assert_eq!(res[2].errno.as_deref(), Some("EINVAL"));
+        // 6.12 takes swappiness=0; three file pages cannot make 1M
+        assert_eq!(res[3].errno.as_deref(), Some("EAGAIN"));
+        assert!(
+            res[3].vmstat_delta.get("pgsteal_file").is_some_and(|&v| v > 0),
+            "{:?}",
+            res[3].vmstat_delta
+        );
+        // the op file without its control ops replays the same accesses
+        let plain = OpFile::parse("lrugen-ops 1\nwindow 0\nfile 0 f 64\nr 0 1\nr 0 2\nr 0 3\n").unwrap();
+        assert_eq!(run(&plain, &cfg).unwrap().misses, r.misses);
+        // a run's own control script and the op file's cannot both be given
+        let mut both = cfg.clone();
+        both.ctl = Some(lrugen::control::Script::default());
+        assert!(run(&ops, &both)
+            .unwrap_err()
+            .to_string()
+            .contains("expected one of them"));
+    }
+
     #[test]
     fn config_takes_the_run_settings() {
         let s = Settings {

@@ -654,3 +654,96 @@ pub fn add_ctl(ops: &OpFile, script: &lrugen::control::Script, name: &str) -> Re
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lrugen_replay::{CtlOp, CtlTarget};
+
+    fn script(text: &str) -> lrugen::control::Script {
+        lrugen::control::Script::parse(text, std::path::Path::new("s.toml")).unwrap()
+    }
+
+    /// A populate pass, `w`, then three measured reads.
+    fn base() -> OpFile {
+        OpFile::parse("lrugen-ops 1\nfile 0 f 8\nanon 2\ns 0\ns 1\nw 0\nr 0 1\nr 0 2\nr 0 3\n").unwrap()
+    }
+
+    #[test]
+    fn actions_go_after_the_measured_access_they_name() {
+        let s = script(
+            "[[action]]\nat = 2\nwrite = \"lru_gen\"\nvalue = \"+ {memcg} 0 {max_seq}\"\n\
+             [[action]]\nat = 0\nread = \"lru_gen_full\"\n\
+             [[action]]\nat = 1\nevery = 1\nwrite = \"memory.reclaim\"\nvalue = \"1M\"\n",
+        );
+        let o = add_ctl(&base(), &s, "s.toml").unwrap();
+        let c = |id| ReplayOp::Ctl { id };
+        let (r1, r2, r3) = (
+            ReplayOp::Read { file: 0, index: 1 },
+            ReplayOp::Read { file: 0, index: 2 },
+            ReplayOp::Read { file: 0, index: 3 },
+        );
+        let (s0, s1) = (ReplayOp::Store { vpn: 0 }, ReplayOp::Store { vpn: 1 });
+        // at 0: before the first op; at 1, 2, 3: after that measured read; at 2 in the order of
+        // the script (the lru_gen write first)
+        assert_eq!(
+            o.ops,
+            [c(0), s0, s1, ReplayOp::MeasureStart, r1, c(1), r2, c(2), c(3), r3, c(4)]
+        );
+        let w = |file, t: &str| CtlOp {
+            file,
+            write: Some(t.into()),
+        };
+        assert_eq!(
+            o.ctl,
+            [
+                CtlOp {
+                    file: CtlTarget::LruGenFull,
+                    write: None
+                },
+                w(CtlTarget::MemoryReclaim, "1M"),
+                w(CtlTarget::LruGen, "+ {memcg} 0 {max_seq}"),
+                w(CtlTarget::MemoryReclaim, "1M"),
+                w(CtlTarget::MemoryReclaim, "1M"),
+            ]
+        );
+        assert_eq!(o.version(), 3);
+        assert_eq!(OpFile::parse(&o.to_text()).unwrap(), o);
+        // no actions: the op file unchanged
+        assert_eq!(add_ctl(&base(), &script(""), "s.toml").unwrap(), base());
+    }
+
+    #[test]
+    fn what_the_guest_cannot_do_is_refused_naming_the_line() {
+        for (text, expect) in [
+            (
+                "[[action]]\nat = 1\nwrite = \"memory.max\"\nvalue = \"1M\"\n",
+                "s.toml:1: a write of memory.max: the guest replayer cannot do it",
+            ),
+            (
+                "[[action]]\nat = 1\nread = \"memory.stat\"\n",
+                "s.toml:1: a read of memory.stat",
+            ),
+            (
+                "\n[[action]]\nat_step = 1\nread = \"lru_gen\"\n",
+                "s.toml:2: `at_step`: the guest places actions by measured accesses only",
+            ),
+            ("[[action]]\nat_ms = 1\nread = \"lru_gen\"\n", "`at_ms`"),
+            ("[[action]]\nat = 1\nmkdir = \"a\"\n", "a write of mkdir"),
+            (
+                "[[action]]\nat = 1\nmemcg = \"a\"\nread = \"lru_gen\"\n",
+                "`memcg`: the guest writes and reads the workload memcg's files only",
+            ),
+            (
+                "[[action]]\nat = 4\nread = \"lru_gen\"\n",
+                "at = 4: beyond the workload's 3 measured accesses",
+            ),
+        ] {
+            let e = add_ctl(&base(), &script(text), "s.toml").unwrap_err().to_string();
+            assert!(e.contains(expect), "{text}: {e}");
+        }
+        let two = OpFile::parse("lrugen-ops 2\nfile 0 f 8\ntask 0\nr 0 1\ntask 1\nr 0 2\n").unwrap();
+        let e = add_ctl(&two, &script("[[action]]\nat = 1\nread = \"lru_gen\"\n"), "s.toml").unwrap_err();
+        assert!(e.to_string().contains("a workload of 2 tasks"), "{e}");
+    }
+}

@@ -312,6 +312,58 @@ lrugen-replay rc 0\r\n=== lrugen end replay\r\n\
 === lrugen begin lru_gen\r\nmemcg     2 /t\r\n node     0\r\n          1       1652          0       12097 \r\n          2       1652          0        4096 \r\n          3       1652          0           2 \r\n=== lrugen end lru_gen\r\n\
 === lrugen begin lru_gen_full\r\n=== lrugen end lru_gen_full\r\n=== lrugen done\r\n";
 
+    /// A control op's line and its dumps become one [`crate::CtlResult`]: the errno by name,
+    /// what `write` returned, the text written (escapes undone), `lru_gen` after it and the
+    /// vmstat counters it moved; a window's `lru_gen` dump is not taken for it.
+    #[test]
+    fn parses_control_ops() {
+        let replay = "lrugen-replay ctl 0 lru_gen errno 0 ret 0 accesses 0\r\n\
+lrugen-replay dump ctl.lru_gen 0\r\nmemcg     2 /t\r\n node     0\r\n          0        10          0           3 \r\nlrugen-replay dump-end\r\n\
+lrugen-replay dump ctl.vmstat 0\r\nlrugen-replay dump-end\r\n\
+lrugen-replay window 0 accesses 1500 misses 1000 minor 0 ns 2500000000\r\n\
+lrugen-replay dump lru_gen 1500\r\nmemcg     2 /t\r\nlrugen-replay dump-end\r\n\
+lrugen-replay ctl 1 memory.reclaim errno 11 ret -1 accesses 1500 wrote 1M\\x20swappiness=0\r\n\
+lrugen-replay dump ctl.lru_gen 1500\r\nmemcg     2 /t\r\n node     0\r\n          1        10          0           0 \r\nlrugen-replay dump-end\r\n\
+lrugen-replay dump ctl.vmstat 1500\r\npgscan_file 87\r\npgsteal_file 21\r\nlrugen-replay dump-end\r\n\
+lrugen-replay ctl 2 memory.reclaim errno 0 ret 0 accesses 1500 wrote\r\n\
+lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n";
+        let log = SAMPLE.replace(
+            "lrugen-replay window 0 accesses 1000 misses 900 minor 0\r\n\
+lrugen-replay window 1 accesses 500 misses 100 minor 0 ns 2500000000\r\n\
+lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n",
+            replay,
+        );
+        assert_ne!(log, SAMPLE);
+        let r = parse_serial(&log).unwrap();
+        assert_eq!(r.ctl.len(), 3);
+        let (a, b, c) = (&r.ctl[0], &r.ctl[1], &r.ctl[2]);
+        assert_eq!(
+            (a.id, a.file.as_str(), &a.write, &a.errno, a.ret),
+            (0, "lru_gen", &None, &None, Some(0))
+        );
+        assert!(
+            a.text.ends_with("          0        10          0           3 \n"),
+            "{:?}",
+            a.text
+        );
+        assert!(a.vmstat_delta.is_empty());
+        assert_eq!(b.write.as_deref(), Some("1M swappiness=0"));
+        assert_eq!(
+            (b.errno.as_deref(), b.ret, b.accesses),
+            (Some("EAGAIN"), Some(-1), 1500)
+        );
+        assert_eq!(b.vmstat_delta["pgsteal_file"], 21);
+        assert!(b.text.contains("          1        10 "), "{:?}", b.text);
+        assert_eq!((c.write.as_deref(), c.text.as_str()), (Some(""), ""));
+        assert_eq!(r.lru_gen_samples.len(), 1, "the window's dump stays a sample");
+        let bad = log.replace("errno 11 ret -1", "errno x ret -1");
+        let e = parse_serial(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains("a malformed control line") && e.contains("no number after 'errno'"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn parses_a_serial_log() {
         let r = parse_serial(SAMPLE).unwrap();
