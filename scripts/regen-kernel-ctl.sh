@@ -21,3 +21,10 @@ for s in ${*:-6.1 6.12 7.2}; do
         --anon-size 4M --accesses 20000 --dist zipf:0.9 --swap zram --swap-size 64M \
         --ctl "$F/commands.toml" --fixture "$F/debian-$s-mglru-mixed-commands.json"
 done
+# a second boot of 7.2, whose ops 8 and 9 moved between boots (tests/ctl.rs)
+case " ${*:-7.2} " in *" 7.2 "*)
+    mkdir -p "$F/boots"
+    target/release/lrugen kernel --series 7.2 --lru mglru --memcg-max 64M --seed 1 --access mixed --size 8M \
+        --anon-size 4M --accesses 20000 --dist zipf:0.9 --swap zram --swap-size 64M \
+        --ctl "$F/commands.toml" --fixture "$F/boots/debian-7.2-mglru-mixed-commands.json" ;;
+esac
