@@ -23,11 +23,16 @@ const PAGES_TOL: f64 = 0.10;
 /// reclaim finds referenced and keeps, which makes `- ... 64` evict 64 or 128).
 const PAGES_FLOOR: u64 = 32;
 
-const DRY_AGING: &str = "memory.reclaim of a memcg with nothing (of the allowed type) left to reclaim: \
-    the kernel creates a new generation on many of its reclaim passes (6.1 `40M`: max_seq 7 -> 45; 6.12 \
-    `1M swappiness=0` with no file left: 7 -> 75; 7.2 `1M`: 8 -> 112), the model on few (7 -> 11, 7 -> 8, \
-    8 -> 14); how often the kernel's `get_nr_to_scan`/`should_run_aging` ages an lruvec it cannot evict \
-    from, across the priorities and the 16 retries, is not modelled to that degree";
+const DRY_AGING: &str = "memory.reclaim of a memcg with little left to reclaim: the kernel creates a \
+    new generation on many of its reclaim passes (6.1 `40M`: max_seq 7 -> 45; 6.12 `1M swappiness=0`: \
+    7 -> 75; 7.2 `1M`: 8 -> 112), the model on few (7 -> 11, 7 -> 8, 8 -> 14); the return codes agree. \
+    The kernel keeps finding a few file folios referenced and moves them on instead of evicting them \
+    (6.12 `1M swappiness=0`: pgscan_file 87, pgsteal_file 21, pgactivate 66, of about 19 file folios \
+    left in /t; 6.1 `40M`: pgscan_file 38, pgsteal_file 2, pgactivate 36), so each pass runs out of \
+    cold generations and ages; the model evicts its 18 file folios at once (pgactivate 0) and then has \
+    nothing to age for. Which folios these are (about 19 of them appear in /t on both sides when anon \
+    folios are swapped out to zram: 6.12 after `- ... 200 64` in the kernel, after `1M` in the model) \
+    and what keeps them referenced in the kernel is not known";
 const AFTER_DRY: &str = "follows from the aging of memory.reclaim on a dry memcg (the op before)";
 const EVICT_MAX_72: &str = "7.2 (a place that moves between boots: \
     `the_7_2_kernel_moves_between_boots_at_op_8`) `- ID 0 5 max` (anon only, after `- ID 0 4 201` left generation 5 \
