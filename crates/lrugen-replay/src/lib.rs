@@ -38,6 +38,11 @@
 //! t 20000
 //! ```
 //!
+//! Version 3 (`lrugen-ops 3`) is version 2 with control ops: `c FILE TEXT` writes TEXT (escapes
+//! undone, placeholders such as `{max_seq}` replaced when it runs) to `lru_gen` or the replayer's
+//! memcg's `memory.reclaim`, `cr FILE` reads `lru_gen` or `lru_gen_full`; after each the replayer
+//! prints its result ([`CTL_PREFIX`]). A file with any is written as version 3, others as before.
+//!
 //! This module has no dependencies so the host side (`lrugen-kernel`) writes what the guest reads.
 
 use std::fmt;

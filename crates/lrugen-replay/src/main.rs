@@ -8,7 +8,8 @@
 //! `POSIX_FADV_NORMAL` and `MADV_NORMAL` when their `file` line says `normal`. A
 //! buffered write writes a whole page with `pwrite` (files written are opened read-write); a write
 //! to a page not resident is not counted as a miss (the kernel does not read a page it overwrites
-//! whole).
+//! whole). A control op (`c`, `cr`) writes or reads a control file at its place and prints the
+//! result, `lru_gen` after it and the vmstat counters it moved (`run_ctl`).
 //!
 //! Built for a guest as a static executable:
 //! `RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu`
