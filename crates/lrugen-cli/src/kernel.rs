@@ -223,6 +223,12 @@ pub struct KernelArgs {
     /// --out).
     #[arg(long)]
     debugfs_every_window: bool,
+    /// A control script (`lrugen run --ctl`'s format, docs/control.md) run in the guest and in
+    /// the model at the same places of the replay: writes of lru_gen and memory.reclaim and
+    /// reads of lru_gen and lru_gen_full at measured accesses (`at`, `every`); each write's
+    /// return code and the lru_gen text after it are compared. Other actions are refused.
+    #[arg(long, value_name = "FILE.toml")]
+    ctl: Option<PathBuf>,
 }
 
 /// Swap of a run.
@@ -436,6 +442,13 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     if memcg_pages == 0 {
         return Err("--memcg-max: a memcg of 0 bytes leaves no room to run".into());
     }
+    let ops = match &a.ctl {
+        Some(path) => {
+            let script = lrugen::control::Script::load(path).map_err(|e| e.to_string())?;
+            ops::add_ctl(&ops, &script, &path.display().to_string()).map_err(|e| format!("--ctl {e}"))?
+        }
+        None => ops,
+    };
     let swap = explicit_swap.unwrap_or(if ops.anon_pages > 0 { Swap::Disk } else { Swap::None });
     if swap != Swap::None && swap_pages == 0 {
         return Err("--swap-size: swap of 0 bytes (use --swap none)".into());
@@ -558,6 +571,10 @@ pub fn cmd_kernel(k: KernelCmd) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     let mut report = Report::build(&run, &model, p.workload.clone(), settings.clone()).map_err(|e| e.to_string())?;
     report.push_tasks(&run.tasks, &model_tasks);
+    if !p.ops.ctl.is_empty() {
+        let mine = lrugen_kernel::model::ctl_results(&p.ops, &model.ctl).map_err(|e| e.to_string())?;
+        outln!("{}", lrugen_kernel::ctl::table(&run.ctl, &mine));
+    }
     if let Some(path) = &a.fixture {
         let c = lrugen_kernel::Capture {
             command: command_line(),
@@ -669,7 +686,8 @@ fn settings_of(a: &KernelArgs, p: &Plan, o: &KernelOpts, run: &lrugen_kernel::Ke
 /// The op file a fixture keeps when neither its built-in workload nor its experiment makes it
 /// again (a trace's).
 fn fixture_ops(p: &Plan) -> Option<String> {
-    (p.builtin.is_none() && p.experiment.is_none()).then(|| p.ops.to_text())
+    // with control ops (--ctl), the op file itself: the workload's and the script's ops in order
+    (p.builtin.is_none() && p.experiment.is_none() || !p.ops.ctl.is_empty()).then(|| p.ops.to_text())
 }
 
 /// `lrugen kernel` and its arguments as typed (quoted where a shell would need it).

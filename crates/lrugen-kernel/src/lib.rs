@@ -8,6 +8,7 @@
 //! `../shared/design/kernel-oracle.md` for what is known to work and README.md for the commands.
 
 pub mod bzimage;
+pub mod ctl;
 pub mod debian;
 pub mod fidelity;
 pub mod initramfs;
@@ -278,6 +279,60 @@ pub struct KernelRun {
     /// empty for a replay of one task.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<model::TaskCount>,
+    /// The results of the op file's control ops (`lrugen-replay ctl` lines), in the order they
+    /// ran; empty without any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ctl: Vec<CtlResult>,
+}
+
+/// What a control op of the op file did (`c FILE TEXT`, `cr FILE`: docs/op-files.md), in the
+/// guest ([`serial::parse_serial`]) or in the model ([`model::ctl_results`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CtlResult {
+    /// The op's id (its place among the op file's control ops).
+    pub id: u32,
+    /// The file (`lru_gen`, `lru_gen_full`, `memory.reclaim`).
+    pub file: String,
+    /// The text written, placeholders replaced; `None` for a read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<String>,
+    /// The write's errno (`EINVAL`, `EAGAIN`, ...: [`errno_name`]), `None` on success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errno: Option<String>,
+    /// What `write` returned (the guest's: bytes written, or -1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ret: Option<i64>,
+    /// Why the model's write failed (the model's own words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// Measured accesses done when it ran.
+    pub accesses: u64,
+    /// `lru_gen` right after the op (or the file a read op read).
+    pub text: String,
+    /// The `/proc/vmstat` counters the write moved (after minus before, those not 0).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub vmstat_delta: BTreeMap<String, i64>,
+}
+
+/// The name of a Linux x86-64 errno value (`E22` for one not listed).
+pub fn errno_name(code: i32) -> String {
+    let n = match code {
+        1 => "EPERM",
+        2 => "ENOENT",
+        3 => "ESRCH",
+        4 => "EINTR",
+        11 => "EAGAIN",
+        12 => "ENOMEM",
+        13 => "EACCES",
+        16 => "EBUSY",
+        17 => "EEXIST",
+        19 => "ENODEV",
+        22 => "EINVAL",
+        28 => "ENOSPC",
+        34 => "ERANGE",
+        _ => return format!("E{code}"),
+    };
+    n.to_string()
 }
 
 impl KernelRun {
@@ -387,6 +442,7 @@ pub fn file_read_ops(
 ) -> OpFile {
     let mut s = lrugen::workload::dist::Sampler::new(dist, file_pages, seed);
     OpFile {
+        ctl: Vec::new(),
         tasks: Vec::new(),
         window,
         files: vec![ReplayFile {
@@ -460,6 +516,7 @@ pub fn anon_ops(
         });
     }
     Ok(OpFile {
+        ctl: Vec::new(),
         tasks: Vec::new(),
         window,
         files: Vec::new(),
@@ -548,6 +605,7 @@ pub fn mixed_ops(
         ops.push(*op.ok_or_else(|| Error::Config("mixed workload: a sub-stream ended early".into()))?);
     }
     Ok(OpFile {
+        ctl: Vec::new(),
         tasks: Vec::new(),
         window,
         files: file.files,
@@ -829,7 +887,9 @@ pub struct Capture {
     pub experiment: Option<String>,
     /// The op file itself (its text, `lrugen_replay::OpFile::to_text`), when neither `workload`
     /// nor `experiment` makes it: a trace replayed with `--trace` (its references as the guest
-    /// replayed them, so that the fixture needs no trace file beside it).
+    /// replayed them, so that the fixture needs no trace file beside it); or when it has control
+    /// ops (`--ctl`): then it is the op file replayed, `workload` or `experiment` saying what
+    /// made its accesses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops: Option<String>,
     /// The settings of both sides (the model's capacity among them).
@@ -848,6 +908,10 @@ impl Capture {
 
     /// The op file the guest replayed.
     pub fn ops(&self) -> Result<OpFile, Error> {
+        // the op file kept whole (a trace's, or a workload's with control ops) comes first
+        if let (Some(text), true) = (&self.ops, self.workload.is_some() || self.experiment.is_some()) {
+            return OpFile::parse(text).map_err(|e| Error::Config(format!("the capture's op file: {e}")));
+        }
         match (&self.workload, &self.experiment) {
             (Some(b), _) => b.ops(),
             (None, Some(text)) => {

@@ -20,7 +20,7 @@ use lrugen::sim::MemcgConfig;
 use lrugen::sim::{self, KernelRunOptions, PolicyKind, RunConfig, RunResult};
 use lrugen::workload::WorkloadSpec;
 use lrugen::workload::{Op, Step, Stream};
-use lrugen_replay::{FileAdvice, OpFile, ReplayOp};
+use lrugen_replay::{CtlTarget, FileAdvice, OpFile, ReplayOp};
 use std::collections::BTreeMap;
 
 /// Where the guest put the replayer's mappings, as far as reclaim can tell: each mapping's first
@@ -258,18 +258,25 @@ fn map_at(
 /// Set the op file's process up on `m` in memcg `t` and return its steps and the number of page
 /// keys (file pages, then anon pages: key = the page's place in that order).
 pub fn steps(ops: &OpFile, m: &mut Machine, t: MemcgId) -> Result<(Vec<Step>, u32), Error> {
-    steps_of(ops, m, t, true, &Layout::default())
+    steps_of(ops, m, t, true, &Layout::default(), &mut Vec::new())
 }
 
-/// [`steps`], with the replayer's own op list (`replayer`) or the workload alone.
+/// [`steps`], with the replayer's own op list (`replayer`) or the workload alone; the control
+/// ops' places go to `ctl_at` as (steps before it, its id).
 fn steps_of(
     ops: &OpFile,
     m: &mut Machine,
     t: MemcgId,
     replayer: bool,
     layout: &Layout,
+    ctl_at: &mut Vec<(u64, u32)>,
 ) -> Result<(Vec<Step>, u32), Error> {
     if ops.nr_tasks() > 1 {
+        if !ops.ctl.is_empty() {
+            return Err(Error::Config(
+                "control ops in a multi-task op file: the model places them in the replay of one task only".into(),
+            ));
+        }
         return multi_steps(ops, m, t, replayer).map(|(s, n, _)| (s, n));
     }
     let task = m.create_mm(t);
@@ -385,6 +392,11 @@ fn steps_of(
             }
             // one process: no other task to give the time to
             ReplayOp::Think { .. } | ReplayOp::RequestEnd => continue,
+            // run by the control script after the steps so far (`ctl_script`)
+            ReplayOp::Ctl { id } => {
+                ctl_at.push((out.len() as u64, id));
+                continue;
+            }
             ReplayOp::Read { file: f, index } | ReplayOp::Write { file: f, index } => {
                 let (id, k, _) = file(f)?;
                 let op = if matches!(op, ReplayOp::Read { .. }) {
@@ -569,6 +581,12 @@ fn multi_steps(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Res
                     continue;
                 }
                 ReplayOp::RequestEnd => continue,
+                ReplayOp::Ctl { .. } => {
+                    return Err(Error::Config(
+                        "control ops in a multi-task op file: the model places them in the replay of one task only"
+                            .into(),
+                    ))
+                }
                 ReplayOp::Think { ns } => {
                     now += ns;
                     continue;
@@ -665,14 +683,16 @@ pub fn run_tasks(ops: &OpFile, cfg: &RunConfig) -> Result<(RunResult, Vec<TaskCo
 /// [`run_tasks`] with the guest's [`Layout`] of the mappings.
 pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(RunResult, Vec<TaskCount>), Error> {
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
+    let mut ctl_at = Vec::new();
     let (steps, nr, owner) = if ops.nr_tasks() > 1 {
         multi_steps(ops, &mut m, t, true)?
     } else {
         // one process: every measured step is the task's (its own pages' steps are unmeasured)
-        let (s, n) = steps_of(ops, &mut m, t, true, layout)?;
+        let (s, n) = steps_of(ops, &mut m, t, true, layout, &mut ctl_at)?;
         let owner = vec![0; s.len()];
         (s, n, owner)
     };
+    let cfg = &with_ctl(cfg, ops, &ctl_at)?;
     let outcomes = std::cell::RefCell::new(Vec::with_capacity(steps.len()));
     let measured: Vec<bool> = steps.iter().map(|s| s.measure).collect();
     let mut r = replay(cfg, m, t, Stream::from_steps(steps, nr), ops.window, Some(&outcomes))?;
@@ -696,6 +716,7 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
     for (i, c) in per.iter_mut().enumerate() {
         let (anon, tops) = ops.task(i);
         let one = OpFile {
+            ctl: Vec::new(),
             window: 0,
             files: Vec::new(),
             anon_pages: anon,
@@ -756,6 +777,7 @@ pub fn replayer_minor(ops: &OpFile) -> u64 {
             .map(|i| {
                 let (anon, tops) = ops.task(i);
                 replayer_minor(&OpFile {
+                    ctl: Vec::new(),
                     window: 0,
                     files: Vec::new(),
                     anon_pages: anon,
@@ -791,8 +813,109 @@ pub fn run_workload_only(ops: &OpFile, cfg: &RunConfig) -> Result<RunResult, Err
 
 fn run_of(ops: &OpFile, cfg: &RunConfig, replayer: bool, layout: &Layout) -> Result<RunResult, Error> {
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
-    let (steps, nr) = steps_of(ops, &mut m, t, replayer, layout)?;
+    let mut ctl_at = Vec::new();
+    let (steps, nr) = steps_of(ops, &mut m, t, replayer, layout, &mut ctl_at)?;
+    let cfg = &with_ctl(cfg, ops, &ctl_at)?;
     replay(cfg, m, t, Stream::from_steps(steps, nr), ops.window, None)
+}
+
+/// `cfg` with the control script that runs `ops`' control ops where the replayer runs them
+/// (`ctl_at`: steps before each and its id), as the replayer does each: a `/proc/vmstat` read,
+/// the write, another `/proc/vmstat` read and a read of `lru_gen` (a read op: the file alone).
+/// [`ctl_results`] reads the log back. `cfg` itself when `ops` has none.
+fn with_ctl(cfg: &RunConfig, ops: &OpFile, ctl_at: &[(u64, u32)]) -> Result<RunConfig, Error> {
+    use lrugen::control::{Action, CtlFile, Script, Unit, When};
+    let mut c = cfg.clone();
+    if ctl_at.is_empty() {
+        return Ok(c);
+    }
+    if cfg.ctl.is_some() {
+        return Err(Error::Config(
+            "an op file with control ops and a control script of the run's: expected one of them".into(),
+        ));
+    }
+    let mut actions = Vec::with_capacity(4 * ctl_at.len());
+    for &(at, id) in ctl_at {
+        let op = ops
+            .ctl
+            .get(id as usize)
+            .ok_or_else(|| Error::Config(format!("control op {id} is not in the op file")))?;
+        let when = When {
+            unit: Unit::Steps,
+            at,
+            every: None,
+        };
+        let file = match op.file {
+            CtlTarget::LruGen => CtlFile::LruGen,
+            CtlTarget::LruGenFull => CtlFile::LruGenFull,
+            CtlTarget::MemoryReclaim => CtlFile::MemoryReclaim,
+        };
+        let act = |file, write: Option<String>| Action {
+            when,
+            file,
+            write,
+            memcg: None,
+            line: id as usize,
+        };
+        match &op.write {
+            Some(text) => {
+                actions.push(act(CtlFile::Vmstat, None));
+                actions.push(act(file, Some(text.clone())));
+                actions.push(act(CtlFile::Vmstat, None));
+                actions.push(act(CtlFile::LruGen, None));
+            }
+            None => actions.push(act(file, None)),
+        }
+    }
+    c.ctl = Some(Script { actions });
+    Ok(c)
+}
+
+/// The control ops' results in a model run's control log ([`with_ctl`]'s actions), in the form
+/// of the kernel's ([`crate::CtlResult`]).
+pub fn ctl_results(ops: &OpFile, log: &[lrugen::control::Record]) -> Result<Vec<crate::CtlResult>, Error> {
+    let mut out = Vec::new();
+    let mut it = log.iter();
+    let bad = |why: &str| Error::Config(format!("the model's control log: {why}"));
+    while let Some(first) = it.next() {
+        let id = first.line as u32;
+        let op = ops
+            .ctl
+            .get(id as usize)
+            .ok_or_else(|| bad("an action of no control op"))?;
+        let mut res = crate::CtlResult {
+            id,
+            file: op.file.name().to_string(),
+            accesses: first.accesses,
+            ..Default::default()
+        };
+        if op.write.is_some() {
+            let mut next = || it.next().ok_or_else(|| bad("a write without its reads"));
+            let (w, after, shown) = (next()?, next()?, next()?);
+            let before = crate::serial::counters(first.text.as_deref().unwrap_or(""));
+            res.vmstat_delta = crate::serial::counters(after.text.as_deref().unwrap_or(""))
+                .into_iter()
+                .map(|(k, v)| {
+                    let d = v.wrapping_sub(before.get(&k).copied().unwrap_or(0));
+                    (k, d)
+                })
+                .filter(|(_, d)| *d != 0)
+                .collect();
+            res.write = w.write.clone();
+            if !w.ok {
+                res.errno = w.errno.clone();
+                res.why = w.text.clone();
+            }
+            res.text = shown.text.clone().unwrap_or_default();
+        } else {
+            if !first.ok {
+                res.errno = first.errno.clone();
+            }
+            res.text = first.text.clone().unwrap_or_default();
+        }
+        out.push(res);
+    }
+    Ok(out)
 }
 
 fn replay(
@@ -913,6 +1036,7 @@ mod tests {
     #[test]
     fn minor_faults_are_the_replayers_first_touches() {
         let ops = OpFile {
+            ctl: Vec::new(),
             tasks: Vec::new(),
             window: 0,
             files: vec![],
@@ -958,6 +1082,7 @@ Size:              65536 kB
 7ffd1c3d1000-7ffd1c3f2000 rw-p 00000000 00:00 0                          [stack]
 ";
         let ops = OpFile {
+            ctl: Vec::new(),
             window: 0,
             files: vec![lrugen_replay::ReplayFile {
                 id: 0,
@@ -978,7 +1103,7 @@ Size:              65536 kB
         let t = m.create_memcg(lrugen::mm::memcg::ROOT_MEMCG, "t");
         let at = |l: &Layout| {
             let mut m = m.clone();
-            let (steps, _) = steps_of(&ops, &mut m, t, false, l).unwrap();
+            let (steps, _) = steps_of(&ops, &mut m, t, false, l, &mut Vec::new()).unwrap();
             steps.iter().map(|s| s.op).collect::<Vec<_>>()
         };
         let shifted = Layout {
@@ -1014,6 +1139,7 @@ Rss:                   8 kB
 Swap:                  0 kB
 ";
         let ops = OpFile {
+            ctl: Vec::new(),
             window: 0,
             files: Vec::new(),
             anon_pages: 2,
@@ -1031,7 +1157,7 @@ Swap:                  0 kB
         let t = m.create_memcg(lrugen::mm::memcg::ROOT_MEMCG, "t");
         let writes = |l: &Layout| {
             let mut m = m.clone();
-            let (steps, _) = steps_of(&ops, &mut m, t, true, l).unwrap();
+            let (steps, _) = steps_of(&ops, &mut m, t, true, l, &mut Vec::new()).unwrap();
             steps.iter().filter(|s| matches!(s.op, Op::Store { .. })).count() as u64
         };
         let base = writes(&Layout::default());
@@ -1094,6 +1220,7 @@ Swap:                  0 kB
             anon_pages: 600,
             ops: (0..7566).map(|i| ReplayOp::Load { vpn: i % 600 }).collect(),
             tasks: Vec::new(),
+            ctl: Vec::new(),
         };
         let l = Layout::from_smaps(smaps, &ops);
         assert_eq!(l.anon, Some(0x7a), "the merged mapping's first 600 pages");
@@ -1142,6 +1269,59 @@ Swap:                  0 kB
         };
         let l = Layout::from_smaps(smaps, &short);
         assert_eq!((l.anon, l.pgtables), (None, None));
+    }
+
+    /// The control ops of an op file run in the model where the replayer runs them: after the
+    /// steps before them, in order, each with the measured accesses done, its errno and `lru_gen`
+    /// after it; the placeholders are the model's (its memcg id, its sequence numbers).
+    #[test]
+    fn control_ops_run_at_their_places() {
+        let text = "lrugen-ops 3\nwindow 0\nfile 0 f 64\ntask 0\ncr lru_gen\nr 0 1\nr 0 2\n\
+                    c lru_gen + {memcg} {node} {max_seq} 1 1\nc lru_gen - {memcg} 0 {max_seq}\nr 0 3\n\
+                    c memory.reclaim 1M swappiness=0\n";
+        let ops = OpFile::parse(text).unwrap();
+        let s = Settings {
+            lru: "mglru".into(),
+            lru_gen_enabled: "y".into(),
+            model_capacity_pages: 4096,
+            ..Default::default()
+        };
+        let cfg = config(&s, Profile::V6_12).unwrap();
+        let r = run(&ops, &cfg).unwrap();
+        let res = ctl_results(&ops, &r.ctl).unwrap();
+        assert_eq!(res.iter().map(|c| c.id).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(res.iter().map(|c| c.accesses).collect::<Vec<_>>(), [0, 2, 2, 3]);
+        let seqs = |c: &crate::CtlResult| {
+            crate::ctl::lruvec(&c.text, "/t")
+                .unwrap()
+                .gens
+                .iter()
+                .map(|g| g.seq)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(seqs(&res[0]), [0, 1, 2, 3]);
+        assert_eq!(res[1].write.as_deref(), Some("+ 2 0 3 1 1"));
+        assert_eq!((res[1].errno.as_ref(), seqs(&res[1])), (None, vec![1, 2, 3, 4]));
+        // the two youngest generations cannot be evicted
+        assert_eq!(res[2].write.as_deref(), Some("- 2 0 4"));
+        assert_eq!(res[2].errno.as_deref(), Some("EINVAL"));
+        // 6.12 takes swappiness=0; three file pages cannot make 1M
+        assert_eq!(res[3].errno.as_deref(), Some("EAGAIN"));
+        assert!(
+            res[3].vmstat_delta.get("pgsteal_file").is_some_and(|&v| v > 0),
+            "{:?}",
+            res[3].vmstat_delta
+        );
+        // the op file without its control ops replays the same accesses
+        let plain = OpFile::parse("lrugen-ops 1\nwindow 0\nfile 0 f 64\nr 0 1\nr 0 2\nr 0 3\n").unwrap();
+        assert_eq!(run(&plain, &cfg).unwrap().misses, r.misses);
+        // a run's own control script and the op file's cannot both be given
+        let mut both = cfg.clone();
+        both.ctl = Some(lrugen::control::Script::default());
+        assert!(run(&ops, &both)
+            .unwrap_err()
+            .to_string()
+            .contains("expected one of them"));
     }
 
     #[test]

@@ -198,6 +198,7 @@ pub fn hot_and_cold(
         advice: FileAdvice::Random,
     };
     Ok(OpFile {
+        ctl: Vec::new(),
         tasks: Vec::new(),
         window,
         files: vec![file(0, hot_pages), file(1, cold_pages)],
@@ -220,6 +221,7 @@ fn one_file(pages: u64) -> Vec<ReplayFile> {
 pub fn mmap_reads(file_pages: u64, accesses: u64, dist: Dist, seed: u64, window: u64) -> OpFile {
     let mut s = Sampler::new(dist, file_pages, seed);
     OpFile {
+        ctl: Vec::new(),
         tasks: Vec::new(),
         window,
         files: one_file(file_pages),
@@ -277,6 +279,7 @@ pub fn file_and_anon(
         });
     }
     OpFile {
+        ctl: Vec::new(),
         tasks: Vec::new(),
         window,
         files: one_file(file_pages),
@@ -289,6 +292,7 @@ pub fn file_and_anon(
 /// (`mmap: false`) or mmap loads of one file of `nr_pages` pages, page id = page index.
 pub fn trace_ops(pages: &[u32], nr_pages: u32, mmap: bool, window: u64) -> OpFile {
     OpFile {
+        ctl: Vec::new(),
         tasks: Vec::new(),
         window,
         files: one_file(nr_pages as u64),
@@ -338,6 +342,7 @@ pub fn typed_trace_ops(t: &lrugen::workload::trace_ops::TraceOps, window: u64) -
         });
     }
     Ok(OpFile {
+        ctl: Vec::new(),
         tasks: Vec::new(),
         window,
         files: if t.nr_file > 0 {
@@ -491,6 +496,7 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
         .next()
         .ok_or_else(|| Error::Config("the workload has no task".into()))?;
     Ok(OpFile {
+        ctl: Vec::new(),
         window,
         files: used_files
             .into_iter()
@@ -534,4 +540,210 @@ pub fn experiment_ops(cfg: &lrugen::sim::RunConfig, window: u64) -> Result<OpFil
 /// or 1 without the engine.
 pub fn experiment_cpus(cfg: &lrugen::sim::RunConfig) -> u32 {
     cfg.engine.as_ref().map_or(1, |e| e.cpus.max(1))
+}
+/// The control files and actions a control script may have in `lrugen kernel --ctl` (the
+/// replayer's control ops: [`lrugen_replay::CtlTarget`]).
+pub const GUEST_CTL: &str = "writes of lru_gen and memory.reclaim and reads of lru_gen and lru_gen_full, \
+                             of the workload memcg, at measured accesses (`at`, `every`)";
+
+/// `ops` with the actions of control script `script` (`lrugen run --ctl`'s format, docs/control.md)
+/// as control ops at their places: an action at `at = N` (and every `every` after it) runs right
+/// after the op that is the N-th measured access (N = 0: before the first op), as the model's
+/// control script runs it after that step; actions due at one place run in the script's order.
+/// The guest can do [`GUEST_CTL`] only: any other file, a `memcg`, `mkdir`/`rmdir`, `at_step` or
+/// `at_ms`, a place beyond the workload's measured accesses, or an op file of several tasks is an
+/// error naming the script's line.
+pub fn add_ctl(ops: &OpFile, script: &lrugen::control::Script, name: &str) -> Result<OpFile, Error> {
+    use lrugen::control::{CtlFile, Unit};
+    use lrugen_replay::{CtlOp, CtlTarget};
+    if script.actions.is_empty() {
+        return Ok(ops.clone());
+    }
+    if ops.nr_tasks() > 1 {
+        return Err(Error::Config(format!(
+            "{name}: control actions in a workload of {} tasks: the guest runs them in a one-task replay only",
+            ops.nr_tasks()
+        )));
+    }
+    let measuring_from = ops.ops.iter().position(|o| *o == ReplayOp::MeasureStart);
+    let is_access = |o: &ReplayOp| {
+        matches!(
+            o,
+            ReplayOp::Read { .. }
+                | ReplayOp::Write { .. }
+                | ReplayOp::MmapLoad { .. }
+                | ReplayOp::Load { .. }
+                | ReplayOp::Store { .. }
+        )
+    };
+    // the op index after which measured access n (1-based) is done: after[n - 1]
+    let after: Vec<usize> = ops
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| measuring_from.is_none_or(|w| *i > w) && is_access(o))
+        .map(|(i, _)| i + 1)
+        .collect();
+    let total = after.len() as u64;
+    // (op index to insert before, action index, control op)
+    let mut at: Vec<(usize, usize, CtlOp)> = Vec::new();
+    for (ai, a) in script.actions.iter().enumerate() {
+        let err = |why: String| Error::Config(format!("{name}:{}: {why}", a.line));
+        if a.when.unit != Unit::Accesses {
+            return Err(err(format!(
+                "`{}`: the guest places actions by measured accesses only (`at`, `every`)",
+                if a.when.unit == Unit::Steps { "at_step" } else { "at_ms" }
+            )));
+        }
+        if a.memcg.is_some() {
+            return Err(err(format!(
+                "`memcg`: the guest writes and reads the workload memcg's files only ({GUEST_CTL})"
+            )));
+        }
+        let file = match (a.file, a.write.is_some()) {
+            (CtlFile::LruGen, _) => CtlTarget::LruGen,
+            (CtlFile::LruGenFull, false) => CtlTarget::LruGenFull,
+            (CtlFile::MemoryReclaim, true) => CtlTarget::MemoryReclaim,
+            (f, w) => {
+                return Err(err(format!(
+                    "{} {}: the guest replayer cannot do it; it does {GUEST_CTL}",
+                    if w { "a write of" } else { "a read of" },
+                    f.name()
+                )))
+            }
+        };
+        if a.when.at > total {
+            return Err(err(format!(
+                "at = {}: beyond the workload's {total} measured accesses",
+                a.when.at
+            )));
+        }
+        let mut n = a.when.at;
+        loop {
+            let pos = if n == 0 { 0 } else { after[n as usize - 1] };
+            at.push((
+                pos,
+                ai,
+                CtlOp {
+                    file,
+                    write: a.write.clone(),
+                },
+            ));
+            match a.when.every {
+                Some(e) if n + e <= total => n += e,
+                _ => break,
+            }
+        }
+    }
+    at.sort_by_key(|x| (x.0, x.1));
+    let mut out = OpFile {
+        ops: Vec::with_capacity(ops.ops.len() + at.len()),
+        ..ops.clone()
+    };
+    let mut next = at.into_iter().peekable();
+    for i in 0..=ops.ops.len() {
+        while let Some((_, _, op)) = next.next_if(|x| x.0 == i) {
+            out.ops.push(ReplayOp::Ctl {
+                id: out.ctl.len() as u32,
+            });
+            out.ctl.push(op);
+        }
+        if let Some(o) = ops.ops.get(i) {
+            out.ops.push(*o);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lrugen_replay::{CtlOp, CtlTarget};
+
+    fn script(text: &str) -> lrugen::control::Script {
+        lrugen::control::Script::parse(text, std::path::Path::new("s.toml")).unwrap()
+    }
+
+    /// A populate pass, `w`, then three measured reads.
+    fn base() -> OpFile {
+        OpFile::parse("lrugen-ops 1\nfile 0 f 8\nanon 2\ns 0\ns 1\nw 0\nr 0 1\nr 0 2\nr 0 3\n").unwrap()
+    }
+
+    #[test]
+    fn actions_go_after_the_measured_access_they_name() {
+        let s = script(
+            "[[action]]\nat = 2\nwrite = \"lru_gen\"\nvalue = \"+ {memcg} 0 {max_seq}\"\n\
+             [[action]]\nat = 0\nread = \"lru_gen_full\"\n\
+             [[action]]\nat = 1\nevery = 1\nwrite = \"memory.reclaim\"\nvalue = \"1M\"\n",
+        );
+        let o = add_ctl(&base(), &s, "s.toml").unwrap();
+        let c = |id| ReplayOp::Ctl { id };
+        let (r1, r2, r3) = (
+            ReplayOp::Read { file: 0, index: 1 },
+            ReplayOp::Read { file: 0, index: 2 },
+            ReplayOp::Read { file: 0, index: 3 },
+        );
+        let (s0, s1) = (ReplayOp::Store { vpn: 0 }, ReplayOp::Store { vpn: 1 });
+        // at 0: before the first op; at 1, 2, 3: after that measured read; at 2 in the order of
+        // the script (the lru_gen write first)
+        assert_eq!(
+            o.ops,
+            [c(0), s0, s1, ReplayOp::MeasureStart, r1, c(1), r2, c(2), c(3), r3, c(4)]
+        );
+        let w = |file, t: &str| CtlOp {
+            file,
+            write: Some(t.into()),
+        };
+        assert_eq!(
+            o.ctl,
+            [
+                CtlOp {
+                    file: CtlTarget::LruGenFull,
+                    write: None
+                },
+                w(CtlTarget::MemoryReclaim, "1M"),
+                w(CtlTarget::LruGen, "+ {memcg} 0 {max_seq}"),
+                w(CtlTarget::MemoryReclaim, "1M"),
+                w(CtlTarget::MemoryReclaim, "1M"),
+            ]
+        );
+        assert_eq!(o.version(), 3);
+        assert_eq!(OpFile::parse(&o.to_text()).unwrap(), o);
+        // no actions: the op file unchanged
+        assert_eq!(add_ctl(&base(), &script(""), "s.toml").unwrap(), base());
+    }
+
+    #[test]
+    fn what_the_guest_cannot_do_is_refused_naming_the_line() {
+        for (text, expect) in [
+            (
+                "[[action]]\nat = 1\nwrite = \"memory.max\"\nvalue = \"1M\"\n",
+                "s.toml:1: a write of memory.max: the guest replayer cannot do it",
+            ),
+            (
+                "[[action]]\nat = 1\nread = \"memory.stat\"\n",
+                "s.toml:1: a read of memory.stat",
+            ),
+            (
+                "\n[[action]]\nat_step = 1\nread = \"lru_gen\"\n",
+                "s.toml:2: `at_step`: the guest places actions by measured accesses only",
+            ),
+            ("[[action]]\nat_ms = 1\nread = \"lru_gen\"\n", "`at_ms`"),
+            ("[[action]]\nat = 1\nmkdir = \"a\"\n", "a write of mkdir"),
+            (
+                "[[action]]\nat = 1\nmemcg = \"a\"\nread = \"lru_gen\"\n",
+                "`memcg`: the guest writes and reads the workload memcg's files only",
+            ),
+            (
+                "[[action]]\nat = 4\nread = \"lru_gen\"\n",
+                "at = 4: beyond the workload's 3 measured accesses",
+            ),
+        ] {
+            let e = add_ctl(&base(), &script(text), "s.toml").unwrap_err().to_string();
+            assert!(e.contains(expect), "{text}: {e}");
+        }
+        let two = OpFile::parse("lrugen-ops 2\nfile 0 f 8\ntask 0\nr 0 1\ntask 1\nr 0 2\n").unwrap();
+        let e = add_ctl(&two, &script("[[action]]\nat = 1\nread = \"lru_gen\"\n"), "s.toml").unwrap_err();
+        assert!(e.to_string().contains("a workload of 2 tasks"), "{e}");
+    }
 }

@@ -3,7 +3,7 @@
 
 use crate::initramfs::{BEGIN, END};
 use crate::{Error, KernelRun, Window};
-use lrugen_replay::{DUMP_END, DUMP_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
+use lrugen_replay::{CTL_PREFIX, DUMP_END, DUMP_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
 use std::collections::BTreeMap;
 
 /// The sections between `=== lrugen begin NAME` and `=== lrugen end NAME`. Carriage returns are
@@ -65,6 +65,41 @@ pub fn last_dump(serial: &str, name: &str) -> Option<String> {
     found
 }
 
+/// A control op's line after [`CTL_PREFIX`]: `ID FILE errno E ret R accesses A [wrote TEXT]`.
+fn parse_ctl_line(rest: &str) -> Result<crate::CtlResult, String> {
+    let rest = rest.trim_end();
+    let (head, wrote) = match rest.split_once(" wrote ") {
+        Some((h, w)) => (h, Some(w)),
+        None => match rest.strip_suffix(" wrote") {
+            Some(h) => (h, Some("")),
+            None => (rest, None),
+        },
+    };
+    let f: Vec<&str> = head.split_whitespace().collect();
+    let expected = "expected 'ID FILE errno E ret R accesses A [wrote TEXT]'";
+    let (id, file) = match f.as_slice() {
+        [id, file, ..] => (id.parse::<u32>().map_err(|_| expected.to_string())?, file.to_string()),
+        _ => return Err(expected.into()),
+    };
+    let num = |k: &str| -> Result<i64, String> {
+        f.iter()
+            .position(|x| *x == k)
+            .and_then(|i| f.get(i + 1))
+            .and_then(|v| v.parse::<i64>().ok())
+            .ok_or_else(|| format!("no number after '{k}': {expected}"))
+    };
+    let errno = num("errno")?;
+    Ok(crate::CtlResult {
+        id,
+        file,
+        write: wrote.map(lrugen_replay::unescape_text).transpose()?,
+        errno: (errno != 0).then(|| crate::errno_name(errno as i32)),
+        ret: Some(num("ret")?),
+        accesses: num("accesses")?.max(0) as u64,
+        ..Default::default()
+    })
+}
+
 /// Parse a whole serial log into a [`KernelRun`] (settings left at their defaults: the caller
 /// fills them in).
 pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
@@ -102,6 +137,8 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
     // Files the replayer dumped: (name, accesses so far, text).
     let mut dumps: Vec<(String, u64, String)> = Vec::new();
     let mut in_dump = false;
+    // control ops' results, each with the index in `dumps` of its first dump
+    let mut ctl: Vec<(crate::CtlResult, usize)> = Vec::new();
     for l in replay.lines() {
         if in_dump {
             if l.starts_with(DUMP_END) {
@@ -127,6 +164,13 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
                 .and_then(|i| f.get(i + 1))
                 .and_then(|v| v.parse::<u64>().ok())
         };
+        if let Some(rest) = l.strip_prefix(CTL_PREFIX) {
+            ctl.push((
+                parse_ctl_line(rest).map_err(|why| Error::Guest(format!("a malformed control line '{l}': {why}")))?,
+                dumps.len(),
+            ));
+            continue;
+        }
         if l.starts_with(WINDOW_PREFIX) {
             windows.push(Window {
                 accesses: num("accesses").unwrap_or(0),
@@ -190,7 +234,24 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
         )));
     }
     let last = |n: &str| dumps.iter().rev().find(|d| d.0 == n).map(|d| d.2.clone());
+    // each control op's dumps: those after its line, up to the next op's
+    let ends: Vec<usize> = ctl.iter().skip(1).map(|c| c.1).chain([dumps.len()]).collect();
+    let ctl = ctl
+        .into_iter()
+        .zip(ends)
+        .map(|((mut c, from), to)| {
+            for (name, _, text) in &dumps[from..to] {
+                match name.as_str() {
+                    "ctl.lru_gen" | "ctl.lru_gen_full" => c.text = text.clone(),
+                    "ctl.vmstat" => c.vmstat_delta = counters(text),
+                    _ => {}
+                }
+            }
+            c
+        })
+        .collect();
     Ok(KernelRun {
+        ctl,
         tasks: tasks.into_iter().map(|t| t.1).collect(),
         cpus_online: s.get("cpus-online").map(|t| t.trim().to_string()).unwrap_or_default(),
         memory_stat_at_end_of_replay: last("memory.stat").map(|t| counters(&t)).unwrap_or_default(),
@@ -250,6 +311,58 @@ lrugen-replay rc 0\r\n=== lrugen end replay\r\n\
 === lrugen begin memory.current\r\n33550336\r\n=== lrugen end memory.current\r\n\
 === lrugen begin lru_gen\r\nmemcg     2 /t\r\n node     0\r\n          1       1652          0       12097 \r\n          2       1652          0        4096 \r\n          3       1652          0           2 \r\n=== lrugen end lru_gen\r\n\
 === lrugen begin lru_gen_full\r\n=== lrugen end lru_gen_full\r\n=== lrugen done\r\n";
+
+    /// A control op's line and its dumps become one [`crate::CtlResult`]: the errno by name,
+    /// what `write` returned, the text written (escapes undone), `lru_gen` after it and the
+    /// vmstat counters it moved; a window's `lru_gen` dump is not taken for it.
+    #[test]
+    fn parses_control_ops() {
+        let replay = "lrugen-replay ctl 0 lru_gen errno 0 ret 0 accesses 0\r\n\
+lrugen-replay dump ctl.lru_gen 0\r\nmemcg     2 /t\r\n node     0\r\n          0        10          0           3 \r\nlrugen-replay dump-end\r\n\
+lrugen-replay dump ctl.vmstat 0\r\nlrugen-replay dump-end\r\n\
+lrugen-replay window 0 accesses 1500 misses 1000 minor 0 ns 2500000000\r\n\
+lrugen-replay dump lru_gen 1500\r\nmemcg     2 /t\r\nlrugen-replay dump-end\r\n\
+lrugen-replay ctl 1 memory.reclaim errno 11 ret -1 accesses 1500 wrote 1M\\x20swappiness=0\r\n\
+lrugen-replay dump ctl.lru_gen 1500\r\nmemcg     2 /t\r\n node     0\r\n          1        10          0           0 \r\nlrugen-replay dump-end\r\n\
+lrugen-replay dump ctl.vmstat 1500\r\npgscan_file 87\r\npgsteal_file 21\r\nlrugen-replay dump-end\r\n\
+lrugen-replay ctl 2 memory.reclaim errno 0 ret 0 accesses 1500 wrote\r\n\
+lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n";
+        let log = SAMPLE.replace(
+            "lrugen-replay window 0 accesses 1000 misses 900 minor 0\r\n\
+lrugen-replay window 1 accesses 500 misses 100 minor 0 ns 2500000000\r\n\
+lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n",
+            replay,
+        );
+        assert_ne!(log, SAMPLE);
+        let r = parse_serial(&log).unwrap();
+        assert_eq!(r.ctl.len(), 3);
+        let (a, b, c) = (&r.ctl[0], &r.ctl[1], &r.ctl[2]);
+        assert_eq!(
+            (a.id, a.file.as_str(), &a.write, &a.errno, a.ret),
+            (0, "lru_gen", &None, &None, Some(0))
+        );
+        assert!(
+            a.text.ends_with("          0        10          0           3 \n"),
+            "{:?}",
+            a.text
+        );
+        assert!(a.vmstat_delta.is_empty());
+        assert_eq!(b.write.as_deref(), Some("1M swappiness=0"));
+        assert_eq!(
+            (b.errno.as_deref(), b.ret, b.accesses),
+            (Some("EAGAIN"), Some(-1), 1500)
+        );
+        assert_eq!(b.vmstat_delta["pgsteal_file"], 21);
+        assert!(b.text.contains("          1        10 "), "{:?}", b.text);
+        assert_eq!((c.write.as_deref(), c.text.as_str()), (Some(""), ""));
+        assert_eq!(r.lru_gen_samples.len(), 1, "the window's dump stays a sample");
+        let bad = log.replace("errno 11 ret -1", "errno x ret -1");
+        let e = parse_serial(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains("a malformed control line") && e.contains("no number after 'errno'"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn parses_a_serial_log() {

@@ -38,6 +38,11 @@
 //! t 20000
 //! ```
 //!
+//! Version 3 (`lrugen-ops 3`) is version 2 with control ops: `c FILE TEXT` writes TEXT (escapes
+//! undone, placeholders such as `{max_seq}` replaced when it runs) to `lru_gen` or the replayer's
+//! memcg's `memory.reclaim`, `cr FILE` reads `lru_gen` or `lru_gen_full`; after each the replayer
+//! prints its result ([`CTL_PREFIX`]). A file with any is written as version 3, others as before.
+//!
 //! This module has no dependencies so the host side (`lrugen-kernel`) writes what the guest reads.
 
 use std::fmt;
@@ -65,6 +70,234 @@ pub enum ReplayOp {
     Think { ns: u64 },
     /// The benchmark request the ops since the previous one belong to ends here (version 2).
     RequestEnd,
+    /// Control-file op `id` of [`OpFile::ctl`] (version 3): a write of a text to a control file
+    /// (`c FILE TEXT`) or a read of one (`cr FILE`), each followed by a dump of `lru_gen`.
+    Ctl { id: u32 },
+}
+
+/// The control files the replayer writes or reads at an op's position (version 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CtlTarget {
+    /// `/sys/kernel/debug/lru_gen`: written (`+`/`-` commands) or read.
+    LruGen,
+    /// `/sys/kernel/debug/lru_gen_full`: read only.
+    LruGenFull,
+    /// The replayer's own memcg's `memory.reclaim` (found through `/proc/self/cgroup`): write only.
+    MemoryReclaim,
+}
+
+impl CtlTarget {
+    /// Every target.
+    pub const ALL: [CtlTarget; 3] = [CtlTarget::LruGen, CtlTarget::LruGenFull, CtlTarget::MemoryReclaim];
+
+    /// The name in an op file (lrugen's control-script name).
+    pub fn name(self) -> &'static str {
+        match self {
+            CtlTarget::LruGen => "lru_gen",
+            CtlTarget::LruGenFull => "lru_gen_full",
+            CtlTarget::MemoryReclaim => "memory.reclaim",
+        }
+    }
+
+    /// Whether the replayer can write it.
+    pub fn writable(self) -> bool {
+        self != CtlTarget::LruGenFull
+    }
+
+    /// Whether the replayer can read it.
+    pub fn readable(self) -> bool {
+        self != CtlTarget::MemoryReclaim
+    }
+
+    /// By name.
+    pub fn from_name(s: &str) -> Option<CtlTarget> {
+        CtlTarget::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+/// A control-file op: write `write` to `file` (`Some`, the bytes as `echo -n` writes them, in
+/// one `write` call; placeholders such as `{max_seq}` are replaced when it runs: see
+/// [`expand_placeholders`]), or read it (`None`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CtlOp {
+    /// The file.
+    pub file: CtlTarget,
+    /// The text written, or `None` for a read.
+    pub write: Option<String>,
+}
+
+/// `text` with `\\`, `#`, control characters, non-ASCII bytes and white space at either end
+/// escaped (`\\`, `\n`, `\t`, `\xHH`), so that it fits on an op-file line whatever it holds.
+pub fn escape_text(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(b.len());
+    for (i, &c) in b.iter().enumerate() {
+        let edge = i == 0 || i + 1 == b.len();
+        match c {
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b' ' if edge => out.push_str("\\x20"),
+            b'#' | 0..=0x1f | 0x7f..=0xff => out.push_str(&format!("\\x{c:02x}")),
+            _ => out.push(c as char),
+        }
+    }
+    out
+}
+
+/// The text [`escape_text`] escaped.
+pub fn unescape_text(s: &str) -> Result<String, String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        match b.get(i + 1) {
+            Some(b'\\') => out.push(b'\\'),
+            Some(b'n') => out.push(b'\n'),
+            Some(b't') => out.push(b'\t'),
+            Some(b'x') => {
+                let hex = s
+                    .get(i + 2..i + 4)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .filter(|_| b[i + 2..i + 4].iter().all(u8::is_ascii_hexdigit))
+                    .ok_or_else(|| format!("'\\x' at byte {i}: expected two hex digits"))?;
+                out.push(hex);
+                i += 4;
+                continue;
+            }
+            _ => return Err(format!("'\\' at byte {i}: expected \\\\, \\n, \\t or \\xHH")),
+        }
+        i += 2;
+    }
+    String::from_utf8(out).map_err(|_| "the text is not UTF-8".to_string())
+}
+
+/// The placeholders a written text may hold, replaced when the op runs with what an agent reads
+/// off `lru_gen` first (the names of lrugen's control scripts): `{memcg}` (the id of the
+/// replayer's memcg), `{node}` (0), `{max_seq}`, `{min_seq_anon}`, `{min_seq_file}` and
+/// `{min_seq}` (the smaller) of its lruvec on node 0, each with an optional `+N` or `-N`.
+pub const PLACEHOLDERS: [&str; 6] = ["memcg", "node", "max_seq", "min_seq", "min_seq_anon", "min_seq_file"];
+
+/// `text` with its placeholders replaced by `value(name)`; an error names a malformed or
+/// unknown placeholder, one whose value is unknown (`None`) or one that would be negative.
+pub fn expand_placeholders(text: &str, value: &dyn Fn(&str) -> Option<u64>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let close = rest[open..]
+            .find('}')
+            .map(|c| open + c)
+            .ok_or_else(|| format!("'{}': a `{{` without its `}}`", &rest[open..]))?;
+        let inner = &rest[open + 1..close];
+        let (name, off) = match inner.find(['+', '-']) {
+            Some(at) => {
+                let digits = &inner[at + 1..];
+                let n: i64 = digits
+                    .parse()
+                    .ok()
+                    .filter(|_| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+                    .ok_or_else(|| format!("{{{inner}}}: expected a whole number after `{}`", &inner[at..=at]))?;
+                (&inner[..at], if &inner[at..=at] == "-" { -n } else { n })
+            }
+            None => (inner, 0),
+        };
+        if !PLACEHOLDERS.contains(&name) {
+            return Err(format!(
+                "{{{inner}}}: unknown name '{name}': expected one of {}",
+                PLACEHOLDERS.join(", ")
+            ));
+        }
+        let base = value(name).ok_or_else(|| format!("{{{inner}}}: no value for {name}"))?;
+        let v = base as i64 + off;
+        if v < 0 {
+            return Err(format!("{{{inner}}}: {name} is {base}, so the value would be {v}"));
+        }
+        out.push_str(&v.to_string());
+        rest = &rest[close + 1..];
+    }
+    if let Some(c) = rest.find('}') {
+        return Err(format!("'{}': a `}}` without its `{{`", &rest[c..]));
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// What the placeholders of a written text stand for, read off an `lru_gen_full` text: the
+/// lruvec on node 0 of the memcg at `memcg_path` (`/t`): its id, its `max_seq` (the last
+/// generation) and each type's `min_seq` (the first generation whose count for that type is not
+/// marked `x`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LruvecSeqs {
+    /// The memcg's id.
+    pub memcg: u64,
+    /// `max_seq`.
+    pub max_seq: u64,
+    /// `min_seq` of anon and file.
+    pub min_seq: [u64; 2],
+}
+
+impl LruvecSeqs {
+    /// Read from an `lru_gen_full` text; `None` if the memcg or its node 0 is not there.
+    pub fn from_lru_gen_full(text: &str, memcg_path: &str) -> Option<LruvecSeqs> {
+        let mut memcg = None;
+        let mut in_node0 = false;
+        let mut out: Option<LruvecSeqs> = None;
+        for line in text.lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            match f.as_slice() {
+                ["memcg", id, path @ ..] => {
+                    if out.is_some() {
+                        break;
+                    }
+                    memcg = (path.first() == Some(&memcg_path) || (path.is_empty() && memcg_path == "/"))
+                        .then(|| id.parse::<u64>().ok())
+                        .flatten();
+                    in_node0 = false;
+                }
+                ["node", n] => {
+                    if out.is_some() {
+                        break;
+                    }
+                    in_node0 = memcg.is_some() && *n == "0";
+                }
+                [seq, age, anon, file] if in_node0 && age.bytes().all(|b| b.is_ascii_digit()) => {
+                    let Ok(seq) = seq.parse::<u64>() else { continue };
+                    let o = out.get_or_insert(LruvecSeqs {
+                        memcg: memcg.unwrap_or(0),
+                        max_seq: seq,
+                        min_seq: [u64::MAX; 2],
+                    });
+                    o.max_seq = seq;
+                    for (t, col) in [anon, file].into_iter().enumerate() {
+                        if !col.ends_with('x') && o.min_seq[t] == u64::MAX {
+                            o.min_seq[t] = seq;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.filter(|o| o.min_seq.iter().all(|&s| s != u64::MAX))
+    }
+
+    /// The value of placeholder `name`.
+    pub fn value(&self, name: &str) -> Option<u64> {
+        Some(match name {
+            "memcg" => self.memcg,
+            "node" => 0,
+            "max_seq" => self.max_seq,
+            "min_seq_anon" => self.min_seq[0],
+            "min_seq_file" => self.min_seq[1],
+            "min_seq" => self.min_seq[0].min(self.min_seq[1]),
+            _ => return None,
+        })
+    }
 }
 
 /// The access-pattern advice a file is opened and mapped with.
@@ -125,6 +358,9 @@ pub struct OpFile {
     /// Tasks 1, 2, … (empty: one task). A file with more than one task, think ops or request
     /// marks is written as version 2.
     pub tasks: Vec<ReplayTask>,
+    /// The control-file ops, in the order of the file ([`ReplayOp::Ctl`] names one by its place
+    /// here). A file with any is written as version 3.
+    pub ctl: Vec<CtlOp>,
 }
 
 /// Parses a number.
@@ -133,7 +369,7 @@ fn number(t: &str) -> Option<u64> {
 }
 
 /// The highest version this module reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Tasks an op file may have (the replayer forks one process each).
 pub const MAX_TASKS: u64 = 1024;
@@ -177,8 +413,12 @@ impl OpFile {
     }
 
     /// The format version [`Self::to_text`] writes: 1 unless there are several tasks or ops of
-    /// version 2 (so that version 1 files read and written back are unchanged).
+    /// version 2 (so that version 1 files read and written back are unchanged), 3 with control
+    /// ops.
     pub fn version(&self) -> u32 {
+        if self.all_ops().any(|o| matches!(o, ReplayOp::Ctl { .. })) {
+            return 3;
+        }
         let v2 = !self.tasks.is_empty()
             || self
                 .all_ops()
@@ -222,6 +462,14 @@ impl OpFile {
                     ReplayOp::MeasureStart => writeln!(s, "w 0"),
                     ReplayOp::Think { ns } => writeln!(s, "t {ns}"),
                     ReplayOp::RequestEnd => writeln!(s, "q"),
+                    ReplayOp::Ctl { id } => match self.ctl.get(*id as usize) {
+                        Some(CtlOp { file, write: Some(t) }) if t.is_empty() => writeln!(s, "c {}", file.name()),
+                        Some(CtlOp { file, write: Some(t) }) => {
+                            writeln!(s, "c {} {}", file.name(), escape_text(t))
+                        }
+                        Some(CtlOp { file, write: None }) => writeln!(s, "cr {}", file.name()),
+                        None => writeln!(s, "# control op {id} is missing"),
+                    },
                 };
             }
         }
@@ -262,9 +510,10 @@ impl OpFile {
                 version = match l {
                     "lrugen-ops 1" => 1,
                     "lrugen-ops 2" => 2,
+                    "lrugen-ops 3" => 3,
                     _ => {
                         return Err(err(format!(
-                            "expected header 'lrugen-ops 1' or 'lrugen-ops 2', found '{l}'"
+                            "expected header 'lrugen-ops 1', 'lrugen-ops 2' or 'lrugen-ops 3', found '{l}'"
                         )))
                     }
                 };
@@ -426,8 +675,44 @@ impl OpFile {
                     section(cur)?;
                     ReplayOp::RequestEnd
                 }
+                "c" | "cr" if version >= 3 => {
+                    section(cur)?;
+                    let name = it
+                        .next()
+                        .ok_or_else(|| err(format!("missing control file after '{kw}'")))?;
+                    let known = || CtlTarget::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
+                    let file = CtlTarget::from_name(name)
+                        .ok_or_else(|| err(format!("unknown control file '{name}': expected one of {}", known())))?;
+                    let write = if kw == "c" {
+                        if !file.writable() {
+                            return Err(err(format!(
+                                "{name} cannot be written (the replayer reads it: 'cr {name}')"
+                            )));
+                        }
+                        // the rest of the line after the file's name, escapes undone
+                        let rest = l[1..].trim_start()[name.len()..].trim();
+                        Some(unescape_text(rest).map_err(|e| err(format!("the text to write to {name}: {e}")))?)
+                    } else {
+                        if !file.readable() {
+                            return Err(err(format!("{name} cannot be read (it is write only)")));
+                        }
+                        if let Some(t) = it.next() {
+                            return Err(err(format!("unexpected '{t}' after the file of 'cr'")));
+                        }
+                        None
+                    };
+                    if out.ctl.len() >= u32::MAX as usize {
+                        return Err(err("too many control ops".into()));
+                    }
+                    out.ctl.push(CtlOp { file, write });
+                    ReplayOp::Ctl {
+                        id: (out.ctl.len() - 1) as u32,
+                    }
+                }
                 _ => {
-                    return Err(err(if version >= 2 {
+                    return Err(err(if version >= 3 {
+                        format!("unknown op '{kw}': expected r, p, m, l, s, w, t, q, c, cr, task, file, anon or window")
+                    } else if version >= 2 {
                         format!("unknown op '{kw}': expected r, p, m, l, s, w, t, q, task, file, anon or window")
                     } else {
                         format!("unknown op '{kw}': expected r, p, m, l, s, w, file, anon or window")
@@ -465,6 +750,13 @@ pub const TASK_PREFIX: &str = "lrugen-replay task";
 pub const DUMP_PREFIX: &str = "lrugen-replay dump";
 /// See [`DUMP_PREFIX`].
 pub const DUMP_END: &str = "lrugen-replay dump-end";
+/// A control op's result, printed right after it ran:
+/// `lrugen-replay ctl ID FILE errno E ret R accesses A [wrote TEXT]` (`E`: 0 or the write's
+/// errno; `R`: what `write` returned, 0 for a read; `A`: measured accesses so far; `TEXT`: what
+/// was written, placeholders replaced, escaped as [`escape_text`] does), then two dumps (see
+/// [`DUMP_PREFIX`]): `ctl.lru_gen` (or `ctl.lru_gen_full` for a read of it), the file's text
+/// after the op, and `ctl.vmstat`, the `/proc/vmstat` counters the op moved (`name delta`).
+pub const CTL_PREFIX: &str = "lrugen-replay ctl";
 
 #[cfg(test)]
 mod tests {
@@ -486,6 +778,7 @@ mod tests {
     #[test]
     fn round_trip() {
         let f = OpFile {
+            ctl: Vec::new(),
             tasks: Vec::new(),
             window: 2,
             files: vec![
@@ -575,6 +868,7 @@ mod tests {
 
     fn two_tasks() -> OpFile {
         OpFile {
+            ctl: Vec::new(),
             window: 10,
             files: vec![ReplayFile {
                 id: 3,
@@ -675,7 +969,144 @@ mod tests {
         // version 1 knows no tasks, think or request marks
         assert!(e("lrugen-ops 1\ntask 0\n").msg.contains("unknown op 'task'"));
         assert!(e("lrugen-ops 1\nq\n").msg.contains("unknown op 'q'"));
-        assert!(e("lrugen-ops 3\n").msg.contains("'lrugen-ops 1' or 'lrugen-ops 2'"));
+        assert!(e("lrugen-ops 4\n")
+            .msg
+            .contains("'lrugen-ops 1', 'lrugen-ops 2' or 'lrugen-ops 3'"));
+        // control ops are version 3's
+        assert!(e("lrugen-ops 2\ntask 0\nc lru_gen + 1 0 3\n")
+            .msg
+            .contains("unknown op 'c'"));
+    }
+
+    /// An op stays 16 bytes: the replayer's op list is charged to its memcg, and the model
+    /// counts it at that size (`lrugen_kernel::replayer_own_pages`).
+    #[test]
+    fn an_op_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<ReplayOp>(), 16);
+    }
+
+    #[test]
+    fn control_ops_round_trip_as_version_3() {
+        let text = "lrugen-ops 3\nwindow 0\nfile 0 f 4\ntask 0\nr 0 1\ncr lru_gen\n\
+                    c lru_gen + {memcg} {node} {max_seq} 1 1  # age\nc memory.reclaim 1M swappiness=10\n\
+                    c memory.reclaim\nc lru_gen \\x20- 2 0 1;\\x23\\n\ncr lru_gen_full\n";
+        let f = OpFile::parse(text).unwrap();
+        assert_eq!(f.ops.len(), 7);
+        assert_eq!(f.ops[1], ReplayOp::Ctl { id: 0 });
+        assert_eq!(f.ops[6], ReplayOp::Ctl { id: 5 });
+        let w = |file, t: &str| CtlOp {
+            file,
+            write: Some(t.to_string()),
+        };
+        assert_eq!(
+            f.ctl,
+            [
+                CtlOp {
+                    file: CtlTarget::LruGen,
+                    write: None
+                },
+                w(CtlTarget::LruGen, "+ {memcg} {node} {max_seq} 1 1"),
+                w(CtlTarget::MemoryReclaim, "1M swappiness=10"),
+                w(CtlTarget::MemoryReclaim, ""),
+                w(CtlTarget::LruGen, " - 2 0 1;#\n"),
+                CtlOp {
+                    file: CtlTarget::LruGenFull,
+                    write: None
+                },
+            ]
+        );
+        assert_eq!(f.version(), 3);
+        let back = f.to_text();
+        assert!(back.contains("c lru_gen \\x20- 2 0 1;\\x23\\n\n"), "{back}");
+        assert!(back.contains("\nc memory.reclaim\n"), "{back}");
+        assert_eq!(OpFile::parse(&back).unwrap(), f);
+        // errors name the line
+        let e = |t: &str| OpFile::parse(&format!("lrugen-ops 3\ntask 0\n{t}\n")).unwrap_err();
+        assert_eq!(
+            e("c lru_gen_full x").msg,
+            "lru_gen_full cannot be written (the replayer reads it: 'cr lru_gen_full')"
+        );
+        assert_eq!(
+            e("cr memory.reclaim").msg,
+            "memory.reclaim cannot be read (it is write only)"
+        );
+        assert!(e("c memory.max 1M")
+            .msg
+            .starts_with("unknown control file 'memory.max': expected one of lru_gen"));
+        assert_eq!(e("c").msg, "missing control file after 'c'");
+        assert_eq!(e("cr lru_gen x").msg, "unexpected 'x' after the file of 'cr'");
+        let x = e("c lru_gen a\\q");
+        assert_eq!(
+            (x.line, x.msg.as_str()),
+            (
+                3,
+                "the text to write to lru_gen: '\\' at byte 1: expected \\\\, \\n, \\t or \\xHH"
+            )
+        );
+        assert!(e("c lru_gen \\x4").msg.contains("two hex digits"));
+    }
+
+    #[test]
+    fn escaped_texts_come_back_whole() {
+        for t in ["", " ", "a b  c ", "#\\\n\t\r\u{7f}é", "x\\x41"] {
+            let e = escape_text(t);
+            assert!(!e.contains(['#', '\n']) && e.trim() == e, "{e:?}");
+            assert_eq!(unescape_text(&e).as_deref(), Ok(t), "{e:?}");
+        }
+        assert!(unescape_text("\\xff").unwrap_err().contains("not UTF-8"));
+    }
+
+    #[test]
+    fn placeholders_are_read_off_lru_gen_full() {
+        // as 6.12 prints it: generation 1 of /t holds no anon (min_seq[anon] = 2), the tiers'
+        // and the mm walk's lines under each generation
+        let full = "memcg     1 /\n node     0\n          0       7504          0           3 \n\
+memcg     2 /t\n node     0\n          1       3316          0x          0 \n\
+                     0          0x          0x          0x          0x          0x          0x\n\
+                                0x          0x          0x          0x\n\
+          2       3316          0        3344 \n          3       3316          0         253 \n\
+          4        936          0           2 \n";
+        let s = LruvecSeqs::from_lru_gen_full(full, "/t").unwrap();
+        assert_eq!(
+            s,
+            LruvecSeqs {
+                memcg: 2,
+                max_seq: 4,
+                min_seq: [2, 1]
+            }
+        );
+        let v = |n: &str| s.value(n);
+        assert_eq!(
+            expand_placeholders(
+                "+ {memcg} {node} {max_seq} 1 1; - {memcg} 0 {min_seq+1} {min_seq_anon}",
+                &v
+            )
+            .unwrap(),
+            "+ 2 0 4 1 1; - 2 0 2 2"
+        );
+        assert_eq!(
+            expand_placeholders("- {memcg} 0 {max_seq-2} 200", &v).unwrap(),
+            "- 2 0 2 200"
+        );
+        assert!(expand_placeholders("{max_seq-5}", &v)
+            .unwrap_err()
+            .contains("would be -1"));
+        assert!(expand_placeholders("{maxseq}", &v)
+            .unwrap_err()
+            .contains("unknown name 'maxseq'"));
+        assert!(expand_placeholders("{max_seq", &v)
+            .unwrap_err()
+            .contains("without its `}`"));
+        assert!(expand_placeholders("max_seq}", &v)
+            .unwrap_err()
+            .contains("without its `{`"));
+        assert!(expand_placeholders("{max_seq-}", &v)
+            .unwrap_err()
+            .contains("whole number"));
+        assert_eq!(LruvecSeqs::from_lru_gen_full(full, "/u"), None);
+        // 7.2 prints the id unpadded
+        let s72 = LruvecSeqs::from_lru_gen_full("memcg 5 /t\n node     0\n 7 1 0 0 \n 8 1 4 5 \n", "/t").unwrap();
+        assert_eq!((s72.memcg, s72.max_seq, s72.min_seq), (5, 8, [7, 7]));
     }
 
     /// Op files of random tasks and ops print and parse back to themselves.
@@ -732,6 +1163,7 @@ mod tests {
             let t0 = task(&mut next);
             let tasks = (0..next(4)).map(|_| task(&mut next)).collect();
             let f = OpFile {
+                ctl: Vec::new(),
                 window: next(100),
                 files: files.clone(),
                 anon_pages: t0.anon_pages,
@@ -770,6 +1202,15 @@ mod tests {
             "q",
             "task",
             "lrugen-ops 2",
+            "lrugen-ops 3",
+            "c",
+            "cr",
+            "lru_gen",
+            "lru_gen_full",
+            "memory.reclaim",
+            "\\x2",
+            "\\x23",
+            "{max_seq}",
             "#",
             "é",
             "x1",
@@ -782,9 +1223,10 @@ mod tests {
             (x % n as u64) as usize
         };
         for _ in 0..3000 {
-            let mut text = String::from(match next(6) {
+            let mut text = String::from(match next(7) {
                 0 => "",
                 1 | 2 => "lrugen-ops 2\n",
+                3 => "lrugen-ops 3\ntask 0\n",
                 _ => "lrugen-ops 1\n",
             });
             let nlines = next(8);

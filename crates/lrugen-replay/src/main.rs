@@ -8,12 +8,16 @@
 //! `POSIX_FADV_NORMAL` and `MADV_NORMAL` when their `file` line says `normal`. A
 //! buffered write writes a whole page with `pwrite` (files written are opened read-write); a write
 //! to a page not resident is not counted as a miss (the kernel does not read a page it overwrites
-//! whole).
+//! whole). A control op (`c`, `cr`) writes or reads a control file at its place and prints the
+//! result, `lru_gen` after it and the vmstat counters it moved (`run_ctl`).
 //!
 //! Built for a guest as a static executable:
 //! `RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu`
 
-use lrugen_replay::{FileAdvice, OpFile, ReplayOp, DUMP_END, DUMP_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
+use lrugen_replay::{
+    escape_text, expand_placeholders, CtlTarget, FileAdvice, LruvecSeqs, OpFile, ReplayOp, CTL_PREFIX, DUMP_END,
+    DUMP_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX,
+};
 use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -145,6 +149,8 @@ struct Ctx<'a> {
     files: Vec<(u32, std::fs::File, Mapping)>,
     at_end: Vec<(String, String)>,
     every: Vec<(String, String)>,
+    /// The replayer's memcg (`/t`, from `/proc/self/cgroup`), when the op file has control ops.
+    memcg: String,
 }
 
 impl Ctx<'_> {
@@ -213,11 +219,13 @@ fn main() {
         }
         files.push((f.id, file, m));
     }
+    let memcg = if opf.ctl.is_empty() { String::new() } else { own_memcg() };
     let ctx = Ctx {
         opf: &opf,
         files,
         at_end,
         every,
+        memcg,
     };
     if opf.nr_tasks() == 1 {
         let t = run_task(&ctx, 0, None);
@@ -402,6 +410,11 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
                 think(ns);
                 continue;
             }
+            ReplayOp::Ctl { id } => {
+                let done = shared.map_or(total.c.accesses, |sh| sh.accesses.load(Ordering::SeqCst));
+                run_ctl(ctx, id, done);
+                continue;
+            }
             ReplayOp::RequestEnd => {
                 if measuring {
                     total.requests += 1;
@@ -544,4 +557,112 @@ fn dump_text(files: &[(String, String)], accesses: u64) -> String {
 
 fn dump_all(files: &[(String, String)], accesses: u64) {
     emit(&dump_text(files, accesses));
+}
+
+/// The cgroup v2 path of this process (`0::/t` in `/proc/self/cgroup`).
+fn own_memcg() -> String {
+    let text = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_else(|e| die(format!("/proc/self/cgroup: {e}")));
+    text.lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .map(|p| p.trim().to_string())
+        .unwrap_or_else(|| die(format!("/proc/self/cgroup has no cgroup v2 line: {text}")))
+}
+
+const LRU_GEN: &str = "/sys/kernel/debug/lru_gen";
+const LRU_GEN_FULL: &str = "/sys/kernel/debug/lru_gen_full";
+
+/// A file's text, or a line saying why it could not be read.
+fn read_text(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| format!("lrugen-replay: {path}: {e}\n"))
+}
+
+/// Control op `id`: the text written (placeholders replaced off `lru_gen_full`) with one `write`
+/// call, or nothing for a read; then its line (`lrugen-replay ctl ID FILE errno E ret R accesses
+/// A [wrote TEXT]`, errno 0 on success), `lru_gen` (or the file read) and the `/proc/vmstat`
+/// counters that moved, as dumps named `ctl.FILE` and `ctl.vmstat`.
+fn run_ctl(ctx: &Ctx, id: u32, accesses: u64) {
+    let op = &ctx.opf.ctl[id as usize];
+    let before = read_text("/proc/vmstat");
+    let (mut errno, mut ret, mut wrote) = (0i32, 0isize, None);
+    if let Some(t) = &op.write {
+        let text = if t.contains('{') {
+            let seqs = LruvecSeqs::from_lru_gen_full(&read_text(LRU_GEN_FULL), &ctx.memcg);
+            expand_placeholders(t, &|n| seqs.and_then(|s| s.value(n)))
+                .unwrap_or_else(|e| die(format!("control op {id} ({} '{t}'): {e}", op.file.name())))
+        } else {
+            t.clone()
+        };
+        let path = match op.file {
+            CtlTarget::MemoryReclaim => {
+                format!(
+                    "/sys/fs/cgroup{}/memory.reclaim",
+                    if ctx.memcg == "/" { "" } else { &ctx.memcg }
+                )
+            }
+            _ => LRU_GEN.to_string(),
+        };
+        let cpath = std::ffi::CString::new(path.clone()).unwrap_or_else(|_| die(format!("bad path {path}")));
+        // SAFETY: a NUL-terminated path; the descriptor is closed below.
+        let fd = unsafe { libc::open(cpath.as_ptr(), libc::O_WRONLY) };
+        if fd < 0 {
+            errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+            ret = -1;
+        } else {
+            // SAFETY: writes from a live buffer of text.len() bytes.
+            ret = unsafe { libc::write(fd, text.as_ptr() as *const libc::c_void, text.len()) };
+            if ret < 0 {
+                errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+            }
+            // SAFETY: closes the descriptor opened above.
+            unsafe { libc::close(fd) };
+        }
+        wrote = Some(text);
+    }
+    let after = read_text("/proc/vmstat");
+    let shown = if op.file == CtlTarget::LruGenFull {
+        LRU_GEN_FULL
+    } else {
+        LRU_GEN
+    };
+    let shown_text = read_text(shown);
+    let mut out = format!(
+        "{CTL_PREFIX} {id} {} errno {errno} ret {ret} accesses {accesses}",
+        op.file.name()
+    );
+    if let Some(w) = &wrote {
+        out.push_str(" wrote ");
+        out.push_str(&escape_text(w));
+    }
+    out.push('\n');
+    let name = if op.file == CtlTarget::LruGenFull {
+        "lru_gen_full"
+    } else {
+        "lru_gen"
+    };
+    out.push_str(&format!("{DUMP_PREFIX} ctl.{name} {accesses}\n{shown_text}"));
+    if !shown_text.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(DUMP_END);
+    out.push('\n');
+    out.push_str(&format!("{DUMP_PREFIX} ctl.vmstat {accesses}\n"));
+    let old: std::collections::BTreeMap<&str, i64> = before
+        .lines()
+        .filter_map(|l| l.split_once(' ').and_then(|(k, v)| Some((k, v.trim().parse().ok()?))))
+        .collect();
+    for l in after.lines() {
+        let Some((k, v)) = l
+            .split_once(' ')
+            .and_then(|(k, v)| Some((k, v.trim().parse::<i64>().ok()?)))
+        else {
+            continue;
+        };
+        let d = v.wrapping_sub(old.get(k).copied().unwrap_or(0));
+        if d != 0 {
+            out.push_str(&format!("{k} {d}\n"));
+        }
+    }
+    out.push_str(DUMP_END);
+    out.push('\n');
+    emit(&out);
 }

@@ -310,6 +310,11 @@ fn show_memcg_disabled_and_id_width() {
     let mut s = String::new();
     show(&mut s, Profile::V6_1, false, &v, CLOCK, 1, true);
     assert!(s.starts_with("memcg     7 /a b\n node    12\n"), "{s:?}");
+    // 7.x: `%llu`, unpadded and whole (Debian 7.2.13 prints `memcg 28 /t`); read back as 7.x's
+    let mut s = String::new();
+    show(&mut s, Profile::V7_2, false, &v, CLOCK, 1, true);
+    assert!(s.starts_with("memcg 65543 /a b\n node    12\n"), "{s:?}");
+    assert_eq!(detect_format(&s), Some(Format::V7));
 }
 
 #[test]
