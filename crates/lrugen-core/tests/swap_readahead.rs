@@ -171,6 +171,23 @@ fn read_ahead(k: &dyn Probe, task: u32, vpn: u32) -> Option<FolioId> {
     }
 }
 
+/// Load pages `from..64` of the region at `B`, then check the whole scan since `before`: each
+/// of the 64 pages read once, in `majors` faults, every other page read ahead and used.
+fn scan_to_the_end(k: &mut dyn Probe, task: u32, from: u32, before: Io, majors: i64, what: &str) {
+    for i in from..64 {
+        load(k, task, B + i);
+    }
+    let end = io(k);
+    assert_eq!(end.pswpin - before.pswpin, 64, "{what}: every page read once");
+    assert_eq!(end.pgmajfault - before.pgmajfault, majors, "{what}");
+    assert_eq!(end.swap_ra - before.swap_ra, 64 - majors, "{what}");
+    assert_eq!(
+        end.swap_ra_hit - before.swap_ra_hit,
+        64 - majors,
+        "{what}: every page read ahead was used"
+    );
+}
+
 /// VMA read-ahead on a sequential scan: the first fault reads a centred window of 8 (a new VMA
 /// counts 4 hits: 4 + 2 rounded up), cut by the VMA's start; every page of it is then found in
 /// the swap cache (`swap_ra_hit`), and each later fault, next to the last, reads 8 forward. 64
@@ -216,23 +233,8 @@ fn vma_readahead_reads_a_window_and_keeps_it_on_hits() {
         assert_eq!((ra.vpn, ra.win, ra.hits), (B + 4, 8, 4), "{tag}");
         assert_eq!(io(k).swap_ra_hit - before.swap_ra_hit, 4, "{tag}");
         // the rest of the scan: a fault next to the last one reads forward
-        for i in 5..64 {
-            load(k, task, B + i);
-        }
-        let end = io(k);
-        assert_eq!(end.pswpin - before.pswpin, 64, "{tag}: every page read once");
-        assert_eq!(
-            end.pgmajfault - before.pgmajfault,
-            9,
-            "{tag}: faults at 0, 5, 13, ..., 61"
-        );
-        assert_eq!(end.swap_ra - before.swap_ra, 55, "{tag}");
-        assert_eq!(
-            end.swap_ra_hit - before.swap_ra_hit,
-            55,
-            "{tag}: every page read ahead was used"
-        );
-        assert_eq!(vm(k, Stat::Pgpgin), 4 * 64, "{tag}");
+        scan_to_the_end(k, task, 5, before, 9, &format!("{tag}: faults at 0, 5, 13, ..., 61"));
+        assert_eq!(vm(k, Stat::Pgpgin), 4 * 64, "{tag}: pgpgin counts KiB read ahead too");
     });
 }
 
@@ -323,18 +325,7 @@ fn cluster_readahead_reads_aligned_swap_offsets() {
         );
         assert_eq!(load(k, task, B + 7), Access::Major, "{tag}");
         assert_eq!(io(k).pswpin - before.pswpin, 15, "{tag}: offsets 8..15");
-        for i in 8..64 {
-            load(k, task, B + i);
-        }
-        let d = io(k);
-        assert_eq!(d.pswpin - before.pswpin, 64, "{tag}");
-        assert_eq!(
-            d.pgmajfault - before.pgmajfault,
-            9,
-            "{tag}: faults at 0, 7, 15, ..., 63"
-        );
-        assert_eq!(d.swap_ra - before.swap_ra, 55, "{tag}");
-        assert_eq!(d.swap_ra_hit - before.swap_ra_hit, 55, "{tag}");
+        scan_to_the_end(k, task, 8, before, 9, &format!("{tag}: faults at 0, 7, 15, ..., 63"));
     });
 }
 
