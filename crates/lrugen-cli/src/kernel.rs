@@ -553,7 +553,7 @@ pub fn cmd_kernel(k: KernelCmd) -> Result<(), String> {
     let (model, model_tasks) = lrugen_kernel::model::run_tasks_at(
         &p.ops,
         &cfg,
-        &lrugen_kernel::model::Layout::from_smaps(&run.smaps_at_end_of_replay, &p.ops),
+        &lrugen_kernel::model::Layout::from_smaps(&run.smaps_at_end_of_replay, &p.ops).for_replay(a.trace.is_some()),
     )
     .map_err(|e| e.to_string())?;
     let mut report = Report::build(&run, &model, p.workload.clone(), settings.clone()).map_err(|e| e.to_string())?;

@@ -1517,3 +1517,43 @@ fn mm_added_after_a_walk_is_force_scanned() {
         }
     }
 }
+
+/// `min_ttl_ms` under global pressure: an empty memcg is below its `memory.min` (the kernel tests
+/// `emin >= usage`, and both are 0), so kswapd's `lru_gen_age_node` skips it (6.1 `age_lruvec`,
+/// mainline `lruvec_is_reclaimable`: both return false on `mem_cgroup_below_min`). When the only
+/// memcg with pages has every generation younger than the TTL, an empty memcg created long ago
+/// does not count as reclaimable, and kswapd invokes the OOM killer; the empty memcg is not aged.
+fn min_ttl_empty_memcg_skipped(profile: Profile) {
+    let (mut k, t, task) = setup(profile, 256, 0, |c| c.min_ttl_ms = 1000);
+    let e = k.create_memcg(ROOT_MEMCG, "e");
+    let file = k.m.create_file("f", 64, Advice::Normal);
+    reads(&mut k, task, file, &(0..16).collect::<Vec<_>>());
+    // two seconds later, the generations of /t and of the root (whose lruvec, empty here, is
+    // visited too and is not below its protection: its usage is its children's) are all fresh,
+    // and /e's as old as its creation
+    k.m.now_ns += 2_000_000_000;
+    let now = k.m.jiffies();
+    let (lt, le) = (lv(&k, t), lv(&k, e));
+    for l in [lt, lv(&k, ROOT_MEMCG)] {
+        k.p.lruvecs[l].timestamps = [now; lrugen::reclaim::mglru::MAX_NR_GENS];
+    }
+    let seqs_e = (lg(&k, e).min_seq, lg(&k, e).max_seq);
+    assert!(k.p.lruvecs[le].timestamps.iter().all(|&b| b + 250 < now));
+    let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, Reclaimer::Kswapd, None, usize::MAX);
+    lrugen::reclaim::mglru::aging::age_node(&mut k.p, &mut k.m, 0, &mut sc);
+    assert_eq!(
+        k.m.memcgs[t].events.oom_kill, 1,
+        "{profile:?}: the task of /t is OOM-killed"
+    );
+    assert_eq!(k.m.events.get(Stat::OomKill), 1);
+    assert_eq!(
+        (lg(&k, e).min_seq, lg(&k, e).max_seq),
+        seqs_e,
+        "{profile:?}: /e is not aged"
+    );
+}
+
+#[test]
+fn min_ttl_skips_an_empty_memcg() {
+    both(min_ttl_empty_memcg_skipped);
+}

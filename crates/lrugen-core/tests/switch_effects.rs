@@ -1875,11 +1875,9 @@ fn activate_clears_refs_stops_protecting_refaulted_mapped_folios() {
     );
 }
 
-/// The kernel memory of one address space with its kernel memory charged
-/// (`KmemConfig::kernel`), under `profile` and the classic LRU (the switches are the machine's):
-/// (`memory.stat` `pagetables`, `kernel`, `memory.current`) after it is created and after it
-/// faults in one anon page (one PTE table more), and (`pagetables`, `kernel`) after it exits.
-fn one_mm_kmem(profile: Profile) -> [(i64, i64, i64); 3] {
+/// A machine charging the kernel memory the kernel charges (`KmemConfig::kernel`), under
+/// `profile` and the classic LRU, with debug checks on, and its memcg `t`.
+fn kmem_kernel(profile: Profile) -> (Kernel<Classic>, MemcgId) {
     let mut cfg = MachineConfig::simple(4096, 0);
     cfg.kmem = lrugen::mm::KmemConfig::kernel();
     let m = Machine::new(cfg);
@@ -1887,6 +1885,15 @@ fn one_mm_kmem(profile: Profile) -> [(i64, i64, i64); 3] {
     let mut k = Kernel::new(m, p);
     k.m.debug_checks = true;
     let t = k.create_memcg(ROOT_MEMCG, "t");
+    (k, t)
+}
+
+/// The kernel memory of one address space with its kernel memory charged
+/// (`KmemConfig::kernel`), under `profile` and the classic LRU (the switches are the machine's):
+/// (`memory.stat` `pagetables`, `kernel`, `memory.current`) after it is created and after it
+/// faults in one anon page (one PTE table more), and (`pagetables`, `kernel`) after it exits.
+fn one_mm_kmem(profile: Profile) -> [(i64, i64, i64); 3] {
+    let (mut k, t) = kmem_kernel(profile);
     let read = |k: &Kernel<Classic>| {
         let ms = k.m.memcg_stat(t);
         (
@@ -1943,6 +1950,41 @@ fn pud_and_pgd_pgtable_stats_count_the_upper_levels_in_pagetables() {
             );
             assert_eq!((b.1, b.2), (a.1, a.2));
         }
+    }
+}
+
+/// An address space whose page tables are known (`Machine::set_mm_pgtables`, the replayer of a
+/// kernel run read off its smaps): its fixed page tables are replaced, each level counted in
+/// `pagetables` as the profile says and charged on every kernel, the PTE tables of its mappings
+/// still allocated as it faults, and its exit returns exactly what it holds.
+#[test]
+fn known_page_tables_replace_the_estimate_until_the_exit() {
+    let k = lrugen::mm::KmemConfig::kernel();
+    for (profile, counted) in [(Profile::V6_1, 5), (Profile::V6_12, 5 + 3), (Profile::V7_2, 5 + 3 + 1)] {
+        let (mut kl, t) = kmem_kernel(profile);
+        let read = |kl: &Kernel<Classic>| {
+            let ms = kl.m.memcg_stat(t);
+            (ms.get(Stat::NrPageTablePages), ms.get(Stat::MemcgKmem))
+        };
+        let task = kl.create_mm(t);
+        let kmem0 = read(&kl).1;
+        let estimate = (k.mm_pgtable_pages + k.mm_pud_pages + k.mm_pgd_pages) as i64;
+        kl.m.set_mm_pgtables(task, [5, 3, 1]);
+        let (pt, kmem) = read(&kl);
+        assert_eq!(pt, counted, "{}", profile.name());
+        assert_eq!(
+            kmem - kmem0,
+            5 + 3 + 1 - estimate,
+            "{}: charged on every kernel",
+            profile.name()
+        );
+        assert_eq!(kl.m.mms[task as usize].pgtables, [5, 3, 1]);
+        let vpn = kl.m.mmap(task, 1, vmf::WRITE, None);
+        kl.step(Op::Store { task, vpn }).unwrap();
+        assert_eq!(read(&kl).0, counted + 1, "the anon page's PTE table");
+        kl.step(Op::Exit { task }).unwrap();
+        assert_eq!(read(&kl), (0, 0), "{}", profile.name());
+        assert!(kl.m.check_failure.is_none(), "{:?}", kl.m.check_failure);
     }
 }
 

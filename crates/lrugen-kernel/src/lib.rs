@@ -840,9 +840,10 @@ pub struct Capture {
 
 impl Capture {
     /// Where the guest mapped `ops` (the op file of [`Capture::ops`]), read off the replayer's
-    /// `smaps`; PMD-aligned (the default) in captures made before it was read.
+    /// `smaps`; PMD-aligned (the default) in captures made before it was read. With the
+    /// replayer's page tables for a trace's replay ([`model::Layout::for_replay`]).
     pub fn layout(&self, ops: &OpFile) -> model::Layout {
-        model::Layout::from_smaps(&self.run.smaps_at_end_of_replay, ops)
+        model::Layout::from_smaps(&self.run.smaps_at_end_of_replay, ops).for_replay(self.command.contains("--trace "))
     }
 
     /// The op file the guest replayed.

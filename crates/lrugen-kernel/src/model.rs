@@ -44,30 +44,78 @@ pub struct Layout {
     /// pages and those of the op list's first, smaller allocations stay resident, never touched
     /// again; a larger text is mapped and unmapped. [`crate::REPLAYER_HEAP_PAGES`] without it.
     pub heap_pages: Option<u64>,
+    /// The page tables the guest's replayer has, when the smaps shows where all the workload's
+    /// mappings are: the model charges them instead of its per-address-space estimate
+    /// ([`lrugen::mm::KmemConfig::mm_pgtable_pages`], `mm_pud_pages`).
+    pub pgtables: Option<ReplayerPageTables>,
+}
+
+/// The page tables of the guest's replayer, counted off its `smaps` as the kernel allocates them:
+/// a PTE table for every 2 MiB-aligned range of addresses that holds a page the process touched
+/// (a mapping with `Rss` or `Swap` above 0: a page faulted in, resident or swapped out; the
+/// kernel frees no page table while the process lives), a PMD table for every 1 GiB range, a PUD
+/// table for every 512 GiB range (and one PGD). Which of them `memory.stat` `pagetables` shows is
+/// the kernel's (the profile's `pud_pgtable_stats`, `pgd_pgtable_stats`):
+/// [`Self::pagetables`]. A mapping that only partly spans a range it did not touch counts it
+/// anyway (smaps has one count per mapping): one table too many in a few of the shapes' captures,
+/// none in the traces'.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplayerPageTables {
+    /// PTE tables of the workload's mappings (its anon region, its mmapped files): the ones the
+    /// model allocates itself, for the same mappings at the same offsets ([`Layout`]).
+    pub workload_pte: u64,
+    /// PTE tables of the replayer's own mappings (its binary's, its heap, stack, op list, vDSO)
+    /// that no workload mapping shares.
+    pub own_pte: u64,
+    /// PMD tables (every mapping's, the workload's too).
+    pub pmd: u64,
+    /// PUD tables.
+    pub pud: u64,
+}
+
+impl ReplayerPageTables {
+    /// The kernel's `memory.stat` `pagetables` of the replayer, pages: its PTE and PMD tables,
+    /// its PUD tables if `pud` (6.7 on), its PGD if `pgd` (6.14 on).
+    pub fn pagetables(&self, pud: bool, pgd: bool) -> u64 {
+        self.workload_pte + self.own_pte + self.pmd + if pud { self.pud } else { 0 } + u64::from(pgd)
+    }
 }
 
 /// Pages per PMD table (x86-64: 2 MiB / 4 KiB).
 const PTRS_PER_PMD: u32 = 512;
 
+/// One mapping of a `smaps` text: its addresses, its path if any, and the KiB of it the process
+/// touched (`Rss` plus `Swap`: above 0 when a page of it was faulted in).
+struct SmapsVma<'a> {
+    start: u64,
+    end: u64,
+    path: Option<&'a str>,
+    kb: u64,
+    /// `Rss:` or `Swap:` lines seen.
+    counted: bool,
+}
+
 impl Layout {
     /// The layout of `ops`'s mappings in a replayer's `smaps` text: the anon region is the
     /// anonymous mapping (no path) of exactly its size, a file's mapping the one whose path ends
-    /// with the file's. Mappings not found are left PMD-aligned; one task only (a multi-task
-    /// replay's tasks are processes of their own).
+    /// with the file's. An anon region mapped right below the replayer's op list (its `Vec`, in a
+    /// mapping of its own when glibc's doubling takes it over the mmap threshold; `mmap` places
+    /// mappings top-down) is merged with it into one mapping by the kernel: without a mapping of
+    /// its size, the region is the first pages of an anonymous mapping larger by what the op list
+    /// can take (its bytes to twice them, plus a page). Mappings not found are left PMD-aligned;
+    /// one task only (a multi-task replay's tasks are processes of their own).
     pub fn from_smaps(smaps: &str, ops: &OpFile) -> Layout {
         let mut l = Layout::default();
         if ops.nr_tasks() > 1 {
             return l;
         }
-        // the heap's pages so far, while the lines are the heap's
-        let mut heap: Option<u64> = None;
+        let mut vmas: Vec<SmapsVma> = Vec::new();
         for line in smaps.lines() {
             let mut f = line.split_whitespace();
             let first = f.next();
-            if let (Some(h), Some("Rss:" | "Swap:")) = (heap.as_mut(), first) {
-                let kb: u64 = f.next().and_then(|v| v.parse().ok()).unwrap_or(0);
-                *h += kb / 4;
-                l.heap_pages = Some(*h);
+            if let (Some(v), Some("Rss:" | "Swap:")) = (vmas.last_mut(), first) {
+                v.kb += f.next().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+                v.counted = true;
                 continue;
             }
             let Some((a, b)) = first.and_then(|r| r.split_once('-')) else {
@@ -81,26 +129,110 @@ impl Layout {
             if rest.len() < 4 || end <= start {
                 continue;
             }
-            let off = ((start >> 12) % PTRS_PER_PMD as u64) as u32;
-            let pages = (end - start) >> 12;
-            if rest.get(4) == Some(&"[heap]") {
-                heap = Some(0);
-            } else {
-                heap = None;
-            }
-            match rest.get(4) {
-                None if ops.anon_pages > 0 && pages == ops.anon_pages && l.anon.is_none() => l.anon = Some(off),
-                Some(path) => {
-                    for file in &ops.files {
-                        if path.ends_with(&format!("/{}", file.path)) && pages == file.pages {
-                            l.files.entry(file.path.clone()).or_insert(off);
-                        }
-                    }
-                }
-                None => {}
+            vmas.push(SmapsVma {
+                start,
+                end,
+                path: rest.get(4).copied(),
+                kb: 0,
+                counted: false,
+            });
+        }
+        let off = |addr: u64| ((addr >> 12) % PTRS_PER_PMD as u64) as u32;
+        let pages = |v: &SmapsVma| (v.end - v.start) >> 12;
+        // the workload's parts of mappings: (index in vmas, its pages from the mapping's start)
+        let mut workload: Vec<(usize, u64)> = Vec::new();
+        if ops.anon_pages > 0 {
+            let list = ops.ops.len() as u64 * std::mem::size_of::<ReplayOp>() as u64;
+            let merged = |v: &SmapsVma| {
+                let extra = pages(v).saturating_sub(ops.anon_pages);
+                list >= 64 << 10 && extra >= list.div_ceil(4096) && extra <= (2 * list).div_ceil(4096) + 1
+            };
+            let anon = vmas
+                .iter()
+                .position(|v| v.path.is_none() && pages(v) == ops.anon_pages)
+                .or_else(|| vmas.iter().position(|v| v.path.is_none() && merged(v)));
+            if let Some(i) = anon {
+                l.anon = Some(off(vmas[i].start));
+                workload.push((i, ops.anon_pages));
             }
         }
+        // the files the model maps (those the ops load through a mapping), and of them found
+        let mmapped = |id: u32| {
+            ops.ops
+                .iter()
+                .any(|o| matches!(o, ReplayOp::MmapLoad { file, .. } if *file == id))
+        };
+        let mut mapped = 0;
+        for file in &ops.files {
+            let suffix = format!("/{}", file.path);
+            if let Some(i) = vmas
+                .iter()
+                .position(|v| v.path.is_some_and(|p| p.ends_with(&suffix)) && pages(v) == file.pages)
+            {
+                l.files.insert(file.path.clone(), off(vmas[i].start));
+                if mmapped(file.id) {
+                    workload.push((i, file.pages));
+                    mapped += 1;
+                }
+            }
+        }
+        if let Some(h) = vmas.iter().find(|v| v.path == Some("[heap]") && v.counted) {
+            l.heap_pages = Some(h.kb / 4);
+        }
+        let found = vmas.iter().any(|v| v.kb > 0)
+            && (ops.anon_pages == 0 || l.anon.is_some())
+            && mapped == ops.files.iter().filter(|file| mmapped(file.id)).count();
+        if found {
+            l.pgtables = Some(page_tables(&vmas, &workload));
+        }
         l
+    }
+}
+
+impl Layout {
+    /// This layout as the model uses it for the replay of a trace (`trace`) or of another
+    /// workload: the replayer's page tables read off the smaps ([`Self::pgtables`]) for a trace's
+    /// only. On the shapes' fixtures (built-in workloads in 32 MiB memcgs) they give the model the
+    /// kernel's page tables too, but they move the misses of MGLRU `anon-gauss` both ways (6.12:
+    /// +1.6 to +1.5 %, into its tolerance; 7.2: -2.2 to -3.0 %, out of it; a page of capacity
+    /// moves single boots by up to 150 misses there), so those keep the per-address-space
+    /// estimate they were calibrated with ([`lrugen::mm::KmemConfig::kernel`]) until the rest
+    /// of their kernel memory is.
+    pub fn for_replay(mut self, trace: bool) -> Layout {
+        if !trace {
+            self.pgtables = None;
+        }
+        self
+    }
+}
+
+/// [`ReplayerPageTables`] of the mappings `vmas`, of which `workload` are the workload's (index,
+/// and its pages from the mapping's start; any rest of the mapping is the replayer's).
+fn page_tables(vmas: &[SmapsVma], workload: &[(usize, u64)]) -> ReplayerPageTables {
+    use std::collections::BTreeSet;
+    // the ranges [start, end) covers at a level of `shift` bits
+    let ranges = |start: u64, end: u64, shift: u32| (start >> shift)..=((end - 1) >> shift);
+    let (mut work, mut own, mut pmd, mut pud) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    for (i, v) in vmas.iter().enumerate().filter(|(_, v)| v.kb > 0) {
+        pmd.extend(ranges(v.start, v.end, 30));
+        pud.extend(ranges(v.start, v.end, 39));
+        let split = match workload.iter().find(|w| w.0 == i) {
+            Some(&(_, pages)) => {
+                let split = (v.start + (pages << 12)).min(v.end);
+                work.extend(ranges(v.start, split, 21));
+                split
+            }
+            None => v.start,
+        };
+        if split < v.end {
+            own.extend(ranges(split, v.end, 21));
+        }
+    }
+    ReplayerPageTables {
+        workload_pte: work.len() as u64,
+        own_pte: own.difference(&work).count() as u64,
+        pmd: pmd.len() as u64,
+        pud: pud.len() as u64,
     }
 }
 
@@ -196,6 +328,15 @@ fn steps_of(
     let own_key = keys;
     let own_base = (own_pages > 0).then(|| m.mmap(task, own_pages as u32, vmf::WRITE, None));
     keys += own_pages;
+    if let (Some(base), Some(p)) = (own_base, layout.pgtables) {
+        // The replayer's page tables besides the workload's PTE tables are the guest's: those of
+        // its own mappings, its PMD and PUD tables. The model's own pages are one mapping, which
+        // starts PMD-aligned after the workload's (`mmap`) and gets PTE tables of its own as its
+        // pages are written: those count towards the guest's.
+        let own_tables = u64::from((base + own_pages as u32 - 1) / PTRS_PER_PMD - base / PTRS_PER_PMD + 1);
+        let pgd = m.cfg.kmem.mm_pgd_pages;
+        m.set_mm_pgtables(task, [(p.own_pte + p.pmd).saturating_sub(own_tables), p.pud, pgd]);
+    }
     if keys > u32::MAX as u64 {
         return Err(Error::Config(format!("{keys} pages are too many for the model")));
     }
@@ -848,6 +989,7 @@ Size:              65536 kB
             anon: Some(154),
             files: [("f0".to_string(), 7)].into(),
             heap_pages: None,
+            pgtables: None,
         };
         let (a, b) = (at(&Layout::default()), at(&shifted));
         let vpn = |op: &Op| match op {
@@ -899,6 +1041,111 @@ Swap:                  0 kB
         let base = writes(&Layout::default());
         assert_eq!(base, crate::replayer_own_pages(&ops));
         assert_eq!(writes(&l), base + 58 - crate::REPLAYER_HEAP_PAGES);
+    }
+
+    /// The replayer's `smaps` at the end of Debian 6.12's MGLRU `lackey-anon` replay (fixture
+    /// `traces/debian-6.12-mglru-lackey-anon.json`, header, `Rss` and `Swap` lines): the anon
+    /// region (600 pages) was mapped right below the op list's mapping (33 pages) and merged with
+    /// it. Its page tables are 2 PTE tables of the workload, 3 of the replayer's own (heap, the
+    /// 2 MiB past the op list that only the binary's pages touch, stack), 3 PMD and 3 PUD tables:
+    /// 11, the kernel's `memory.stat` `pagetables` (45,056 bytes) on 6.12, which counts PUD
+    /// tables but not the PGD. The model, charging the replayer's own from that and its
+    /// workload's PTE tables as it maps them, ends with the same 11.
+    #[test]
+    fn the_replayers_page_tables_are_read_off_smaps() {
+        let smaps = "\
+55556a328000-55556a34a000 rw-p 00000000 00:00 0                          [heap]
+Rss:                  36 kB
+Swap:                 84 kB
+7f315e07a000-7f315e2f3000 rw-p 00000000 00:00 0 
+Rss:                1760 kB
+Swap:                752 kB
+7f315e2f3000-7f315e2f4000 ---p 00000000 00:00 0 
+Rss:                   0 kB
+Swap:                  0 kB
+7f315e2f4000-7f315e2f6000 rw-p 00000000 00:00 0 
+Rss:                   0 kB
+Swap:                  0 kB
+7f315e2f6000-7f315e2fa000 r--p 00000000 00:00 0                          [vvar]
+Rss:                   0 kB
+Swap:                  0 kB
+7f315e2fa000-7f315e2fc000 r-xp 00000000 00:00 0                          [vdso]
+Rss:                   4 kB
+Swap:                  0 kB
+7f315e2fc000-7f315e341000 r--p 00000000 00:02 10                         /bin/lrugen-replay
+Rss:                  96 kB
+Swap:                  0 kB
+7f315e341000-7f315e41c000 r-xp 00044000 00:02 10                         /bin/lrugen-replay
+Rss:                 336 kB
+Swap:                  0 kB
+7f315e41c000-7f315e423000 r--p 0011e000 00:02 10                         /bin/lrugen-replay
+Rss:                  12 kB
+Swap:                 16 kB
+7f315e423000-7f315e427000 rw-p 00124000 00:02 10                         /bin/lrugen-replay
+Rss:                   8 kB
+Swap:                  8 kB
+7f315e427000-7f315e42d000 rw-p 00000000 00:00 0 
+Rss:                   4 kB
+Swap:                  8 kB
+7ffd4f9ac000-7ffd4f9cd000 rw-p 00000000 00:00 0                          [stack]
+Rss:                   8 kB
+Swap:                  0 kB
+";
+        // the trace's shape: 7,566 accesses over 600 anon pages, every page touched
+        let ops = OpFile {
+            window: 0,
+            files: Vec::new(),
+            anon_pages: 600,
+            ops: (0..7566).map(|i| ReplayOp::Load { vpn: i % 600 }).collect(),
+            tasks: Vec::new(),
+        };
+        let l = Layout::from_smaps(smaps, &ops);
+        assert_eq!(l.anon, Some(0x7a), "the merged mapping's first 600 pages");
+        assert_eq!(l.heap_pages, Some(30));
+        let pt = l.pgtables.expect("every workload mapping found");
+        assert_eq!(
+            pt,
+            ReplayerPageTables {
+                workload_pte: 2,
+                own_pte: 3,
+                pmd: 3,
+                pud: 3
+            }
+        );
+        let kernel = 45_056 / 4096;
+        assert_eq!(pt.pagetables(true, false), kernel);
+        assert_eq!(
+            pt.pagetables(false, false),
+            8,
+            "6.1 counts neither PUD tables nor the PGD"
+        );
+        let s = Settings {
+            lru: "mglru".into(),
+            lru_gen_enabled: "y".into(),
+            model_capacity_pages: 4096,
+            ..Default::default()
+        };
+        let cfg = config(&s, Profile::V6_12).unwrap();
+        let pagetables = |l: &Layout| {
+            let r = run_at(&ops, &cfg, l).unwrap();
+            r.memcg(lrugen::mm::vmstat::Stat::NrPageTablePages) as u64
+        };
+        assert_eq!(pagetables(&l), kernel);
+        // without the count, the per-address-space estimate: 7 + 2 PUD tables, and PTE tables
+        // for the workload's 2 and the model's own mapping
+        let estimate = Layout {
+            pgtables: None,
+            ..l.clone()
+        };
+        assert_eq!(pagetables(&estimate), 7 + 2 + 2 + 1);
+        // a short op list is not mapped on its own, so a larger anonymous mapping is not the
+        // region merged with it: nothing found, no count
+        let short = OpFile {
+            ops: ops.ops[..100].to_vec(),
+            ..ops.clone()
+        };
+        let l = Layout::from_smaps(smaps, &short);
+        assert_eq!((l.anon, l.pgtables), (None, None));
     }
 
     #[test]

@@ -29,7 +29,15 @@ const LRUS: &[&str] = &["mglru", "classic"];
 const MGLRU_72_ANON: &str = "7.2 MGLRU mixed at swappiness 10, over five boots (the fixture and `boots/`): \
     the kernel swaps out 21, 44, 38, 25 and 30 pages, the model 140. The model swaps once it ages to \
     max_seq 5, which makes its anon generation 3 (every workload and replayer anon page) evictable; it gets \
-    there at about 95,000 accesses, the kernel later or not at all. At swappiness 100 the kernel's \
+    there at about 95,000 accesses, the kernel later or not at all. The model's 140 are its 23 cold fixed \
+    pages and the first 117 pages of its op list: read before its first aging (about 40,000 accesses), \
+    whose walk (the mm's first, a forced scan) cleared their accessed bits, and not read again. The \
+    boots swap out 17-20 fixed pages each (smaps `Swap`: heap 8-10, `.data.rel.ro` 4, `.data` 2, the \
+    anonymous mapping after it 2, stack 0-2) and 0, 21, 16, 1 and 8 of the op list's. Mapping the \
+    replayer's own pages as the guest's smaps has them (each VMA at its page offset in its PMD table, \
+    hot pages where `Referenced` shows them) does not close it: 134 on average over the boots' layouts \
+    (145 with the replayer's page tables read off the smaps too); at the fixture's, 136, its fixed ones \
+    then as the kernel's (heap 12, 4, 2, 2, 2) and 114 of the op list's. At swappiness 100 the kernel's \
     swap-outs spread over 42-238 and the model's 197 is within them. Separately, the kernel's first aging \
     (about 42,000 accesses) leaves anon folios in generation 2 that its walk did not find young (192 and 43 \
     in two boots; walk stats 4980T 4345Y), which anon eviction later finds young and activates with their \

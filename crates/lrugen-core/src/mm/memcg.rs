@@ -398,6 +398,26 @@ impl Memcgs {
         out
     }
 
+    /// `mem_cgroup_below_min(target, memcg)`: whether reclaim must leave `memcg` alone because its
+    /// usage is at or below its effective `memory.min` (`emin >= usage`, so an empty memcg is below
+    /// it, as in the kernel). The reclaim target itself is never protected
+    /// (`mem_cgroup_unprotected`: its `emin` is computed as 0 anyway, so on 6.1, which lacks that
+    /// test, only an empty target differs, and an empty target has nothing to reclaim), nor is the
+    /// root. `target` is `None` where the kernel passes `NULL` (MGLRU's `shrink_one`,
+    /// `lruvec_is_reclaimable`).
+    #[inline]
+    pub fn below_min(&self, target: Option<MemcgId>, memcg: MemcgId) -> bool {
+        let mc = &self.list[memcg as usize];
+        memcg != ROOT_MEMCG && Some(memcg) != target && mc.emin >= mc.usage
+    }
+
+    /// `mem_cgroup_below_low(target, memcg)`: the same against the effective `memory.low`.
+    #[inline]
+    pub fn below_low(&self, target: Option<MemcgId>, memcg: MemcgId) -> bool {
+        let mc = &self.list[memcg as usize];
+        memcg != ROOT_MEMCG && Some(memcg) != target && mc.elow >= mc.usage
+    }
+
     /// Compute effective protections `emin`/`elow` for a reclaim rooted at `root`
     /// (`mem_cgroup_calculate_protection`, recursive protection off): the reclaim root itself is
     /// unprotected; a child of the root gets its own `min`/`low`; deeper memcgs get their share of the

@@ -151,6 +151,9 @@ pub struct KmemConfig {
     /// replayer's binary and heap, its mappings and its stack make 3) and the PTE tables of its
     /// text, data, heap and stack. 7: the replayer of `lrugen kernel` on Debian 6.1, where only
     /// these levels are counted, has 6-8 `pagetables` more than the PTE tables of its mappings.
+    /// An estimate, for an address space whose page tables are not known; a known count replaces
+    /// it and [`Self::mm_pud_pages`] ([`Machine::set_mm_pgtables`]: `lrugen kernel`'s replayer of
+    /// a trace, read off its smaps).
     pub mm_pgtable_pages: u64,
     /// Its PUD tables (one per 512 GiB of address space in use: 2 or 3 for the replayer, as
     /// its stack shares the mappings' 512 GiB or not), charged on every kernel
@@ -820,15 +823,13 @@ impl Machine {
         let k = self.cfg.kmem;
         let memcg = self.mms[mm as usize].kmem_memcg;
         if k.page_tables {
-            for (pages, counted) in [
-                (k.mm_pgtable_pages, true),
-                (k.mm_pud_pages, self.pud_pgtable_stats),
-                (k.mm_pgd_pages, self.pgd_pgtable_stats),
-            ] {
-                if pages > 0 {
-                    self.kmem_pages(memcg, sign * pages as i64, counted);
-                }
-            }
+            let pgtables = if sign > 0 {
+                [k.mm_pgtable_pages, k.mm_pud_pages, k.mm_pgd_pages]
+            } else {
+                self.mms[mm as usize].pgtables
+            };
+            self.charge_mm_pgtables(mm, pgtables, sign);
+            self.mms[mm as usize].pgtables = if sign > 0 { pgtables } else { [0; 3] };
         }
         if k.mm_other_pages > 0 {
             self.kmem_pages(memcg, sign * k.mm_other_pages as i64, false);
@@ -836,6 +837,33 @@ impl Machine {
         if k.mm_slab_bytes > 0 {
             self.kmem_slab(memcg, sign * k.mm_slab_bytes as i64, false);
         }
+    }
+
+    /// Charge (`sign` 1) or uncharge (-1) page tables of `mm` besides its mappings' PTE tables:
+    /// `[PMD tables and the rest, PUD tables, PGD]`, each level counted in `pagetables` as the
+    /// profile's switches say.
+    fn charge_mm_pgtables(&mut self, mm: u32, pgtables: [u64; 3], sign: i64) {
+        let memcg = self.mms[mm as usize].kmem_memcg;
+        let counted = [true, self.pud_pgtable_stats, self.pgd_pgtable_stats];
+        for (pages, counted) in pgtables.into_iter().zip(counted) {
+            if pages > 0 {
+                self.kmem_pages(memcg, sign * pages as i64, counted);
+            }
+        }
+    }
+
+    /// Replace the page tables charged for address space `mm` besides its mappings' PTE tables
+    /// (`[PMD tables and the rest, PUD tables, PGD]`, the [`KmemConfig`] sizes at its creation)
+    /// by `pgtables`, for a process whose page tables are known: the replayer of a kernel run,
+    /// read off its `smaps`. Without [`KmemConfig::page_tables`], nothing is charged.
+    pub fn set_mm_pgtables(&mut self, mm: u32, pgtables: [u64; 3]) {
+        if !self.cfg.kmem.page_tables {
+            return;
+        }
+        let old = self.mms[mm as usize].pgtables;
+        self.charge_mm_pgtables(mm, old, -1);
+        self.charge_mm_pgtables(mm, pgtables, 1);
+        self.mms[mm as usize].pgtables = pgtables;
     }
 
     /// Charge (`d` > 0) or uncharge `|d|` pages of kernel memory to `memcg` (`__memcg_kmem_charge_page`:
@@ -911,6 +939,7 @@ impl Machine {
             kmem_memcg: memcg,
             vmas: vec![],
             pmds: vec![],
+            pgtables: [0; 3],
             next_vpn: MMAP_BASE_VPN,
             rss_anon: 0,
             rss_file: 0,

@@ -149,6 +149,10 @@ pub struct MmStruct {
     pub lru_gen_bitmap: u64,
     /// Reserved for a child not forked yet (`alive` is false until the fork).
     pub unborn: bool,
+    /// The page tables charged for it besides the PTE tables of its mappings (PMD tables and
+    /// the rest, PUD tables, PGD; [`crate::mm::KmemConfig`]), as charged when it was created or
+    /// forked or later set ([`crate::mm::Machine::set_mm_pgtables`]): what its exit uncharges.
+    pub pgtables: [u64; 3],
     /// Root of its fork family's anon reverse map (its own id unless forked).
     pub anon_root: u32,
     /// On a family root: the live members (itself included while it lives), in fork order.
@@ -259,6 +263,7 @@ mod tests {
                 },
             ],
             pmds: vec![],
+            pgtables: [0; 3],
             next_vpn: 0,
             rss_anon: 0,
             rss_file: 0,

@@ -249,11 +249,11 @@ pub fn flush_dirty_file<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
 /// Whether reclaim must leave `memcg` alone (`mem_cgroup_below_min`, or `mem_cgroup_below_low`
 /// on the first round); a memcg reclaimed below `memory.low` counts a `low` event.
 pub fn memcg_protected(m: &mut Machine, memcg: MemcgId, sc: &mut ScanControl) -> bool {
-    let mc = &m.memcgs[memcg];
-    if mc.usage <= mc.emin && mc.emin > 0 {
+    let target = sc.target_memcg;
+    if m.memcgs.below_min(target, memcg) {
         return true;
     }
-    if mc.usage <= mc.elow && mc.elow > 0 {
+    if m.memcgs.below_low(target, memcg) {
         if !sc.memcg_low_reclaim {
             sc.memcg_low_skipped = true;
             return true;

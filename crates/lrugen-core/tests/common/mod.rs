@@ -192,9 +192,10 @@ pub fn charged_per_memcg(m: &Machine) -> Vec<u64> {
 }
 
 /// The kernel-memory pages charged locally to each memcg, recounted from what holds them
-/// ([`lrugen::mm::KmemConfig`]): per live address space its PTE tables and fixed page tables,
-/// its other pages and its slab bytes; per file its inode/dentry and xarray nodes, charged to
-/// the memcg that first cached it; slab bytes in whole pages.
+/// ([`lrugen::mm::KmemConfig`]): per live address space its PTE tables and fixed page tables
+/// (the `KmemConfig` sizes, or those set for it), its other pages and its slab bytes; per file
+/// its inode/dentry and xarray nodes, charged to the memcg that first cached it; slab bytes in
+/// whole pages.
 pub fn kmem_per_memcg(m: &Machine) -> Vec<u64> {
     let k = m.cfg.kmem;
     let mut pages = vec![0u64; m.memcgs.len()];
@@ -203,7 +204,7 @@ pub fn kmem_per_memcg(m: &Machine) -> Vec<u64> {
         let c = mm.memcg as usize;
         if k.page_tables {
             let ptes = mm.pmds.iter().filter(|&&x| x != lrugen::mm::vm::PMD_NONE).count();
-            pages[c] += k.mm_pgtable_pages + k.mm_pud_pages + k.mm_pgd_pages + ptes as u64;
+            pages[c] += mm.pgtables.iter().sum::<u64>() + ptes as u64;
         }
         pages[c] += k.mm_other_pages;
         slab[c] += k.mm_slab_bytes;

@@ -859,12 +859,13 @@ pub fn age_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanContro
     }
     let mut success = false;
     let root = crate::mm::memcg::ROOT_MEMCG;
+    // `mem_cgroup_calculate_protection(NULL, memcg)` per memcg: aging charges nothing, so the
+    // protections computed once before the walk are the ones each step would compute
+    m.memcgs.calculate_protection(root);
     let mut next = m.memcgs.iter_next_live(root, None);
     while let Some(memcg) = next {
         next = m.memcgs.iter_next_live(root, Some(memcg));
-        m.memcgs.calculate_protection(crate::mm::memcg::ROOT_MEMCG);
-        let mc = &m.memcgs[memcg];
-        if mc.usage <= mc.emin && mc.emin > 0 {
+        if m.memcgs.below_min(None, memcg) {
             continue;
         }
         let lv = p.lv(memcg, node);

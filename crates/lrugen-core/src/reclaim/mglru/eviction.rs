@@ -136,19 +136,6 @@ fn shrink_many(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanControl
     }
 }
 
-/// `mem_cgroup_below_min(NULL, memcg)`: not the root, and its usage at or below its effective
-/// `memory.min` (an empty memcg is below it: `emin >= usage`).
-fn below_min(m: &Machine, memcg: MemcgId) -> bool {
-    let mc = &m.memcgs[memcg];
-    memcg != ROOT_MEMCG && mc.emin >= mc.usage
-}
-
-/// `mem_cgroup_below_low(NULL, memcg)`.
-fn below_low(m: &Machine, memcg: MemcgId) -> bool {
-    let mc = &m.memcgs[memcg];
-    memcg != ROOT_MEMCG && mc.elow >= mc.usage
-}
-
 /// `lruvec_is_sizable`: whether the evictable pages of lruvec (memcg, node) are worth a visit at
 /// this priority (`total >> priority`; any page at all once the memcg is offline).
 pub fn lruvec_is_sizable(p: &Mglru, m: &Machine, memcg: MemcgId, node: usize, sc: &ScanControl) -> bool {
@@ -165,10 +152,10 @@ pub fn lruvec_is_sizable(p: &Mglru, m: &Machine, memcg: MemcgId, node: usize, sc
 /// the memcg LRU: below `memory.min`, young; below `memory.low`, one pass at the tail first;
 /// aged in the eviction path, young; too small to help, one retry at the tail, then young.
 pub fn shrink_one(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) -> MemcgLruOp {
-    if below_min(m, memcg) {
+    if m.memcgs.below_min(None, memcg) {
         return MemcgLruOp::Young;
     }
-    if below_low(m, memcg) {
+    if m.memcgs.below_low(None, memcg) {
         if p.memcg_link(memcg, node).seg != Seg::Tail {
             return MemcgLruOp::Tail;
         }
@@ -227,8 +214,7 @@ fn get_nr_to_scan(
     sc: &ScanControl,
     swappiness: u32,
 ) -> i64 {
-    let mc = &m.memcgs[memcg];
-    if mc.usage <= mc.emin && mc.emin > 0 {
+    if m.memcgs.below_min(sc.target_memcg, memcg) {
         return -1;
     }
     let lv = p.lv(memcg, node);
@@ -292,8 +278,7 @@ fn try_to_shrink_lruvec_7_2(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node
     };
     let mut rotate = false;
     while budget > 0 {
-        let mc = &m.memcgs[memcg];
-        if mc.usage <= mc.emin && mc.emin > 0 {
+        if m.memcgs.below_min(sc.target_memcg, memcg) {
             return true;
         }
         let lg = &p.lruvecs[lv];
@@ -371,8 +356,9 @@ fn shrink_lruvec_6_1(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize
             0
         };
         // get_nr_to_scan
-        let mc = &m.memcgs[memcg];
-        if (mc.usage <= mc.emin && mc.emin > 0) || (mc.usage <= mc.elow && mc.elow > 0 && !sc.memcg_low_reclaim) {
+        if m.memcgs.below_min(sc.target_memcg, memcg)
+            || (m.memcgs.below_low(sc.target_memcg, memcg) && !sc.memcg_low_reclaim)
+        {
             return;
         }
         let (need, total) = p.should_run_aging(lv, swappiness);
