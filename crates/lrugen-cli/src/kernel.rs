@@ -126,7 +126,7 @@ pub struct KernelArgs {
     /// vm.swappiness (0..=200; default the kernel's, 60).
     #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
     swappiness: Option<u32>,
-    /// vm.page-cluster (swap read-ahead of 2^N pages; the model has none, so 0 compares best).
+    /// vm.page-cluster (swap read-ahead of up to 2^N pages, on both sides; default 0).
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = count32, allow_negative_numbers = true)]
     page_cluster: u32,
     /// Swap: none, disk (a virtio disk) or zram (in the guest; the model gets zram's measured

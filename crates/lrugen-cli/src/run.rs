@@ -107,6 +107,10 @@ pub struct RunArgs {
     /// vm.swappiness (0..=200).
     #[arg(long, value_name = "N", default_value_t = 60, value_parser = count32, allow_negative_numbers = true)]
     pub swappiness: u32,
+    /// vm.page-cluster (0..=31): swap read-ahead of up to 2^N pages on a swap device that is
+    /// not synchronous (default 3, the kernel's; 0 reads one page per swap fault).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=31))]
+    pub page_cluster: Option<u32>,
     /// Kernel memory charged to the memcg besides its pages: `kernel` (page tables, slab, xarray
     /// nodes and inodes as Debian's 6.1-7.2 kernels charge them: memory.max means what it means
     /// there, with the shadow-node shrinker on those xarray nodes) or `none`, the default
@@ -239,7 +243,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "CMDS", allow_hyphen_values = true)]
     pub debugfs_write: Option<String>,
     /// Run a control script: reads and writes of lru_gen, memory.reclaim, memory.max,
-    /// memory.high, memory.low, memory.min, enabled, min_ttl_ms, vm.swappiness (and reads of
+    /// memory.high, memory.low, memory.min, enabled, min_ttl_ms, vm.swappiness, vm.page-cluster (and reads of
     /// memory.current, memory.stat, memory.events, vmstat, ...) at step counts (`at`, `every`) or
     /// on the run's clock (`at_ms`), each write's result the kernel's (its errno when it
     /// refuses), every action logged with the output (docs/control.md; examples/ctl/). Kernel
@@ -804,6 +808,9 @@ pub fn plan_run_with(a: &RunArgs, given: Option<workload::LoadedTrace>) -> Resul
         _ => MachineConfig::simple(memory, swap),
     };
     machine.swappiness = a.swappiness;
+    if let Some(v) = a.page_cluster {
+        machine.page_cluster = v;
+    }
     if a.kmem == "kernel" {
         machine.kmem = lrugen::mm::KmemConfig::kernel();
     }

@@ -838,6 +838,7 @@ const CASES: &[Case] = &[
         1,
         &["swappiness", "0..=200"],
     ),
+    case(&["run", "--page-cluster", "32"], 2, &["--page-cluster", "32", "0..=31"]),
     case(
         &["run", "--workload", "anon", "--write-ratio", "-0.5"],
         1,

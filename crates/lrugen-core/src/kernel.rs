@@ -618,7 +618,7 @@ impl<P: Policy> Kernel<P> {
         };
         let r = if vma.is_anon() {
             if e & pte::SWAP != 0 {
-                self.do_swap_page(task, vpn, e & pte::PFN_MASK, write, ctx)
+                self.do_swap_page(task, vi, vpn, e & pte::PFN_MASK, write, ctx)
             } else {
                 self.do_anonymous_page(task, vpn, write, e & pte::ZERO != 0, ctx)
             }
@@ -692,55 +692,55 @@ impl<P: Policy> Kernel<P> {
         Ok(Access::Minor)
     }
 
-    /// `do_swap_page`: fault in a swapped-out anon page through the swap cache.
+    /// `do_swap_page`: fault in a swapped-out anon page through the swap cache, reading ahead
+    /// around it ([`Self::swapin_readahead`]) unless the device is `SWP_SYNCHRONOUS_IO` and the
+    /// page is read around the swap cache.
     fn do_swap_page(
         &mut self,
         task: u32,
+        vi: usize,
         vpn: u32,
         slot: u32,
         write: bool,
         ctx: AddCtx,
     ) -> Result<Access, AccessError> {
-        // zram is `SWP_SYNCHRONOUS_IO`: a page only this PTE references is read around the swap
-        // cache and its slot freed at once ("skip swapcache"), so the next reclaim of the page
-        // writes it again; 7.2 frees the slot of every zram swap fault once no entry holds it
-        let sync_io = self.m.cfg.zram_ratio.is_some();
+        // zram (or a RAM disk) is `SWP_SYNCHRONOUS_IO`: a page only this PTE references is read
+        // around the swap cache, with no read-ahead, and its slot freed at once ("skip
+        // swapcache"), so the next reclaim of the page writes it again; 7.2 frees the slot of
+        // every zram swap fault once no entry holds it
+        let sync_io = self.m.swap_synchronous();
         let skip_swapcache = sync_io && self.m.swap.count[slot as usize] == 1;
         let (id, access) = match self.m.swap.cache_slot(slot) {
-            Slot::Folio(id) => (id, Access::Minor),
+            Slot::Folio(id) => {
+                self.swap_cache_hit(task, vi, vpn, id);
+                (id, Access::Minor)
+            }
             _ => {
-                // mem_cgroup_swapin_charge_folio: the memcg the entry records, or the task's
-                // once that memcg is offline
-                let owner = self.m.swap.owner[slot as usize];
-                let memcg = if self.m.memcgs[owner].online() {
-                    owner
-                } else {
-                    self.m.mms[task as usize].memcg
+                // 7.2: no synchronous device reads ahead, shared slot or not
+                let no_readahead = skip_swapcache || (sync_io && self.p.switches().sync_io_skips_readahead);
+                if !no_readahead {
+                    self.swapin_readahead(task, vi, vpn, slot, ctx);
+                }
+                let id = match self.m.swap.cache_slot(slot) {
+                    // read with its window
+                    Slot::Folio(id) => id,
+                    _ => self.swap_read_folio(task, vpn, slot, ctx)?,
                 };
-                let id = self.new_folio(0, memcg)?;
                 if !self.m.mms[task as usize].alive {
-                    self.m.in_flight = NIL;
-                    self.m.uncharge(id);
-                    self.m.free_frame(id);
+                    // killed by the OOM killer while a read-ahead page reclaimed for it: what
+                    // was read stays in the swap cache
                     return Err(AccessError::Killed(task));
                 }
-                {
-                    let root = self.m.mms[task as usize].anon_root;
-                    let f = &mut self.m.folios[id];
-                    f.set(pg::ANON | pg::SWAPBACKED);
-                    f.mapping = root;
-                    f.index = vpn;
-                }
-                let shadow = self.m.swap_cache_add(id, slot);
-                if let Some(s) = shadow {
-                    self.p.refault(&mut self.m, id, s, ctx.in_fault);
-                }
-                self.add_lru(id, ctx);
-                self.m.count_vm_events(Stat::Pswpin, 1);
-                self.m.count_vm_events(Stat::Pgpgin, 4);
                 (id, Access::Major)
             }
         };
+        if self.m.folios[id].mapcount == 0 {
+            // folio_add_new_anon_rmap: a folio read ahead by swap offset learns its page here
+            let root = self.m.mms[task as usize].anon_root;
+            let f = &mut self.m.folios[id];
+            f.mapping = root;
+            f.index = vpn;
+        }
         // Replace the swap entry by the page.
         self.m.swap.count[slot as usize] -= 1;
         self.m.mms[task as usize].swap_ents -= 1;
@@ -763,6 +763,194 @@ impl<P: Policy> Kernel<P> {
             self.wp_page_copy(task, vpn, id, false)?;
         }
         Ok(access)
+    }
+
+    /// The charge target of a swap-in of `slot` (`mem_cgroup_swapin_charge_folio`): the memcg
+    /// the entry records, or the faulting task's once that memcg is offline.
+    fn swapin_memcg(&self, task: u32, slot: u32) -> MemcgId {
+        let owner = self.m.swap.owner[slot as usize];
+        if self.m.memcgs[owner].online() {
+            owner
+        } else {
+            self.m.mms[task as usize].memcg
+        }
+    }
+
+    /// Read `slot` into a new folio in the swap cache (`__read_swap_cache_async` +
+    /// `swap_read_folio`): allocate and charge it, take the shadow its eviction left
+    /// (`workingset_refault`), add it to the LRU (`folio_add_lru` with `ctx`), count the read.
+    /// `vpn`: the page that holds the entry, if known (a page read ahead by swap offset learns
+    /// it when it is mapped).
+    fn swap_read_folio(&mut self, task: u32, vpn: u32, slot: u32, ctx: AddCtx) -> Result<FolioId, AccessError> {
+        let memcg = self.swapin_memcg(task, slot);
+        let id = self.new_folio(0, memcg)?;
+        if !self.m.mms[task as usize].alive {
+            self.m.in_flight = NIL;
+            self.m.uncharge(id);
+            self.m.free_frame(id);
+            return Err(AccessError::Killed(task));
+        }
+        {
+            let root = self.m.mms[task as usize].anon_root;
+            let f = &mut self.m.folios[id];
+            f.set(pg::ANON | pg::SWAPBACKED);
+            f.mapping = root;
+            f.index = vpn;
+        }
+        let shadow = self.m.swap_cache_add(id, slot);
+        if let Some(s) = shadow {
+            self.p.refault(&mut self.m, id, s, ctx.in_fault);
+        }
+        if ctx.readahead {
+            // folio_set_readahead, before the folio is visible on the LRU
+            self.m.folios[id].set(pg::READAHEAD);
+            self.m.count_vm_events(Stat::SwapRa, 1);
+        }
+        self.add_lru(id, ctx);
+        self.m.count_vm_events(Stat::Pswpin, 1);
+        self.m.count_vm_events(Stat::Pgpgin, 4);
+        Ok(id)
+    }
+
+    /// A fault found its page in the swap cache (`swap_cache_get_folio`, 7.2's
+    /// `swap_update_readahead`): a read-ahead folio loses `PG_readahead` and counts
+    /// `swap_ra_hit`, and a hit of the VMA's read-ahead or of the machine's; the VMA remembers the
+    /// page as its last fault either way.
+    fn swap_cache_hit(&mut self, task: u32, vi: usize, vpn: u32, id: FolioId) {
+        let readahead = self.m.folios[id].test_clear(pg::READAHEAD);
+        let vma_ra = self.m.swap_vma_readahead();
+        if vma_ra {
+            let ra = &mut self.m.mms[task as usize].vmas[vi].swap_ra;
+            if readahead {
+                ra.hits = (ra.hits + 1).min(crate::mm::swap::SWAP_RA_HITS_MAX);
+            }
+            ra.vpn = vpn;
+        }
+        if readahead {
+            self.m.count_vm_events(Stat::SwapRaHit, 1);
+            if !vma_ra {
+                self.m.swap.ra.hits += 1;
+            }
+        }
+    }
+
+    /// `swapin_readahead`: read the fault's page with a window of neighbours into the swap cache,
+    /// by virtual address (`swap_vma_readahead`, the VMA's window) or, with a rotational swap
+    /// device, by swap offset (`swap_cluster_readahead`, the machine's window), then drain the
+    /// LRU add batch. A window of one page reads nothing here (the caller reads the page). A page
+    /// that cannot be had is skipped, as the kernel skips it; the fault's own read reports the
+    /// failure.
+    fn swapin_readahead(&mut self, task: u32, vi: usize, vpn: u32, slot: u32, ctx: AddCtx) {
+        use crate::mm::swap::{swapin_nr_pages, SWAP_RA_ORDER_CEILING};
+        let page_cluster = self.m.cfg.page_cluster;
+        let ra_ctx = AddCtx {
+            in_fault: ctx.in_fault,
+            readahead: true,
+        };
+        if self.m.swap_vma_readahead() {
+            // swap_vma_ra_win
+            let max_win = 1u32 << page_cluster.min(SWAP_RA_ORDER_CEILING);
+            if max_win == 1 {
+                return;
+            }
+            let vma = self.m.mms[task as usize].vmas[vi];
+            let prev = vma.swap_ra;
+            let win = swapin_nr_pages(
+                u64::from(prev.vpn),
+                u64::from(vpn),
+                u32::from(prev.hits),
+                max_win,
+                u32::from(prev.win),
+            );
+            self.m.mms[task as usize].vmas[vi].swap_ra = crate::mm::swap::VmaRa {
+                vpn,
+                win: win as u8,
+                hits: 0,
+            };
+            if win == 1 {
+                return;
+            }
+            // forward from the fault after a fault on the page before, backward after one on
+            // the page after, else centred; within the VMA and the fault's page table
+            let (v, p, w) = (i64::from(vpn), i64::from(prev.vpn), i64::from(win));
+            let left = if v == p + 1 {
+                v
+            } else if p == v + 1 {
+                v - w + 1
+            } else {
+                v - (w - 1) / 2
+            };
+            let pmd = i64::from(vpn & !(crate::mm::vm::PTRS_PER_PTE as u32 - 1));
+            let start = left.max(i64::from(vma.start)).max(pmd) as u32;
+            let end = (left + w)
+                .min(i64::from(vma.end))
+                .min(pmd + crate::mm::vm::PTRS_PER_PTE as i64) as u32;
+            for a in start..end {
+                let e = self.m.pte(task, a);
+                if e & pte::SWAP == 0 {
+                    continue;
+                }
+                let s = e & pte::PFN_MASK;
+                let c = if a == vpn { ctx } else { ra_ctx };
+                if !self.swap_ra_read(task, a, s, c) {
+                    break;
+                }
+            }
+        } else {
+            // swapin_nr_pages on the offset (the model's slot s is offset s + 1: offset 0 holds
+            // the swap header)
+            let max_pages = 1u64 << page_cluster;
+            if max_pages <= 1 {
+                return;
+            }
+            let offset = u64::from(slot) + 1;
+            let ra = self.m.swap.ra;
+            let pages = swapin_nr_pages(
+                ra.prev_offset,
+                offset,
+                ra.hits,
+                max_pages.min(u64::from(u32::MAX)) as u32,
+                ra.last_pages,
+            );
+            self.m.swap.ra.hits = 0;
+            if ra.hits == 0 {
+                self.m.swap.ra.prev_offset = offset;
+            }
+            self.m.swap.ra.last_pages = pages;
+            let mask = u64::from(pages) - 1;
+            if mask == 0 {
+                return;
+            }
+            // an aligned cluster of offsets around the fault's, past the header, within the device
+            let start = (offset & !mask).max(1);
+            let end = (offset | mask).min(self.m.swap.nr_slots);
+            for off in start..=end {
+                let s = (off - 1) as u32;
+                let c = if off == offset { ctx } else { ra_ctx };
+                if !self.swap_ra_read(task, vpn, s, c) {
+                    break;
+                }
+            }
+        }
+        // lru_add_drain: push the new folios onto the LRU now
+        crate::reclaim::lru_add_drain(&mut self.m, &mut self.p);
+    }
+
+    /// One page of a read-ahead window: read `slot` unless it is cached already or no entry holds
+    /// it (`swap_swapcount` 0: "skip read ahead for unused swap slot"). False once the task was
+    /// killed (the window stops).
+    fn swap_ra_read(&mut self, task: u32, vpn: u32, slot: u32, ctx: AddCtx) -> bool {
+        if (slot as usize) >= self.m.swap.count.len()
+            || self.m.swap.count[slot as usize] == 0
+            || matches!(self.m.swap.cache_slot(slot), Slot::Folio(_))
+        {
+            return true;
+        }
+        match self.swap_read_folio(task, vpn, slot, ctx) {
+            Ok(_) => true,
+            Err(AccessError::Killed(_)) => false,
+            Err(_) => self.m.mms[task as usize].alive,
+        }
     }
 
     /// `filemap_fault` for a file mapping: map the cached page, or read it (with read-around).

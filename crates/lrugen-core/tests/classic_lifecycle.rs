@@ -674,6 +674,8 @@ fn swap_out_all(k: &mut K, t: u16) -> u64 {
 #[test]
 fn anon_refault_within_workingset_size_is_activated() {
     let (mut k, t, task) = setup(1024, 256);
+    // one page per swap-in (`vm.page-cluster=0`); read-ahead: tests/swap_readahead.rs
+    k.m.cfg.page_cluster = 0;
     let ballast = file(&mut k, "ballast", 40);
     for i in 0..40 {
         k.read_page(task, ballast, i).unwrap(); // 40 inactive file pages
@@ -714,6 +716,8 @@ fn anon_refault_within_workingset_size_is_activated() {
 #[test]
 fn anon_refault_beyond_workingset_size_is_not_activated() {
     let (mut k, t, task) = setup(1024, 256);
+    // one page per swap-in (`vm.page-cluster=0`); read-ahead: tests/swap_readahead.rs
+    k.m.cfg.page_cluster = 0;
     let va = k.m.mmap(task, 8, vmf::WRITE, None);
     for i in 0..8 {
         k.access(task, va + i, true).unwrap();
@@ -1481,6 +1485,8 @@ fn memcg_reclaim_ignores_references_from_other_memcgs() {
 fn a_zram_swap_in_frees_the_slot_and_the_next_reclaim_writes_again() {
     for zram in [false, true] {
         let mut k = common::kernel(1024, 256);
+        // one page per swap-in (`vm.page-cluster=0`); read-ahead: tests/swap_readahead.rs
+        k.m.cfg.page_cluster = 0;
         if zram {
             k.m.cfg.zram_ratio = Some(3.0);
         }

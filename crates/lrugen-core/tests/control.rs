@@ -428,3 +428,37 @@ fn vm_swappiness_reaches_the_workload_memcg() {
         );
     }
 }
+
+#[test]
+fn vm_page_cluster_turns_swap_read_ahead_off_and_refuses_what_the_kernel_refuses() {
+    // anon pages swapped to a disk-like device: at the kernel's page-cluster 3 faults read
+    // ahead; after writing 0 at the first measured access each fault reads its page only
+    let script = "[[action]]\nat = 0\nwrite = \"vm.page-cluster\"\nvalue = \"0\"\n\
+                  [[action]]\nat = 0\nread = \"vm.page-cluster\"\n\
+                  [[action]]\nat = 0\nwrite = \"/proc/sys/vm/page-cluster\"\nvalue = \"32\"\n\
+                  [[action]]\nat = 0\nwrite = \"vm.page-cluster\"\nvalue = \"-1\"\n";
+    let get = |r: &RunResult, s| r.vmstat.as_ref().expect("vmstat").get(s);
+    use lrugen::mm::vmstat::Stat;
+    for p in KERNELS {
+        let mut c = config(p, anon(20_000), 2_000, 20_000, script);
+        c.ctl = None;
+        let plain = run(&c);
+        assert!(get(&plain, Stat::SwapRa) > 0, "{p:?}: reads ahead at 3");
+        c.ctl = Some(Script::parse(script, Path::new("t.toml")).unwrap());
+        let r = run(&c);
+        assert_eq!(r.ctl[1].text.as_deref(), Some("0\n"), "{p:?}");
+        for bad in &r.ctl[2..] {
+            assert_eq!(
+                (bad.ok, bad.errno.as_deref()),
+                (false, Some("EINVAL")),
+                "{p:?}: {bad:?}"
+            );
+        }
+        assert_eq!(get(&r, Stat::SwapRa), 0, "{p:?}");
+        assert_eq!(
+            get(&r, Stat::Pswpin),
+            get(&r, Stat::Pgmajfault),
+            "{p:?}: one page a fault"
+        );
+    }
+}

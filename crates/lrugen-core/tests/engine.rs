@@ -921,3 +921,62 @@ fn the_block_layer_is_priced_per_request_not_per_page() {
         "read-ahead: {requests} requests for {pages_read} pages"
     );
 }
+
+/// Swap read-ahead is part of the fault's read: each swap fault submits one request to the swap
+/// device, of every page its window read (`pswpin` of the operation), so on an NVMe disk the
+/// requests are the major faults, fewer than the pages read; with `vm.page-cluster` 0 they are
+/// the pages. A `hdd` (rotational: read-ahead by swap offset) does the same; a RAM disk
+/// (`SWP_SYNCHRONOUS_IO`) reads one page a fault whatever `page-cluster` says.
+#[test]
+fn a_swap_faults_read_ahead_is_one_device_request() {
+    let run_with = |device: &str, page_cluster: u32, policy: PolicyKind| {
+        let mut machine = MachineConfig::simple(16_384, 16_384);
+        machine.page_cluster = page_cluster;
+        let mut cfg = RunConfig::new(
+            machine,
+            MemcgConfig {
+                max: Some(1_024),
+                ..Default::default()
+            },
+            WorkloadSpec::Anon {
+                pages: 2_048,
+                write_ratio: 0.3,
+                dist: "zipf:0.6".parse().unwrap(),
+                accesses: 20_000,
+                compressed_pct: 0,
+            },
+            policy,
+        );
+        cfg.engine = Some(EngineConfig {
+            cpus: 1,
+            storage: DeviceSpec::preset("nvme").unwrap(),
+            swap_device: DeviceSpec::preset(device).unwrap(),
+            ..Default::default()
+        });
+        cfg.check = true;
+        let r = sim::run(&cfg, None, &mut |_, _| {}).expect("run");
+        let vm = r.vmstat.as_ref().unwrap();
+        let e = r.engine.expect("engine");
+        (
+            e.swap.reads,
+            vm.get(Stat::Pswpin) as u64,
+            vm.get(Stat::Pgmajfault) as u64,
+            vm.get(Stat::SwapRa) as u64,
+        )
+    };
+    for policy in [PolicyKind::Mglru, PolicyKind::Classic] {
+        for device in ["nvme", "hdd"] {
+            let (requests, pswpin, majors, ra) = run_with(device, 3, policy);
+            assert!(
+                ra > 0 && pswpin > requests,
+                "{policy:?} {device}: {requests} requests, {pswpin} pages"
+            );
+            assert_eq!(requests, majors, "{policy:?} {device}: one request per swap fault");
+            assert_eq!(pswpin, majors + ra, "{policy:?} {device}");
+            let (requests, pswpin, majors, ra) = run_with(device, 0, policy);
+            assert_eq!((requests, pswpin, ra), (majors, majors, 0), "{policy:?} {device}");
+        }
+        let (requests, pswpin, majors, ra) = run_with("ramdisk", 3, policy);
+        assert_eq!((requests, pswpin, ra), (majors, majors, 0), "{policy:?} ramdisk");
+    }
+}

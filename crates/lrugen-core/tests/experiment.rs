@@ -227,6 +227,22 @@ fn errors_name_the_file_line_and_expectation() {
     let (line, msg) = err(&format!("{w}[sweep]\n\"memcg.swappiness\" = [60, 300]\n"));
     assert_eq!(line, Some(7));
     assert!(msg.contains("out of range"), "{msg}");
+    // vm.page-cluster: 0..=31, the kernel's 3 when not given
+    let (line, msg) =
+        err("[machine]\nmemory = \"1G\"\npage_cluster = 32\n[workload]\nkind = \"trace\"\npath = \"x\"\n");
+    assert_eq!(line, Some(3), "{msg}");
+    assert!(msg.contains("page_cluster 32 is out of range 0..=31"), "{msg}");
+    let ok = |pc: &str| {
+        parse(&format!(
+            "[machine]\nmemory = \"1G\"\n{pc}[workload]\nkind = \"trace\"\npath = \"x\"\n"
+        ))
+        .unwrap()
+        .points[0]
+            .config
+            .machine
+            .page_cluster
+    };
+    assert_eq!((ok(""), ok("page_cluster = 0\n")), (3, 0));
     // Machine: neither memory nor a memcg limit.
     let (_, msg) = err("[workload]\nkind = \"trace\"\npath = \"x\"\n");
     assert!(msg.contains("machine.memory is required"), "{msg}");

@@ -561,6 +561,9 @@ fn fresh_anon_pages_are_evicted_only_after_aging_file_pages_before_it() {
     for profile in [Profile::V6_12, Profile::V7_2] {
         let mut anon = config(f.path(), PolicyKind::Mglru, profile, 2_000);
         anon.machine = MachineConfig::simple(2_000 + 16_384, 16_384);
+        // one page per swap-in (`vm.page-cluster=0`): read-ahead would bring the second pass's
+        // pages in before their faults
+        anon.machine.page_cluster = 0;
         anon.workload = WorkloadSpec::Trace {
             path: f.path().to_path_buf(),
             format: None,

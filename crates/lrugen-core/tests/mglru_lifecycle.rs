@@ -894,6 +894,8 @@ fn refault_file_in_fault() {
 /// `PG_workingset`; `PG_active` → `max_seq`.
 fn anon_swap_refault(p: Profile) {
     let (mut k, t, task) = setup(p, 4096, 4096, |_| {});
+    // one page per swap-in (`vm.page-cluster=0`); read-ahead: tests/swap_readahead.rs
+    k.m.cfg.page_cluster = 0;
     let va = k.m.mmap(task, 128, 0, None);
     for i in 0..128 {
         k.access(task, va + i, true).unwrap();

@@ -574,6 +574,8 @@ fn exit_of_either_side_leaves_the_other_intact() {
 #[test]
 fn fork_duplicates_swap_entries_and_releases_them() {
     let (mut k, t, parent) = classic(1024, 64);
+    // one page per swap-in (`vm.page-cluster=0`); read-ahead: tests/swap_readahead.rs
+    k.m.cfg.page_cluster = 0;
     ok(&mut k, anon(parent, B, 4));
     for i in 0..4 {
         ok(&mut k, store(parent, B + i));

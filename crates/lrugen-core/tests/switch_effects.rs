@@ -95,6 +95,8 @@ fn mmap<P: lrugen::reclaim::Policy>(k: &mut Kernel<P>, task: u32, vpn: u32, page
 /// File tiers, a cold stream, anon with swap, a MADV_RANDOM mapping, dirty writes.
 fn mixed(profile: Profile, limit: Option<u64>) -> Metrics {
     let (mut k, t, task) = kernel(profile, 1536, 4096, limit);
+    // one page per swap-in (`vm.page-cluster=0`), as when these effects were measured
+    k.m.cfg.page_cluster = 0;
     let mut c = Counts::default();
     let hot = k.m.create_file("hot", 256, Advice::Normal);
     let cold = k.m.create_file("cold", 4096, Advice::Normal);
@@ -1513,29 +1515,40 @@ fn classic_ratelimited_stats_flush_deactivates_less() {
     }
 }
 
+/// A classic kernel of `profile` swapping to zram, whose task stored to `pages` pages and forked
+/// a child that shares them, all swapped out (two swap references each). Returns the kernel, the
+/// task, its child and the first page.
+fn zram_pages_shared_with_a_child(profile: Profile, pages: u32) -> (C, u32, u32, u32) {
+    use lrugen::mm::Lru;
+    use lrugen::reclaim::{Reclaimer, ScanControl, SWAP_CLUSTER_MAX};
+    let (mut k, t, task) = classic(profile, 1024, 256, None);
+    k.m.cfg.zram_ratio = Some(3.0);
+    let child = k.m.reserve_mm(t);
+    let va = k.m.mmap(task, pages, vmf::WRITE, None);
+    for i in 0..pages {
+        k.step(Op::Store { task, vpn: va + i }).unwrap();
+    }
+    k.step(Op::Fork { task, child }).unwrap();
+    // the first scan finds the PTEs young (KEEP), the second reclaims to swap
+    for _ in 0..2 {
+        let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, Reclaimer::Direct, Some(t), usize::MAX);
+        k.p.shrink_inactive_list(&mut k.m, t, 0, Lru::InactiveAnon, 32, &mut sc);
+    }
+    assert_eq!(k.m.vmstat().get(Stat::Pswpout), i64::from(pages), "{}", profile.label());
+    (k, task, child, va)
+}
+
 /// `sync_io_always_frees_swap` (7.2's `should_try_to_free_swap`): a page a parent and its child
 /// share is swapped out to zram (two swap references). The parent's fault reads it into the swap
 /// cache (no bypass with two references); the child's fault finds it there. 7.2 then frees the
 /// slot, its last reference gone; 6.1–6.17 keep the swap-cache copy and its slot until reclaim.
 #[test]
 fn sync_io_always_frees_swap_frees_the_slot_on_a_swap_cache_hit() {
-    use lrugen::mm::Lru;
-    use lrugen::reclaim::{Reclaimer, ScanControl, SWAP_CLUSTER_MAX};
     for base in KERNELS {
         let mut held = [0; 2];
         for on in [false, true] {
-            let (mut k, t, task) = classic(with(base, "sync_io_always_frees_swap", on), 1024, 256, None);
-            k.m.cfg.zram_ratio = Some(3.0);
-            let child = k.m.reserve_mm(t);
-            let va = k.m.mmap(task, 1, vmf::WRITE, None);
-            k.step(Op::Store { task, vpn: va }).unwrap();
-            k.step(Op::Fork { task, child }).unwrap();
-            // the first scan finds the PTEs young (KEEP), the second reclaims to swap
-            for _ in 0..2 {
-                let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, Reclaimer::Direct, Some(t), usize::MAX);
-                k.p.shrink_inactive_list(&mut k.m, t, 0, Lru::InactiveAnon, 32, &mut sc);
-            }
-            assert_eq!(k.m.vmstat().get(Stat::Pswpout), 1, "{} on = {on}", base.label());
+            let (mut k, task, child, va) =
+                zram_pages_shared_with_a_child(with(base, "sync_io_always_frees_swap", on), 1);
             assert_eq!(k.step(Op::Load { task, vpn: va }), Ok(Access::Major));
             assert_eq!(
                 k.step(Op::Load { task: child, vpn: va }),
@@ -1546,6 +1559,28 @@ fn sync_io_always_frees_swap_frees_the_slot_on_a_swap_cache_hit() {
             k.check().unwrap();
         }
         assert_eq!(held, [1, 0], "{}: slots held after both faults (off, on)", base.label());
+    }
+}
+
+/// `sync_io_skips_readahead` (7.2's `do_swap_page`): 8 pages a parent and its child share are
+/// swapped out to zram (two swap references each, so no "skip swapcache"). The parent's fault on
+/// the middle one reads through the swap cache; 6.1–6.17 (off) read the VMA's first window with
+/// it (`vm.page-cluster` 3: a centred 8 pages, clamped to the VMA), 7.2 (on) the one page.
+#[test]
+fn sync_io_skips_readahead_reads_one_page_of_a_shared_zram_slot() {
+    for base in KERNELS {
+        let mut read = [0; 2];
+        for on in [false, true] {
+            let (mut k, task, _child, va) =
+                zram_pages_shared_with_a_child(with(base, "sync_io_skips_readahead", on), 8);
+            assert_eq!(k.m.cfg.page_cluster, 3, "the kernel's default");
+            assert_eq!(k.step(Op::Load { task, vpn: va + 4 }), Ok(Access::Major));
+            read[on as usize] = k.m.vmstat().get(Stat::Pswpin);
+            assert_eq!(k.m.vmstat().get(Stat::SwapRa), read[on as usize] - 1);
+            k.check().unwrap();
+        }
+        // off: left = 4 - 3 = 1, right = 9, cut by the VMA's end at 8: pages 1..8
+        assert_eq!(read, [7, 1], "{}: pages read (off, on)", base.label());
     }
 }
 

@@ -244,6 +244,9 @@ macro_rules! switch_tests {
             // needs zram and a swap-cache hit: `switch_effects.rs`,
             // `sync_io_always_frees_swap_frees_the_slot_on_a_swap_cache_hit`
             tested.push("sync_io_always_frees_swap");
+            // needs a fork-shared slot on zram read with read-ahead: `switch_effects.rs`,
+            // `sync_io_skips_readahead_reads_one_page_of_a_shared_zram_slot`
+            tested.push("sync_io_skips_readahead");
             // needs kernel memory charged and a stream of hundreds of xarray leaves:
             // `switch_effects.rs`, `workingset_lruvec_lru_size_reclaims_shadow_nodes_of_mglru_memcgs`
             tested.push("workingset_lruvec_lru_size");
@@ -365,6 +368,7 @@ fn presets_are_the_kernels() {
         "node_reclaim_stats",
         "workingset_activate_needs_workingset",
         "sync_io_always_frees_swap",
+        "sync_io_skips_readahead",
         "workingset_lruvec_lru_size",
         "reparent_lru_folios",
     ];

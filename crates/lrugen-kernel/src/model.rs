@@ -1007,6 +1007,10 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
         // no measurement (nothing swapped): zram's usual 3:1
         machine.zram_ratio = Some(s.zram_ratio.unwrap_or(3.0));
     }
+    // the guest's vm.page-cluster; its swap disk is virtio-blk, which declares itself neither
+    // synchronous nor non-rotational: read-ahead by swap offset (`nr_rotate_swap`)
+    machine.page_cluster = s.page_cluster;
+    machine.swap_rotational = s.swap == "disk";
     let mut cfg = RunConfig::new(
         machine,
         MemcgConfig {

@@ -32,7 +32,8 @@ pub struct Settings {
     pub swappiness: Option<u32>,
     /// `min_ttl_ms` (None: 0).
     pub min_ttl_ms: Option<u32>,
-    /// `vm.page-cluster` (the model has no swap read-ahead: it behaves as 0).
+    /// `vm.page-cluster` (the model reads ahead as the kernel does: `lrugen::kernel`'s
+    /// `swapin_readahead`).
     pub page_cluster: u32,
     /// `read_ahead_kb` of the data disk (None: the kernel's 128; the model's `ra_pages` is a
     /// quarter of it).

@@ -69,6 +69,8 @@ fn model_config(name: &str, cap: u64, swap: u64, policy: PolicyKind, profile: Pr
     let mut cfg = RunConfig::new(
         MachineConfig {
             clock: lrugen_kernel::model::GUEST_CLOCK,
+            // the guests ran with vm.page-cluster=0 (scripts/regen-kernel-fixtures.sh)
+            page_cluster: 0,
             ..MachineConfig::simple(cap * 4 + 65_536 + swap, swap)
         },
         MemcgConfig {
@@ -227,6 +229,8 @@ fn compare_anon(name: &str) -> (u64, u64, f64) {
     let mut cfg = RunConfig::new(
         MachineConfig {
             clock: lrugen_kernel::model::GUEST_CLOCK,
+            // the guests ran with vm.page-cluster=0 (scripts/regen-kernel-fixtures.sh)
+            page_cluster: 0,
             ..MachineConfig::simple(131_072, f.run.swap_mib << 8)
         },
         MemcgConfig {
@@ -344,6 +348,8 @@ fn model_mixed(f: &Fixture, policy: PolicyKind, profile: Profile) -> MixedModel 
     let cfg = RunConfig::new(
         MachineConfig {
             clock: lrugen_kernel::model::GUEST_CLOCK,
+            // the guests ran with vm.page-cluster=0 (scripts/regen-kernel-fixtures.sh)
+            page_cluster: 0,
             ..MachineConfig::simple(131_072, f.run.swap_mib << 8)
         },
         MemcgConfig {

@@ -21,6 +21,8 @@ fn config(f: &Fixture, policy: PolicyKind, workload: WorkloadSpec) -> RunConfig 
     let mut cfg = RunConfig::new(
         MachineConfig {
             clock: lrugen_kernel::model::GUEST_CLOCK,
+            // the guests ran with vm.page-cluster=0 (scripts/regen-kernel-fixtures.sh)
+            page_cluster: 0,
             ..MachineConfig::simple(131_072, f.run.swap_mib << 8)
         },
         MemcgConfig {

@@ -75,6 +75,8 @@ pub enum CtlFile {
     Vmstat,
     /// `/proc/sys/vm/swappiness`.
     Swappiness,
+    /// `/proc/sys/vm/page-cluster`.
+    PageCluster,
     /// `cgroup.procs`: read, the tasks in the memcg; written, a task moved into it.
     CgroupProcs,
     /// `mkdir` of a memcg directory (a script's `mkdir` key; not a file).
@@ -85,7 +87,7 @@ pub enum CtlFile {
 
 impl CtlFile {
     /// Every file, in the order of the docs.
-    pub const ALL: [CtlFile; 16] = [
+    pub const ALL: [CtlFile; 17] = [
         CtlFile::LruGen,
         CtlFile::LruGenFull,
         CtlFile::Enabled,
@@ -101,6 +103,7 @@ impl CtlFile {
         CtlFile::MemoryEvents,
         CtlFile::Vmstat,
         CtlFile::Swappiness,
+        CtlFile::PageCluster,
         CtlFile::CgroupProcs,
     ];
 
@@ -122,6 +125,7 @@ impl CtlFile {
             CtlFile::MemoryEvents => "memory.events",
             CtlFile::Vmstat => "vmstat",
             CtlFile::Swappiness => "vm.swappiness",
+            CtlFile::PageCluster => "vm.page-cluster",
             CtlFile::CgroupProcs => "cgroup.procs",
             CtlFile::Mkdir => "mkdir",
             CtlFile::Rmdir => "rmdir",
@@ -138,6 +142,7 @@ impl CtlFile {
             CtlFile::MinTtlMs => "/sys/kernel/mm/lru_gen/min_ttl_ms".into(),
             CtlFile::Vmstat => "/proc/vmstat".into(),
             CtlFile::Swappiness => "/proc/sys/vm/swappiness".into(),
+            CtlFile::PageCluster => "/proc/sys/vm/page-cluster".into(),
             CtlFile::Mkdir | CtlFile::Rmdir => format!("/sys/fs/cgroup{}", if memcg == "/" { "" } else { memcg }),
             f => cg(f.name()),
         }
@@ -161,6 +166,7 @@ impl CtlFile {
                 | CtlFile::MemoryLow
                 | CtlFile::MemoryMin
                 | CtlFile::Swappiness
+                | CtlFile::PageCluster
                 | CtlFile::CgroupProcs
         )
     }
@@ -704,6 +710,7 @@ pub fn read<P: Policy>(k: &Kernel<P>, t: MemcgId, file: CtlFile) -> Result<Strin
         CtlFile::MemoryEvents => m.memcgs.events_hierarchical(t).format(),
         CtlFile::Vmstat => crate::mm::vmstat::format_proc_vmstat(&m.vmstat()),
         CtlFile::Swappiness => format!("{}\n", m.cfg.swappiness),
+        CtlFile::PageCluster => format!("{}\n", m.cfg.page_cluster),
         CtlFile::CgroupProcs => m
             .mms
             .iter()
@@ -785,6 +792,20 @@ pub fn write<P: Policy>(k: &mut Kernel<P>, t: MemcgId, file: CtlFile, text: &str
                     m.memcgs[c].swappiness = v as u32;
                 }
             }
+            Ok(None)
+        }
+        CtlFile::PageCluster => {
+            // proc_dointvec_minmax over 0..=page_cluster_max (31); the next swap fault sizes its
+            // window with the new value
+            let v = parse_proc_int(text).ok_or_else(|| errno(Errno::EINVAL, "vm.page-cluster: not a number"))?;
+            let max = i64::from(crate::mm::PAGE_CLUSTER_MAX);
+            if !(0..=max).contains(&v) {
+                return Err(errno(
+                    Errno::EINVAL,
+                    format!("vm.page-cluster: {v} is outside 0..={max}"),
+                ));
+            }
+            m.cfg.page_cluster = v as u32;
             Ok(None)
         }
         f => Err(errno(Errno::EINVAL, format!("{} is read only", f.name()))),

@@ -103,6 +103,8 @@ struct RawMachine {
     memory: Option<Size>,
     swap: Option<Size>,
     swappiness: Option<u32>,
+    /// `vm.page-cluster` (0..=31).
+    page_cluster: Option<u32>,
     nodes: Option<Vec<Vec<RawZone>>>,
     min_free_kbytes: Option<u64>,
     watermark_scale_factor: Option<u64>,
@@ -712,6 +714,15 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
             ));
         }
         machine.swappiness = v;
+    }
+    if let Some(v) = m.page_cluster {
+        if v > crate::mm::PAGE_CLUSTER_MAX {
+            return Err((
+                "machine.page_cluster".into(),
+                format!("page_cluster {v} is out of range 0..={}", crate::mm::PAGE_CLUSTER_MAX),
+            ));
+        }
+        machine.page_cluster = v;
     }
     if let Some(v) = memcg.swappiness {
         if v > 200 {

@@ -76,6 +76,19 @@ pub struct DeviceSpec {
     /// zram: its compressor (`comp_algorithm`); `None` for block devices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zram_algorithm: Option<ZramAlgorithm>,
+    /// The driver declares the device synchronous (`BLK_FEAT_SYNCHRONOUS`, before 6.11 a
+    /// `rw_page` operation): swap on it is `SWP_SYNCHRONOUS_IO`, read around the swap cache and
+    /// without read-ahead. zram and brd (`ramdisk`); zram whatever this says.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub synchronous: bool,
+    /// The device is rotational (not `bdev_nonrot`): swap on it turns VMA-based swap read-ahead
+    /// off machine-wide (`nr_rotate_swap`). `hdd`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rotational: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_fixed(d: &ServiceTime) -> bool {
@@ -124,6 +137,8 @@ impl DeviceSpec {
             compression_ratio: None,
             latency_dist: ServiceTime::Fixed,
             zram_algorithm: None,
+            synchronous: false,
+            rotational: false,
         };
         let unknown = |name: &str| {
             format!(
@@ -147,6 +162,7 @@ impl DeviceSpec {
                 decompress_ns,
                 compression_ratio: Some(ratio),
                 zram_algorithm: Some(alg),
+                synchronous: true,
                 ..d(name, 0, 0, 8_000_000_000, 256)
             });
         }
@@ -156,11 +172,18 @@ impl DeviceSpec {
             // a SATA SSD: ~150 µs read, ~80 µs write, 550 MB/s, NCQ 32
             "sata-ssd" => d("sata-ssd", 150_000, 80_000, 550_000_000, 32),
             // a 7200 rpm disk: ~8 ms per random request, 160 MB/s sequential, one head
-            "hdd" => d("hdd", 8_000_000, 8_000_000, 160_000_000, 1),
+            "hdd" => DeviceSpec {
+                rotational: true,
+                ..d("hdd", 8_000_000, 8_000_000, 160_000_000, 1)
+            },
             // an eMMC/SD card: ~1 ms read, ~3 ms write, 40 MB/s
             "mmc" => d("mmc", 1_000_000, 3_000_000, 40_000_000, 1),
-            // a RAM disk (brd): a memory copy
-            "ramdisk" => d("ramdisk", 2_000, 2_000, 8_000_000_000, 256),
+            // a RAM disk (brd): a memory copy, synchronous (`brd_rw_page` in 6.1,
+            // `BLK_FEAT_SYNCHRONOUS` from 6.11)
+            "ramdisk" => DeviceSpec {
+                synchronous: true,
+                ..d("ramdisk", 2_000, 2_000, 8_000_000_000, 256)
+            },
             _ => return Err(unknown(name)),
         })
     }

@@ -108,6 +108,21 @@ pub struct MachineConfig {
     /// compressed pages take memory from the node (the zram pool), as on a real machine.
     #[serde(default)]
     pub zram_ratio: Option<f64>,
+    /// `vm.page-cluster`: swap read-ahead reads up to `2^page_cluster` pages around a swap
+    /// fault on a device that is not `SWP_SYNCHRONOUS_IO` (0..=31; the kernel's default 3;
+    /// 0: one page per fault). `kernel::swapin_readahead`, docs/swap-devices.md.
+    #[serde(default = "page_cluster_default")]
+    pub page_cluster: u32,
+    /// The swap device is `SWP_SYNCHRONOUS_IO` (`bdev_synchronous`: zram, brd, pmem): a fault on
+    /// a slot one PTE references reads it around the swap cache, with no read-ahead. zram
+    /// (`zram_ratio`) is synchronous whatever this says.
+    #[serde(default)]
+    pub swap_synchronous: bool,
+    /// The swap device is rotational (not `bdev_nonrot`): `swapon` counts it in
+    /// `nr_rotate_swap`, which turns VMA-based swap read-ahead off for every device, leaving the
+    /// read-ahead of an aligned cluster of swap offsets (`swap_cluster_readahead`).
+    #[serde(default)]
+    pub swap_rotational: bool,
     /// What each step costs on the clock when no virtual-time engine prices it.
     #[serde(default)]
     pub clock: StepClock,
@@ -247,6 +262,15 @@ fn yes() -> bool {
     true
 }
 
+/// The kernel's default `vm.page-cluster` (`swap_setup`: 3 on machines with more than 16 MiB).
+pub const PAGE_CLUSTER_DEFAULT: u32 = 3;
+/// The largest `vm.page-cluster` the sysctl accepts (`page_cluster_max`).
+pub const PAGE_CLUSTER_MAX: u32 = 31;
+
+fn page_cluster_default() -> u32 {
+    PAGE_CLUSTER_DEFAULT
+}
+
 impl MachineConfig {
     /// One node with one NORMAL zone of `pages` pages and `swap_pages` of swap.
     pub fn simple(pages: u64, swap_pages: u64) -> Self {
@@ -259,6 +283,9 @@ impl MachineConfig {
             ra_pages: 32,
             kswapd: true,
             zram_ratio: None,
+            page_cluster: PAGE_CLUSTER_DEFAULT,
+            swap_synchronous: false,
+            swap_rotational: false,
             clock: StepClock::default(),
             kmem: KmemConfig::default(),
         }
@@ -987,6 +1014,7 @@ impl Machine {
         };
         Vma {
             compressed_pct: 0,
+            swap_ra: Default::default(),
             start,
             end: start + pages,
             flags,
@@ -1572,6 +1600,20 @@ impl Machine {
         if self.swap.count[slot as usize] == 0 {
             self.swap_release(slot);
         }
+    }
+
+    /// Whether the swap device is `SWP_SYNCHRONOUS_IO` (zram, or a device configured so: brd,
+    /// pmem).
+    #[inline]
+    pub fn swap_synchronous(&self) -> bool {
+        self.cfg.zram_ratio.is_some() || self.cfg.swap_synchronous
+    }
+
+    /// `swap_use_vma_readahead`: swap read-ahead by virtual address, unless a rotational swap
+    /// device is on (`nr_rotate_swap`), which leaves read-ahead by swap offset.
+    #[inline]
+    pub fn swap_vma_readahead(&self) -> bool {
+        !self.cfg.swap_rotational
     }
 
     /// Allocate a swap slot charged to `memcg` (`folio_alloc_swap` + `mem_cgroup_try_charge_swap`).

@@ -29,6 +29,8 @@ pub struct Swap {
     /// zram: compressed bytes stored for each slot (0: nothing stored; a page stored whole,
     /// zram's huge page: 4096; slots below the high-water mark).
     pub zbytes: Vec<u16>,
+    /// The cluster read-ahead's state (`swapin_nr_pages`' statics).
+    pub ra: ClusterRa,
     free: BTreeSet<u32>,
     /// Slots never used (`nr_slots - fresh ..` are free and not in `free`).
     fresh: u32,
@@ -43,6 +45,7 @@ impl Swap {
             cache: Vec::new(),
             owner: Vec::new(),
             zbytes: Vec::new(),
+            ra: ClusterRa::new(),
             free: BTreeSet::new(),
             fresh: 0,
         }
@@ -103,9 +106,114 @@ impl Swap {
     }
 }
 
+/// The machine-wide state of the read-ahead of swap offsets (`swap_cluster_readahead`), which the
+/// kernel keeps in `swapin_nr_pages`' statics and `swapin_readahead_hits`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClusterRa {
+    /// `swapin_readahead_hits`: read-ahead folios found in the swap cache by faults since the
+    /// last window was sized (4 at boot, so that the first fault reads a window).
+    pub hits: u32,
+    /// `prev_offset`: the offset of the last fault that sized a window with no hits.
+    pub prev_offset: u64,
+    /// `last_readahead_pages`: the last window.
+    pub last_pages: u32,
+}
+
+impl ClusterRa {
+    /// The state at boot.
+    pub const fn new() -> Self {
+        ClusterRa {
+            hits: 4,
+            prev_offset: 0,
+            last_pages: 0,
+        }
+    }
+}
+
+impl Default for ClusterRa {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A VMA's `swap_readahead_info`: the page of its last swap fault, the window that fault read and
+/// the read-ahead folios its faults found in the swap cache since. A new VMA reads as 4 hits
+/// (`GET_SWAP_RA_VAL`), so its first swap fault reads a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VmaRa {
+    /// The virtual page of the last fault (`SWAP_RA_ADDR`).
+    pub vpn: u32,
+    /// `SWAP_RA_WIN`: pages read around it.
+    pub win: u8,
+    /// `SWAP_RA_HITS` (at most [`SWAP_RA_HITS_MAX`]).
+    pub hits: u8,
+}
+
+/// `SWAP_RA_HITS_MAX`: the hits field's width (`PAGE_SHIFT / 2` bits).
+pub const SWAP_RA_HITS_MAX: u8 = 63;
+/// `SWAP_RA_ORDER_CEILING`: VMA read-ahead reads at most `2^5` pages whatever `page-cluster` says.
+pub const SWAP_RA_ORDER_CEILING: u32 = 5;
+
+impl VmaRa {
+    /// A VMA that never swapped in.
+    pub const fn new() -> Self {
+        VmaRa {
+            vpn: 0,
+            win: 0,
+            hits: 4,
+        }
+    }
+}
+
+impl Default for VmaRa {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `__swapin_nr_pages`: the window of a swap fault at `offset` after one at `prev_offset` that read
+/// `prev_win` pages, with `hits` read-ahead pages used since. No hits: 2 pages if the fault is next
+/// to the previous one, else 1; otherwise `hits + 2` rounded up to a power of two (at least 4).
+/// At most `max_pages`, and never under half the previous window (it shrinks by halves).
+pub fn swapin_nr_pages(prev_offset: u64, offset: u64, hits: u32, max_pages: u32, prev_win: u32) -> u32 {
+    let mut pages = hits + 2;
+    if pages == 2 {
+        // the kernel compares unsigned offsets: 0 - 1 wraps
+        if offset != prev_offset.wrapping_add(1) && offset != prev_offset.wrapping_sub(1) {
+            pages = 1;
+        }
+    } else {
+        pages = pages.next_power_of_two().max(4);
+    }
+    pages.min(max_pages).max(prev_win / 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_window_grows_with_hits_and_shrinks_by_halves() {
+        // a first fault: 4 hits at boot give 6, rounded up to 8
+        assert_eq!(swapin_nr_pages(0, 100, 4, 8, 0), 8);
+        assert_eq!(swapin_nr_pages(0, 100, 4, 32, 0), 8);
+        // no hits: a neighbour of the last fault reads 2, any other page 1, but never less than
+        // half the last window
+        assert_eq!(swapin_nr_pages(99, 100, 0, 8, 0), 2);
+        assert_eq!(swapin_nr_pages(101, 100, 0, 8, 0), 2);
+        assert_eq!(swapin_nr_pages(50, 100, 0, 8, 0), 1);
+        assert_eq!(swapin_nr_pages(50, 100, 0, 8, 8), 4);
+        assert_eq!(swapin_nr_pages(50, 100, 0, 8, 4), 2);
+        assert_eq!(swapin_nr_pages(50, 100, 0, 8, 2), 1);
+        // hits: hits + 2 rounded up to a power of two, at least 4, at most the maximum
+        assert_eq!(swapin_nr_pages(50, 100, 1, 8, 0), 4);
+        assert_eq!(swapin_nr_pages(50, 100, 3, 8, 0), 8);
+        assert_eq!(swapin_nr_pages(50, 100, 7, 8, 0), 8);
+        assert_eq!(swapin_nr_pages(50, 100, 7, 32, 0), 16);
+        // offset 0 after 0: the wrapped 0 - 1 is no neighbour
+        assert_eq!(swapin_nr_pages(0, 0, 0, 8, 0), 1);
+        assert_eq!(swapin_nr_pages(0, 1, 0, 8, 0), 2);
+    }
 
     #[test]
     fn lowest_free_first() {

@@ -101,6 +101,8 @@ pub struct Vma {
     /// Size of its pages once compressed by zram, in percent of a page (e.g. 33 for data that
     /// compresses 3:1, 100 for incompressible data); 0 = the machine's default.
     pub compressed_pct: u8,
+    /// `swap_readahead_info`: the VMA-based swap read-ahead's state.
+    pub swap_ra: super::swap::VmaRa,
 }
 
 impl Vma {
@@ -248,6 +250,7 @@ mod tests {
                     file: 0,
                     pgoff: 0,
                     compressed_pct: 0,
+                    swap_ra: Default::default(),
                 },
                 Vma {
                     start: 30,
@@ -256,6 +259,7 @@ mod tests {
                     file: 0,
                     pgoff: 0,
                     compressed_pct: 0,
+                    swap_ra: Default::default(),
                 },
             ],
             pmds: vec![],

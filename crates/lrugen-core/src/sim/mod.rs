@@ -584,6 +584,18 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
         // swapping to zram: its compressed pages take memory
         mc.zram_ratio = cfg.engine.as_ref().and_then(|e| e.swap_device.compression_ratio);
     }
+    if let Some(e) = &cfg.engine {
+        // what `swapon` learns from the device: SWP_SYNCHRONOUS_IO, nr_rotate_swap
+        mc.swap_synchronous |= e.swap_device.synchronous;
+        mc.swap_rotational |= e.swap_device.rotational;
+    }
+    if mc.page_cluster > crate::mm::PAGE_CLUSTER_MAX {
+        return Err(RunError::Config(format!(
+            "vm.page-cluster {} is out of range 0..={}",
+            mc.page_cluster,
+            crate::mm::PAGE_CLUSTER_MAX
+        )));
+    }
     let mut m = Machine::new(mc);
     if let Some(a) = cfg.engine.as_ref().and_then(|e| e.swap_device.zram_algorithm) {
         m.zram_algorithm = a;

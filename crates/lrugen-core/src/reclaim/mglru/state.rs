@@ -340,6 +340,13 @@ switches! {
     /// counted in `NR_PAGETABLE` too (`pagetable_pgd_ctor`, x86 through the generic
     /// `__pgd_alloc`). Off (6.1, 6.12): charged, shown only in `kernel`.
     pgd_pgtable_stats,
+    /// 7.2 (Debian 7.2.13's `do_swap_page`: every swap-cache miss on a `SWP_SYNCHRONOUS_IO`
+    /// device goes to `swapin_sync`, "Swapin bypasses readahead", part of the swap-table rework
+    /// of the swap cache; first release unconfirmed): a fault on zram (or a RAM disk) never
+    /// reads ahead. Off (6.1–6.17): only a slot one PTE references bypasses the swap cache and
+    /// read-ahead; a slot that fork shares is read through `swapin_readahead`, with
+    /// `vm.page-cluster`'s window around it. Machine-wide: both LRUs read it.
+    sync_io_skips_readahead,
 }
 
 impl Switches {
@@ -391,6 +398,7 @@ impl Switches {
         node_reclaim_stats: true,
         workingset_activate_needs_workingset: true,
         sync_io_always_frees_swap: true,
+        sync_io_skips_readahead: true,
         workingset_lruvec_lru_size: true,
         reparent_lru_folios: true,
         ..Switches::V6_17
