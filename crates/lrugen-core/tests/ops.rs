@@ -6,16 +6,18 @@
 
 use lrugen::kernel::{Access, AccessError, Kernel};
 use lrugen::mm::folio::{pg, FolioId};
-use lrugen::mm::memcg::{MemcgId, ROOT_MEMCG};
+use lrugen::mm::memcg::MemcgId;
 use lrugen::mm::pagecache::{Advice, Slot};
 use lrugen::mm::vm::{pte, vmf, Madv, MMAP_BASE_VPN};
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Lru, Machine, MachineConfig, CTX_TASK};
 use lrugen::reclaim::classic::Classic;
-use lrugen::reclaim::mglru::{gen_from_seq, Mglru, MglruConfig, Profile};
+use lrugen::reclaim::mglru::{gen_from_seq, Mglru, Profile};
 use lrugen::reclaim::Policy;
 use lrugen::workload::{Op, ANON_FILE};
 use proptest::prelude::*;
+
+mod common;
 
 const B: u32 = MMAP_BASE_VPN;
 
@@ -33,27 +35,11 @@ fn machine(pages: u64, swap: u64) -> Machine {
 }
 
 fn classic(pages: u64, swap: u64) -> (Kernel<Classic>, MemcgId, u32) {
-    let m = machine(pages, swap);
-    let p = Classic::new(&m);
-    finish(Kernel::new(m, p))
+    common::classic_on(machine(pages, swap))
 }
 
 fn mglru(profile: Profile, pages: u64, swap: u64) -> (Kernel<Mglru>, MemcgId, u32) {
-    let m = machine(pages, swap);
-    let p = Mglru::new(
-        &m,
-        MglruConfig {
-            profile,
-            ..MglruConfig::default()
-        },
-    );
-    finish(Kernel::new(m, p))
-}
-
-fn finish<P: Policy>(mut k: Kernel<P>) -> (Kernel<P>, MemcgId, u32) {
-    let t = k.create_memcg(ROOT_MEMCG, "t");
-    let task = k.create_mm(t);
-    (k, t, task)
+    common::mglru_on(machine(pages, swap), profile)
 }
 
 /// Kernel memory charged to memcg `t` (`memory.stat` `kernel`: page tables, slab, the rest of

@@ -16,9 +16,11 @@ use lrugen::mm::vm::{pte, vmf, Madv, MMAP_BASE_VPN};
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Machine, MachineConfig};
 use lrugen::reclaim::classic::Classic;
-use lrugen::reclaim::mglru::{Mglru, MglruConfig, Profile};
+use lrugen::reclaim::mglru::{Mglru, Profile};
 use lrugen::reclaim::Policy;
 use lrugen::workload::{Op, ANON_FILE};
+
+mod common;
 
 /// A PMD-aligned address: a window is never cut by the page table's end in these tests.
 const B: u32 = MMAP_BASE_VPN;
@@ -33,28 +35,12 @@ fn machine(page_cluster: u32, rotational: bool) -> Machine {
     m
 }
 
-fn finish<P: Policy>(mut k: Kernel<P>) -> (Kernel<P>, MemcgId, u32) {
-    let t = k.create_memcg(ROOT_MEMCG, "t");
-    let task = k.create_mm(t);
-    (k, t, task)
-}
-
 fn classic(page_cluster: u32, rotational: bool) -> (Kernel<Classic>, MemcgId, u32) {
-    let m = machine(page_cluster, rotational);
-    let p = Classic::new(&m);
-    finish(Kernel::new(m, p))
+    common::classic_on(machine(page_cluster, rotational))
 }
 
 fn mglru(profile: Profile, page_cluster: u32, rotational: bool) -> (Kernel<Mglru>, MemcgId, u32) {
-    let m = machine(page_cluster, rotational);
-    let p = Mglru::new(
-        &m,
-        MglruConfig {
-            profile,
-            ..MglruConfig::default()
-        },
-    );
-    finish(Kernel::new(m, p))
+    common::mglru_on(machine(page_cluster, rotational), profile)
 }
 
 /// Run `f` under the classic LRU and MGLRU of 6.1, 6.12 and 7.2.

@@ -81,6 +81,35 @@ pub fn mglru_setup(
     (k, t, task)
 }
 
+/// `k` with a memcg `/t` and a task charged to it (`Kernel::create_mm`, which also tells the policy).
+pub fn with_task<P: Policy>(mut k: Kernel<P>) -> (Kernel<P>, MemcgId, u32) {
+    let t = k.create_memcg(ROOT_MEMCG, "t");
+    let task = k.create_mm(t);
+    (k, t, task)
+}
+
+/// The classic LRU on machine `m`, with `/t` and its task ([`with_task`]).
+pub fn classic_on(m: Machine) -> (Kernel<Classic>, MemcgId, u32) {
+    let p = Classic::new(&m);
+    with_task(Kernel::new(m, p))
+}
+
+/// MGLRU of `profile` on machine `m`, with `/t` and its task ([`with_task`]).
+pub fn mglru_on(
+    m: Machine,
+    profile: lrugen::reclaim::mglru::Profile,
+) -> (Kernel<lrugen::reclaim::mglru::Mglru>, MemcgId, u32) {
+    use lrugen::reclaim::mglru::{Mglru, MglruConfig};
+    let p = Mglru::new(
+        &m,
+        MglruConfig {
+            profile,
+            ..MglruConfig::default()
+        },
+    );
+    with_task(Kernel::new(m, p))
+}
+
 /// A kernel, a memcg `/t` and a task (address space) charged to it.
 pub fn setup(pages: u64, swap: u64) -> (K, MemcgId, u32) {
     let mut k = kernel(pages, swap);
