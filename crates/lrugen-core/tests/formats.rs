@@ -132,9 +132,11 @@ const KERNEL_VMSTAT_ORDER: &[&str] = &[
     "pgsteal_kswapd",
     "pgsteal_direct",
     "pgsteal_khugepaged",
+    "pgsteal_proactive", // 6.15
     "pgscan_kswapd",
     "pgscan_direct",
     "pgscan_khugepaged",
+    "pgscan_proactive", // 6.15
     "pgscan_direct_throttle",
     "pgscan_anon",
     "pgscan_file",
@@ -548,11 +550,11 @@ fn memory_stat_prints_each_counter_under_its_name() {
     }
     assert_eq!(
         get(&lines, "pgscan"),
-        c.get(Stat::PgscanKswapd) + c.get(Stat::PgscanDirect)
+        c.get(Stat::PgscanKswapd) + c.get(Stat::PgscanDirect) + c.get(Stat::PgscanProactive)
     );
     assert_eq!(
         get(&lines, "pgsteal"),
-        c.get(Stat::PgstealKswapd) + c.get(Stat::PgstealDirect)
+        c.get(Stat::PgstealKswapd) + c.get(Stat::PgstealDirect) + c.get(Stat::PgstealProactive)
     );
 }
 

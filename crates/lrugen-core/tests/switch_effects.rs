@@ -2014,3 +2014,36 @@ fn reparent_lru_folios_moves_a_removed_memcgs_folios_to_its_parent() {
         k.check().unwrap();
     }
 }
+
+/// `proactive_reclaim_stats` (6.15): the pages `memory.reclaim` scans and reclaims count as
+/// `pgscan_proactive`/`pgsteal_proactive` in the memcg's statistics; off (6.1, 6.12), as
+/// `pgscan_direct`/`pgsteal_direct`. The same request reclaims the same pages either way.
+#[test]
+fn proactive_reclaim_stats_count_memory_reclaim_apart() {
+    use lrugen::reclaim::memory_reclaim;
+    for base in [Profile::V6_12, Profile::V7_2] {
+        let mut stolen = [0; 2];
+        for on in [false, true] {
+            let (mut k, t, task) = kernel(with(base, "proactive_reclaim_stats", on), 8192, 0, None);
+            let f = k.m.create_file("f", 4096, Advice::Normal);
+            for index in 0..4096 {
+                k.step(Op::Read { task, file: f, index }).unwrap();
+            }
+            let r = memory_reclaim::write(&mut k.m, &mut k.p, t, "4M");
+            assert_eq!(r.error, None);
+            let ms = k.m.memcg_stat(t);
+            let mc = |s: Stat| ms.get(s);
+            let (direct, proactive) = (mc(Stat::PgstealDirect), mc(Stat::PgstealProactive));
+            let label = format!("{} switch {on}", base.label());
+            assert!(direct + proactive >= 1024, "{label}: stole {direct} + {proactive}");
+            if on {
+                assert_eq!((direct, mc(Stat::PgscanDirect)), (0, 0), "{label}");
+                assert!(mc(Stat::PgscanProactive) >= proactive, "{label}");
+            } else {
+                assert_eq!((proactive, mc(Stat::PgscanProactive)), (0, 0), "{label}");
+            }
+            stolen[on as usize] = direct + proactive;
+        }
+        assert_eq!(stolen[0], stolen[1], "{}: the same pages either way", base.label());
+    }
+}

@@ -247,6 +247,9 @@ macro_rules! switch_tests {
             // needs a fork-shared slot on zram read with read-ahead: `switch_effects.rs`,
             // `sync_io_skips_readahead_reads_one_page_of_a_shared_zram_slot`
             tested.push("sync_io_skips_readahead");
+            // `switch_effects.rs`, `proactive_reclaim_stats_count_memory_reclaim_apart`;
+            // `mglru_debugfs_write.rs` for the debugfs `-`
+            tested.push("proactive_reclaim_stats");
             // needs kernel memory charged and a stream of hundreds of xarray leaves:
             // `switch_effects.rs`, `workingset_lruvec_lru_size_reclaims_shadow_nodes_of_mglru_memcgs`
             tested.push("workingset_lruvec_lru_size");

@@ -218,8 +218,8 @@ fn model_sides(
             Some(mv(Stat::WorkingsetRefaultAnon)),
             Some(mv(Stat::WorkingsetRefaultFile)),
             Some(mv(Stat::PgscanAnon) + mv(Stat::PgscanFile)),
-            // (the model has no khugepaged and no proactive reclaim in these shapes)
-            Some(mv(Stat::PgscanKswapd) + mv(Stat::PgscanDirect)),
+            // (the model has no khugepaged)
+            Some(mv(Stat::PgscanKswapd) + mv(Stat::PgscanDirect) + mv(Stat::PgscanProactive)),
             Some(mv(Stat::Pswpout)),
             Some(mv(Stat::WorkingsetNodereclaim)),
             Some(m.series.last().map_or(0, |s| s.usage)),
@@ -735,7 +735,7 @@ pub fn compare_runs(ops: &OpFile, settings: &Settings, runs: &[&KernelRun]) -> R
             .map(|k| kv(r, k))
             .sum()
         }),
-        mv(Stat::PgscanKswapd) + mv(Stat::PgscanDirect),
+        mv(Stat::PgscanKswapd) + mv(Stat::PgscanDirect) + mv(Stat::PgscanProactive),
         COUNTER_FLOOR,
     ));
     checks.push(SpreadCheck::new(

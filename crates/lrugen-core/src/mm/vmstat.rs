@@ -107,8 +107,10 @@ stats! {
     Pgrefill = "pgrefill": Event,
     PgstealKswapd = "pgsteal_kswapd": Event,
     PgstealDirect = "pgsteal_direct": Event,
+    PgstealProactive = "pgsteal_proactive": Event,
     PgscanKswapd = "pgscan_kswapd": Event,
     PgscanDirect = "pgscan_direct": Event,
+    PgscanProactive = "pgscan_proactive": Event,
     PgscanDirectThrottle = "pgscan_direct_throttle": Event,
     PgscanAnon = "pgscan_anon": Event,
     PgscanFile = "pgscan_file": Event,
@@ -280,8 +282,16 @@ pub fn format_memory_stat(c: &Counters, page_size: u64) -> String {
     ] {
         let _ = writeln!(o, "{} {}", s.name(), e(s));
     }
-    let _ = writeln!(o, "pgscan {}", e(Stat::PgscanKswapd) + e(Stat::PgscanDirect));
-    let _ = writeln!(o, "pgsteal {}", e(Stat::PgstealKswapd) + e(Stat::PgstealDirect));
+    let _ = writeln!(
+        o,
+        "pgscan {}",
+        e(Stat::PgscanKswapd) + e(Stat::PgscanDirect) + e(Stat::PgscanProactive)
+    );
+    let _ = writeln!(
+        o,
+        "pgsteal {}",
+        e(Stat::PgstealKswapd) + e(Stat::PgstealDirect) + e(Stat::PgstealProactive)
+    );
     for s in [
         Stat::PgscanKswapd,
         Stat::PgscanDirect,

@@ -24,8 +24,9 @@
 //! batches first (`lru_add_drain_all`); an iteration that reclaims nothing uses up one of
 //! `MAX_RECLAIM_RETRIES` retries and, when none is left, the write fails with `EAGAIN` (pages
 //! reclaimed until then stay reclaimed). The model has no signals, so the kernel's `EINTR`
-//! (`signal_pending`) never happens. Proactive reclaim is counted as direct reclaim
-//! (`Reclaimer::Proactive`, `pgscan_direct`/`pgsteal_direct`).
+//! (`signal_pending`) never happens. Proactive reclaim (`Reclaimer::Proactive`) is counted as
+//! direct reclaim (`pgscan_direct`/`pgsteal_direct`) before 6.15 and as `pgscan_proactive`/
+//! `pgsteal_proactive` from it (`proactive_reclaim_stats`).
 
 use super::vmscan::{do_try_to_free_pages, node_order};
 use super::{lru_add_drain, Policy, Reclaimer, ScanControl, MAX_RECLAIM_RETRIES};

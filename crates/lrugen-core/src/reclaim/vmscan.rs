@@ -13,10 +13,13 @@ use crate::mm::node::{WMARK_HIGH, WMARK_MIN};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 
-/// The `pgscan_*`/`pgsteal_*` event of a reclaimer (`reclaimer_offset`).
-pub fn scan_event(r: Reclaimer) -> (Stat, Stat) {
+/// The `pgscan_*`/`pgsteal_*` event of a reclaimer (`reclaimer_offset`): proactive reclaim
+/// (`memory.reclaim`, and the debugfs `-` on the same kernels) has events of its own where the
+/// profile's `proactive_reclaim_stats` says so (6.15 on), and counts as direct reclaim before.
+pub fn scan_event(r: Reclaimer, proactive_stats: bool) -> (Stat, Stat) {
     match r {
         Reclaimer::Kswapd => (Stat::PgscanKswapd, Stat::PgstealKswapd),
+        Reclaimer::Proactive if proactive_stats => (Stat::PgscanProactive, Stat::PgstealProactive),
         Reclaimer::Direct | Reclaimer::Proactive => (Stat::PgscanDirect, Stat::PgstealDirect),
     }
 }

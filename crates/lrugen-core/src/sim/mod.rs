@@ -387,11 +387,11 @@ impl RunResult {
     /// Pages scanned by reclaim in the workload memcg (`memory.stat` `pgscan`: the memcg's copy
     /// counts limit reclaim too, which `/proc/vmstat`'s `pgscan_direct` leaves out).
     pub fn pgscan(&self) -> i64 {
-        self.memcg(Stat::PgscanKswapd) + self.memcg(Stat::PgscanDirect)
+        self.memcg(Stat::PgscanKswapd) + self.memcg(Stat::PgscanDirect) + self.memcg(Stat::PgscanProactive)
     }
     /// Pages reclaimed from the workload memcg (`memory.stat` `pgsteal`).
     pub fn pgsteal(&self) -> i64 {
-        self.memcg(Stat::PgstealKswapd) + self.memcg(Stat::PgstealDirect)
+        self.memcg(Stat::PgstealKswapd) + self.memcg(Stat::PgstealDirect) + self.memcg(Stat::PgstealProactive)
     }
 }
 

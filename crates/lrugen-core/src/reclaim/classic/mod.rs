@@ -389,7 +389,7 @@ impl Classic {
         let mut list = std::mem::take(&mut self.scratch);
         let nr_scanned = self.isolate(m, memcg, node, lru, nr_to_scan, sc, &mut list);
         let nr_taken = list.len() as u64;
-        let (scan_ev, steal_ev) = vmscan::scan_event(sc.reclaimer);
+        let (scan_ev, steal_ev) = vmscan::scan_event(sc.reclaimer, self.sw().proactive_reclaim_stats);
         count_scan(
             m,
             memcg,

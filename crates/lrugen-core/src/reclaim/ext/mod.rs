@@ -1030,8 +1030,9 @@ impl<P: CacheExtOps> CacheExt<P> {
         }
         let lv = m.lruvec(memcg, node);
         m.lru_lock_held(lv, LruLockSite::Isolate, nr_taken);
-        let (scan_ev, steal_ev) = vmscan::scan_event(sc.reclaimer);
-        let node_stats = self.classic.switches().node_reclaim_stats;
+        let sw = self.classic.switches();
+        let (scan_ev, steal_ev) = vmscan::scan_event(sc.reclaimer, sw.proactive_reclaim_stats);
+        let node_stats = sw.node_reclaim_stats;
         count_scan(m, memcg, sc, scan_ev, Stat::PgscanFile, nr_taken, node_stats);
         let nr_reclaimed = vmscan::shrink_folio_list(m, self, list, sc, false);
         m.lru_lock_held(lv, LruLockSite::Putback, list.len() as u64);

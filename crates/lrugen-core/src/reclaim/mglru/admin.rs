@@ -80,7 +80,13 @@ impl Mglru {
             }
             let memcg = (id - 1) as MemcgId;
             let lv = self.lv(memcg, node);
-            let mut sc = ScanControl::new(0, Reclaimer::Direct, None, 3);
+            // lru_gen_seq_write's scan control is proactive on the kernels that count it so
+            let reclaimer = if self.sw().proactive_reclaim_stats {
+                Reclaimer::Proactive
+            } else {
+                Reclaimer::Direct
+            };
+            let mut sc = ScanControl::new(0, reclaimer, None, 3);
             let default_swappiness = eviction::get_swappiness(self, m, memcg, &sc);
             let swappiness = cmd.swappiness().unwrap_or(default_swappiness);
             match cmd {

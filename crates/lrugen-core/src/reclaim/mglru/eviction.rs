@@ -491,7 +491,7 @@ pub fn evict_folios(
         }
         return scanned;
     }
-    let (_, steal_ev) = vmscan::scan_event(sc.reclaimer);
+    let (_, steal_ev) = vmscan::scan_event(sc.reclaimer, p.sw().proactive_reclaim_stats);
     let typed = if ty == FILE {
         Stat::PgstealFile
     } else {
@@ -680,7 +680,7 @@ fn scan_folios(
     }
     m.count_scanned(sorted);
     p.lock_scanned += scanned;
-    let (scan_ev, _) = vmscan::scan_event(sc.reclaimer);
+    let (scan_ev, _) = vmscan::scan_event(sc.reclaimer, p.sw().proactive_reclaim_stats);
     let typed = if ty == FILE { Stat::PgscanFile } else { Stat::PgscanAnon };
     let node_stats = p.sw().node_reclaim_stats;
     count_scan(m, memcg, sc, scan_ev, typed, isolated, node_stats);

@@ -347,6 +347,13 @@ switches! {
     /// read-ahead; a slot that fork shares is read through `swapin_readahead`, with
     /// `vm.page-cluster`'s window around it. Machine-wide: both LRUs read it.
     sync_io_skips_readahead,
+    /// 6.15, Hao Jia's "mm: vmscan: split proactive reclaim statistics from direct reclaim
+    /// statistics" (the release from a third-party note; Debian 7.2.13's `reclaimer_offset` and
+    /// the ctl fixtures confirm it there, 6.12 has it not): reclaim with `sc->proactive`
+    /// (`memory.reclaim`, and the debugfs `-`, whose scan control is proactive too) counts
+    /// `pgscan_proactive`/`pgsteal_proactive` instead of `pgscan_direct`/`pgsteal_direct`.
+    /// Off (6.1, 6.12): direct. Read by both LRUs; changes no reclaim decision.
+    proactive_reclaim_stats,
 }
 
 impl Switches {
@@ -376,6 +383,7 @@ impl Switches {
     /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
     pub const V6_17: Switches = Switches {
         swap_percpu_cluster: true,
+        proactive_reclaim_stats: true,
         pgd_pgtable_stats: true,
         aging_feedback_rework: true,
         type_selection_rework: true,
