@@ -183,18 +183,22 @@ pub fn unescape_text(s: &str) -> Result<String, String> {
 /// `{min_seq}` (the smaller) of its lruvec on node 0, each with an optional `+N` or `-N`.
 pub const PLACEHOLDERS: [&str; 6] = ["memcg", "node", "max_seq", "min_seq", "min_seq_anon", "min_seq_file"];
 
-/// `text` with its placeholders replaced by `value(name)`; an error names a malformed or
-/// unknown placeholder, one whose value is unknown (`None`) or one that would be negative.
-pub fn expand_placeholders(text: &str, value: &dyn Fn(&str) -> Option<u64>) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let close = rest[open..]
+/// A placeholder of a written text: its name (one of [`PLACEHOLDERS`]), its `+N`/`-N`, and where
+/// it is in the text (braces included).
+pub type Placeholder = (&'static str, i64, std::ops::Range<usize>);
+
+/// The placeholders of `text`, in order; an error names a malformed or unknown one. Shared by the
+/// replayer and lrugen's control scripts (`lrugen::control`), which check a script's texts with
+/// it before a run starts.
+pub fn placeholders(text: &str) -> Result<Vec<Placeholder>, String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(open) = text[i..].find('{').map(|o| i + o) {
+        let close = text[open..]
             .find('}')
             .map(|c| open + c)
-            .ok_or_else(|| format!("'{}': a `{{` without its `}}`", &rest[open..]))?;
-        let inner = &rest[open + 1..close];
+            .ok_or_else(|| format!("'{}': a `{{` without its `}}`", &text[open..]))?;
+        let inner = &text[open + 1..close];
         let (name, off) = match inner.find(['+', '-']) {
             Some(at) => {
                 let digits = &inner[at + 1..];
@@ -207,24 +211,38 @@ pub fn expand_placeholders(text: &str, value: &dyn Fn(&str) -> Option<u64>) -> R
             }
             None => (inner, 0),
         };
-        if !PLACEHOLDERS.contains(&name) {
-            return Err(format!(
+        let known = PLACEHOLDERS.into_iter().find(|p| *p == name).ok_or_else(|| {
+            format!(
                 "{{{inner}}}: unknown name '{name}': expected one of {}",
                 PLACEHOLDERS.join(", ")
-            ));
-        }
-        let base = value(name).ok_or_else(|| format!("{{{inner}}}: no value for {name}"))?;
+            )
+        })?;
+        out.push((known, off, open..close + 1));
+        i = close + 1;
+    }
+    if let Some(c) = text[i..].find('}') {
+        return Err(format!("'{}': a `}}` without its `{{`", &text[i + c..]));
+    }
+    Ok(out)
+}
+
+/// `text` with its placeholders replaced by `value(name)`; an error names a malformed or
+/// unknown placeholder, one whose value is unknown (`None`) or one that would be negative.
+pub fn expand_placeholders(text: &str, value: &dyn Fn(&str) -> Option<u64>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (name, off, span) in placeholders(text)? {
+        let shown = &text[span.clone()];
+        let base = value(name).ok_or_else(|| format!("{shown}: no value for {name}"))?;
         let v = base as i64 + off;
         if v < 0 {
-            return Err(format!("{{{inner}}}: {name} is {base}, so the value would be {v}"));
+            return Err(format!("{shown}: {name} is {base}, so the value would be {v}"));
         }
+        out.push_str(&text[last..span.start]);
         out.push_str(&v.to_string());
-        rest = &rest[close + 1..];
+        last = span.end;
     }
-    if let Some(c) = rest.find('}') {
-        return Err(format!("'{}': a `}}` without its `{{`", &rest[c..]));
-    }
-    out.push_str(rest);
+    out.push_str(&text[last..]);
     Ok(out)
 }
 

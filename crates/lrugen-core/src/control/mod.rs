@@ -37,6 +37,9 @@ use crate::kernel::Kernel;
 use crate::mm::memcg::MemcgId;
 use crate::reclaim::mglru::debugfs::Errno;
 use crate::reclaim::{memory_reclaim, Policy};
+// the placeholders of a written value (`{memcg}`, `{max_seq-2}`, …): the guest replayer's grammar,
+// one parser for both
+use lrugen_replay::placeholders;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::Range;
@@ -483,48 +486,6 @@ impl Script {
     pub fn uses_clock(&self) -> bool {
         self.actions.iter().any(|a| a.when.unit == Unit::Ms)
     }
-}
-
-/// The names a written value may hold in braces.
-const PLACEHOLDERS: [&str; 6] = ["memcg", "node", "max_seq", "min_seq", "min_seq_anon", "min_seq_file"];
-
-/// A placeholder of a written value: its name, its `+N`/`-N`, where it is in the text.
-type Placeholder = (&'static str, i64, Range<usize>);
-
-/// The placeholders of `text`, in order; an error names a malformed one.
-fn placeholders(text: &str) -> Result<Vec<Placeholder>, String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(open) = text[i..].find('{').map(|o| i + o) {
-        let close = text[open..]
-            .find('}')
-            .map(|c| open + c)
-            .ok_or_else(|| format!("'{}': a `{{` without its `}}`", &text[open..]))?;
-        let inner = &text[open + 1..close];
-        let (name, off) = match inner.find(['+', '-']) {
-            Some(at) => {
-                let n: i64 = inner[at + 1..]
-                    .parse()
-                    .ok()
-                    .filter(|n: &i64| *n >= 0 && inner[at + 1..].bytes().all(|b| b.is_ascii_digit()))
-                    .ok_or_else(|| format!("{{{inner}}}: expected a whole number after `{}`", &inner[at..=at]))?;
-                (&inner[..at], if &inner[at..=at] == "-" { -n } else { n })
-            }
-            None => (inner, 0),
-        };
-        let known = PLACEHOLDERS.into_iter().find(|p| *p == name).ok_or_else(|| {
-            format!(
-                "{{{inner}}}: unknown name '{name}': expected one of {}",
-                PLACEHOLDERS.join(", ")
-            )
-        })?;
-        out.push((known, off, open..close + 1));
-        i = close + 1;
-    }
-    if let Some(c) = text[i..].find('}') {
-        return Err(format!("'{}': a `}}` without its `{{`", &text[i + c..]));
-    }
-    Ok(out)
 }
 
 /// `text` with its placeholders replaced from kernel `k` (workload memcg `t`).
