@@ -129,7 +129,11 @@ impl Mglru {
                         if sc.nr_reclaimed >= nr_to_reclaim {
                             break;
                         }
-                        let budget = if profile.switches.scan_batch_bounded {
+                        // 7.2's run_eviction asks each batch for what is left, at most
+                        // MAX_LRU_BATCH (the reclaim-loop series); 6.17's for a full batch
+                        let budget = if profile.switches.reclaim_loop_single_budget {
+                            (nr_to_reclaim - sc.nr_reclaimed).min(super::state::MAX_LRU_BATCH)
+                        } else if profile.switches.scan_batch_bounded {
                             super::state::MAX_LRU_BATCH
                         } else {
                             u64::MAX

@@ -227,7 +227,10 @@ switches! {
     /// 11–14, §17.2): the lruvec budget is computed once, batches of at most 64 folios, aging at
     /// any priority when only two generations are left, root reclaim stops after the first batch
     /// that followed an aging attempt, `evict_folios` returns exactly the pages examined and
-    /// flushes empty generations before and after isolating, the flushers are woken per batch.
+    /// flushes empty generations before and after isolating, the flushers are woken per batch,
+    /// and a debugfs `-` asks each batch for what is left of its `nr_to_reclaim` (at most
+    /// `MAX_LRU_BATCH`: `- ... 64` that reclaims 63 of its first batch scans one folio more, not
+    /// 64; `tests/ctl.rs`).
     reclaim_loop_single_budget,
     /// 7.2 (§17.1 row 17, of the reclaim-loop series): `should_abort_scan` also stops memcg
     /// reclaim once `nr_to_reclaim` pages are reclaimed. Off: memcg reclaim never stops early.
