@@ -811,6 +811,35 @@ fn mm_stats_tyfa_prints_four_walk_statistics() {
     }
 }
 
+/// `lru_gen_memcg_id_u64`: 7.x prints the memcg header of `lru_gen` as `memcg %llu %s`
+/// (unpadded) and reads a command's memcg id as a 64-bit number; before, `memcg %5hu %s` and an
+/// `int` (so an id plus 2^32 names the same memcg). Output and parsing only.
+#[test]
+fn lru_gen_memcg_id_u64_prints_and_reads_a_64_bit_id() {
+    for base in KERNELS {
+        for on in [false, true] {
+            let (mut k, t, _task) = young_anon_and_file(with(base, "lru_gen_memcg_id_u64", on));
+            let id = debugfs_id(&k);
+            let text = k.p.debugfs_read(&k.m, false);
+            let header = text
+                .lines()
+                .find(|l| l.starts_with("memcg") && l.ends_with(" /t"))
+                .unwrap_or_else(|| panic!("{text}"))
+                .to_string();
+            let want = if on {
+                format!("memcg {id} /t")
+            } else {
+                format!("memcg {id:>5} /t")
+            };
+            assert_eq!(header, want, "{} on = {on}", base.label());
+            let max_seq = k.p.lrugen(t, 0).max_seq;
+            let wide = format!("+ {} 0 {max_seq} 1 1", id + (1 << 32));
+            let r = k.p.debugfs_write(&mut k.m, &wide);
+            assert_eq!(r.is_ok(), !on, "{} on = {on}: {wide}: {r:?}", base.label());
+        }
+    }
+}
+
 // -------------------------------------------------------------------------------------------------
 // 7.2: dirty/writeback reactivation, fault placement, refs, the reclaim loop, node stats
 // -------------------------------------------------------------------------------------------------

@@ -250,6 +250,9 @@ macro_rules! switch_tests {
             // `switch_effects.rs`, `proactive_reclaim_stats_count_memory_reclaim_apart`;
             // `mglru_debugfs_write.rs` for the debugfs `-`
             tested.push("proactive_reclaim_stats");
+            // the lru_gen text and command grammar only: `switch_effects.rs`,
+            // `lru_gen_memcg_id_u64_prints_and_reads_a_64_bit_id`
+            tested.push("lru_gen_memcg_id_u64");
             // needs kernel memory charged and a stream of hundreds of xarray leaves:
             // `switch_effects.rs`, `workingset_lruvec_lru_size_reclaims_shadow_nodes_of_mglru_memcgs`
             tested.push("workingset_lruvec_lru_size");
@@ -374,6 +377,7 @@ fn presets_are_the_kernels() {
         "sync_io_skips_readahead",
         "workingset_lruvec_lru_size",
         "reparent_lru_folios",
+        "lru_gen_memcg_id_u64",
     ];
     for n in kernel_switches() {
         assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");

@@ -12,7 +12,7 @@
 //!
 //! | | [`Profile::V6_1`] (Debian 6.1.192) | [`Profile::V6_17`] (≈6.17) |
 //! |---|---|---|
-//! | header | `memcg %5hu %s` (16-bit id) | same (the 7.2 preset: `memcg %llu %s`, unpadded, as 7.x prints it) |
+//! | header | `memcg %5hu %s` (16-bit id) | same (with `lru_gen_memcg_id_u64`, on in the 7.2 preset: `memcg %llu %s`, unpadded, as 7.x prints it) |
 //! | first row of `lru_gen` | `min_seq[anon]` | `min(min_seq[anon], min_seq[file])` |
 //! | first row of `lru_gen_full` | `max_seq − 3` (0 if `max_seq < 4`) | same |
 //! | tier markers (max_seq / min_seq or stats / other) | `RT ` / `rep` / blanks | `RTx` / `rep` / `xxx` |
@@ -37,8 +37,8 @@
 
 use super::pid::protected_idx;
 use super::state::{
-    gen_from_seq, hist_from_seq, mm_stat, LruGen, Preset, Profile, MAX_NR_GENS, MAX_NR_HIST_GENS, MAX_NR_TIERS,
-    MIN_NR_GENS, SWAPPINESS_ANON_ONLY,
+    gen_from_seq, hist_from_seq, mm_stat, LruGen, Profile, MAX_NR_GENS, MAX_NR_HIST_GENS, MAX_NR_TIERS, MIN_NR_GENS,
+    SWAPPINESS_ANON_ONLY,
 };
 use crate::mm::folio::{ANON, FILE};
 use std::fmt::{self, Write as _};
@@ -205,7 +205,7 @@ fn first_row(profile: Profile, full: bool, lg: &LruGen) -> u64 {
 fn show_lruvec(out: &mut String, ctx: ShowCtx, v: &LruvecView<'_>) {
     let lg = v.lg;
     if v.first_node {
-        if ctx.profile.preset == Preset::V7_2 {
+        if ctx.profile.switches.lru_gen_memcg_id_u64 {
             // 7.x: `%llu` of the 64-bit id, unpadded (what the 7.2 guest prints, `memcg 28 /t`)
             let _ = writeln!(out, "memcg {} {}", v.memcg_id, v.path);
         } else {
@@ -1358,7 +1358,13 @@ fn scan_command(cur: &[u8], profile: Profile) -> Result<Command, (Errno, String)
         }
     };
     let [memcg, nid, seq] = nums;
-    let (memcg_id, node) = (u64::from(memcg as u32), nid as u32 as usize);
+    // `%d` of an `int` before 7.x (the low 32 bits), `%llu` after (`lru_gen_memcg_id_u64`)
+    let memcg_id = if profile.switches.lru_gen_memcg_id_u64 {
+        memcg
+    } else {
+        u64::from(memcg as u32)
+    };
+    let node = nid as u32 as usize;
     match cmd {
         b'+' => Ok(Command::Age {
             memcg_id,

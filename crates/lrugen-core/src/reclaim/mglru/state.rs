@@ -357,6 +357,12 @@ switches! {
     /// `pgscan_proactive`/`pgsteal_proactive` instead of `pgscan_direct`/`pgsteal_direct`.
     /// Off (6.1, 6.12): direct. Read by both LRUs; changes no reclaim decision.
     proactive_reclaim_stats,
+    /// 7.x (Debian 7.2.13's `lru_gen_seq_show` and `lru_gen_seq_write`; the change itself not
+    /// identified, 6.17 has it not): `mem_cgroup_id()` is the 64-bit cgroup id, so the debugfs
+    /// `lru_gen` header is `memcg %llu %s` (unpadded: `memcg 28 /t` in the 7.2 guest) and the
+    /// `+`/`-` commands read a 64-bit id. Off: `memcg %5hu %s`, a 16-bit id right-aligned in
+    /// five columns. Changes only the text.
+    lru_gen_memcg_id_u64,
 }
 
 impl Switches {
@@ -412,6 +418,7 @@ impl Switches {
         sync_io_skips_readahead: true,
         workingset_lruvec_lru_size: true,
         reparent_lru_folios: true,
+        lru_gen_memcg_id_u64: true,
         ..Switches::V6_17
     };
     /// MGLRU-FG v3 on top of the newest kernel preset (7.2): every `fg_*` switch on.
