@@ -171,8 +171,9 @@ pub struct KernelArgs {
     /// Measured accesses of the built-in workload.
     #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = count, allow_negative_numbers = true)]
     accesses: u64,
-    /// Page distribution: uniform, zipf:THETA or gauss:SD_PCT (a Gaussian around the middle,
-    /// σ = SD_PCT % of the range, hot pages contiguous).
+    /// Page distribution: uniform, zipf:THETA, gauss:SD_PCT (a Gaussian around the middle,
+    /// σ = SD_PCT % of the range, hot pages contiguous) or loop (every page in order, again and
+    /// again).
     #[arg(long, default_value = "zipf:0.9")]
     dist: String,
     /// Seed of the stream.

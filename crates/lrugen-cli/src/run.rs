@@ -126,7 +126,8 @@ pub struct RunArgs {
     /// file-read: size of each file; anon: size of the region.
     #[arg(long, value_name = "SIZE", default_value = "32M", allow_hyphen_values = true)]
     pub size: String,
-    /// Access distribution: uniform, or zipf:THETA.
+    /// Access distribution: uniform, zipf:THETA, gauss:SD_PCT or loop (every page in order,
+    /// again and again).
     #[arg(long, default_value = "zipf:0.9")]
     pub dist: String,
     /// Accesses to issue (after populating, for anon; default 500,000; ycsb: operations, default

@@ -26,6 +26,9 @@ pub enum Dist {
         /// σ as a percentage of the range (> 0).
         sd_pct: f64,
     },
+    /// Keys `0, 1, …, n − 1` in order, then again from 0: a loop over the range, the access
+    /// pattern an LRU handles worst once the range does not fit (every access a miss).
+    Loop,
 }
 
 impl std::fmt::Display for Dist {
@@ -34,6 +37,7 @@ impl std::fmt::Display for Dist {
             Dist::Uniform => write!(f, "uniform"),
             Dist::Zipf { theta } => write!(f, "zipf:{theta}"),
             Dist::Gauss { sd_pct } => write!(f, "gauss:{sd_pct}"),
+            Dist::Loop => write!(f, "loop"),
         }
     }
 }
@@ -43,6 +47,7 @@ impl std::str::FromStr for Dist {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "uniform" | "random" => Ok(Dist::Uniform),
+            "loop" => Ok(Dist::Loop),
             _ if s.starts_with("gauss") => {
                 let t = s.strip_prefix("gauss:").ok_or_else(|| {
                     format!("bad distribution '{s}': expected gauss:SD_PCT (e.g. gauss:25, σ = 25 % of the range)")
@@ -60,7 +65,7 @@ impl std::str::FromStr for Dist {
                     .strip_prefix("zipf:")
                     .or_else(|| s.strip_prefix("zipf"))
                     .ok_or_else(|| {
-                        format!("unknown distribution '{s}': expected 'uniform', 'zipf:THETA' (e.g. zipf:0.9) or 'gauss:SD_PCT' (e.g. gauss:25)")
+                        format!("unknown distribution '{s}': expected 'uniform', 'zipf:THETA' (e.g. zipf:0.9), 'gauss:SD_PCT' (e.g. gauss:25) or 'loop'")
                     })?;
                 let theta: f64 = if t.is_empty() {
                     1.1
@@ -87,6 +92,8 @@ pub struct Sampler {
     rng: StdRng,
     zipf: Option<ZipfState>,
     gauss: Option<rand_distr::Normal<f64>>,
+    /// [`Dist::Loop`]: the next key.
+    next: Option<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -124,7 +131,7 @@ impl Sampler {
             _ => None,
         };
         let zipf = match dist {
-            Dist::Uniform | Dist::Gauss { .. } => None,
+            Dist::Uniform | Dist::Gauss { .. } | Dist::Loop => None,
             Dist::Zipf { theta } => {
                 let zetan = zeta(n, theta);
                 let zeta2 = zeta(2, theta);
@@ -138,13 +145,24 @@ impl Sampler {
                 })
             }
         };
-        Sampler { n, rng, zipf, gauss }
+        let next = (dist == Dist::Loop).then_some(0);
+        Sampler {
+            n,
+            rng,
+            zipf,
+            gauss,
+            next,
+        }
     }
 
     /// The Zipf rank (0 = hottest) of the next draw, before scattering; uniform draws are returned
     /// as they are.
     #[inline]
     pub fn next_rank(&mut self) -> u64 {
+        if let Some(k) = self.next {
+            self.next = Some(if k + 1 == self.n { 0 } else { k + 1 });
+            return k;
+        }
         if let Some(g) = &self.gauss {
             use rand_distr::Distribution as _;
             loop {
@@ -188,6 +206,16 @@ impl Sampler {
 mod tests {
     use super::*;
 
+    /// A loop visits every key in order and starts again, drawing no random number.
+    #[test]
+    fn loop_visits_every_key_in_order() {
+        let mut s = Sampler::new(Dist::Loop, 3, 7);
+        let keys: Vec<u64> = (0..7).map(|_| s.next_key()).collect();
+        assert_eq!(keys, [0, 1, 2, 0, 1, 2, 0]);
+        let mut one = Sampler::new(Dist::Loop, 1, 0);
+        assert_eq!((one.next_key(), one.next_key()), (0, 0));
+    }
+
     #[test]
     fn parse() {
         assert_eq!("uniform".parse::<Dist>(), Ok(Dist::Uniform));
@@ -197,6 +225,8 @@ mod tests {
         assert!("pareto".parse::<Dist>().unwrap_err().contains("expected"));
         assert_eq!("gauss:25".parse::<Dist>(), Ok(Dist::Gauss { sd_pct: 25.0 }));
         assert_eq!(Dist::Gauss { sd_pct: 25.0 }.to_string(), "gauss:25");
+        assert_eq!("loop".parse::<Dist>(), Ok(Dist::Loop));
+        assert_eq!(Dist::Loop.to_string(), "loop");
         for bad in ["gauss", "gauss:", "gauss:0", "gauss:-3", "gauss:x", "gauss:inf"] {
             assert!(bad.parse::<Dist>().unwrap_err().contains("gauss:"), "{bad}");
         }
