@@ -118,6 +118,7 @@ fn mixed(pct0: u8, device: &str, policy: PolicyKind) -> RunResult {
         },
         jobs: 1,
         think_ns: 0,
+        memcg: None,
     };
     let w = WorkloadSpec::Mix {
         parts: vec![

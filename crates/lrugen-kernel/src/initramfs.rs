@@ -41,7 +41,27 @@ pub struct InitSpec {
     pub lru_gen_every_window: bool,
     /// And `/sys/kernel/debug/lru_gen_full` too.
     pub lru_gen_full_every_window: bool,
+    /// The memcg of each task of the op file (children of `/t`; empty: every task in `/t`). `/t`
+    /// then delegates `memory` to them, the replayer starts in task 0's and moves each task into
+    /// its own (`--memcgs`), and each child's `memory.stat` is dumped at the end of the replay.
+    pub task_memcgs: Vec<String>,
 }
+
+impl InitSpec {
+    /// The distinct memcgs of [`Self::task_memcgs`], in order of first use.
+    pub fn memcgs(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = Vec::new();
+        for m in &self.task_memcgs {
+            if !v.contains(&m.as_str()) {
+                v.push(m);
+            }
+        }
+        v
+    }
+}
+
+/// The end-of-replay dump of a child memcg's `memory.stat` is named this and the memcg's name.
+pub const CHILD_STAT_DUMP: &str = "memory.stat:";
 
 /// The `/init` script (busybox `sh`).
 pub fn init_script(s: &InitSpec) -> String {
@@ -88,6 +108,12 @@ pub fn init_script(s: &InitSpec) -> String {
     }
     o.push_str("echo +memory > /sys/fs/cgroup/cgroup.subtree_control\nmkdir /sys/fs/cgroup/t\n");
     let _ = writeln!(o, "echo {} > /sys/fs/cgroup/t/memory.max", s.memcg_max_bytes);
+    if !s.task_memcgs.is_empty() {
+        o.push_str("echo +memory > /sys/fs/cgroup/t/cgroup.subtree_control\n");
+        for m in s.memcgs() {
+            let _ = writeln!(o, "mkdir /sys/fs/cgroup/t/{m}");
+        }
+    }
     o.push_str("sync\necho 3 > /proc/sys/vm/drop_caches\n");
     let cap = |o: &mut String, name: &str, file: &str| {
         let _ = writeln!(o, "echo '{BEGIN}{name}'\ncat {file}\necho '{END}{name}'");
@@ -115,9 +141,21 @@ pub fn init_script(s: &InitSpec) -> String {
     if s.lru_gen_full_every_window {
         dumps.push_str(" --every lru_gen_full=/sys/kernel/debug/lru_gen_full");
     }
+    // the replayer starts in task 0's memcg (a child of /t, which holds no process once it
+    // delegates memory) and moves each task into its own
+    let start = match s.task_memcgs.first() {
+        Some(m) => {
+            for c in s.memcgs() {
+                let _ = write!(dumps, " --end {CHILD_STAT_DUMP}{c}=/sys/fs/cgroup/t/{c}/memory.stat");
+            }
+            dumps.push_str(" --memcgs /sys/fs/cgroup/t");
+            format!("t/{m}")
+        }
+        None => "t".to_string(),
+    };
     let _ = writeln!(
         o,
-        "sh -c 'echo $$ > /sys/fs/cgroup/t/cgroup.procs && exec /bin/lrugen-replay /ops /data{dumps}'"
+        "sh -c 'echo $$ > /sys/fs/cgroup/{start}/cgroup.procs && exec /bin/lrugen-replay /ops /data{dumps}'"
     );
     o.push_str("echo \"lrugen-replay rc $?\"\n");
     let _ = writeln!(o, "echo '{END}replay'");
@@ -283,7 +321,31 @@ mod tests {
             data_rw: false,
             lru_gen_every_window: false,
             lru_gen_full_every_window: false,
+            task_memcgs: Vec::new(),
         }
+    }
+
+    /// Tasks in child memcgs: `/t` delegates memory to each (made once), the replayer starts in
+    /// task 0's and is told where the others are, and each child's memory.stat is dumped.
+    #[test]
+    fn init_script_makes_the_tasks_memcgs() {
+        let mut sp = spec(LruMode::Classic);
+        sp.task_memcgs = vec!["a".into(), "b".into(), "a".into()];
+        let s = init_script(&sp);
+        let pos = |needle: &str| s.find(needle).unwrap_or_else(|| panic!("missing {needle:?} in\n{s}"));
+        let order = [
+            "echo 33554432 > /sys/fs/cgroup/t/memory.max",
+            "echo +memory > /sys/fs/cgroup/t/cgroup.subtree_control\nmkdir /sys/fs/cgroup/t/a\nmkdir /sys/fs/cgroup/t/b\n",
+            "sh -c 'echo $$ > /sys/fs/cgroup/t/a/cgroup.procs && exec /bin/lrugen-replay /ops /data",
+            " --end memory.stat:a=/sys/fs/cgroup/t/a/memory.stat --end memory.stat:b=/sys/fs/cgroup/t/b/memory.stat --memcgs /sys/fs/cgroup/t'",
+        ];
+        for w in order.windows(2) {
+            assert!(pos(w[0]) < pos(w[1]), "{:?} before {:?} in\n{s}", w[0], w[1]);
+        }
+        assert_eq!(s.matches("mkdir /sys/fs/cgroup/t/a").count(), 1);
+        // without memcgs, the replayer runs in /t as before
+        let plain = init_script(&spec(LruMode::Classic));
+        assert!(plain.contains("echo $$ > /sys/fs/cgroup/t/cgroup.procs") && !plain.contains("--memcgs"));
     }
 
     #[test]

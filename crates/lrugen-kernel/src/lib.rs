@@ -238,6 +238,10 @@ pub struct KernelRun {
     /// `memory.current` of `/t` read the same way, bytes.
     #[serde(default)]
     pub memory_current_at_end_of_replay: u64,
+    /// `memory.stat` of each child memcg of `/t` the op file's tasks ran in, read with
+    /// `memory_stat_at_end_of_replay` (empty when the tasks ran in `/t`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub child_memory_stat_at_end_of_replay: BTreeMap<String, BTreeMap<String, i64>>,
     /// `memory.swap.current` of `/t` read the same way, bytes.
     #[serde(default)]
     pub memory_swap_current_at_end_of_replay: u64,
@@ -443,6 +447,7 @@ pub fn file_read_ops(
     let mut s = lrugen::workload::dist::Sampler::new(dist, file_pages, seed);
     OpFile {
         ctl: Vec::new(),
+        memcgs: Vec::new(),
         tasks: Vec::new(),
         window,
         files: vec![ReplayFile {
@@ -517,6 +522,7 @@ pub fn anon_ops(
     }
     Ok(OpFile {
         ctl: Vec::new(),
+        memcgs: Vec::new(),
         tasks: Vec::new(),
         window,
         files: Vec::new(),
@@ -606,6 +612,7 @@ pub fn mixed_ops(
     }
     Ok(OpFile {
         ctl: Vec::new(),
+        memcgs: Vec::new(),
         tasks: Vec::new(),
         window,
         files: file.files,
@@ -802,6 +809,7 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         data_rw: opts.ops.files.iter().any(|f| opts.ops.writes(f.id)),
         lru_gen_every_window: opts.lru_gen_every_window,
         lru_gen_full_every_window: opts.lru_gen_full_every_window,
+        task_memcgs: opts.ops.memcgs.clone(),
     };
     initramfs::build(
         &w.join("initramfs"),

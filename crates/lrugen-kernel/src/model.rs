@@ -279,7 +279,8 @@ fn steps_of(
         }
         return multi_steps(ops, m, t, replayer).map(|(s, n, _)| (s, n));
     }
-    let task = m.create_mm(t);
+    let memcg = task_memcgs(ops, m, t)[0];
+    let task = m.create_mm(memcg);
     // replay file id -> (model file, first key, vpn of its mapping if mmapped)
     let mut files: BTreeMap<u32, (u32, u64, Option<u32>)> = BTreeMap::new();
     let mut keys = 0u64;
@@ -443,6 +444,26 @@ pub fn replayer_task_pages(anon_pages: u64) -> u64 {
     crate::REPLAYER_HOT_PAGES + anon_pages.div_ceil(4096)
 }
 
+/// The memcg of each task of `ops`: `t`, or the children of `t` the op file names (created here
+/// in order of first use, as the guest's `/init` makes them).
+fn task_memcgs(ops: &OpFile, m: &mut Machine, t: MemcgId) -> Vec<MemcgId> {
+    if ops.memcgs.is_empty() {
+        return vec![t; ops.nr_tasks()];
+    }
+    let mut made: Vec<(&str, MemcgId)> = Vec::new();
+    ops.memcgs
+        .iter()
+        .map(|name| match made.iter().find(|x| x.0 == name) {
+            Some(x) => x.1,
+            None => {
+                let id = m.create_memcg(t, name);
+                made.push((name, id));
+                id
+            }
+        })
+        .collect()
+}
+
 /// The steps of a multi-task op file, as the guest runs it: the parent process (an address space
 /// holding the replayer's fixed pages and the whole op list, written as it parses the file, then
 /// left alone while it waits) forks one process per task; each (an address space of its own in
@@ -454,8 +475,10 @@ pub fn replayer_task_pages(anon_pages: u64) -> u64 {
 /// value is the replay task of every step (`u32::MAX` for the setup's).
 fn multi_steps(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result<(Vec<Step>, u32, Vec<u32>), Error> {
     let n = ops.nr_tasks();
-    let parent = m.create_mm(t);
-    let mms: Vec<u32> = (0..n).map(|_| m.create_mm(t)).collect();
+    // the parent runs in task 0's memcg, each task in its own (guest: `--memcgs`)
+    let memcgs = task_memcgs(ops, m, t);
+    let parent = m.create_mm(memcgs[0]);
+    let mms: Vec<u32> = memcgs.iter().map(|&c| m.create_mm(c)).collect();
     let mut keys = 0u64;
     // replay file id -> (model file, first key, vpn of its mapping in each task's mm)
     let mut files: BTreeMap<u32, (u32, u64, Vec<u32>)> = BTreeMap::new();
@@ -717,6 +740,7 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
         let (anon, tops) = ops.task(i);
         let one = OpFile {
             ctl: Vec::new(),
+            memcgs: Vec::new(),
             window: 0,
             files: Vec::new(),
             anon_pages: anon,
@@ -778,6 +802,7 @@ pub fn replayer_minor(ops: &OpFile) -> u64 {
                 let (anon, tops) = ops.task(i);
                 replayer_minor(&OpFile {
                     ctl: Vec::new(),
+                    memcgs: Vec::new(),
                     window: 0,
                     files: Vec::new(),
                     anon_pages: anon,
@@ -1041,6 +1066,7 @@ mod tests {
     fn minor_faults_are_the_replayers_first_touches() {
         let ops = OpFile {
             ctl: Vec::new(),
+            memcgs: Vec::new(),
             tasks: Vec::new(),
             window: 0,
             files: vec![],
@@ -1087,6 +1113,7 @@ Size:              65536 kB
 ";
         let ops = OpFile {
             ctl: Vec::new(),
+            memcgs: Vec::new(),
             window: 0,
             files: vec![lrugen_replay::ReplayFile {
                 id: 0,
@@ -1144,6 +1171,7 @@ Swap:                  0 kB
 ";
         let ops = OpFile {
             ctl: Vec::new(),
+            memcgs: Vec::new(),
             window: 0,
             files: Vec::new(),
             anon_pages: 2,
@@ -1225,6 +1253,7 @@ Swap:                  0 kB
             ops: (0..7566).map(|i| ReplayOp::Load { vpn: i % 600 }).collect(),
             tasks: Vec::new(),
             ctl: Vec::new(),
+            memcgs: Vec::new(),
         };
         let l = Layout::from_smaps(smaps, &ops);
         assert_eq!(l.anon, Some(0x7a), "the merged mapping's first 600 pages");

@@ -199,6 +199,7 @@ pub fn hot_and_cold(
     };
     Ok(OpFile {
         ctl: Vec::new(),
+        memcgs: Vec::new(),
         tasks: Vec::new(),
         window,
         files: vec![file(0, hot_pages), file(1, cold_pages)],
@@ -222,6 +223,7 @@ pub fn mmap_reads(file_pages: u64, accesses: u64, dist: Dist, seed: u64, window:
     let mut s = Sampler::new(dist, file_pages, seed);
     OpFile {
         ctl: Vec::new(),
+        memcgs: Vec::new(),
         tasks: Vec::new(),
         window,
         files: one_file(file_pages),
@@ -280,6 +282,7 @@ pub fn file_and_anon(
     }
     OpFile {
         ctl: Vec::new(),
+        memcgs: Vec::new(),
         tasks: Vec::new(),
         window,
         files: one_file(file_pages),
@@ -293,6 +296,7 @@ pub fn file_and_anon(
 pub fn trace_ops(pages: &[u32], nr_pages: u32, mmap: bool, window: u64) -> OpFile {
     OpFile {
         ctl: Vec::new(),
+        memcgs: Vec::new(),
         tasks: Vec::new(),
         window,
         files: one_file(nr_pages as u64),
@@ -343,6 +347,7 @@ pub fn typed_trace_ops(t: &lrugen::workload::trace_ops::TraceOps, window: u64) -
     }
     Ok(OpFile {
         ctl: Vec::new(),
+        memcgs: Vec::new(),
         tasks: Vec::new(),
         window,
         files: if t.nr_file > 0 {
@@ -380,7 +385,12 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
     let mut used_files: BTreeMap<u32, u64> = BTreeMap::new();
     let n = streams.len();
     let mut tasks = Vec::with_capacity(n);
+    // the memcg of each task's address space (its first step's)
+    let mut memcgs: Vec<MemcgId> = Vec::with_capacity(n);
     for (ti, steps) in streams.into_iter().enumerate() {
+        if let Some(mm) = steps.first().and_then(|s| m.mms.get(s.0.op.task() as usize)) {
+            memcgs.push(mm.memcg);
+        }
         let mut ops = Vec::new();
         // (address space, VMA start) -> offset in the anon region
         let mut anon: BTreeMap<(u32, u32), u64> = BTreeMap::new();
@@ -491,12 +501,14 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
         }
         tasks.push(lrugen_replay::ReplayTask { anon_pages, ops });
     }
+    let memcgs = task_memcg_names(m, &memcgs)?;
     let mut it = tasks.into_iter();
     let first = it
         .next()
         .ok_or_else(|| Error::Config("the workload has no task".into()))?;
     Ok(OpFile {
         ctl: Vec::new(),
+        memcgs,
         window,
         files: used_files
             .into_iter()
@@ -511,6 +523,34 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
         ops: first.ops,
         tasks: it.collect(),
     })
+}
+
+/// The op file's memcgs of tasks whose address spaces are in `memcgs`: none when they share one
+/// (the workload memcg), else their names, each a child of one parent (a mix whose parts name
+/// their memcgs). Anything else the guest's `/init` cannot make.
+fn task_memcg_names(m: &Machine, memcgs: &[MemcgId]) -> Result<Vec<String>, Error> {
+    if memcgs.windows(2).all(|w| w[0] == w[1]) {
+        return Ok(Vec::new());
+    }
+    let parent = m.memcgs[memcgs[0]].parent;
+    memcgs
+        .iter()
+        .map(|&c| {
+            let mc = &m.memcgs[c];
+            let name = mc.path.rsplit('/').next().unwrap_or("");
+            if mc.parent != parent || parent.is_none() || !lrugen_replay::valid_memcg_name(name) {
+                return Err(Error::Config(format!(
+                    "the tasks run in memcgs the guest cannot make ({}): expected children of one memcg",
+                    memcgs
+                        .iter()
+                        .map(|&c| m.memcgs[c].path.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            Ok(name.to_string())
+        })
+        .collect()
 }
 
 /// An experiment's workload as an op file: its streams generated as `sim::run` generates them

@@ -255,6 +255,13 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
         tasks: tasks.into_iter().map(|t| t.1).collect(),
         cpus_online: s.get("cpus-online").map(|t| t.trim().to_string()).unwrap_or_default(),
         memory_stat_at_end_of_replay: last("memory.stat").map(|t| counters(&t)).unwrap_or_default(),
+        child_memory_stat_at_end_of_replay: dumps
+            .iter()
+            .filter_map(|d| {
+                d.0.strip_prefix(crate::initramfs::CHILD_STAT_DUMP)
+                    .map(|c| (c.to_string(), counters(&d.2)))
+            })
+            .collect(),
         smaps_at_end_of_replay: last("smaps").unwrap_or_default(),
         memory_current_at_end_of_replay: last("memory.current").and_then(|t| t.trim().parse().ok()).unwrap_or(0),
         memory_swap_current_at_end_of_replay: last("memory.swap.current")
@@ -414,6 +421,8 @@ lrugen-replay dump-end\r\n\
 lrugen-replay window 1 accesses 500 misses 100 minor 0\r\n\
 lrugen-replay dump memory.stat 1500\r\nanon 8130560\r\nfile 0\r\nlrugen-replay dump-end\r\n\
 lrugen-replay dump memory.swap.current 1500\r\n16683008\r\nlrugen-replay dump-end\r\n\
+lrugen-replay dump memory.stat:a 1500\r\nanon 4096\r\nfile 0\r\nlrugen-replay dump-end\r\n\
+lrugen-replay dump memory.stat:b 1500\r\nanon 8126464\r\nlrugen-replay dump-end\r\n\
 lrugen-replay total";
         let log = SAMPLE.replace(
             "lrugen-replay window 0 accesses 1000 misses 900 minor 0\r\nlrugen-replay window 1 accesses 500 misses 100 minor 0 ns 2500000000\r\nlrugen-replay total",
@@ -436,6 +445,13 @@ lrugen-replay total";
             .unwrap();
         assert_eq!(t.gens.len(), 2);
         assert_eq!(r.memory_stat_at_end_of_replay["anon"], 8130560);
+        // the children's memory.stat (tasks in memcgs: `--end memory.stat:NAME=...`)
+        let kids: Vec<(&str, i64)> = r
+            .child_memory_stat_at_end_of_replay
+            .iter()
+            .map(|(k, v)| (k.as_str(), v["anon"]))
+            .collect();
+        assert_eq!(kids, [("a", 4096), ("b", 8126464)]);
         assert_eq!(last_dump(&log, "memory.swap.current").as_deref(), Some("16683008\n"));
         assert_eq!(
             last_dump(&log, "memory.stat").as_deref(),

@@ -43,6 +43,12 @@
 //! memcg's `memory.reclaim`, `cr FILE` reads `lru_gen` or `lru_gen_full`; after each the replayer
 //! prints its result ([`CTL_PREFIX`]). A file with any is written as version 3, others as before.
 //!
+//! Version 4 (`lrugen-ops 4`) is version 3 with memcgs: `task N memcg NAME` puts task N in
+//! `NAME`, a child of the workload memcg (one path component: letters, digits, `_`, `-`, `.`);
+//! in a file that names one, every task names one. The replayer is started in task 0's memcg and
+//! each task moves itself into its own right after it is forked (`--memcgs DIR`, the workload
+//! memcg's directory), before the tasks are released. A file with memcgs is written as version 4.
+//!
 //! This module has no dependencies so the host side (`lrugen-kernel`) writes what the guest reads.
 
 use std::fmt;
@@ -379,6 +385,21 @@ pub struct OpFile {
     /// The control-file ops, in the order of the file ([`ReplayOp::Ctl`] names one by its place
     /// here). A file with any is written as version 3.
     pub ctl: Vec<CtlOp>,
+    /// The memcg of each task (index = task), a child of the workload memcg; empty when the
+    /// file names none. A file with any is written as version 4.
+    pub memcgs: Vec<String>,
+}
+
+/// Whether `name` can be a task's memcg: one cgroup path component of letters, digits, `_`, `-`
+/// and `.`, not `.` or `..`, at most 64 bytes.
+pub fn valid_memcg_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// Parses a number.
@@ -387,7 +408,7 @@ fn number(t: &str) -> Option<u64> {
 }
 
 /// The highest version this module reads.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// Tasks an op file may have (the replayer forks one process each).
 pub const MAX_TASKS: u64 = 1024;
@@ -432,8 +453,11 @@ impl OpFile {
 
     /// The format version [`Self::to_text`] writes: 1 unless there are several tasks or ops of
     /// version 2 (so that version 1 files read and written back are unchanged), 3 with control
-    /// ops.
+    /// ops, 4 with memcgs.
     pub fn version(&self) -> u32 {
+        if !self.memcgs.is_empty() {
+            return 4;
+        }
         if self.all_ops().any(|o| matches!(o, ReplayOp::Ctl { .. })) {
             return 3;
         }
@@ -464,7 +488,9 @@ impl OpFile {
         }
         for i in 0..self.nr_tasks() {
             let (anon, ops) = self.task(i);
-            if version >= 2 {
+            if let Some(m) = self.memcgs.get(i) {
+                let _ = writeln!(s, "task {i} memcg {m}");
+            } else if version >= 2 {
                 let _ = writeln!(s, "task {i}");
             }
             if anon > 0 {
@@ -529,10 +555,11 @@ impl OpFile {
                     "lrugen-ops 1" => 1,
                     "lrugen-ops 2" => 2,
                     "lrugen-ops 3" => 3,
+                    "lrugen-ops 4" => 4,
                     _ => {
                         return Err(err(format!(
-                            "expected header 'lrugen-ops 1', 'lrugen-ops 2' or 'lrugen-ops 3', found '{l}'"
-                        )))
+                        "expected header 'lrugen-ops 1', 'lrugen-ops 2', 'lrugen-ops 3' or 'lrugen-ops 4', found '{l}'"
+                    )))
                     }
                 };
                 if version == 1 {
@@ -576,8 +603,40 @@ impl OpFile {
                             "task {id}: expected task {next} (tasks are declared once each, 0, 1, 2, ... in order)"
                         )));
                     }
-                    if let Some(t) = it.next() {
-                        return Err(err(format!("unexpected '{t}' after the task id")));
+                    match (it.next(), version >= 4) {
+                        (None, _) => {
+                            if !out.memcgs.is_empty() {
+                                return Err(err(format!(
+                                    "task {id} names no memcg: expected 'task {id} memcg NAME' (the tasks before it name theirs)"
+                                )));
+                            }
+                        }
+                        (Some("memcg"), true) => {
+                            let name = it
+                                .next()
+                                .ok_or_else(|| err(format!("missing the memcg's name after 'task {id} memcg'")))?;
+                            if !valid_memcg_name(name) {
+                                return Err(err(format!(
+                                    "task {id} memcg '{name}': expected one path component of letters, digits, '_', '-' or '.'"
+                                )));
+                            }
+                            if out.memcgs.len() != next {
+                                return Err(err(format!(
+                                    "task {id} names a memcg, the tasks before it none: every task names one or none does"
+                                )));
+                            }
+                            out.memcgs.push(name.to_string());
+                            if let Some(t) = it.next() {
+                                return Err(err(format!("unexpected '{t}' after the memcg's name")));
+                            }
+                        }
+                        (Some(t), v4) => {
+                            return Err(err(if v4 {
+                                format!("unexpected '{t}' after the task id: expected 'memcg NAME' or nothing")
+                            } else {
+                                format!("unexpected '{t}' after the task id")
+                            }))
+                        }
                     }
                     if id >= MAX_TASKS {
                         return Err(err(format!("task {id}: at most {MAX_TASKS} tasks")));
@@ -797,6 +856,7 @@ mod tests {
     fn round_trip() {
         let f = OpFile {
             ctl: Vec::new(),
+            memcgs: Vec::new(),
             tasks: Vec::new(),
             window: 2,
             files: vec![
@@ -887,6 +947,7 @@ mod tests {
     fn two_tasks() -> OpFile {
         OpFile {
             ctl: Vec::new(),
+            memcgs: Vec::new(),
             window: 10,
             files: vec![ReplayFile {
                 id: 3,
@@ -987,13 +1048,72 @@ mod tests {
         // version 1 knows no tasks, think or request marks
         assert!(e("lrugen-ops 1\ntask 0\n").msg.contains("unknown op 'task'"));
         assert!(e("lrugen-ops 1\nq\n").msg.contains("unknown op 'q'"));
-        assert!(e("lrugen-ops 4\n")
+        assert!(e("lrugen-ops 5\n")
             .msg
-            .contains("'lrugen-ops 1', 'lrugen-ops 2' or 'lrugen-ops 3'"));
+            .contains("'lrugen-ops 1', 'lrugen-ops 2', 'lrugen-ops 3' or 'lrugen-ops 4'"));
         // control ops are version 3's
         assert!(e("lrugen-ops 2\ntask 0\nc lru_gen + 1 0 3\n")
             .msg
             .contains("unknown op 'c'"));
+    }
+
+    #[test]
+    fn memcgs_round_trip_as_version_4() {
+        let f = OpFile {
+            memcgs: vec!["a".into(), "b-2.x".into(), "a".into()],
+            ..two_tasks()
+        };
+        assert_eq!(f.version(), 4);
+        let text = f.to_text();
+        assert!(
+            text.starts_with("lrugen-ops 4\nwindow 10\nfile 3 f3 8\ntask 0 memcg a\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\ntask 1 memcg b-2.x\n") && text.contains("\ntask 2 memcg a\n"),
+            "{text}"
+        );
+        assert_eq!(OpFile::parse(&text).unwrap(), f);
+        // version 4 without memcgs is version 2 written back
+        let plain = OpFile::parse(&text.replace(" memcg a", "").replace(" memcg b-2.x", "")).unwrap();
+        assert_eq!(plain, two_tasks());
+        assert_eq!(plain.version(), 2);
+    }
+
+    #[test]
+    fn malformed_memcgs_name_the_line() {
+        let e = |t: &str| OpFile::parse(t).unwrap_err();
+        let h = "lrugen-ops 4\nfile 0 f 4\n";
+        // every task names one or none does
+        let x = e(&format!("{h}task 0 memcg a\nr 0 1\ntask 1\n"));
+        assert_eq!(x.line, 5);
+        assert!(x.msg.contains("task 1 names no memcg"), "{x}");
+        let x = e(&format!("{h}task 0\ntask 1 memcg b\n"));
+        assert_eq!(x.line, 4);
+        assert!(x.msg.contains("every task names one or none does"), "{x}");
+        // one path component
+        for bad in ["a/b", "..", ".", "x y", "a*"] {
+            let x = e(&format!("{h}task 0 memcg {bad}\n"));
+            assert_eq!(x.line, 3, "{bad}");
+        }
+        assert!(e(&format!("{h}task 0 memcg a/b\n")).msg.contains("one path component"));
+        assert_eq!(
+            e(&format!("{h}task 0 memcg\n")).msg,
+            "missing the memcg's name after 'task 0 memcg'"
+        );
+        assert_eq!(
+            e(&format!("{h}task 0 memcg a b\n")).msg,
+            "unexpected 'b' after the memcg's name"
+        );
+        assert!(e(&format!("{h}task 0 cgroup a\n"))
+            .msg
+            .contains("expected 'memcg NAME' or nothing"));
+        // version 3 knows no memcgs
+        assert_eq!(
+            e("lrugen-ops 3\ntask 0 memcg a\n").msg,
+            "unexpected 'memcg' after the task id"
+        );
+        assert!(valid_memcg_name("a.b_c-1") && !valid_memcg_name("") && !valid_memcg_name(&"x".repeat(65)));
     }
 
     /// An op stays 16 bytes: the replayer's op list is charged to its memcg, and the model
@@ -1182,6 +1302,7 @@ memcg     2 /t\n node     0\n          1       3316          0x          0 \n\
             let tasks = (0..next(4)).map(|_| task(&mut next)).collect();
             let f = OpFile {
                 ctl: Vec::new(),
+                memcgs: Vec::new(),
                 window: next(100),
                 files: files.clone(),
                 anon_pages: t0.anon_pages,

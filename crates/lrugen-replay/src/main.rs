@@ -151,6 +151,8 @@ struct Ctx<'a> {
     every: Vec<(String, String)>,
     /// The replayer's memcg (`/t`, from `/proc/self/cgroup`), when the op file has control ops.
     memcg: String,
+    /// `--memcgs DIR`: the workload memcg's directory, whose children the op file's tasks run in.
+    memcgs_dir: Option<String>,
 }
 
 impl Ctx<'_> {
@@ -161,16 +163,22 @@ impl Ctx<'_> {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage =
-        || -> ! { die("usage: lrugen-replay OPFILE DATADIR [--end NAME=PATH]... [--every NAME=PATH]...".into()) };
+    let usage = || -> ! {
+        die("usage: lrugen-replay OPFILE DATADIR [--end NAME=PATH]... [--every NAME=PATH]... [--memcgs DIR]".into())
+    };
     if args.len() < 3 {
         usage();
     }
     // Files to dump after the last access (`--end`) and after each full window (`--every`).
     let (mut at_end, mut every) = (Vec::new(), Vec::new());
+    let mut memcgs_dir = None;
     let mut it = args[3..].iter();
     while let Some(opt) = it.next() {
         let v = it.next().unwrap_or_else(|| usage());
+        if opt == "--memcgs" {
+            memcgs_dir = Some(v.clone());
+            continue;
+        }
         let (n, p) = v.split_once('=').unwrap_or_else(|| usage());
         match opt.as_str() {
             "--end" => at_end.push((n.to_string(), p.to_string())),
@@ -182,6 +190,13 @@ fn main() {
     let opf = OpFile::parse(&text).unwrap_or_else(|e| die(format!("{}: {e}", args[1])));
     // The text is charged to the memcg like the workload: free it before the replay.
     drop(text);
+    if !opf.memcgs.is_empty() && memcgs_dir.is_none() {
+        die(format!(
+            "{}: its tasks run in memcgs ({}): give the workload memcg's directory with --memcgs DIR",
+            args[1],
+            opf.memcgs.join(", ")
+        ));
+    }
     let dir = std::path::Path::new(&args[2]);
 
     let mut files = Vec::new(); // (id, File, Mapping)
@@ -226,8 +241,10 @@ fn main() {
         at_end,
         every,
         memcg,
+        memcgs_dir,
     };
     if opf.nr_tasks() == 1 {
+        enter_memcg(&ctx, 0);
         let t = run_task(&ctx, 0, None);
         emit(&format!(
             "{TOTAL_PREFIX} accesses {} misses {} minor {} sink {}\n",
@@ -272,6 +289,9 @@ fn run_tasks(ctx: &Ctx) {
             die(format!("fork of task {task}: {}", std::io::Error::last_os_error()));
         }
         if pid == 0 {
+            // into its memcg before it is released (what it touched since the fork stays charged
+            // to the parent's: a few stack pages)
+            enter_memcg(ctx, task);
             // SAFETY: closing our copy of the write end; reading the barrier until EOF.
             unsafe {
                 libc::close(fds[1]);
@@ -557,6 +577,20 @@ fn dump_text(files: &[(String, String)], accesses: u64) -> String {
 
 fn dump_all(files: &[(String, String)], accesses: u64) {
     emit(&dump_text(files, accesses));
+}
+
+/// Move this process into task `task`'s memcg (`DIR/NAME/cgroup.procs`), when the op file names
+/// memcgs.
+fn enter_memcg(ctx: &Ctx, task: usize) {
+    let (Some(name), Some(dir)) = (ctx.opf.memcgs.get(task), &ctx.memcgs_dir) else {
+        return;
+    };
+    let path = format!("{dir}/{name}/cgroup.procs");
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() };
+    if let Err(e) = std::fs::write(&path, format!("{pid}\n")) {
+        die(format!("task {task}: writing its pid to {path}: {e}"));
+    }
 }
 
 /// The cgroup v2 path of this process (`0::/t` in `/proc/self/cgroup`).

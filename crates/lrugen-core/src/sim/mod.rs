@@ -920,13 +920,15 @@ pub fn task_streams_grouped(
     t: MemcgId,
     trace: Option<LoadedTrace>,
 ) -> Result<(Vec<Stream>, Vec<u32>), RunError> {
-    let parts: Vec<(WorkloadSpec, u32, u64)> = match &cfg.workload {
+    let parts: Vec<(WorkloadSpec, u32, u64, Option<String>)> = match &cfg.workload {
         WorkloadSpec::Mix { parts } => parts
             .iter()
-            .map(|p| (p.workload.clone(), p.jobs * cfg.jobs, p.think_ns))
+            .map(|p| (p.workload.clone(), p.jobs * cfg.jobs, p.think_ns, p.memcg.clone()))
             .collect(),
-        w => vec![(w.clone(), cfg.jobs, 0)],
+        w => vec![(w.clone(), cfg.jobs, 0, None)],
     };
+    // the parts' child memcgs, made in order of first use
+    let mut children: Vec<(String, MemcgId)> = Vec::new();
     let mut streams = Vec::new();
     let mut groups: Vec<u32> = Vec::new();
     let mut job = 0u32;
@@ -936,8 +938,19 @@ pub fn task_streams_grouped(
         n += 1;
         seed
     };
-    for (w, jobs, think_ns) in &parts {
+    for (w, jobs, think_ns, memcg) in &parts {
         let first = streams.len();
+        let t = match memcg {
+            None => t,
+            Some(name) => match children.iter().find(|c| &c.0 == name) {
+                Some(c) => c.1,
+                None => {
+                    let id = m.create_memcg(t, name);
+                    children.push((name.clone(), id));
+                    id
+                }
+            },
+        };
         for _ in 0..*jobs {
             match w {
                 // YCSB's threadcount: clients sharing one table, its operations split among them

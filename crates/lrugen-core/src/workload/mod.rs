@@ -356,6 +356,12 @@ pub struct MixPart {
     /// requests). Under the virtual-time engine only; a replay without it ignores think time.
     #[serde(default)]
     pub think_ns: u64,
+    /// The memcg its tasks run in: a child of the workload memcg (one path component, made at
+    /// set-up; parts may share one), e.g. two siblings under a common limit. Every part of a mix
+    /// names one or none does: in cgroup v2 a memcg that holds tasks cannot hand `memory` to
+    /// children (`cgroup.subtree_control` is `EBUSY`), so the workload memcg holds none then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memcg: Option<String>,
 }
 
 fn one() -> u32 {
@@ -640,9 +646,24 @@ impl WorkloadSpec {
                 if parts.is_empty() {
                     return Err(WorkloadError("a mix needs at least one part".into()));
                 }
+                if parts.iter().any(|p| p.memcg.is_some()) && parts.iter().any(|p| p.memcg.is_none()) {
+                    return Err(WorkloadError(
+                        "every part of a mix names its memcg or none does (a memcg that holds tasks cannot \
+                         delegate memory to child memcgs in cgroup v2)"
+                            .into(),
+                    ));
+                }
                 for p in parts {
                     if matches!(p.workload, WorkloadSpec::Mix { .. }) {
                         return Err(WorkloadError("a mix cannot contain a mix".into()));
+                    }
+                    if let Some(name) = &p.memcg {
+                        if !lrugen_replay::valid_memcg_name(name) {
+                            return Err(WorkloadError(format!(
+                                "mix part memcg \"{name}\": expected the name of a child of the workload memcg \
+                                 (one path component of letters, digits, '_', '-' or '.')"
+                            )));
+                        }
                     }
                     if p.jobs == 0 {
                         return Err(WorkloadError("a mix part needs at least one job".into()));

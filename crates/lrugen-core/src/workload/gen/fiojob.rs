@@ -286,6 +286,7 @@ impl JobFile {
                 workload: j.workload,
                 jobs: j.numjobs,
                 think_ns: 0,
+                memcg: None,
             });
         }
         ignored.sort();
