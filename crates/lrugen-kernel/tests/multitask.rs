@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The model against real kernels running several tasks at once (issue 11, item 3): every
 //! experiment of `tests/fixtures/multitask/` (fio buffered random reads with 4 jobs, YCSB-B with 4
-//! clients sharing one table; each task a process of its own in the guest, on `-smp 2`, the
+//! clients sharing one table, and issue 13's two sibling memcgs under a common limit: file Zipf
+//! in one, an anon loop in the other; each task a process of its own in the guest, on `-smp 2`, the
 //! experiments' `[engine] cpus`) run by `lrugen kernel --exp FILE --fixture` on Debian 6.12 with
 //! MGLRU and with the classic LRU, each booted three times (`…-bootN.json`;
 //! `scripts/regen-kernel-multitask.sh`). The model replays the same op file once
@@ -18,7 +19,7 @@ use lrugen_kernel::fidelity::{self, MultiCompared};
 use std::sync::OnceLock;
 
 /// The experiments (`tests/fixtures/multitask/NAME.toml`).
-const EXPERIMENTS: &[&str] = &["fio-4jobs", "ycsb-4clients"];
+const EXPERIMENTS: &[&str] = &["fio-4jobs", "ycsb-4clients", "siblings"];
 const SERIES: &[&str] = &["6.12"];
 const LRUS: &[&str] = &["mglru", "classic"];
 
@@ -40,6 +41,29 @@ const CLASSIC_YCSB_SCAN: &str = "6.12 classic YCSB-B: the kernel scans 5.0 % mor
     folios under writeback (pgrotated; model 0) and deactivates fewer (pgdeactivate 12440 against \
     14945): the writeback of the updated pages, not yet looked into";
 
+const SIBLINGS_MGLRU: &str = "6.12 MGLRU, two sibling memcgs under /t (24 MiB): the kernel takes \
+    almost all of the limit's reclaim from /t/a (file: pgscan 13,312-13,440 in a's memory.stat) and \
+    evicts 192 pages of /t/b (3 batches of 64, in every boot), which stay in swap to the end and are \
+    never refaulted though the loop touches every page of b about 10 times (task 1: 0 misses): they \
+    went after their last access. The model evicts b's loop pages while the loop runs (pgscan_anon \
+    23,943 for 656 stolen, 655 refaulted; task 1: 655 misses). In the model b ages twice in quick \
+    succession (max_seq 3 -> 4 -> 5, as the kernel's lru_gen shows for b too); its second walk, not \
+    forced, visits only the PMD tables whose non-leaf accessed bit was set again since the first \
+    (525 PTEs: 59 young), so the rest of the loop stays in the oldest generation and is evicted. \
+    The model's first walk (a forced scan of an mm new to the list) tests and clears those bits as \
+    6.1 does; 6.12.118's walk_pmd_range does not test them in a forced scan, so its second walk \
+    sees every table. And the guest's tasks do not run at one speed: the loop never blocks, the \
+    file task waits for its misses, so in the guest the loop likely finishes well before the file \
+    task (its idle pages are then what reclaim takes), where the model interleaves one op of each \
+    task in turn for the whole replay (right for the symmetric fio and YCSB tasks)";
+const SIBLINGS_CLASSIC: &str = "6.12 classic, two sibling memcgs under /t: the kernel swaps out \
+    1,763-2,162 anon pages and refaults 0-32 (the loop's, once idle, or its cold ones) and its file task \
+    misses 12,089-12,672; the model swaps out 380, refaults 163 and its file task misses 14,698 \
+    (+18 %, file refaults +43 %): with the loop running beside it for the whole replay, its anon \
+    pages stay hot and the file task's pages carry the limit's reclaim. Likely the tasks' speeds \
+    (see the MGLRU gap): the model interleaves them one op each, the guest runs the never-blocking \
+    loop ahead";
+
 /// Known differences between the model and the kernel: (fixture name without `-bootN`, check,
 /// why).
 const GAPS: &[(&str, &str, &str)] = &[
@@ -55,6 +79,26 @@ const GAPS: &[(&str, &str, &str)] = &[
         CLASSIC_FIO_ASYMMETRY,
     ),
     ("debian-6.12-classic-ycsb-4clients", "pgscan", CLASSIC_YCSB_SCAN),
+    ("debian-6.12-mglru-siblings", "misses", SIBLINGS_MGLRU),
+    ("debian-6.12-mglru-siblings", "task 1 misses", SIBLINGS_MGLRU),
+    ("debian-6.12-mglru-siblings", "workingset_refault_anon", SIBLINGS_MGLRU),
+    ("debian-6.12-mglru-siblings", "workingset_refault_file", SIBLINGS_MGLRU),
+    ("debian-6.12-mglru-siblings", "pgscan", SIBLINGS_MGLRU),
+    ("debian-6.12-mglru-siblings", "pswpout", SIBLINGS_MGLRU),
+    ("debian-6.12-classic-siblings", "misses", SIBLINGS_CLASSIC),
+    ("debian-6.12-classic-siblings", "task 0 misses", SIBLINGS_CLASSIC),
+    (
+        "debian-6.12-classic-siblings",
+        "workingset_refault_anon",
+        SIBLINGS_CLASSIC,
+    ),
+    (
+        "debian-6.12-classic-siblings",
+        "workingset_refault_file",
+        SIBLINGS_CLASSIC,
+    ),
+    ("debian-6.12-classic-siblings", "pgscan", SIBLINGS_CLASSIC),
+    ("debian-6.12-classic-siblings", "pswpout", SIBLINGS_CLASSIC),
 ];
 
 fn all() -> &'static Vec<MultiCompared> {
@@ -95,7 +139,8 @@ fn every_experiment_has_boots_per_kernel_and_lru() {
             c.name,
             c.release
         );
-        assert_eq!((c.tasks, c.cpus), (4, 2), "{}: 4 tasks on 2 vCPUs", c.name);
+        let tasks = if c.name.ends_with("-siblings") { 2 } else { 4 };
+        assert_eq!((c.tasks, c.cpus), (tasks, 2), "{}: {tasks} tasks on 2 vCPUs", c.name);
     }
 }
 
@@ -109,9 +154,15 @@ fn the_kernels_spread_is_small_enough_to_check_against() {
                 bad.push(format!("{} {what}: boots {:?}", c.name, k.kernel));
             }
         }
-        // and the misses, at most 3 %: the tasks' interleaving moves them, not by much
+        // and the misses, at most 3 %: the tasks' interleaving moves them, not by much (5 % for
+        // the classic siblings, whose two tasks run at very different speeds: 12,089-12,672)
         let m = c.check("misses").expect("checked");
-        assert!(m.spread <= 0.03, "{}: misses over the boots {:?}", c.name, m.kernel);
+        let max = if c.name.ends_with("classic-siblings") {
+            0.05
+        } else {
+            0.03
+        };
+        assert!(m.spread <= max, "{}: misses over the boots {:?}", c.name, m.kernel);
     }
     assert!(bad.is_empty(), "boots too far apart:\n{}", bad.join("\n"));
 }
@@ -188,4 +239,18 @@ fn experiments_become_one_task_per_job_or_client() {
     assert!(ycsb.all_ops().any(|o| matches!(o, ReplayOp::Write { .. })));
     // and it reads back as written
     assert_eq!(lrugen_kernel::ops::OpFile::parse(&ycsb.to_text()).unwrap(), ycsb);
+    assert!(fio.memcgs.is_empty() && ycsb.memcgs.is_empty(), "every task in /t");
+    // the siblings: a task per part, each in its own child of /t (version 4)
+    let sib = ops("siblings");
+    assert_eq!(
+        (sib.nr_tasks(), sib.memcgs.clone()),
+        (2, vec!["a".to_string(), "b".to_string()])
+    );
+    assert_eq!(sib.version(), 4);
+    assert_eq!(
+        (sib.task(0).0, sib.task(1).0),
+        (0, 4096),
+        "the file task has no anon region"
+    );
+    assert_eq!(lrugen_kernel::ops::OpFile::parse(&sib.to_text()).unwrap(), sib);
 }
