@@ -520,6 +520,11 @@ const SIZE: (u32, u32) = (800, 500);
 
 /// Axes of the misses-over-time chart.
 const MISSES_AXES: (&str, &str) = ("accesses done (count)", "misses so far (major faults)");
+/// Axes of the memory tiers chart.
+const TIER_AXES: (&str, &str) = (
+    "accesses done (count)",
+    "pages placed on the slow tier, now on the fast",
+);
 /// Axes of the generations chart.
 const GEN_AXES: (&str, &str) = ("accesses done (count)", "pages in the generation (anon + file)");
 
@@ -664,6 +669,23 @@ pub fn write_plots(r: &Results, dir: &Path) -> Result<Vec<PathBuf>, ExpError> {
             both(dir, &format!("misses-p{}", p.index), &mut out, &|a| match a {
                 Area::Svg(a) => draw_lines(&a, &title, MISSES_AXES, &lines),
                 Area::Png(a) => draw_lines(&a, &title, MISSES_AXES, &lines),
+            })?;
+        }
+        // Memory tiers: the pages first placed on a lower tier now on a top-tier node.
+        let lines: Vec<Line> = e
+            .variants
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                let s = first(i)?.series.get("slow_placed_on_top")?;
+                Some((v.label.clone(), i, s.clone()))
+            })
+            .collect();
+        if !lines.is_empty() {
+            let title = format!("{}: pages placed on the slow tier now on the fast tier{suffix}", e.name);
+            both(dir, &format!("tiers-p{}", p.index), &mut out, &|a| match a {
+                Area::Svg(a) => draw_lines(&a, &title, TIER_AXES, &lines),
+                Area::Png(a) => draw_lines(&a, &title, TIER_AXES, &lines),
             })?;
         }
         // MGLRU generation sizes over time.

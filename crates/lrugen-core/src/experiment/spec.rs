@@ -111,6 +111,8 @@ struct RawMachine {
     ra_pages: Option<u64>,
     kswapd: Option<bool>,
     kmem: Option<RawKmem>,
+    /// `[machine.tiers]`: memory tiers, demotion, NUMA balancing (docs/memory-tiers.md).
+    tiers: Option<crate::mm::tiers::TierConfig>,
 }
 
 /// `machine.kmem`: the kernel memory charged to memcgs besides their pages, a preset
@@ -763,6 +765,10 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
     }
     if machine.total_pages() == 0 {
         return Err(("machine".into(), "the machine has no memory".into()));
+    }
+    if let Some(t) = &m.tiers {
+        t.check(machine.nodes.len())?;
+        machine.tiers = Some(t.clone());
     }
     let d = MglruConfig::default();
     let g = s.mglru;
