@@ -475,3 +475,78 @@ fn same_configuration_same_counters() {
     run("classic");
     run("mglru");
 }
+
+/// The tiering micro-benchmark of `examples/tiering.toml`: the same results whatever the
+/// threads, both policies promote and demote without swapping, and the series of the pages
+/// first placed on the slow node that are now on the fast node rises.
+#[test]
+fn the_tiering_example_is_deterministic_and_promotes_the_hot_pages() {
+    use lrugen::experiment::{self, output, Experiment};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tiering.toml");
+    let e = Experiment::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let mut results = Vec::new();
+    for (d, threads) in dirs.iter().zip([1, 2]) {
+        let r = experiment::run(&e, Some(threads), &|_, _| {}).unwrap();
+        output::write_files(&r, d.path()).unwrap();
+        results.push(std::fs::read(d.path().join("results.json")).unwrap());
+        if threads == 1 {
+            for c in &r.cells {
+                let m = &c.metrics;
+                let what = format!("{} rep {}", c.policy, c.cell.repetition);
+                assert!(m["numa_hint_faults"] > 0.0, "{what}");
+                assert!(m["numa_pages_migrated"] > 0.0, "{what}");
+                assert_eq!(m["numa_pages_migrated"], m["pgpromote_success"], "{what}");
+                assert!(m["pgdemote_kswapd"] > 0.0, "{what}");
+                assert_eq!(m["pswpout"], 0.0, "{what}: demotion, no swap");
+                assert!(m["pgsteal_anon"] >= m["pgdemote_kswapd"], "{what}");
+                let s = &c.series["slow_placed_on_top"];
+                let (first, last) = (s[0].1, s.last().unwrap().1);
+                assert!(last > first && last > 0.0, "{what}: {first} -> {last}");
+            }
+        }
+    }
+    assert_eq!(results[0], results[1], "1 thread vs 2 threads");
+}
+
+/// `[machine.tiers]` in an experiment file: what it sets, and bad values named with their key
+/// and line.
+#[test]
+fn machine_tiers_in_an_experiment_file() {
+    use lrugen::experiment::{ExpError, Experiment};
+    let file = |tiers: &str, metric: &str| {
+        format!(
+            "metric = \"{metric}\"\n[machine]\nnodes = [[{{ zone = \"normal\", size = \"8M\" }}], [{{ zone = \"normal\", size = \"8M\" }}]]\n{tiers}\n[workload]\nkind = \"anon\"\npages = 100\nwrite_ratio = 0.5\ndist = \"uniform\"\naccesses = 10\n"
+        )
+    };
+    let parse = |t: &str| Experiment::parse(t, std::path::Path::new("t.toml"));
+    let ok = parse(&file(
+        "[machine.tiers]\nadistance = [576, 1152]\ndemotion_enabled = true\nnuma_balancing = 2\nplacement = [{ node = 1, from = 0.5 }]",
+        "numa_pages_migrated",
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let t = ok.points[0].config.machine.tiers.clone().expect("tiers");
+    assert!(t.demotion_enabled && t.numa_balancing == 2);
+    assert_eq!(t.promote_rate_limit_mbps, 65_536, "the kernel's default");
+    assert_eq!(t.placement[0].to, 1.0);
+    let err = |t: &str, metric: &str| match parse(&file(t, metric)) {
+        Err(ExpError::Parse { line, message, .. }) => (line, message),
+        Err(e) => panic!("not a parse error: {e}"),
+        Ok(_) => panic!("parsed: {t}"),
+    };
+    let (line, msg) = err("[machine.tiers]\nnuma_balancing = 1", "hit_ratio");
+    assert!(msg.contains("not modelled"), "{msg}");
+    assert_eq!(line, Some(5), "{msg}");
+    let (line, msg) = err(
+        "[machine.tiers]\ndemotion_enabled = true\nadistance = [576]",
+        "hit_ratio",
+    );
+    assert!(msg.contains("2 nodes"), "{msg}");
+    assert_eq!(line, Some(6), "{msg}");
+    let (line, msg) = err("[machine.tiers]\ndemotion = true", "hit_ratio");
+    assert!(msg.contains("unknown field `demotion`"), "{msg}");
+    assert_eq!(line, Some(5), "{msg}");
+    let (line, msg) = err("", "numa_pages_migrated");
+    assert!(msg.contains("no [machine.tiers]"), "{msg}");
+    assert_eq!(line, Some(1), "{msg}");
+}
