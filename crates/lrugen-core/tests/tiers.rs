@@ -550,3 +550,82 @@ fn machine_tiers_in_an_experiment_file() {
     assert!(msg.contains("no [machine.tiers]"), "{msg}");
     assert_eq!(line, Some(1), "{msg}");
 }
+
+/// Three tiers: node 1's kswapd demotes to node 2 (its target; node 1 is the target of node 0),
+/// folios the scan had made PROT_NONE keep their mapping and access time through the move, and
+/// their hint faults promote them from node 2 straight to the CPU's node.
+#[test]
+fn three_tiers_demote_down_the_chain_and_promote_to_the_top() {
+    let m = || {
+        let mut c = MachineConfig::simple(4096, 0);
+        c.nodes = vec![
+            vec![(ZoneType::Normal, 4096)],
+            vec![(ZoneType::Normal, 1024)],
+            vec![(ZoneType::Normal, 4096)],
+        ];
+        c.ra_pages = 0;
+        c.tiers = Some(TierConfig {
+            adistance: vec![
+                MEMTIER_ADISTANCE_DRAM,
+                2 * MEMTIER_ADISTANCE_DRAM,
+                3 * MEMTIER_ADISTANCE_DRAM,
+            ],
+            ..tiering(1, |t| t.placement[0].node = 1)
+        });
+        let mut m = Machine::new(c);
+        m.debug_checks = true;
+        m
+    };
+    both(m, |name, new| {
+        let mut t = new();
+        let (m, task) = t.k();
+        let t0 = m.tiers.as_deref().unwrap();
+        assert_eq!(
+            (t0.demotion_target(0), t0.demotion_target(1), t0.demotion_target(2)),
+            (Some(1), Some(2), None)
+        );
+        let vpn = m.mmap(task, 1000, vmf::WRITE, None);
+        for v in vpn..vpn + 1000 {
+            t.access(v, true);
+        }
+        t.drain();
+        // a scan after 1 ms makes every page on nodes 1 and 2 PROT_NONE
+        t.k().0.now_ns += 2_000_000;
+        t.access(vpn, false);
+        let (m, task) = t.k();
+        let protnone = (vpn..vpn + 1000)
+            .filter(|&v| m.pte(task, v) & pte::PROTNONE != 0)
+            .count();
+        assert!(protnone > 900, "{name}: {protnone}");
+        // node 1's kswapd: demotion to node 2 (the PTEs stay PROT_NONE)
+        for _ in 0..4 {
+            if vmscan::pgdat_balanced(t.k().0, 1, 0) {
+                break;
+            }
+            t.kswapd(1);
+        }
+        t.check().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (m, task) = t.k();
+        let demoted = vm(m, Stat::PgdemoteKswapd);
+        assert!(demoted > 0, "{name}: node 1 demoted to node 2");
+        let on2 = (vpn..vpn + 1000)
+            .filter(|&v| {
+                m.pte(task, v) & pte::PROTNONE != 0 && folio_at(m, task, v).is_some_and(|id| m.folios[id].node() == 2)
+            })
+            .count();
+        assert!(on2 > 0, "{name}: PROT_NONE pages on node 2");
+        // every page is touched once: the hint faults promote to node 0
+        for v in vpn..vpn + 1000 {
+            t.access(v, false);
+        }
+        t.check().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (m, task) = t.k();
+        let mut r = [0u64; 3];
+        for v in vpn..vpn + 1000 {
+            r[m.folios[folio_at(m, task, v).expect("mapped")].node()] += 1;
+        }
+        assert_eq!(r[0], vm(m, Stat::NumaPagesMigrated) as u64, "{name}: {r:?}");
+        assert!(r[0] >= 900, "{name}: the pages went to the CPU's node: {r:?}");
+        assert_eq!(r.iter().sum::<u64>(), 1000);
+    });
+}

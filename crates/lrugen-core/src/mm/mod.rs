@@ -637,7 +637,8 @@ impl Machine {
             .map(|f| f.slots.bytes() + f.leaves.capacity() as u64 * std::mem::size_of::<pagecache::Leaf>() as u64)
             .sum::<u64>()
             + self.shadow_lru.bytes();
-        let pmds: u64 = self.mms.iter().map(|m| m.pmds.capacity() as u64 * 4).sum();
+        let pmds: u64 = self.mms.iter().map(|m| m.pmds.capacity() as u64 * 4).sum::<u64>()
+            + self.tiers.as_ref().map_or(0, |t| t.state_bytes());
         folios + files + pmds + self.ptes.bytes() + self.swap.bytes()
     }
 

@@ -212,9 +212,12 @@ pub struct Tiers {
     /// The node the tasks run on (`numa_node_id()`).
     pub cpu_node: usize,
     /// Per folio id, the time its PTEs were last made PROT_NONE, ms (the access time kept in
-    /// `_last_cpupid` of a slow-tier folio, `folio_xchg_access_time`); empty unless
+    /// `_last_cpupid` of a slow-tier folio, `folio_xchg_access_time`); grown by the scan up to
+    /// the highest folio id it marks (4 bytes a frame at most), empty unless
     /// `numa_balancing = 2`.
     pub access_ms: Vec<u32>,
+    /// Frames of the machine (the bound of `access_ms`).
+    frames: usize,
     /// Per node, promotion state.
     pub promo: Vec<NodePromo>,
     /// Per address space, its scanner.
@@ -256,7 +259,6 @@ impl Tiers {
         // top tiers: every tier up to the slowest one that holds a CPU node
         let top = cfg.cpu_nodes.iter().map(|&n| tier[n]).max().unwrap_or(0);
         let toptier = tier.iter().map(|&t| t <= top).collect();
-        let tiering = cfg.numa_balancing & NUMA_BALANCING_MEMORY_TIERING != 0;
         Ok(Tiers {
             cfg: cfg.clone(),
             tier,
@@ -264,10 +266,27 @@ impl Tiers {
             preferred,
             lower,
             cpu_node: cfg.cpu_nodes[0],
-            access_ms: if tiering { vec![0; frames] } else { Vec::new() },
+            access_ms: Vec::new(),
+            frames,
             promo: vec![NodePromo::default(); nodes],
             scan: Vec::new(),
         })
+    }
+
+    /// Record that folio `id`'s PTEs were made PROT_NONE at `now_ms`.
+    #[inline]
+    pub fn set_access_time(&mut self, id: u32, now_ms: u32) {
+        let i = id as usize;
+        if i >= self.access_ms.len() {
+            let n = (i + 1).next_power_of_two().clamp(1024, self.frames.max(i + 1));
+            self.access_ms.resize(n, 0);
+        }
+        self.access_ms[i] = now_ms;
+    }
+
+    /// Bytes of state that grow with the pages the scan marks.
+    pub fn state_bytes(&self) -> u64 {
+        self.access_ms.capacity() as u64 * 4
     }
 
     /// Whether NUMA balancing runs in memory-tiering mode.

@@ -86,6 +86,14 @@ fn putback_new<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
 /// Migrate isolated folio `src` into `dst`, a frame just taken, and put the new folio on its
 /// LRU list; counts `pgmigrate_success`.
 fn migrate_to<P: Policy>(m: &mut Machine, p: &mut P, src: FolioId, dst: FolioId) {
+    // folio_migrate_flags: the access time goes with the folio, unless it moves to a top tier
+    let node = m.folios[dst].node();
+    if let Some(t) = m.tiers.as_deref_mut() {
+        if t.tiering() && !t.toptier[node] {
+            let at = t.access_ms.get(src as usize).copied().unwrap_or(0);
+            t.set_access_time(dst, at);
+        }
+    }
     m.move_folio(src, dst);
     m.count_vm_events(Stat::PgmigrateSuccess, 1);
     putback_new(m, p, dst);
@@ -217,7 +225,7 @@ fn change_prot_numa(m: &mut Machine, task: u32, start: u32, pages: u64) -> u32 {
                     if t.toptier[f.node()] || (f.is_file_lru() && f.test(pg::DIRTY)) {
                         continue;
                     }
-                    t.access_ms[id as usize] = now;
+                    t.set_access_time(id, now);
                     *m.pte_mut(task, vpn) = e | pte::PROTNONE;
                     chunk += 1;
                 }
@@ -290,7 +298,8 @@ fn should_promote(m: &mut Machine, id: FolioId, dst: usize) -> bool {
     }
     let th = if st.threshold != 0 { st.threshold } else { def_th };
     // numa_hint_fault_latency: the access time is kept in ms, modulo 2^32 here
-    let latency = u64::from((now as u32).wrapping_sub(t.access_ms[id as usize]));
+    let at = t.access_ms.get(id as usize).copied().unwrap_or(0);
+    let latency = u64::from((now as u32).wrapping_sub(at));
     if latency >= th {
         return false;
     }
