@@ -121,6 +121,16 @@ fn assert_node_counts(what: &str, m: &Machine, task: u32, vpn: u32, n: u32) {
     }
 }
 
+/// Map `n` anon pages and write each once (placed by the machine's rules); returns the first.
+fn write_pages(t: &mut dyn Tk, n: u32) -> u32 {
+    let (m, task) = t.k();
+    let vpn = m.mmap(task, n, vmf::WRITE, None);
+    for v in vpn..vpn + n {
+        t.access(v, true);
+    }
+    vpn
+}
+
 /// Run kswapd on node 0 until it is balanced (at most 4 runs).
 fn kswapd_until_balanced(t: &mut dyn Tk) {
     for _ in 0..4 {
@@ -135,11 +145,7 @@ fn kswapd_until_balanced(t: &mut dyn Tk) {
 /// Fill node 0 with `n` written anon pages (the last ones spill to node 1 once node 0 is at its
 /// low watermark), then run kswapd on node 0, which is below its high watermark.
 fn fill_and_reclaim(t: &mut dyn Tk, n: u32) -> (u32, [u64; 2]) {
-    let (m, task) = t.k();
-    let vpn = m.mmap(task, n, vmf::WRITE, None);
-    for v in vpn..vpn + n {
-        t.access(v, true);
-    }
+    let vpn = write_pages(&mut *t, n);
     t.drain();
     let (m, task) = t.k();
     let before = residency(m, task, vpn, n);
@@ -227,11 +233,7 @@ fn demotion_falls_back_to_reclaim_when_the_lower_tier_is_full() {
         || machine(1024, 100, 4096, demotion(true)),
         |name, new| {
             let mut t = new();
-            let (m, task) = t.k();
-            let vpn = m.mmap(task, 1000, vmf::WRITE, None);
-            for v in vpn..vpn + 1000 {
-                t.access(v, true);
-            }
+            write_pages(&mut *t, 1000);
             kswapd_until_balanced(&mut *t);
             t.check().unwrap_or_else(|e| panic!("{name}: {e}"));
             let (m, _) = t.k();
@@ -258,11 +260,7 @@ fn madv_pageout_does_not_demote() {
         || machine(1024, 4096, 4096, demotion(true)),
         |name, new| {
             let mut t = new();
-            let (m, task) = t.k();
-            let vpn = m.mmap(task, 64, vmf::WRITE, None);
-            for v in vpn..vpn + 64 {
-                t.access(v, true);
-            }
+            let vpn = write_pages(&mut *t, 64);
             t.drain();
             // reclaim_pages runs with `no_demotion`: the pages are swapped out
             t.pageout(vpn, 64);
@@ -296,11 +294,7 @@ fn tiering(period_ms: u64, f: impl FnOnce(&mut TierConfig)) -> TierConfig {
 /// Write `n` pages (placed by the machine's rules), then access the first `hot` of them in
 /// turn `rounds` times, `step_ns` of virtual time per access.
 fn hot_loop(t: &mut dyn Tk, n: u32, hot: u32, rounds: u32, step_ns: u64) -> u32 {
-    let (m, task) = t.k();
-    let vpn = m.mmap(task, n, vmf::WRITE, None);
-    for v in vpn..vpn + n {
-        t.access(v, true);
-    }
+    let vpn = write_pages(&mut *t, n);
     t.drain();
     for _ in 0..rounds {
         for v in vpn..vpn + hot {
@@ -427,12 +421,8 @@ fn inverted_start_kswapd_demotes_cold_pages_to_make_room_for_hot_ones() {
         || machine(1024, 4096, 0, cfg()),
         |name, new| {
             let mut t = new();
-            let (m, task) = t.k();
             let n = 1500;
-            let vpn = m.mmap(task, n, vmf::WRITE, None);
-            for v in vpn..vpn + n {
-                t.access(v, true);
-            }
+            let vpn = write_pages(&mut *t, n);
             t.drain();
             let (m, task) = t.k();
             let hot0 = vpn + 900;
@@ -578,16 +568,12 @@ fn three_tiers_demote_down_the_chain_and_promote_to_the_top() {
     };
     both(m, |name, new| {
         let mut t = new();
-        let (m, task) = t.k();
-        let t0 = m.tiers.as_deref().unwrap();
+        let t0 = t.k().0.tiers.as_deref().unwrap();
         assert_eq!(
             (t0.demotion_target(0), t0.demotion_target(1), t0.demotion_target(2)),
             (Some(1), Some(2), None)
         );
-        let vpn = m.mmap(task, 1000, vmf::WRITE, None);
-        for v in vpn..vpn + 1000 {
-            t.access(v, true);
-        }
+        let vpn = write_pages(&mut *t, 1000);
         t.drain();
         // a scan after 1 ms makes every page on nodes 1 and 2 PROT_NONE
         t.k().0.now_ns += 2_000_000;

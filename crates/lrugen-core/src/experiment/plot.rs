@@ -665,38 +665,32 @@ pub fn write_plots(r: &Results, dir: &Path) -> Result<Vec<PathBuf>, ExpError> {
                 .iter()
                 .find(|c| c.cell.point == p.index && c.cell.variant == variant && c.cell.repetition == 0)
         };
-        let lines: Vec<Line> = e
-            .variants
-            .iter()
-            .enumerate()
-            .filter_map(|(i, v)| {
-                let s = first(i)?.series.get("misses")?;
-                Some((v.label.clone(), i, s.clone()))
-            })
-            .collect();
-        if !lines.is_empty() {
-            let title = format!("{}: misses over time{suffix}", e.name);
-            both(dir, &format!("misses-p{}", p.index), &mut out, &|a| match a {
-                Area::Svg(a) => draw_lines(&a, &title, MISSES_AXES, &lines),
-                Area::Png(a) => draw_lines(&a, &title, MISSES_AXES, &lines),
-            })?;
-        }
-        // Memory tiers: the pages first placed on a lower tier now on a top-tier node.
-        let lines: Vec<Line> = e
-            .variants
-            .iter()
-            .enumerate()
-            .filter_map(|(i, v)| {
-                let s = first(i)?.series.get("slow_placed_on_top")?;
-                Some((v.label.clone(), i, s.clone()))
-            })
-            .collect();
-        if !lines.is_empty() {
-            let title = format!("{}: pages placed on the slow tier now on the fast tier{suffix}", e.name);
-            both(dir, &format!("tiers-p{}", p.index), &mut out, &|a| match a {
-                Area::Svg(a) => draw_lines(&a, &title, TIER_AXES, &lines),
-                Area::Png(a) => draw_lines(&a, &title, TIER_AXES, &lines),
-            })?;
+        // and, with memory tiers, the pages first placed on a lower tier now on a top-tier node
+        for (key, what, stem, axes) in [
+            ("misses", "misses over time", "misses", MISSES_AXES),
+            (
+                "slow_placed_on_top",
+                "pages placed on the slow tier now on the fast tier",
+                "tiers",
+                TIER_AXES,
+            ),
+        ] {
+            let lines: Vec<Line> = e
+                .variants
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| {
+                    let s = first(i)?.series.get(key)?;
+                    Some((v.label.clone(), i, s.clone()))
+                })
+                .collect();
+            if !lines.is_empty() {
+                let title = format!("{}: {what}{suffix}", e.name);
+                both(dir, &format!("{stem}-p{}", p.index), &mut out, &|a| match a {
+                    Area::Svg(a) => draw_lines(&a, &title, axes, &lines),
+                    Area::Png(a) => draw_lines(&a, &title, axes, &lines),
+                })?;
+            }
         }
         // MGLRU generation sizes over time.
         for (i, v) in e.variants.iter().enumerate() {
