@@ -615,3 +615,29 @@ fn three_tiers_demote_down_the_chain_and_promote_to_the_top() {
         assert_eq!(r.iter().sum::<u64>(), 1000);
     });
 }
+
+/// The example's cells with the invariant checker after every reclaim pass, and under the
+/// virtual-time engine (kswapd a task of its own, woken by promotion and by demotion's
+/// allocations): both policies run to the end, promote and demote.
+#[test]
+fn the_tiering_example_under_the_checker_and_the_engine() {
+    use lrugen::experiment::Experiment;
+    use lrugen::sim;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tiering.toml");
+    let e = Experiment::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    for cell in e.cells().iter().filter(|c| c.repetition == 0) {
+        for engine in [false, true] {
+            let mut cfg = e.run_config(cell, None);
+            cfg.check = true;
+            if engine {
+                cfg.engine = Some(sim::engine::EngineConfig::default());
+            }
+            let what = format!("{:?} engine {engine}", cfg.policy);
+            let r = sim::run(&cfg, None, &mut |_, _| {}).unwrap_or_else(|err| panic!("{what}: {err}"));
+            assert_eq!(r.error, None, "{what}");
+            assert!(r.vm(Stat::NumaPagesMigrated) > 0, "{what}");
+            assert!(r.vm(Stat::PgdemoteKswapd) > 0, "{what}");
+            assert_eq!(r.vm(Stat::Pswpout), 0, "{what}");
+        }
+    }
+}
