@@ -187,10 +187,18 @@ pub fn task_numa_work(m: &mut Machine, task: u32) {
         let off = change_prot_numa(m, task, start, pages);
         m.tiers.as_deref_mut().expect("tiers").scan[ti].offset = off;
     }
-    // the earliest scan due among the tasks seen so far (a task seen for the first time is
-    // picked up when this one passes)
+    // the earliest scan due among the live tasks seen so far (a task seen for the first time
+    // is picked up when this one passes; a task that exited no longer counts)
     let t = m.tiers.as_deref().expect("tiers");
-    m.numa_next_scan_ns = t.scan.iter().map(|s| s.next_ns).filter(|&n| n != 0).min().unwrap_or(0);
+    let mms = &m.mms;
+    m.numa_next_scan_ns = t
+        .scan
+        .iter()
+        .enumerate()
+        .filter(|&(i, s)| s.next_ns != 0 && mms.get(i).is_some_and(|mm| mm.alive))
+        .map(|(_, s)| s.next_ns)
+        .min()
+        .unwrap_or(0);
 }
 
 /// The scan of [`task_numa_work`] from `start`; returns where the next one starts (0 past the
