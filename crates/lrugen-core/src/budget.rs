@@ -172,6 +172,10 @@ pub fn estimate(cfg: &RunConfig, trace_refs: Option<u64>) -> Estimate {
     let dense = chunks
         .saturating_mul(CHUNK_SLOTS as u64 * 4)
         .saturating_add(dirs.saturating_mul(BYTES_PER_DIR));
+    if cfg.machine.tiers.as_ref().is_some_and(|t| t.numa_balancing != 0) {
+        // NUMA balancing's access times: 4 bytes per frame up to the highest one it marks
+        bytes = bytes.saturating_add(cfg.machine.total_pages().saturating_mul(4));
+    }
     if cfg.workload.uses_anon() {
         // swap slots: count, cache, owner and zram bytes per slot used
         bytes = bytes.saturating_add(touched.min(cfg.machine.swap_pages).saturating_mul(14));

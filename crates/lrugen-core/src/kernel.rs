@@ -15,7 +15,7 @@ use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 use crate::reclaim::alloc::{self, AllocError};
 use crate::reclaim::mglru::debugfs::Errno;
-use crate::reclaim::{check, AddCtx, Policy};
+use crate::reclaim::{check, tiering, AddCtx, Policy};
 
 pub mod syscalls;
 
@@ -251,7 +251,7 @@ impl<P: Policy> Kernel<P> {
         readahead_mark: bool,
     ) -> Result<FolioId, AllocError> {
         let memcg = self.m.mms[task as usize].memcg;
-        let id = self.new_folio(0, memcg)?;
+        let id = self.new_folio(tiering::local_node(&self.m), memcg)?;
         if readahead_mark {
             self.m.folios[id].set(pg::READAHEAD);
         }
@@ -442,6 +442,10 @@ impl<P: Policy> Kernel<P> {
             self.m.current_task = Some(task);
             self.m.mms[task as usize].lru_gen_bitmap = !0;
         }
+        // `task_tick_numa`: NUMA balancing's scan, when one may be due (never without it)
+        if self.m.now_ns >= self.m.numa_next_scan_ns {
+            tiering::task_numa_work(&mut self.m, task);
+        }
         Ok(())
     }
 
@@ -590,6 +594,10 @@ impl<P: Policy> Kernel<P> {
             }
         };
         if e & pte::PRESENT != 0 {
+            if e & pte::PROTNONE != 0 {
+                // made PROT_NONE by NUMA balancing's scan: a hint fault
+                return Ok(self.numa_hint_fault(task, vpn, write));
+            }
             if write && self.cow_needed(e & pte::PFN_MASK) {
                 // a write-protected PTE of a folio shared since fork: copy on write
                 return self.wp_page_copy(task, vpn, e & pte::PFN_MASK, true);
@@ -640,6 +648,17 @@ impl<P: Policy> Kernel<P> {
         }
     }
 
+    /// A hint fault (`handle_mm_fault` → `do_numa_page`): a minor fault that makes the PTE
+    /// accessible again and may promote the folio ([`tiering::do_numa_page`]).
+    #[cold]
+    fn numa_hint_fault(&mut self, task: u32, vpn: u32, write: bool) -> Access {
+        let memcg = self.m.mms[task as usize].memcg;
+        self.m.count_events(memcg, Stat::Pgfault, 1);
+        tiering::do_numa_page(&mut self.m, &mut self.p, task, vpn, write);
+        self.return_to_user();
+        Access::Minor
+    }
+
     fn mlock_vpn(&mut self, task: u32, vpn: u32) {
         let e = self.m.pte(task, vpn);
         if e & pte::PRESENT == 0 {
@@ -671,7 +690,7 @@ impl<P: Policy> Kernel<P> {
         }
         let _ = had_zero;
         let memcg = self.m.mms[task as usize].memcg;
-        let id = self.new_folio(0, memcg)?;
+        let id = self.new_folio(tiering::fault_node(&self.m, task, vpn), memcg)?;
         {
             let root = self.m.mms[task as usize].anon_root;
             let f = &mut self.m.folios[id];
@@ -783,7 +802,7 @@ impl<P: Policy> Kernel<P> {
     /// it when it is mapped).
     fn swap_read_folio(&mut self, task: u32, vpn: u32, slot: u32, ctx: AddCtx) -> Result<FolioId, AccessError> {
         let memcg = self.swapin_memcg(task, slot);
-        let id = self.new_folio(0, memcg)?;
+        let id = self.new_folio(tiering::local_node(&self.m), memcg)?;
         if !self.m.mms[task as usize].alive {
             self.m.in_flight = NIL;
             self.m.uncharge(id);

@@ -100,6 +100,7 @@ const KERNEL_VMSTAT_ORDER: &[&str] = &[
     "pgdemote_kswapd",
     "pgdemote_direct",
     "pgdemote_khugepaged",
+    "pgdemote_proactive", // 6.15
     // enum vm_stat_item
     "nr_dirty_threshold",
     "nr_dirty_background_threshold",

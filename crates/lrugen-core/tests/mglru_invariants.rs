@@ -440,14 +440,14 @@ proptest! {
                 }
                 Op::Age(force) => {
                     let sc = ScanControl::new(SWAP_CLUSTER_MAX, Reclaimer::Direct, Some(t), usize::MAX);
-                    let sw = eviction::get_swappiness(&k.p, &k.m, t, &sc);
+                    let sw = eviction::get_swappiness(&k.p, &k.m, t, 0, &sc);
                     let seq = k.p.lruvecs[lv].max_seq;
                     k.p.try_to_inc_max_seq(&mut k.m, lv, seq, sw, force);
                     Ok(())
                 }
                 Op::Evict => {
                     let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, Reclaimer::Direct, Some(t), usize::MAX);
-                    let sw = eviction::get_swappiness(&k.p, &k.m, t, &sc);
+                    let sw = eviction::get_swappiness(&k.p, &k.m, t, 0, &sc);
                     eviction::evict_folios(&mut k.p, &mut k.m, t, 0, &mut sc, sw, u64::MAX);
                     Ok(())
                 }

@@ -182,7 +182,7 @@ fn sc_memcg(memcg: MemcgId) -> ScanControl {
 /// returned and the scan control.
 fn evict(k: &mut K, memcg: MemcgId) -> (u64, ScanControl) {
     let mut sc = sc_memcg(memcg);
-    let sw = eviction::get_swappiness(&k.p, &k.m, memcg, &sc);
+    let sw = eviction::get_swappiness(&k.p, &k.m, memcg, 0, &sc);
     let r = eviction::evict_folios(&mut k.p, &mut k.m, memcg, 0, &mut sc, sw, u64::MAX);
     k.check().unwrap();
     (r, sc)
@@ -191,7 +191,7 @@ fn evict(k: &mut K, memcg: MemcgId) -> (u64, ScanControl) {
 /// `try_to_inc_max_seq` from the current `max_seq` (not forced) with the lruvec's swappiness.
 fn age(k: &mut K, memcg: MemcgId, force_scan: bool) -> bool {
     let sc = sc_memcg(memcg);
-    let sw = eviction::get_swappiness(&k.p, &k.m, memcg, &sc);
+    let sw = eviction::get_swappiness(&k.p, &k.m, memcg, 0, &sc);
     let l = lv(k, memcg);
     let seq = k.p.lruvecs[l].max_seq;
     let r = k.p.try_to_inc_max_seq(&mut k.m, l, seq, sw, force_scan);
@@ -202,7 +202,7 @@ fn age(k: &mut K, memcg: MemcgId, force_scan: bool) -> bool {
 /// `inc_max_seq` alone (no walk), with the lruvec's swappiness.
 fn inc_max_seq(k: &mut K, memcg: MemcgId) {
     let sc = sc_memcg(memcg);
-    let sw = eviction::get_swappiness(&k.p, &k.m, memcg, &sc);
+    let sw = eviction::get_swappiness(&k.p, &k.m, memcg, 0, &sc);
     let l = lv(k, memcg);
     k.p.inc_max_seq(&mut k.m, l, sw);
     k.check().unwrap();
@@ -988,7 +988,7 @@ fn anon_aliasing(p: Profile) {
     let slot = gen0 as usize - 1;
     let lists: Vec<_> = ids.iter().map(|&id| list_of(&k, id).unwrap()).collect();
     let sc = sc_memcg(t);
-    assert_eq!(eviction::get_swappiness(&k.p, &k.m, t, &sc), 0);
+    assert_eq!(eviction::get_swappiness(&k.p, &k.m, t, 0, &sc), 0);
     // mainline: fault → max_seq − 1 = 2; 6.1: max_seq = 3
     let first = match p {
         Profile::V6_17 => 2,

@@ -30,7 +30,7 @@ pub mod store;
 pub use runner::{
     metrics_of, run, run_with, seed_for, Cell, CellResult, Drive, Interruption, Results, Shard, SummaryRow,
 };
-pub use spec::{Experiment, Point, PointConfig, SweepParam, Variant, METRICS};
+pub use spec::{Experiment, Point, PointConfig, SweepParam, Variant, METRICS, TIER_METRICS};
 
 use std::path::PathBuf;
 

@@ -104,6 +104,16 @@ pub fn unit_of(metric: &str) -> Unit {
         "zram_compr_bytes" => ("zram compr_data_size (bytes)", 1.0, true),
         "zram_pool_pages" => ("zram pool (pages)", 1.0, true),
         "zram_huge_pages" => ("zram huge_pages_since (pages)", 1.0, true),
+        "numa_hint_faults" => ("numa_hint_faults (hint faults)", 1.0, true),
+        "numa_pages_migrated" => ("numa_pages_migrated (pages promoted)", 1.0, true),
+        "numa_pte_updates" => ("numa_pte_updates (PTEs made PROT_NONE)", 1.0, true),
+        "pgpromote_success" => ("pgpromote_success (pages)", 1.0, true),
+        "pgpromote_candidate" => ("pgpromote_candidate (pages)", 1.0, true),
+        "pgdemote_kswapd" => ("pgdemote_kswapd (pages demoted by kswapd)", 1.0, true),
+        "pgdemote_direct" => ("pgdemote_direct (pages demoted by direct reclaim)", 1.0, true),
+        "pgscan_kswapd" => ("pgscan_kswapd (pages scanned by kswapd)", 1.0, true),
+        "pgsteal_anon" => ("pgsteal_anon (anon pages reclaimed or demoted)", 1.0, true),
+        "pgrefill" => ("pgrefill (pages scanned on active lists)", 1.0, true),
         "iops" => ("IOPS (I/O per second)", 1.0, false),
         "bw_mib_s" => ("bandwidth (MiB/s)", 1.0, false),
         "clat_mean_us" => ("mean completion latency (µs)", 1.0, false),
@@ -520,6 +530,11 @@ const SIZE: (u32, u32) = (800, 500);
 
 /// Axes of the misses-over-time chart.
 const MISSES_AXES: (&str, &str) = ("accesses done (count)", "misses so far (major faults)");
+/// Axes of the memory tiers chart.
+const TIER_AXES: (&str, &str) = (
+    "accesses done (count)",
+    "pages placed on the slow tier, now on the fast",
+);
 /// Axes of the generations chart.
 const GEN_AXES: (&str, &str) = ("accesses done (count)", "pages in the generation (anon + file)");
 
@@ -650,21 +665,32 @@ pub fn write_plots(r: &Results, dir: &Path) -> Result<Vec<PathBuf>, ExpError> {
                 .iter()
                 .find(|c| c.cell.point == p.index && c.cell.variant == variant && c.cell.repetition == 0)
         };
-        let lines: Vec<Line> = e
-            .variants
-            .iter()
-            .enumerate()
-            .filter_map(|(i, v)| {
-                let s = first(i)?.series.get("misses")?;
-                Some((v.label.clone(), i, s.clone()))
-            })
-            .collect();
-        if !lines.is_empty() {
-            let title = format!("{}: misses over time{suffix}", e.name);
-            both(dir, &format!("misses-p{}", p.index), &mut out, &|a| match a {
-                Area::Svg(a) => draw_lines(&a, &title, MISSES_AXES, &lines),
-                Area::Png(a) => draw_lines(&a, &title, MISSES_AXES, &lines),
-            })?;
+        // and, with memory tiers, the pages first placed on a lower tier now on a top-tier node
+        for (key, what, stem, axes) in [
+            ("misses", "misses over time", "misses", MISSES_AXES),
+            (
+                "slow_placed_on_top",
+                "pages placed on the slow tier now on the fast tier",
+                "tiers",
+                TIER_AXES,
+            ),
+        ] {
+            let lines: Vec<Line> = e
+                .variants
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| {
+                    let s = first(i)?.series.get(key)?;
+                    Some((v.label.clone(), i, s.clone()))
+                })
+                .collect();
+            if !lines.is_empty() {
+                let title = format!("{}: {what}{suffix}", e.name);
+                both(dir, &format!("{stem}-p{}", p.index), &mut out, &|a| match a {
+                    Area::Svg(a) => draw_lines(&a, &title, axes, &lines),
+                    Area::Png(a) => draw_lines(&a, &title, axes, &lines),
+                })?;
+            }
         }
         // MGLRU generation sizes over time.
         for (i, v) in e.variants.iter().enumerate() {

@@ -122,11 +122,16 @@ pub struct CellResult {
 /// `pswpout_incompressible` (swap-outs of pages whose region compresses to zsmalloc's huge-class
 /// size or more: stored whole on zram) when a region gives its compressibility; and, swapping to
 /// zram, `zram_compr_bytes` (`mm_stat`'s compr_data_size), `zram_pool_pages` (its
-/// mem_used_total in pages) and `zram_huge_pages` (its huge_pages_since); these four are not in
+/// mem_used_total in pages) and `zram_huge_pages` (its huge_pages_since); on a machine with
+/// memory tiers, the `/proc/vmstat` counters of tiering (`numa_hint_faults`,
+/// `numa_pages_migrated`, `numa_pte_updates`, `pgpromote_success`, `pgpromote_candidate`,
+/// `pgdemote_kswapd`, `pgdemote_direct`) and of reclaim they are read with (`pgscan_kswapd`,
+/// `pgsteal_anon`, `pgrefill`); these are not in
 /// `METRICS` (columns only of the experiments whose cells have them, after the known ones, so
 /// other experiments' files keep their columns). Series (kernel policies, from [`RunResult::series`]): `hits`, `misses`,
 /// `refaults`, `usage`, and `gen0` … `gen3`, the pages (anon + file) of the youngest generation,
-/// the next one, and so on.
+/// the next one, and so on; `slow_placed_on_top` with tiers and a placement on a lower tier
+/// ([`crate::reclaim::tiering::slow_placed_on_top`]).
 ///
 /// Extension point: when the engine reports throughput and latency percentiles, add them here
 /// (e.g. `throughput_ops`, `lat_p50_us`, `lat_p99_us`) and to `METRICS`; everything downstream
@@ -160,6 +165,23 @@ pub fn metrics_of(r: &RunResult) -> (Metrics, Series) {
             (r.vm(Stat::WorkingsetActivateFile) + r.vm(Stat::WorkingsetActivateAnon)) as f64,
         );
         put("promotions", r.promotions.unwrap_or(0) as f64);
+        if r.tiers {
+            // memory tiers (docs/memory-tiers.md): the counters the tiering comparisons read
+            for s in [
+                Stat::NumaHintFaults,
+                Stat::NumaPagesMigrated,
+                Stat::NumaPteUpdates,
+                Stat::PgpromoteSuccess,
+                Stat::PgpromoteCandidate,
+                Stat::PgdemoteKswapd,
+                Stat::PgdemoteDirect,
+                Stat::PgscanKswapd,
+                Stat::PgstealAnon,
+                Stat::Pgrefill,
+            ] {
+                put(s.name(), r.vm(s) as f64);
+            }
+        }
         if r.pswpout_by_pct.iter().any(|&(p, _)| p > 0) {
             put("pswpout_incompressible", r.pswpout_incompressible() as f64);
         }
@@ -219,6 +241,9 @@ pub fn metrics_of(r: &RunResult) -> (Metrics, Series) {
             add("misses", x, smp.misses as f64);
             add("refaults", x, smp.refaults as f64);
             add("usage", x, smp.usage as f64);
+            if let Some(n) = smp.slow_placed_on_top {
+                add("slow_placed_on_top", x, n as f64);
+            }
             for (age, g) in smp.generations.iter().rev().take(4).enumerate() {
                 add(&format!("gen{age}"), x, (g.1 + g.2) as f64);
             }

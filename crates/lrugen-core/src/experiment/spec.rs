@@ -57,6 +57,21 @@ pub const METRICS: &[&str] = &[
     "virtual_s",
 ];
 
+/// Metrics of a machine with memory tiers (`[machine.tiers]`): its cells report them
+/// (`runner::metrics_of`) and an experiment may choose one as its metric; docs/memory-tiers.md.
+pub const TIER_METRICS: &[&str] = &[
+    "numa_hint_faults",
+    "numa_pages_migrated",
+    "numa_pte_updates",
+    "pgpromote_success",
+    "pgpromote_candidate",
+    "pgdemote_kswapd",
+    "pgdemote_direct",
+    "pgscan_kswapd",
+    "pgsteal_anon",
+    "pgrefill",
+];
+
 /// Default number of samples of a run's state over time.
 pub const DEFAULT_SAMPLES: u64 = 100;
 
@@ -111,6 +126,8 @@ struct RawMachine {
     ra_pages: Option<u64>,
     kswapd: Option<bool>,
     kmem: Option<RawKmem>,
+    /// `[machine.tiers]`: memory tiers, demotion, NUMA balancing (docs/memory-tiers.md).
+    tiers: Option<crate::mm::tiers::TierConfig>,
 }
 
 /// `machine.kmem`: the kernel memory charged to memcgs besides their pages, a preset
@@ -764,6 +781,10 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
     if machine.total_pages() == 0 {
         return Err(("machine".into(), "the machine has no memory".into()));
     }
+    if let Some(t) = &m.tiers {
+        t.check(machine.nodes.len())?;
+        machine.tiers = Some(t.clone());
+    }
     let d = MglruConfig::default();
     let g = s.mglru;
     let switch_at = g.switch_at.clone().unwrap_or_default();
@@ -1177,13 +1198,14 @@ impl Experiment {
         let metric = match &raw.metric {
             None => "hit_ratio".to_string(),
             Some(m) => {
-                if !METRICS.contains(&m.get_ref().as_str()) {
+                if !METRICS.contains(&m.get_ref().as_str()) && !TIER_METRICS.contains(&m.get_ref().as_str()) {
                     return Err(cx.err_at(
                         Some(m.span()),
                         format!(
-                            "unknown metric '{}': expected one of {}",
+                            "unknown metric '{}': expected one of {}, or with [machine.tiers] {}",
                             m.get_ref(),
-                            METRICS.join(", ")
+                            METRICS.join(", "),
+                            TIER_METRICS.join(", ")
                         ),
                     ));
                 }
@@ -1330,6 +1352,21 @@ impl Experiment {
             points.push(Point { index, params, config });
         }
 
+        if TIER_METRICS.contains(&metric.as_str()) {
+            if let Some(p) = points.iter().find(|p| p.config.machine.tiers.is_none()) {
+                return Err(cx.err_at(
+                    raw.metric.as_ref().map(|m| m.span()),
+                    format!(
+                        "metric '{metric}' is counted on a machine with memory tiers: {} has no [machine.tiers]",
+                        if p.params.is_empty() {
+                            "this experiment".to_string()
+                        } else {
+                            format!("sweep point {}", p.label())
+                        }
+                    ),
+                ));
+            }
+        }
         // Reference caches replay one page stream: with several tasks there is none to give them.
         let mut notes = Vec::new();
         if let Some(p) = points.iter().find(|p| p.config.multi_task()) {

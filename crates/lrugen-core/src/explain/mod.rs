@@ -449,7 +449,7 @@ impl Recorder {
             }
             Op::Load { task, vpn } | Op::Store { task, vpn } => {
                 let e = m.pte_or_none(task, vpn);
-                let present = e & pte::PRESENT != 0 && e & pte::ZERO == 0;
+                let present = e & pte::PRESENT != 0;
                 (present.then_some(e & pte::PFN_MASK), Some(task))
             }
             _ => return,

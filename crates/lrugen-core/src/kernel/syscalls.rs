@@ -194,6 +194,8 @@ impl<P: Policy> Kernel<P> {
             }
             let zones = self.m.nodes[nid].zones.len() - 1;
             let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, Reclaimer::Direct, None, zones);
+            // reclaim_folio_list: MADV_PAGEOUT reclaims, it does not demote
+            sc.no_demotion = true;
             shrink_folio_list(&mut self.m, &mut self.p, &mut batch, &mut sc, ignore_references);
             for id in batch {
                 clear_isolated(&mut self.m, id);

@@ -13,6 +13,7 @@ pub mod node;
 pub mod pagecache;
 pub mod rstat;
 pub mod swap;
+pub mod tiers;
 pub mod vm;
 pub mod vmstat;
 pub mod zram;
@@ -129,6 +130,10 @@ pub struct MachineConfig {
     /// The kernel memory charged to memcgs besides their pages.
     #[serde(default)]
     pub kmem: KmemConfig,
+    /// Memory tiers, demotion and NUMA balancing in memory-tiering mode (`[machine.tiers]`;
+    /// `None`: one tier, every page on node 0; docs/memory-tiers.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiers: Option<tiers::TierConfig>,
 }
 
 /// The kernel memory a memcg is charged for besides its anon and file pages (`memory.stat`
@@ -288,6 +293,7 @@ impl MachineConfig {
             swap_rotational: false,
             clock: StepClock::default(),
             kmem: KmemConfig::default(),
+            tiers: None,
         }
     }
     /// Total managed pages.
@@ -507,6 +513,11 @@ pub struct Machine {
     pub shadow_lru: pagecache::ShadowLru,
     /// `lrugen explain`'s recorder (off: `None`; see [`crate::explain`]).
     pub explain: Option<Box<crate::explain::Recorder>>,
+    /// Memory tiers ([`MachineConfig::tiers`]; `None` when not configured).
+    pub tiers: Option<Box<tiers::Tiers>>,
+    /// When NUMA balancing's next scan may be due (`reclaim::tiering::task_numa_work`), ns;
+    /// `u64::MAX` unless it runs in memory-tiering mode.
+    pub numa_next_scan_ns: u64,
 }
 
 /// Hint the CPU to load the cache line holding `*r` (read, all cache levels) and go on without
@@ -555,7 +566,20 @@ impl Machine {
         }
         let nr_nodes = nodes.len();
         let zone_stats = nodes.iter().map(|n| vec![Counters::default(); n.zones.len()]).collect();
+        let tiers = cfg.tiers.as_ref().map(|t| {
+            // checked where the configuration is read (`experiment::spec`); a configuration built
+            // in code with a bad table is a bug of its caller
+            let t = tiers::Tiers::new(t, nr_nodes, total).unwrap_or_else(|(k, e)| panic!("{k}: {e}"));
+            Box::new(t)
+        });
+        let numa_next_scan_ns = if tiers.as_ref().is_some_and(|t| t.tiering()) {
+            0
+        } else {
+            u64::MAX
+        };
         Machine {
+            tiers,
+            numa_next_scan_ns,
             memcgs: Memcgs::new(cfg.swappiness),
             swap: Swap::new(cfg.swap_pages),
             cfg,
@@ -613,7 +637,8 @@ impl Machine {
             .map(|f| f.slots.bytes() + f.leaves.capacity() as u64 * std::mem::size_of::<pagecache::Leaf>() as u64)
             .sum::<u64>()
             + self.shadow_lru.bytes();
-        let pmds: u64 = self.mms.iter().map(|m| m.pmds.capacity() as u64 * 4).sum();
+        let pmds: u64 = self.mms.iter().map(|m| m.pmds.capacity() as u64 * 4).sum::<u64>()
+            + self.tiers.as_ref().map_or(0, |t| t.state_bytes());
         folios + files + pmds + self.ptes.bytes() + self.swap.bytes()
     }
 
@@ -2026,6 +2051,63 @@ impl Machine {
             let s = if anon { Stat::NrAnonPages } else { Stat::NrMapped };
             self.mod_lruvec_state(mc, n, s, -1);
         }
+    }
+
+    /// `migrate_folio` + `remove_migration_ptes`: move isolated folio `src` (off every LRU list)
+    /// into the free frame `dst` just taken on another node: its flags, mapping, charge and
+    /// mappings go with it (every PTE, its page-cache or swap-cache slot, the node items it
+    /// counts in), and `src`'s frame is freed. The memcg charge moves (`mem_cgroup_migrate`):
+    /// usage does not change. `dst` is isolated too; the caller puts it on an LRU list.
+    pub fn move_folio(&mut self, src: FolioId, dst: FolioId) {
+        let f = self.folios[src];
+        debug_assert!(!f.test(pg::LRU) && f.test(pg::ISOLATED));
+        let (n0, n1) = (f.node(), self.folios[dst].node());
+        let mut maps: smallvec_like::Few = Default::default();
+        self.rmap_walk(src, |mm, vpn, _| {
+            maps.push((mm, vpn, 0));
+            true
+        });
+        for &(mm, vpn, _) in maps.iter() {
+            let p = self.pte_mut(mm, vpn);
+            *p = (*p & !pte::PFN_MASK) | dst;
+        }
+        {
+            let keep = pg::NODE_MASK | pg::ZONE_MASK;
+            let d = &mut self.folios[dst];
+            let here = d.flags & keep;
+            *d = f;
+            d.flags = (f.flags & !(keep | pg::GEN_MASK | pg::LIST_GEN_MASK)) | here;
+            d.prev = folio::NIL;
+            d.next = folio::NIL;
+        }
+        let anon = f.is_anon();
+        if f.test(pg::SWAPCACHE) {
+            self.swap.set_cache_slot(f.private, Slot::Folio(dst));
+        } else if !anon {
+            self.files[f.mapping as usize].set_slot(f.index as u64, Slot::Folio(dst));
+        }
+        let isolated = if f.is_file_lru() {
+            Stat::NrIsolatedFile
+        } else {
+            Stat::NrIsolatedAnon
+        };
+        for (s, on) in [
+            (Stat::NrAnonPages, anon && f.mapped()),
+            (Stat::NrMapped, !anon && f.mapped()),
+            (Stat::NrFilePages, !anon),
+            (Stat::NrDirty, !anon && f.test(pg::DIRTY)),
+            (Stat::NrSwapcached, f.test(pg::SWAPCACHE)),
+            (isolated, true),
+        ] {
+            if on {
+                self.mod_lruvec_state(f.memcg, n0, s, -1);
+                self.mod_lruvec_state(f.memcg, n1, s, 1);
+            }
+        }
+        let s = &mut self.folios[src];
+        s.mapcount = 0;
+        s.clear(pg::ISOLATED | pg::CHARGED | pg::SWAPCACHE | pg::DIRTY);
+        self.free_frame(src);
     }
 
     /// `folio_mark_dirty`, with `nr_dirty` accounting for file folios.

@@ -39,6 +39,10 @@ pub mod pte {
     pub const SWAP: u32 = 1 << 28;
     /// Maps the shared zero page (a read fault on untouched anon memory).
     pub const ZERO: u32 = 1 << 27;
+    /// With [`PRESENT`]: made PROT_NONE by NUMA balancing's scan (`change_prot_numa`): the folio
+    /// stays mapped, and the next access is a hint fault (`do_numa_page`). The bit is
+    /// [`ZERO`]'s, which only a PTE without [`PRESENT`] uses.
+    pub const PROTNONE: u32 = 1 << 27;
     /// Folio id or swap slot.
     pub const PFN_MASK: u32 = (1 << 27) - 1;
     /// No mapping.

@@ -59,6 +59,15 @@ pub fn wakeup_kswapd<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
     m.nodes[node].kswapd_highest_zoneidx = highest;
     if m.cfg.kswapd && !m.kswapd_async {
         balance_pgdat(m, p, node);
+        // the kswapds that reclaim without waiting woke meanwhile (demotion's allocations on
+        // a lower tier, `reclaim::tiering`) run now, in node order
+        if m.tiers.is_some() {
+            for n in 0..m.nr_nodes() {
+                if n != node && m.nodes[n].kswapd_woken {
+                    balance_pgdat(m, p, n);
+                }
+            }
+        }
         // kswapd ran on the CPU: switching back marks the current task's mm used again
         if let Some(t) = m.current_task {
             m.mms[t as usize].lru_gen_bitmap = !0;

@@ -18,6 +18,7 @@ pub mod killswitch;
 pub mod memory_reclaim;
 pub mod mglru;
 pub mod shrinker;
+pub mod tiering;
 pub mod vmscan;
 pub mod writeback;
 
@@ -63,6 +64,8 @@ pub struct ReclaimStat {
     pub nr_ref_keep: u64,
     /// Folios kept because unmapping failed.
     pub nr_unmap_fail: u64,
+    /// Folios demoted to a lower tier instead of reclaimed (`nr_demoted`).
+    pub nr_demoted: u64,
 }
 
 /// `struct scan_control`: what one reclaim invocation is asked to do, and what it did.
@@ -121,6 +124,8 @@ pub struct ScanControl {
     /// `sc->memcg_full_walk`: walk the whole memcg subtree, without the reclaim cookie
     /// (`incremental_cgroup_iteration`'s retry before giving up).
     pub memcg_full_walk: bool,
+    /// `sc->no_demotion`: reclaim without demotion (`reclaim_pages`, MADV_PAGEOUT).
+    pub no_demotion: bool,
 }
 
 impl ScanControl {
@@ -153,6 +158,7 @@ impl ScanControl {
             last_reclaimed: 0,
             memcgs_need_aging: true,
             memcg_full_walk: false,
+            no_demotion: false,
         }
     }
     /// Whether this is memcg limit (cgroup) reclaim (`cgroup_reclaim`).
@@ -254,6 +260,13 @@ pub trait Policy {
     /// Remove a folio from its LRU list because it is being freed outside reclaim (truncation,
     /// unmap of its last user, process exit).
     fn del_folio(&mut self, m: &mut Machine, id: FolioId);
+
+    /// `folio_isolate_lru` outside reclaim (a NUMA hint fault's promotion): take an LRU folio
+    /// off its list (MGLRU: a folio of an active generation keeps `PG_active`, for
+    /// `folio_migrate_flags`). The caller marks it isolated.
+    fn isolate_folio(&mut self, m: &mut Machine, id: FolioId) {
+        self.del_folio(m, id);
+    }
 
     /// `folio_mark_accessed`: a file-descriptor access (buffered read or write).
     fn mark_accessed(&mut self, m: &mut Machine, id: FolioId);

@@ -9,7 +9,7 @@
 use super::{FolioRef, Policy, Reclaimer, ScanControl, DEF_PRIORITY, SWAP_CLUSTER_MAX};
 use crate::mm::folio::{pg, FolioId, ANON, FILE};
 use crate::mm::memcg::{MemcgId, ReclaimCookie, ROOT_MEMCG};
-use crate::mm::node::{WMARK_HIGH, WMARK_MIN};
+use crate::mm::node::{WMARK_HIGH, WMARK_MIN, WMARK_PROMO};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 
@@ -90,12 +90,49 @@ pub fn free_folio(m: &mut Machine, id: FolioId) {
 /// `shrink_folio_list`: try to reclaim every isolated folio of `list` (all from lruvec (memcg,
 /// node)). Freed folios are removed from `list`; survivors stay in it, with `PG_active` set on
 /// those to activate, for the policy to put back. Returns the number of pages reclaimed.
+///
+/// On a node with a lower memory tier and demotion enabled ([`super::tiering::can_demote`]),
+/// folios that would be reclaimed are demoted instead ([`super::tiering::demote_folio_list`]),
+/// counting as reclaimed and in `pgdemote_*`; those that cannot be go through reclaim again
+/// without demotion (except in proactive reclaim, where they are kept).
 pub fn shrink_folio_list<P: Policy>(
     m: &mut Machine,
     p: &mut P,
     list: &mut Vec<FolioId>,
     sc: &mut ScanControl,
     ignore_references: bool,
+) -> u64 {
+    let node = list.first().map(|&id| m.folios[id].node());
+    let do_demote = node.is_some_and(|n| super::tiering::can_demote(m, n, sc));
+    let mut demote = Vec::new();
+    let mut nr_reclaimed = shrink_folio_pass(m, p, list, sc, ignore_references, do_demote.then_some(&mut demote));
+    if let (Some(n), false) = (node, demote.is_empty()) {
+        let memcg = m.folios[demote[0]].memcg;
+        let nr_demoted = super::tiering::demote_folio_list(m, p, &mut demote, n);
+        nr_reclaimed += nr_demoted;
+        sc.stat.nr_demoted += nr_demoted;
+        if nr_demoted > 0 {
+            let ev = super::tiering::demote_event(sc.reclaimer, p.switches().proactive_reclaim_stats);
+            m.mod_lruvec_state(memcg, n, ev, nr_demoted as i64);
+        }
+        if sc.reclaimer != Reclaimer::Proactive {
+            // the folios not demoted are reclaimed from this tier after all
+            nr_reclaimed += shrink_folio_pass(m, p, &mut demote, sc, ignore_references, None);
+        }
+        list.append(&mut demote);
+    }
+    nr_reclaimed
+}
+
+/// One pass of [`shrink_folio_list`] over `list`; with `demote`, folios to reclaim go there
+/// instead (still isolated).
+fn shrink_folio_pass<P: Policy>(
+    m: &mut Machine,
+    p: &mut P,
+    list: &mut Vec<FolioId>,
+    sc: &mut ScanControl,
+    ignore_references: bool,
+    mut demote: Option<&mut Vec<FolioId>>,
 ) -> u64 {
     let mut nr_reclaimed = 0;
     let mut pgactivate = 0;
@@ -140,6 +177,11 @@ pub fn shrink_folio_list<P: Policy>(
                     break 'decide Outcome::Keep;
                 }
                 FolioRef::Reclaim | FolioRef::ReclaimClean => {}
+            }
+            // Before reclaiming it, try to move it to a lower tier.
+            if let Some(d) = demote.as_deref_mut() {
+                d.push(id);
+                break 'decide Outcome::Demote;
             }
             // Anon: allocate swap and put it in the swap cache.
             if f.lru_type() == ANON && f.is_anon() && !f.test(pg::SWAPCACHE) && (!sc.may_swap || !add_to_swap(m, id)) {
@@ -220,6 +262,7 @@ pub fn shrink_folio_list<P: Policy>(
                 list[survivors] = id;
                 survivors += 1;
             }
+            Outcome::Demote => {}
         }
     }
     list.truncate(survivors);
@@ -232,6 +275,7 @@ pub fn shrink_folio_list<P: Policy>(
 
 enum Outcome {
     Free,
+    Demote,
     Activate,
     Keep,
 }
@@ -424,13 +468,19 @@ pub fn try_to_free_mem_cgroup_pages<P: Policy>(
 
 /// `pgdat_balanced`: some eligible zone is above its high watermark.
 pub fn pgdat_balanced(m: &Machine, node: usize, highest_zoneidx: usize) -> bool {
+    // memory-tiering mode: kswapd balances to the promo watermark, to make room for promotion
+    let mark = if m.tiers.as_ref().is_some_and(|t| t.tiering()) {
+        WMARK_PROMO
+    } else {
+        WMARK_HIGH
+    };
     let mut any = false;
     for (zi, z) in m.nodes[node].zones.iter().enumerate().take(highest_zoneidx + 1) {
         if z.managed == 0 {
             continue;
         }
         any = true;
-        if m.zone_watermark_ok(node, zi, z.wmark(WMARK_HIGH)) {
+        if m.zone_watermark_ok(node, zi, z.wmark(mark)) {
             return true;
         }
     }

@@ -314,6 +314,8 @@ pub struct RunResult {
     /// The writes to `/sys/kernel/mm/lru_gen/enabled` applied, in order
     /// ([`RunConfig::switch_at`]; those after the run's last step are not).
     pub switches: Vec<SwitchApplied>,
+    /// The machine had memory tiers ([`crate::mm::MachineConfig::tiers`]).
+    pub tiers: bool,
 }
 
 fn one() -> u32 {
@@ -338,6 +340,7 @@ impl Sample {
             refaults: refaults.max(0) as u64,
             usage: k.m.memcgs[t].usage,
             generations: k.p.generations(&k.m, t).unwrap_or_default(),
+            slow_placed_on_top: crate::reclaim::tiering::slow_placed_on_top(&k.m),
         }
     }
 }
@@ -359,6 +362,10 @@ pub struct Sample {
     pub usage: u64,
     /// The workload memcg's generations (MGLRU): (seq, anon pages, file pages), oldest first.
     pub generations: Vec<(u64, u64, u64)>,
+    /// Memory tiers with a placement on a lower tier: the pages of the ranges first placed
+    /// there that are now on a top-tier node (`reclaim::tiering::slow_placed_on_top`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slow_placed_on_top: Option<u64>,
 }
 
 impl RunResult {
@@ -1072,6 +1079,7 @@ pub fn run_engine_on<P: Policy>(
     };
     r.error = e.error.clone();
     r.vmstat = Some(k.m.vmstat().delta(&before));
+    r.tiers = k.m.tiers.is_some();
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
     r.state_bytes = Some(k.m.state_bytes());
@@ -1126,6 +1134,7 @@ fn empty_result(policy: &str) -> RunResult {
         pswpout_by_pct: Vec::new(),
         recording: None,
         switches: Vec::new(),
+        tiers: false,
     }
 }
 
@@ -1355,6 +1364,7 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
         0.0
     };
     r.vmstat = Some(k.m.vmstat().delta(&before));
+    r.tiers = k.m.tiers.is_some();
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
     r.state_bytes = Some(k.m.state_bytes());

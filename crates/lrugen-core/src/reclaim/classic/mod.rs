@@ -173,9 +173,10 @@ impl Classic {
         inactive_is_low_sizes(inactive, active)
     }
 
-    /// Whether anon can be reclaimed in `memcg` (`can_reclaim_anon_pages`).
-    fn can_reclaim_anon(m: &Machine, memcg: MemcgId) -> bool {
-        m.swap.nr_free() > 0 && m.memcgs.swap_margin(memcg) > 0
+    /// Whether anon can be reclaimed in `memcg` on `node` (`can_reclaim_anon_pages`): swap has
+    /// room, or the node can demote.
+    fn can_reclaim_anon(m: &Machine, memcg: MemcgId, node: usize, sc: &ScanControl) -> bool {
+        m.swap.nr_free() > 0 && m.memcgs.swap_margin(memcg) > 0 || super::tiering::can_demote(m, node, sc)
     }
 
     /// Swappiness in effect for `memcg` (`mem_cgroup_swappiness`, or the proactive override).
@@ -195,7 +196,10 @@ impl Classic {
         let mut fraction = [0u64; 2];
         let mut denominator = 0u64;
         // no swap, or cgroup reclaim with swappiness 0: file only
-        let balance = if !sc.may_swap || !Self::can_reclaim_anon(m, memcg) || (sc.cgroup_reclaim() && swappiness == 0) {
+        let balance = if !sc.may_swap
+            || !Self::can_reclaim_anon(m, memcg, node, sc)
+            || (sc.cgroup_reclaim() && swappiness == 0)
+        {
             ScanBalance::File
         } else if swappiness == 201 {
             ScanBalance::Anon
@@ -714,7 +718,9 @@ impl Policy for Classic {
             // next batch is the last, as the smaller type's zeroed count breaks the loop above.
         }
         sc.nr_reclaimed += nr_reclaimed;
-        if m.swap.nr_slots > 0 && Self::inactive_is_low(m, memcg, node, false) {
+        if (m.swap.nr_slots > 0 || super::tiering::can_demote(m, node, sc))
+            && Self::inactive_is_low(m, memcg, node, false)
+        {
             self.shrink_active_list(m, memcg, node, Lru::ActiveAnon, SWAP_CLUSTER_MAX, sc);
         }
         if let Some(x) = m.explain.as_deref_mut() {
@@ -724,7 +730,9 @@ impl Policy for Classic {
 
     fn age_node(&mut self, m: &mut Machine, node: usize, sc: &mut ScanControl) {
         // kswapd_age_node: deactivate anon if the node's inactive anon list is low.
-        if m.swap.nr_slots == 0 || !Self::inactive_is_low(m, ROOT_MEMCG, node, false) {
+        if (m.swap.nr_slots == 0 && !super::tiering::can_demote(m, node, sc))
+            || !Self::inactive_is_low(m, ROOT_MEMCG, node, false)
+        {
             return;
         }
         let mut next = m.memcgs.iter_next_live(ROOT_MEMCG, None);

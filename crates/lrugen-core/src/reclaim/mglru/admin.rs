@@ -87,7 +87,7 @@ impl Mglru {
                 Reclaimer::Direct
             };
             let mut sc = ScanControl::new(0, reclaimer, None, 3);
-            let default_swappiness = eviction::get_swappiness(self, m, memcg, &sc);
+            let default_swappiness = eviction::get_swappiness(self, m, memcg, node, &sc);
             let swappiness = cmd.swappiness().unwrap_or(default_swappiness);
             match cmd {
                 Command::Age {

@@ -869,7 +869,7 @@ pub fn age_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanContro
             continue;
         }
         let lv = p.lv(memcg, node);
-        let swappiness = super::eviction::get_swappiness(p, m, memcg, sc);
+        let swappiness = super::eviction::get_swappiness(p, m, memcg, node, sc);
         let (need, total) = p.should_run_aging(lv, swappiness);
         let nr_to_scan = total >> sc.priority;
         let lg = &p.lruvecs[lv];

@@ -14,7 +14,7 @@ use super::{evictable_min_seq, gen_from_seq, hist_from_seq, pid, type_range, Mgl
 use super::{MAX_NR_GENS, MIN_NR_GENS};
 use crate::mm::folio::{pg, FolioId, ANON, FILE, NIL};
 use crate::mm::memcg::{MemcgId, ROOT_MEMCG};
-use crate::mm::node::{Zone, WMARK_HIGH, WMARK_LOW};
+use crate::mm::node::{Zone, WMARK_HIGH, WMARK_LOW, WMARK_PROMO};
 use crate::mm::vmstat::Stat;
 use crate::mm::{LruLockSite, Machine};
 use crate::reclaim::vmscan::{self, count_scan, mark_isolated};
@@ -26,12 +26,13 @@ fn nr_swap_pages(m: &Machine, memcg: MemcgId) -> u64 {
 }
 
 /// `get_swappiness`: 0 when anon cannot be reclaimed (fewer than `MIN_LRU_BATCH` free swap
-/// slots, or `!may_swap` in mainline); otherwise the proactive override or the memcg's.
-pub fn get_swappiness(p: &Mglru, m: &Machine, memcg: MemcgId, sc: &ScanControl) -> u32 {
+/// slots and the node cannot demote, or `!may_swap` in mainline); otherwise the proactive
+/// override or the memcg's.
+pub fn get_swappiness(p: &Mglru, m: &Machine, memcg: MemcgId, node: usize, sc: &ScanControl) -> u32 {
     if p.sw().eviction_path_aging && !sc.may_swap {
         return 0;
     }
-    if nr_swap_pages(m, memcg) < MIN_LRU_BATCH {
+    if !crate::reclaim::tiering::can_demote(m, node, sc) && nr_swap_pages(m, memcg) < MIN_LRU_BATCH {
         return 0;
     }
     sc.swappiness.unwrap_or(m.memcgs[memcg].swappiness)
@@ -49,7 +50,7 @@ pub fn set_initial_priority(p: &Mglru, m: &Machine, node: usize, sc: &mut ScanCo
         return;
     }
     let mut reclaimable = m.lruvec_state(ROOT_MEMCG, node, Stat::NrInactiveFile).max(0) as u64;
-    if sc.may_swap && m.swap.nr_free() > 0 {
+    if sc.may_swap && m.swap.nr_free() > 0 || crate::reclaim::tiering::can_demote(m, node, sc) {
         reclaimable += m.lruvec_state(ROOT_MEMCG, node, Stat::NrInactiveAnon).max(0) as u64;
     }
     let prio = fls(reclaimable) - 1 - fls(sc.nr_to_reclaim - 1);
@@ -139,7 +140,7 @@ fn shrink_many(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanControl
 /// `lruvec_is_sizable`: whether the evictable pages of lruvec (memcg, node) are worth a visit at
 /// this priority (`total >> priority`; any page at all once the memcg is offline).
 pub fn lruvec_is_sizable(p: &Mglru, m: &Machine, memcg: MemcgId, node: usize, sc: &ScanControl) -> bool {
-    let swappiness = get_swappiness(p, m, memcg, sc);
+    let swappiness = get_swappiness(p, m, memcg, node, sc);
     let total = p.evictable_size(p.lv(memcg, node), swappiness);
     if m.memcgs[memcg].online() {
         (total >> sc.priority) != 0
@@ -246,8 +247,14 @@ fn should_abort_scan(p: &Mglru, m: &Machine, node: usize, sc: &ScanControl) -> b
     if sc.reclaimer != Reclaimer::Kswapd || sc.order > 0 {
         return false;
     }
+    // memory-tiering mode: kswapd reclaims to the promo watermark
+    let mark = if m.tiers.as_ref().is_some_and(|t| t.tiering()) {
+        WMARK_PROMO
+    } else {
+        WMARK_HIGH
+    };
     eligible_zones_all(m, node, sc, |zi, z| {
-        m.zone_watermark_ok(node, zi, z.wmark(WMARK_HIGH) + MIN_LRU_BATCH)
+        m.zone_watermark_ok(node, zi, z.wmark(mark) + MIN_LRU_BATCH)
     })
 }
 
@@ -267,7 +274,7 @@ fn eligible_zones_all(m: &Machine, node: usize, sc: &ScanControl, ok: impl Fn(us
 /// priority), root reclaim stopping after the batch that followed an aging attempt, the flushers
 /// woken per batch (`handle_reclaim_writeback`). Returns whether the lruvec should rotate.
 fn try_to_shrink_lruvec_7_2(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) -> bool {
-    let swappiness = get_swappiness(p, m, memcg, sc);
+    let swappiness = get_swappiness(p, m, memcg, node, sc);
     let lv = p.lv(memcg, node);
     let total = p.evictable_size(lv, swappiness);
     // get_nr_to_scan: all of a deleted memcg's evictable pages, else the protected share
@@ -308,7 +315,7 @@ pub fn try_to_shrink_lruvec(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node
     if p.sw().reclaim_loop_single_budget {
         return try_to_shrink_lruvec_7_2(p, m, memcg, node, sc);
     }
-    let swappiness = get_swappiness(p, m, memcg, sc);
+    let swappiness = get_swappiness(p, m, memcg, node, sc);
     let dirty0 = sc.stat.nr_unqueued_dirty;
     let taken0 = sc.nr_file_taken;
     let mut scanned = 0u64;
@@ -347,7 +354,7 @@ fn shrink_lruvec_6_1(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize
     let mut need_swapping = false;
     let mut scanned = 0u64;
     loop {
-        let base = get_swappiness(p, m, memcg, sc);
+        let base = get_swappiness(p, m, memcg, node, sc);
         let swappiness = if sc.may_swap {
             base
         } else if !sc.cgroup_reclaim() && base != 0 {

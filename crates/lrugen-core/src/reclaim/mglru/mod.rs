@@ -787,6 +787,16 @@ impl Policy for Mglru {
         m.folios[id].clear(pg::LRU | pg::ACTIVE | pg::UNEVICTABLE);
     }
 
+    fn isolate_folio(&mut self, m: &mut Machine, id: FolioId) {
+        if m.folios[id].test(pg::UNEVICTABLE) {
+            self.del_folio(m, id);
+            return;
+        }
+        // lru_gen_del_folio(reclaiming = false): an active generation's folio keeps PG_active
+        self.del(m, id, false);
+        m.folios[id].clear(pg::LRU);
+    }
+
     fn lru_activate(&mut self, m: &mut Machine, id: FolioId) {
         self.lru_activate_folio(m, id);
     }
