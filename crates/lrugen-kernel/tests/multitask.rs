@@ -50,9 +50,9 @@ const SIBLINGS_MGLRU: &str = "6.12 MGLRU, two sibling memcgs under /t (24 MiB): 
     succession (max_seq 3 -> 4 -> 5, as the kernel's lru_gen shows for b too); its second walk, not \
     forced, visits only the PMD tables whose non-leaf accessed bit was set again since the first \
     (525 PTEs: 59 young), so the rest of the loop stays in the oldest generation and is evicted. \
-    The model's first walk (a forced scan of an mm new to the list) tests and clears those bits as \
-    6.1 does; 6.12.118's walk_pmd_range does not test them in a forced scan, so its second walk \
-    sees every table. And the guest's tasks do not run at one speed: the loop never blocks, the \
+    (The model's forced first walk tests and clears those bits as 6.1 does, where 6.12.118's \
+    walk_pmd_range leaves them in a forced scan; doing as 6.12 does changes none of these numbers, \
+    tried.) The guest's tasks do not run at one speed: the loop never blocks, the \
     file task waits for its misses, so in the guest the loop likely finishes well before the file \
     task (its idle pages are then what reclaim takes), where the model interleaves one op of each \
     task in turn for the whole replay (right for the symmetric fio and YCSB tasks)";
