@@ -676,6 +676,38 @@ fn young_anon_and_file(profile: Profile) -> (K, MemcgId, u32) {
     (k, t, task)
 }
 
+/// `forced_walk_keeps_nonleaf_young` (6.12.118's `walk_pmd_range`; 6.1.192 tests the bit in every
+/// walk): a forced walk neither tests nor clears the non-leaf PMD accessed bits, so every PTE table
+/// the task used before it stays marked for the next walk; off, the forced walk clears them and
+/// the next walk visits only the tables used since. The walk's work, not what it promotes.
+#[test]
+fn forced_walk_keeps_nonleaf_young_leaves_the_tables_marked() {
+    use lrugen::mm::vm::{MmStruct, PMD_YOUNG};
+    for base in KERNELS {
+        let mut marked = [0usize; 2];
+        for on in [false, true] {
+            let (mut k, t, task) = kernel(with(base, "forced_walk_keeps_nonleaf_young", on), 8192, 8192, None);
+            mmap(&mut k, task, B, 2048, ANON_FILE);
+            for i in 0..2048 {
+                k.step(Op::Store { task, vpn: B + i }).unwrap();
+            }
+            age(&mut k, t, "100", true);
+            k.check().unwrap();
+            let tables = MmStruct::pmd_index(B)..=MmStruct::pmd_index(B + 2047);
+            assert_eq!(tables.clone().count(), 4);
+            marked[on as usize] = tables
+                .filter(|&pi| k.m.mms[task as usize].pmds[pi] & PMD_YOUNG != 0)
+                .count();
+        }
+        assert_eq!(
+            marked,
+            [0, 4],
+            "{}: tables still marked after a forced walk (off, on)",
+            base.label()
+        );
+    }
+}
+
 /// `walk_swappiness`: the page-table walk carries the swappiness, and 201 (anon only) skips file
 /// VMAs, so an anon-only aging leaves the file PTEs young (off: `can_swap`, every VMA walked).
 #[test]

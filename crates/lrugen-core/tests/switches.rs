@@ -253,6 +253,9 @@ macro_rules! switch_tests {
             // the lru_gen text and command grammar only: `switch_effects.rs`,
             // `lru_gen_memcg_id_u64_prints_and_reads_a_64_bit_id`
             tested.push("lru_gen_memcg_id_u64");
+            // the walk's work only (which tables the next walk visits): `switch_effects.rs`,
+            // `forced_walk_keeps_nonleaf_young_leaves_the_tables_marked`
+            tested.push("forced_walk_keeps_nonleaf_young");
             // needs kernel memory charged and a stream of hundreds of xarray leaves:
             // `switch_effects.rs`, `workingset_lruvec_lru_size_reclaims_shadow_nodes_of_mglru_memcgs`
             tested.push("workingset_lruvec_lru_size");

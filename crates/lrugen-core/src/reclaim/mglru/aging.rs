@@ -410,8 +410,8 @@ impl Mglru {
         m.count_pmds(1, 0);
         let nonleaf = self.should_clear_pmd_young();
         // 6.1: the non-leaf accessed bit is tested (and cleared, walk_pmd_range_locked) even
-        // in a forced scan
-        if nonleaf && (!w.force_scan || !self.sw().walk_swappiness) {
+        // in a forced scan; 6.12 on: only in a walk that is not forced
+        if nonleaf && (!w.force_scan || !self.sw().forced_walk_keeps_nonleaf_young) {
             if pmd & PMD_YOUNG == 0 {
                 return;
             }

@@ -179,10 +179,16 @@ switches! {
     /// 6.1/6.12 encoding (2nd access sets `PG_workingset`, tier = order_base_2(refs + 1)).
     workingset_protection_rework,
     /// ≈6.14 (first release unconfirmed; 6.12 still has `walk->can_swap`, §17.1 row 7): the
-    /// page-table walk carries a swappiness (201 skips file VMAs), a forced scan tests non-leaf
-    /// PMD young bits no more, `get_pfn_folio` requires a folio on an MGLRU list, and a walk
-    /// needs the `MM_WALK` capability even when forced.
+    /// page-table walk carries a swappiness (201 skips file VMAs), `get_pfn_folio` requires a
+    /// folio on an MGLRU list, and a walk needs the `MM_WALK` capability even when forced.
     walk_swappiness,
+    /// Between 6.1 and 6.12 (first release unconfirmed: Debian 6.1.192's `walk_pmd_range` tests
+    /// the non-leaf PMD accessed bit in every walk, 6.12.118's only under `!walk->force_scan &&
+    /// should_clear_pmd_young()`): a forced walk (an mm new to the list, a forced `+`) neither
+    /// skips a PMD table whose non-leaf accessed bit is clear nor clears the bit, so the next
+    /// walk still finds every table the task touched. Off (6.1): tested and cleared in every
+    /// walk, so the walk after a forced one visits only the tables used since.
+    forced_walk_keeps_nonleaf_young,
     /// 6.15, "mm: add swappiness=max arg to memory.reclaim for only anon reclaim" (Zhongkun He):
     /// swappiness 201 (`SWAPPINESS_ANON_ONLY`; debugfs `max`) reclaims anon only.
     swappiness_max,
@@ -387,6 +393,7 @@ impl Switches {
         memory_reclaim_swappiness: true,
         memory_reclaim_quarter_batch: true,
         pud_pgtable_stats: true,
+        forced_walk_keeps_nonleaf_young: true,
         ..Switches::ALL_OFF
     };
     /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
