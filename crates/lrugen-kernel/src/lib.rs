@@ -111,7 +111,7 @@ pub struct KernelOpts {
     pub busybox: PathBuf,
     /// The operations; its files are created on the data disk with their declared sizes.
     pub ops: OpFile,
-    /// `memory.max` of the workload memcg, bytes.
+    /// `memory.max` of the workload memcg, bytes (0: `max`, no limit: global pressure).
     pub memcg_max_bytes: u64,
     /// MGLRU or classic.
     pub lru: LruMode,
@@ -214,9 +214,20 @@ pub struct KernelRun {
     pub package: Option<String>,
     /// `/sys/kernel/mm/lru_gen/enabled` as read back.
     pub lru_gen_enabled: String,
-    /// `memory.max` of `/t`, bytes.
+    /// `memory.max` of `/t`, bytes (0: `max`, no limit).
     #[serde(default)]
     pub memcg_max_bytes: u64,
+    /// `/proc/zoneinfo` before the replay (after `drop_caches`): the zones, their managed pages,
+    /// watermarks and `lowmem_reserve`, and the free pages the workload starts with; empty in
+    /// captures made before it was read.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub zoneinfo_before: String,
+    /// `/proc/meminfo` at the same place.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub meminfo_before: String,
+    /// `/proc/zoneinfo` as the replayer read it after its last access.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub zoneinfo_at_end_of_replay: String,
     /// `/proc/vmstat` after minus before.
     pub vmstat_delta: BTreeMap<String, i64>,
     /// `memory.stat` of `/t` at the end.
