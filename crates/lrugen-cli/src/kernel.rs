@@ -711,6 +711,7 @@ fn settings_of(a: &KernelArgs, p: &Plan, o: &KernelOpts, run: &lrugen_kernel::Ke
         model_profile: profile.name().into(),
         model_capacity_pages: cap,
         guest_mem_mib: o.guest_mem_mib,
+        zones: run.global_zones(),
     }
 }
 

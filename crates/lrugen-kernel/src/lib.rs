@@ -17,6 +17,7 @@ pub mod model;
 pub mod ops;
 pub mod report;
 pub mod serial;
+pub mod zoneinfo;
 
 use lrugen::reclaim::mglru::debugfs::{self, ParseError, ParsedLruvec};
 use lrugen_replay::{OpFile, ReplayFile, ReplayOp};
@@ -369,6 +370,16 @@ impl KernelRun {
         };
         let b = |k: &str| st.get(k).copied().unwrap_or(0).max(0) as u64;
         (b("anon") + b("file")) / 4096
+    }
+
+    /// Under global pressure (no `memory.max`), the guest's zones before the workload, as the
+    /// model's machine is to have them ([`report::Settings::zones`]); empty under a memcg limit,
+    /// or without a readable `zoneinfo_before`.
+    pub fn global_zones(&self) -> Vec<zoneinfo::ZoneInfo> {
+        if self.memcg_max_bytes != 0 {
+            return Vec::new();
+        }
+        zoneinfo::parse(&self.zoneinfo_before).unwrap_or_default()
     }
 
     /// The memcg capacity to give the model for op file `ops`: the kernel's `memory.max` itself.

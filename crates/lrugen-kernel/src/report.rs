@@ -54,6 +54,11 @@ pub struct Settings {
     /// Memory of the guest, MiB (0 in fixtures made before it was recorded: 512).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub guest_mem_mib: u32,
+    /// Under global pressure (no `memory.max`), the guest's zones before the workload
+    /// (`/proc/zoneinfo`, [`crate::KernelRun::zoneinfo_before`]): the model's machine is built
+    /// from them ([`crate::model::config`]). Empty under a memcg limit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zones: Vec<crate::zoneinfo::ZoneInfo>,
 }
 
 /// `memory.max` as a person reads it: `32 MiB`, or `max` (no limit: 0 bytes here).
