@@ -13,6 +13,7 @@
 //! that has closed fails too, so the list stays true. No qemu here.
 
 use lrugen::mm::vmstat::Stat;
+use lrugen_kernel::fidelity::{self, Check, Compared};
 use lrugen_kernel::{model, Capture, KernelRun};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -134,16 +135,6 @@ const GAPS: &[(&str, &str, &str)] = &[
     ("debian-7.2-mglru-mixed", "pgsteal_direct", DIRECT),
 ];
 
-/// One counter of one group: the kernel's boots and the model.
-#[derive(Debug)]
-struct Row {
-    group: String,
-    what: String,
-    kernel: Vec<u64>,
-    model: u64,
-    ok: bool,
-}
-
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/global")
 }
@@ -151,7 +142,7 @@ fn dir() -> PathBuf {
 /// The fixtures by group (`debian-SERIES-LRU-SHAPE`), each with its boots in order.
 fn groups() -> BTreeMap<String, Vec<Capture>> {
     let mut g: BTreeMap<String, Vec<Capture>> = BTreeMap::new();
-    for p in lrugen_kernel::fidelity::fixtures(&dir()).unwrap() {
+    for p in fidelity::fixtures(&dir()).unwrap() {
         let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
         let name = stem.rsplit_once("-boot").map_or(stem.as_str(), |s| s.0).to_string();
         g.entry(name).or_default().push(Capture::load(&p).unwrap());
@@ -166,7 +157,7 @@ fn groups() -> BTreeMap<String, Vec<Capture>> {
 fn within(kernel: &[u64], model: u64) -> bool {
     let (lo, hi) = (*kernel.iter().min().unwrap(), *kernel.iter().max().unwrap());
     let spread = if lo == 0 { 0.0 } else { (hi - lo) as f64 / lo as f64 };
-    let tol = TOLERANCE.max(spread + lrugen_kernel::fidelity::SPREAD_MARGIN);
+    let tol = TOLERANCE.max(spread + fidelity::SPREAD_MARGIN);
     kernel
         .iter()
         .all(|&k| k.abs_diff(model) <= ((k as f64 * tol).ceil() as u64).max(FLOOR))
@@ -179,9 +170,10 @@ fn kv(r: &KernelRun, names: &[&str]) -> u64 {
         .sum()
 }
 
-/// The model's run of each group, against its boots.
-fn rows() -> &'static Vec<Row> {
-    static ROWS: OnceLock<Vec<Row>> = OnceLock::new();
+/// The model's run of each group, against its boots: one [`Compared`] per group, a [`Check`] per
+/// counter (`kernel` the boots' mean, `boots` each one's).
+fn rows() -> &'static Vec<Compared> {
+    static ROWS: OnceLock<Vec<Compared>> = OnceLock::new();
     ROWS.get_or_init(|| {
         let mut rows = Vec::new();
         for (group, boots) in groups() {
@@ -202,14 +194,17 @@ fn rows() -> &'static Vec<Row> {
                 "{group}: the model runs on the guest's zones"
             );
             let (m, _) = model::run_tasks_at(&ops, &cfg, &c.layout(&ops)).unwrap();
-            let mut push = |what: &str, kernel: Vec<u64>, model: u64| {
-                let ok = within(&kernel, model);
-                rows.push(Row {
-                    group: group.clone(),
-                    what: what.to_string(),
-                    kernel,
+            let mut checks = Vec::new();
+            let mut push = |what: &'static str, kernel: Vec<u64>, model: u64| {
+                let show: Vec<String> = kernel.iter().map(|v| v.to_string()).collect();
+                checks.push(Check {
+                    what,
+                    kernel: kernel.iter().sum::<u64>() / kernel.len() as u64,
                     model,
-                    ok,
+                    ok: within(&kernel, model),
+                    detail: format!("boots {}", show.join("/")),
+                    boots: kernel,
+                    tolerance: TOLERANCE,
                 });
             };
             push("misses", boots.iter().map(|b| b.run.misses).collect(), m.misses);
@@ -217,6 +212,17 @@ fn rows() -> &'static Vec<Row> {
                 let mv: u64 = s.iter().map(|&s| m.vm(s).max(0) as u64).sum();
                 push(what, boots.iter().map(|b| kv(&b.run, k)).collect(), mv);
             }
+            let mut parts = group.splitn(4, '-');
+            let (_, series, lru, shape) = (parts.next(), parts.next(), parts.next(), parts.next());
+            rows.push(Compared {
+                name: group.clone(),
+                series: series.unwrap_or("").into(),
+                lru: lru.unwrap_or("").into(),
+                shape: shape.unwrap_or("").into(),
+                release: c.run.kernel_release.clone(),
+                profile: profile.name().into(),
+                checks,
+            });
         }
         rows
     })
@@ -254,37 +260,20 @@ fn every_global_pressure_fixture_has_the_guests_zones() {
 fn the_model_against_the_kernel_under_global_pressure() {
     let rows = rows();
     let mut table = String::new();
-    for r in rows {
-        table.push_str(&format!(
-            "{:<32} {:<30} kernel {:>14} model {:>7} {}\n",
-            r.group,
-            r.what,
-            r.kernel.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("/"),
-            r.model,
-            if r.ok { "ok" } else { "OUT" }
-        ));
+    for c in rows {
+        for k in &c.checks {
+            table.push_str(&format!(
+                "{:<28} {:<30} kernel {:>12} model {:>6} {}\n",
+                c.name,
+                k.what,
+                k.detail.trim_start_matches("boots "),
+                k.model,
+                if k.ok { "ok" } else { "OUT" }
+            ));
+        }
     }
     eprintln!("{table}");
-    let mut wrong = Vec::new();
-    for r in rows {
-        let listed = GAPS.iter().any(|g| g.0 == r.group && g.1 == r.what);
-        if !r.ok && !listed {
-            wrong.push(format!(
-                "{} {}: kernel {:?}, model {}: out of 10 % and not listed",
-                r.group, r.what, r.kernel, r.model
-            ));
-        }
-        if r.ok && listed {
-            wrong.push(format!(
-                "{} {}: listed as a gap but within 10 % (kernel {:?}, model {})",
-                r.group, r.what, r.kernel, r.model
-            ));
-        }
+    if let Err(e) = fidelity::unexplained(rows, GAPS) {
+        panic!("{e}\n\n{table}");
     }
-    for g in GAPS {
-        if !rows.iter().any(|r| r.group == g.0 && r.what == g.1) {
-            wrong.push(format!("gap {} {}: no such fixture or counter", g.0, g.1));
-        }
-    }
-    assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
 }
