@@ -680,6 +680,38 @@ pub fn run_tasks(ops: &OpFile, cfg: &RunConfig) -> Result<(RunResult, Vec<TaskCo
     run_tasks_at(ops, cfg, &Layout::default())
 }
 
+/// The op file of one task replayed as [`run_tasks_at`] does, but under the virtual-time engine
+/// `ecfg` ([`sim::run_engine`]): with [`lrugen::sim::engine::KswapdMode::Task`], kswapd runs as a
+/// task of its own beside the replay instead of inline when woken, so the replay's allocations
+/// race it (docs/global-pressure.md, example `global-engine`). Control ops are not run.
+pub fn run_engine_at(
+    ops: &OpFile,
+    cfg: &RunConfig,
+    layout: &Layout,
+    ecfg: &lrugen::sim::engine::EngineConfig,
+) -> Result<RunResult, Error> {
+    if ops.nr_tasks() > 1 || !ops.ctl.is_empty() {
+        return Err(Error::Config(
+            "the engine replays an op file of one task without control ops".into(),
+        ));
+    }
+    let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
+    let (steps, nr) = steps_of(ops, &mut m, t, true, layout, &mut Vec::new())?;
+    let stream = vec![Stream::from_steps(steps, nr)];
+    let err = |e: sim::RunError| Error::Config(format!("model: {e}"));
+    match cfg.policy {
+        PolicyKind::Mglru => {
+            let p = Mglru::new(&m, cfg.mglru.clone());
+            sim::run_engine(Kernel::new(m, p), t, stream, ecfg, None).map_err(err)
+        }
+        PolicyKind::Classic => {
+            let p = Classic::with_profile(&m, cfg.mglru.profile);
+            sim::run_engine(Kernel::new(m, p), t, stream, ecfg, None).map_err(err)
+        }
+        p => Err(Error::Config(format!("policy {} is not a kernel policy", p.name()))),
+    }
+}
+
 /// [`run_tasks`] with the guest's [`Layout`] of the mappings.
 pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(RunResult, Vec<TaskCount>), Error> {
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;

@@ -70,12 +70,14 @@ const COUNTERS: &[(&str, &[&str], &[Stat])] = &[
 ];
 
 const DIRECT: &str = "direct reclaim: of each kernel's two boots one reclaims directly (6.12 classic \
-    324 pages scanned, 6.12 MGLRU 256, 7.2 classic 264, 7.2 MGLRU 1,308, in 2-12 allocstall_normal/\
-    _movable stalls) and the other not at all; the model never does. Without the virtual-time engine \
-    its kswapd runs inline when woken and brings the node back to its high watermark before the \
-    allocation retries, so an allocation never finds the node below its min watermark: what is \
-    missing is allocations racing kswapd (kswapd a task of its own in the interleaving, as under \
-    the engine). allocstall itself (0-12 stalls) is within the 50-event floor";
+    324 pages scanned, 6.12 MGLRU 256, 7.2 classic 264, 7.2 MGLRU 1,308, in 2-12 stalls, mostly \
+    allocstall_normal: kernel allocations) and the other not at all; the model never does. Inline, \
+    its kswapd brings the node back to the high watermark before the allocation retries; under the \
+    virtual-time engine, kswapd a task of its own racing the replay (example global-engine, one CPU \
+    or two), it still keeps up, as each allocation after the populate pass waits for a read. The \
+    kernel's stalls more likely come from bursts of its own allocations (187k pages allocated a \
+    boot for a workload of about 55k, what the rest are is not known). allocstall itself (0-12 \
+    stalls) is within the 50-event floor";
 const SHMEM: &str = "the kernel's swap-outs are all the guest's own shmem pages (its initramfs in \
     rootfs: nr_shmem falls by exactly pswpout in every boot of 6.12 and 7.2 classic: 13/102, 320/128, \
     584/521), which the model takes as used for good at boot (ZoneBoot::used); the workload's anon \
