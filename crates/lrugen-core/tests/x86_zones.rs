@@ -153,3 +153,32 @@ fn a_machine_of_one_zone_counts_nothing_new() {
     assert_eq!(k.m.events.get(Stat::KswapdHighWmarkHitQuickly), 0);
     assert!(k.m.nodes[0].kswapd_short_sleep_until.is_none());
 }
+
+#[test]
+fn inline_kswapd_gives_the_task_its_turn_when_it_cannot_balance_the_node() {
+    // zram that takes two pages of pool per page swapped out: swapping out frees nothing, kswapd
+    // finds the node unbalanced after its runs and runs again (kswapd_high_wmark_hit_quickly),
+    // until its failures or MAX_RECLAIM_RETRIES runs in a row give the task its turn back
+    let mut cfg = MachineConfig::x86(8192, 16_384);
+    cfg.zram_ratio = Some(0.5);
+    let mut m = Machine::new(cfg);
+    m.debug_checks = true;
+    let p = Classic::new(&m);
+    let mut k = Kernel::new(m, p);
+    let task = k.create_mm(ROOT_MEMCG);
+    let base = k.m.mmap(task, 12_000, 0, None);
+    let mut done = 0;
+    for i in 0..12_000 {
+        if k.access(task, base + i, true).is_err() {
+            break;
+        }
+        done += 1;
+    }
+    assert!(done > 4000, "the task ran: {done} pages");
+    let runs = k.m.events.get(Stat::Pageoutrun);
+    let high = k.m.events.get(Stat::KswapdHighWmarkHitQuickly);
+    assert!(
+        runs > 0 && high > 0,
+        "kswapd ran ({runs}) and found the node unbalanced ({high})"
+    );
+}

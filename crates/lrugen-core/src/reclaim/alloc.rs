@@ -75,9 +75,11 @@ pub const KSWAPD_SHORT_SLEEP_NS: u64 = 100_000_000;
 /// kswapd, run here and now: `balance_pgdat`, then `kswapd_try_to_sleep`
 /// ([`crate::mm::MachineConfig::kswapd_sleep`]): a node left balanced (or hopeless) puts it into
 /// its short sleep; one left below its high watermark counts `kswapd_high_wmark_hit_quickly` and
-/// kswapd runs again.
+/// kswapd runs again, up to [`MAX_RECLAIM_RETRIES`] runs in a row (the kernel's kswapd would go
+/// on while the tasks run; inline, a node that reclaim cannot balance, as when zram's pool grows
+/// by more than swapping out frees, must give the task back its turn).
 fn kswapd_run<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
-    loop {
+    for _ in 0..=MAX_RECLAIM_RETRIES {
         balance_pgdat(m, p, node);
         // kswapd ran on the CPU: switching back marks the current task's mm used again
         if let Some(t) = m.current_task {
@@ -95,6 +97,7 @@ fn kswapd_run<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
         m.nodes[node].kswapd_woken = true;
         m.nodes[node].kswapd_highest_zoneidx = highest;
     }
+    m.nodes[node].kswapd_woken = false;
 }
 
 /// `prepare_kswapd_sleep`: the node is hopeless (left to direct reclaim) or balanced.
