@@ -36,7 +36,7 @@ struct OneKernel {
 }
 
 /// The options of one run that a matrix file sets per cell instead.
-const PER_CELL: [&str; 28] = [
+const PER_CELL: [&str; 29] = [
     "series",
     "image",
     "modules",
@@ -48,6 +48,7 @@ const PER_CELL: [&str; 28] = [
     "swap",
     "swap_size",
     "memcg_max",
+    "guest_mem",
     "access",
     "size",
     "hot_size",
@@ -137,8 +138,14 @@ pub struct KernelArgs {
     #[arg(long, value_name = "SIZE", default_value = "64M", allow_hyphen_values = true)]
     swap_size: String,
     /// memory.max of the workload memcg (e.g. 32M); default 32M, or the experiment's memcg.max.
+    /// `max`: no limit, the workload under global pressure (still in its memcg, whose
+    /// memory.stat is read); the model then runs on the guest's zones
+    /// (docs/global-pressure.md).
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     memcg_max: Option<String>,
+    /// Memory of the guest (whole MiB, at least 128M).
+    #[arg(long, value_name = "SIZE", default_value = "512M", allow_hyphen_values = true)]
+    guest_mem: String,
     /// Built-in workload: file (buffered reads of one file), mmap (loads through a shared
     /// mapping of it), anon (populate, then loads and stores, with swap), mixed (file reads and
     /// anon accesses in turn) or hotcold (a hot file of --hot-size read once, then read from
@@ -246,7 +253,10 @@ struct Plan {
     /// The built-in workload that made `ops`, if it is one.
     builtin: Option<ops::BuiltIn>,
     workload: String,
+    /// `memory.max` of /t, bytes (0: `max`).
     memcg_bytes: u64,
+    /// Memory of the guest, MiB.
+    guest_mem_mib: u32,
     policy: PolicyKind,
     /// The value for /sys/kernel/mm/lru_gen/enabled (`n`, or the capability bits as 0xNNNN).
     enabled: String,
@@ -327,11 +337,15 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         Some("zram") => Some(Swap::Zram),
         Some(x) => return Err(format!("--swap: expected none, disk or zram, found '{x}'")),
     };
+    // `max` is no limit, kept as 0 bytes from here on (as `KernelOpts::memcg_max_bytes` takes it)
+    let unlimited = a.memcg_max.as_deref() == Some("max");
     let memcg_flag = a
         .memcg_max
         .as_deref()
+        .filter(|_| !unlimited)
         .map(|s| parse_pages(s).map_err(|e| format!("--memcg-max: {e}")))
         .transpose()?;
+    let guest_mem_mib = guest_mem_mib(&a.guest_mem)?;
     let mut builtin = None;
     let mut experiment = None;
     let mut cpus = 1;
@@ -441,8 +455,9 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         (ops, w, memcg_flag.unwrap_or(parse_pages("32M")?))
     };
     if memcg_pages == 0 {
-        return Err("--memcg-max: a memcg of 0 bytes leaves no room to run".into());
+        return Err("--memcg-max: a memcg of 0 bytes leaves no room to run (no limit is `max`)".into());
     }
+    let memcg_pages = if unlimited { 0 } else { memcg_pages };
     let ops = match &a.ctl {
         Some(path) => {
             let script = lrugen::control::Script::load(path).map_err(|e| e.to_string())?;
@@ -459,6 +474,7 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         builtin,
         workload,
         memcg_bytes: memcg_pages * 4096,
+        guest_mem_mib,
         policy,
         enabled,
         swap,
@@ -472,6 +488,19 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         cpus: a.cpus.unwrap_or(cpus).max(1),
         experiment,
     })
+}
+
+/// `--guest-mem`: whole MiB, at least 128 (the guest's kernel, initramfs and workload must fit).
+fn guest_mem_mib(s: &str) -> Result<u32, String> {
+    let pages = parse_pages(s).map_err(|e| format!("--guest-mem: {e}"))?;
+    if pages % 256 != 0 {
+        return Err(format!("--guest-mem: expected whole MiB, found '{s}'"));
+    }
+    let mib = pages / 256;
+    if !(128..=65_536).contains(&mib) {
+        return Err(format!("--guest-mem: expected 128M to 64G, found '{s}'"));
+    }
+    Ok(mib as u32)
 }
 
 /// Measured accesses of all tasks.
@@ -640,6 +669,7 @@ fn kernel_opts(a: &KernelArgs, p: &Plan, source: KernelSource, replayer: Option<
     o.swap_mib = p.swap_mib;
     o.swap_zram = p.swap == Swap::Zram;
     o.cpus = p.cpus;
+    o.guest_mem_mib = p.guest_mem_mib;
     o.lru_gen_every_window = p.policy == PolicyKind::Mglru;
     o.lru_gen_full_every_window = p.policy == PolicyKind::Mglru && a.debugfs_every_window;
     if let Some(r) = replayer {
@@ -681,6 +711,8 @@ fn settings_of(a: &KernelArgs, p: &Plan, o: &KernelOpts, run: &lrugen_kernel::Ke
         window: p.ops.window,
         model_profile: profile.name().into(),
         model_capacity_pages: cap,
+        guest_mem_mib: o.guest_mem_mib,
+        zones: run.global_zones(),
     }
 }
 
@@ -750,6 +782,21 @@ mod tests {
     fn plan_of(args: &[&str]) -> Result<Plan, String> {
         let t = T::try_parse_from(std::iter::once("kernel").chain(args.iter().copied())).map_err(|e| e.to_string())?;
         plan(&t.a)
+    }
+
+    #[test]
+    fn memcg_max_max_is_no_limit_and_the_guest_memory_is_whole_mib() {
+        let p = plan_of(&["--memcg-max", "max", "--guest-mem", "256M"]).unwrap();
+        assert_eq!((p.memcg_bytes, p.guest_mem_mib), (0, 256));
+        let p = plan_of(&[]).unwrap();
+        assert_eq!((p.memcg_bytes, p.guest_mem_mib), (32 << 20, 512));
+        assert_eq!(plan_of(&["--guest-mem", "1G"]).unwrap().guest_mem_mib, 1024);
+        let e = plan_of(&["--guest-mem", "64M"]).err().unwrap();
+        assert!(e.contains("--guest-mem: expected 128M to 64G"), "{e}");
+        let e = plan_of(&["--guest-mem", "200000k"]).err().unwrap();
+        assert!(e.contains("whole MiB"), "{e}");
+        let e = plan_of(&["--memcg-max", "0"]).err().unwrap();
+        assert!(e.contains("no limit is `max`"), "{e}");
     }
 
     #[test]

@@ -17,7 +17,8 @@ pub const END: &str = "=== lrugen end ";
 pub struct InitSpec {
     /// Modules to `insmod`, in order, as paths inside the initramfs.
     pub modules: Vec<String>,
-    /// `memory.max` of `/t`, in bytes.
+    /// `memory.max` of `/t`, in bytes (0: `max`, no limit: the workload runs under global
+    /// pressure, still in `/t` so that its `memory.stat` is read).
     pub memcg_max_bytes: u64,
     /// MGLRU (with the `enabled` value) or the classic LRU.
     pub lru: LruMode,
@@ -107,7 +108,11 @@ pub fn init_script(s: &InitSpec) -> String {
         o.push_str("swapon /dev/zram0 || echo 'lrugen: swapon zram0 failed'\n");
     }
     o.push_str("echo +memory > /sys/fs/cgroup/cgroup.subtree_control\nmkdir /sys/fs/cgroup/t\n");
-    let _ = writeln!(o, "echo {} > /sys/fs/cgroup/t/memory.max", s.memcg_max_bytes);
+    if s.memcg_max_bytes == 0 {
+        o.push_str("echo max > /sys/fs/cgroup/t/memory.max\n");
+    } else {
+        let _ = writeln!(o, "echo {} > /sys/fs/cgroup/t/memory.max", s.memcg_max_bytes);
+    }
     if !s.task_memcgs.is_empty() {
         o.push_str("echo +memory > /sys/fs/cgroup/t/cgroup.subtree_control\n");
         for m in s.memcgs() {
@@ -118,6 +123,10 @@ pub fn init_script(s: &InitSpec) -> String {
     let cap = |o: &mut String, name: &str, file: &str| {
         let _ = writeln!(o, "echo '{BEGIN}{name}'\ncat {file}\necho '{END}{name}'");
     };
+    // the machine the workload starts on: its zones (managed pages, watermarks, lowmem_reserve)
+    // and its free memory
+    cap(&mut o, "zoneinfo-before", "/proc/zoneinfo");
+    cap(&mut o, "meminfo-before", "/proc/meminfo");
     cap(&mut o, "uname", "/proc/sys/kernel/osrelease");
     cap(&mut o, "enabled", "/sys/kernel/mm/lru_gen/enabled");
     cap(&mut o, "cpus-online", "/sys/devices/system/cpu/online");
@@ -129,6 +138,8 @@ pub fn init_script(s: &InitSpec) -> String {
     );
     // and its own mappings: how much of the replayer's own memory is resident or swapped
     dumps.push_str(" --end smaps=/proc/self/smaps");
+    // and the zones as the last access left them
+    dumps.push_str(" --end zoneinfo=/proc/zoneinfo");
     if s.swap || s.zram_bytes > 0 {
         dumps.push_str(" --end memory.swap.current=/sys/fs/cgroup/t/memory.swap.current");
     }
@@ -346,6 +357,19 @@ mod tests {
         // without memcgs, the replayer runs in /t as before
         let plain = init_script(&spec(LruMode::Classic));
         assert!(plain.contains("echo $$ > /sys/fs/cgroup/t/cgroup.procs") && !plain.contains("--memcgs"));
+    }
+
+    #[test]
+    fn no_limit_is_max_and_the_zones_are_captured_before_and_after() {
+        let mut sp = spec(LruMode::Mglru { enabled: "y".into() });
+        sp.memcg_max_bytes = 0;
+        let s = init_script(&sp);
+        assert!(s.contains("echo max > /sys/fs/cgroup/t/memory.max\n"), "{s}");
+        assert!(!s.contains("echo 0 > /sys/fs/cgroup/t/memory.max"), "{s}");
+        let zi = s.find("=== lrugen begin zoneinfo-before").expect("zoneinfo captured");
+        assert!(zi > s.find("drop_caches").unwrap() && zi < s.find("=== lrugen begin replay").unwrap());
+        assert!(s.contains("=== lrugen begin meminfo-before"));
+        assert!(s.contains(" --end zoneinfo=/proc/zoneinfo"), "{s}");
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod model;
 pub mod ops;
 pub mod report;
 pub mod serial;
+pub mod zoneinfo;
 
 use lrugen::reclaim::mglru::debugfs::{self, ParseError, ParsedLruvec};
 use lrugen_replay::{OpFile, ReplayFile, ReplayOp};
@@ -111,7 +112,7 @@ pub struct KernelOpts {
     pub busybox: PathBuf,
     /// The operations; its files are created on the data disk with their declared sizes.
     pub ops: OpFile,
-    /// `memory.max` of the workload memcg, bytes.
+    /// `memory.max` of the workload memcg, bytes (0: `max`, no limit: global pressure).
     pub memcg_max_bytes: u64,
     /// MGLRU or classic.
     pub lru: LruMode,
@@ -214,9 +215,20 @@ pub struct KernelRun {
     pub package: Option<String>,
     /// `/sys/kernel/mm/lru_gen/enabled` as read back.
     pub lru_gen_enabled: String,
-    /// `memory.max` of `/t`, bytes.
+    /// `memory.max` of `/t`, bytes (0: `max`, no limit).
     #[serde(default)]
     pub memcg_max_bytes: u64,
+    /// `/proc/zoneinfo` before the replay (after `drop_caches`): the zones, their managed pages,
+    /// watermarks and `lowmem_reserve`, and the free pages the workload starts with; empty in
+    /// captures made before it was read.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub zoneinfo_before: String,
+    /// `/proc/meminfo` at the same place.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub meminfo_before: String,
+    /// `/proc/zoneinfo` as the replayer read it after its last access.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub zoneinfo_at_end_of_replay: String,
     /// `/proc/vmstat` after minus before.
     pub vmstat_delta: BTreeMap<String, i64>,
     /// `memory.stat` of `/t` at the end.
@@ -362,6 +374,16 @@ impl KernelRun {
         };
         let b = |k: &str| st.get(k).copied().unwrap_or(0).max(0) as u64;
         (b("anon") + b("file")) / 4096
+    }
+
+    /// Under global pressure (no `memory.max`), the guest's zones before the workload, as the
+    /// model's machine is to have them ([`report::Settings::zones`]); empty under a memcg limit,
+    /// or without a readable `zoneinfo_before`.
+    pub fn global_zones(&self) -> Vec<zoneinfo::ZoneInfo> {
+        if self.memcg_max_bytes != 0 {
+            return Vec::new();
+        }
+        zoneinfo::parse(&self.zoneinfo_before).unwrap_or_default()
     }
 
     /// The memcg capacity to give the model for op file `ops`: the kernel's `memory.max` itself.

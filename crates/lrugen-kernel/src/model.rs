@@ -703,6 +703,38 @@ pub fn run_tasks(ops: &OpFile, cfg: &RunConfig) -> Result<(RunResult, Vec<TaskCo
     run_tasks_at(ops, cfg, &Layout::default())
 }
 
+/// The op file of one task replayed as [`run_tasks_at`] does, but under the virtual-time engine
+/// `ecfg` ([`sim::run_engine`]): with [`lrugen::sim::engine::KswapdMode::Task`], kswapd runs as a
+/// task of its own beside the replay instead of inline when woken, so the replay's allocations
+/// race it (docs/global-pressure.md, example `global-engine`). Control ops are not run.
+pub fn run_engine_at(
+    ops: &OpFile,
+    cfg: &RunConfig,
+    layout: &Layout,
+    ecfg: &lrugen::sim::engine::EngineConfig,
+) -> Result<RunResult, Error> {
+    if ops.nr_tasks() > 1 || !ops.ctl.is_empty() {
+        return Err(Error::Config(
+            "the engine replays an op file of one task without control ops".into(),
+        ));
+    }
+    let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
+    let (steps, nr) = steps_of(ops, &mut m, t, true, layout, &mut Vec::new())?;
+    let stream = vec![Stream::from_steps(steps, nr)];
+    let err = |e: sim::RunError| Error::Config(format!("model: {e}"));
+    match cfg.policy {
+        PolicyKind::Mglru => {
+            let p = Mglru::new(&m, cfg.mglru.clone());
+            sim::run_engine(Kernel::new(m, p), t, stream, ecfg, None).map_err(err)
+        }
+        PolicyKind::Classic => {
+            let p = Classic::with_profile(&m, cfg.mglru.profile);
+            sim::run_engine(Kernel::new(m, p), t, stream, ecfg, None).map_err(err)
+        }
+        p => Err(Error::Config(format!("policy {} is not a kernel policy", p.name()))),
+    }
+}
+
 /// [`run_tasks`] with the guest's [`Layout`] of the mappings.
 pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(RunResult, Vec<TaskCount>), Error> {
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
@@ -1006,7 +1038,8 @@ pub const GUEST_CLOCK: StepClock = StepClock {
     swap_in_ns: 100_000,
 };
 
-/// The model's configuration for an op file the kernel ran with `s`: a memcg of
+/// The model's configuration for an op file the kernel ran with `s` (under global pressure, no
+/// `memory.max` and the guest's zones in `s.zones`: no memcg limit, on [`global_machine`]): a memcg of
 /// `s.model_capacity_pages` (the kernel's `memory.max`, [`crate::KernelRun::model_capacity_for`])
 /// charged with the kernel memory the kernel charges ([`lrugen::mm::KmemConfig::kernel`]), the
 /// swap, swappiness, zram ratio, read-ahead, `min_ttl_ms` and `lru_gen` capabilities of the run,
@@ -1021,7 +1054,13 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
     };
     let cap = s.model_capacity_pages.max(1);
     let swap_pages = s.swap_mib << 8;
-    let mut machine = MachineConfig::simple(cap * 4 + 65_536 + swap_pages, swap_pages);
+    // global pressure: the guest's own zones, and no limit on the memcg
+    let global = s.memcg_max_bytes == 0 && !s.zones.is_empty();
+    let mut machine = if global {
+        global_machine(&s.zones, swap_pages)?
+    } else {
+        MachineConfig::simple(cap * 4 + 65_536 + swap_pages, swap_pages)
+    };
     machine.swappiness = s.swappiness.unwrap_or(60);
     if let Some(kb) = s.read_ahead_kb {
         machine.ra_pages = u64::from(kb / 4);
@@ -1039,7 +1078,7 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
     let mut cfg = RunConfig::new(
         machine,
         MemcgConfig {
-            max: Some(cap),
+            max: (!global).then_some(cap),
             ..Default::default()
         },
         WorkloadSpec::Trace {
@@ -1056,6 +1095,39 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
         ..Default::default()
     };
     Ok(cfg)
+}
+
+/// The machine of a global-pressure run: one node with the guest's zones as `/proc/zoneinfo`
+/// showed them before the workload (x86's DMA and DMA32, and Normal above 4 GiB), each with its
+/// managed pages, the pages the kernel already used, its watermarks and its `lowmem_reserve`,
+/// and kswapd sleeping as the kernel's ([`MachineConfig::x86`]).
+pub fn global_machine(zones: &[crate::zoneinfo::ZoneInfo], swap_pages: u64) -> Result<MachineConfig, Error> {
+    let mut layout = Vec::new();
+    let mut boot = Vec::new();
+    for z in zones.iter().filter(|z| z.managed > 0) {
+        if z.node != 0 {
+            return Err(Error::Config(format!(
+                "zones: node {} (zone {}): the model's guest has one node",
+                z.node, z.name
+            )));
+        }
+        let t = z.zone_type().ok_or_else(|| {
+            Error::Config(format!(
+                "zones: zone {} with managed pages is not one the model has",
+                z.name
+            ))
+        })?;
+        layout.push((t, z.managed));
+        boot.push(z.boot());
+    }
+    if layout.is_empty() {
+        return Err(Error::Config("zones: no zone with managed pages".into()));
+    }
+    Ok(MachineConfig {
+        nodes: vec![layout],
+        zone_boot: vec![boot],
+        ..MachineConfig::x86(0, swap_pages)
+    })
 }
 
 #[cfg(test)]
@@ -1085,6 +1157,67 @@ mod tests {
             2,
             "pages 1 and 3; page 0 was touched in the warm-up"
         );
+    }
+
+    #[test]
+    fn global_pressure_runs_on_the_guests_zones_without_a_limit() {
+        use crate::zoneinfo::ZoneInfo;
+        let zone = |name: &str, managed, free, protection: Vec<u64>| ZoneInfo {
+            name: name.into(),
+            managed,
+            free,
+            min: 34,
+            low: 42,
+            high: 50,
+            protection,
+            ..Default::default()
+        };
+        let zones = vec![
+            zone("DMA", 3840, 3808, vec![0, 181, 181, 181, 181]),
+            zone("DMA32", 50_601, 41_519, vec![0; 5]),
+            zone("Normal", 0, 0, vec![0; 5]),
+        ];
+        let s = Settings {
+            lru: "mglru".into(),
+            lru_gen_enabled: "y".into(),
+            swap: "zram".into(),
+            swap_mib: 256,
+            zones: zones.clone(),
+            ..Default::default()
+        };
+        let cfg = config(&s, Profile::V6_12).unwrap();
+        assert_eq!(cfg.memcg.max, None);
+        let m = &cfg.machine;
+        assert_eq!(
+            m.nodes,
+            vec![vec![
+                (lrugen::mm::node::ZoneType::Dma, 3840),
+                (lrugen::mm::node::ZoneType::Dma32, 50_601)
+            ]]
+        );
+        assert!(m.lowmem_reserve && m.kswapd_sleep);
+        assert_eq!(m.zone_boot[0][0].lowmem_reserve, Some(181));
+        assert_eq!(m.zone_boot[0][1].used, 50_601 - 41_519);
+        // under a limit, the zones are not used
+        let limited = Settings {
+            memcg_max_bytes: 32 << 20,
+            model_capacity_pages: 8192,
+            ..s.clone()
+        };
+        let cfg = config(&limited, Profile::V6_12).unwrap();
+        assert_eq!(cfg.memcg.max, Some(8192));
+        assert!(!cfg.machine.lowmem_reserve && cfg.machine.zone_boot.is_empty());
+        // zones the model cannot have
+        let mut bad = zones.clone();
+        bad[2] = zone("Device", 10, 10, vec![0; 5]);
+        let e = global_machine(&bad, 0).unwrap_err().to_string();
+        assert!(e.contains("zone Device"), "{e}");
+        let e = global_machine(&zones[2..], 0).unwrap_err().to_string();
+        assert!(e.contains("no zone with managed pages"), "{e}");
+        let mut other = zones;
+        other[1].node = 1;
+        let e = global_machine(&other, 0).unwrap_err().to_string();
+        assert!(e.contains("node 1"), "{e}");
     }
 
     #[test]

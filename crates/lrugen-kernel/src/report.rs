@@ -51,6 +51,27 @@ pub struct Settings {
     pub model_profile: String,
     /// The model's capacity: what the kernel's memcg held at the end of the replay, pages.
     pub model_capacity_pages: u64,
+    /// Memory of the guest, MiB (0 in fixtures made before it was recorded: 512).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub guest_mem_mib: u32,
+    /// Under global pressure (no `memory.max`), the guest's zones before the workload
+    /// (`/proc/zoneinfo`, [`crate::KernelRun::zoneinfo_before`]): the model's machine is built
+    /// from them ([`crate::model::config`]). Empty under a memcg limit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zones: Vec<crate::zoneinfo::ZoneInfo>,
+}
+
+/// `memory.max` as a person reads it: `32 MiB`, or `max` (no limit: 0 bytes here).
+fn memcg_max_text(bytes: u64) -> String {
+    if bytes == 0 {
+        "max".into()
+    } else {
+        format!("{} MiB", bytes >> 20)
+    }
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 /// One counter on both sides.
@@ -283,7 +304,7 @@ impl Report {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "kernel {} ({}{}), model {} profile {}, memcg max {} MiB, model capacity {} pages",
+            "kernel {} ({}{}), model {} profile {}, memcg max {}, model capacity {} pages",
             self.kernel_release,
             s.lru,
             if s.lru == "mglru" {
@@ -293,7 +314,7 @@ impl Report {
             },
             s.lru,
             s.model_profile,
-            s.memcg_max_bytes >> 20,
+            memcg_max_text(s.memcg_max_bytes),
             s.model_capacity_pages
         );
         let _ = writeln!(
@@ -369,7 +390,7 @@ impl Report {
                 "lru_gen/enabled written, read back".into(),
                 format!("{}, {}", s.lru_gen_enabled, self.lru_gen_enabled_read_back),
             ),
-            ("memory.max of /t".into(), format!("{} MiB", s.memcg_max_bytes >> 20)),
+            ("memory.max of /t".into(), memcg_max_text(s.memcg_max_bytes)),
             ("vm.swappiness".into(), opt(s.swappiness, "default (60)")),
             ("min_ttl_ms".into(), opt(s.min_ttl_ms, "0")),
             ("vm.page-cluster".into(), s.page_cluster.to_string()),

@@ -263,6 +263,9 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
             })
             .collect(),
         smaps_at_end_of_replay: last("smaps").unwrap_or_default(),
+        zoneinfo_at_end_of_replay: last("zoneinfo").unwrap_or_default(),
+        zoneinfo_before: s.get("zoneinfo-before").cloned().unwrap_or_default(),
+        meminfo_before: s.get("meminfo-before").cloned().unwrap_or_default(),
         memory_current_at_end_of_replay: last("memory.current").and_then(|t| t.trim().parse().ok()).unwrap_or(0),
         memory_swap_current_at_end_of_replay: last("memory.swap.current")
             .and_then(|t| t.trim().parse().ok())

@@ -134,6 +134,26 @@ pub struct MachineConfig {
     /// `None`: one tier, every page on node 0; docs/memory-tiers.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiers: Option<tiers::TierConfig>,
+    /// Each zone keeps its `lowmem_reserve` (`setup_per_zone_lowmem_reserve`, the default
+    /// `sysctl_lowmem_reserve_ratio`) out of reach of the model's allocations, whose highest zone is
+    /// the node's highest: a lower zone (DMA under DMA32) is used only down to its watermark plus
+    /// its reserve, and counts as balanced for kswapd only above them (as on an x86 machine,
+    /// [`node::x86_zones`]). Off: no reserve (a machine of one zone has none anyway).
+    #[serde(default)]
+    pub lowmem_reserve: bool,
+    /// Per node, per zone, how the zone starts ([`node::ZoneBoot`]: pages the kernel already used,
+    /// the watermarks and reserve it computed at boot); empty: every zone starts empty, its
+    /// watermarks and reserve computed here. Given, it has one entry per zone of [`Self::nodes`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zone_boot: Vec<Vec<node::ZoneBoot>>,
+    /// kswapd goes to sleep as `kswapd_try_to_sleep` does (without the engine): after a
+    /// `balance_pgdat` that left the node balanced, a short sleep of `HZ/10` of virtual time; a
+    /// wakeup within it counts `kswapd_low_wmark_hit_quickly`; at its end a node below its high
+    /// watermark again counts `kswapd_high_wmark_hit_quickly` and kswapd reclaims at once
+    /// (checked at the next allocation); a node left unbalanced counts
+    /// `kswapd_high_wmark_hit_quickly` and kswapd runs again. Off: kswapd runs only when woken.
+    #[serde(default)]
+    pub kswapd_sleep: bool,
 }
 
 /// The kernel memory a memcg is charged for besides its anon and file pages (`memory.stat`
@@ -294,8 +314,26 @@ impl MachineConfig {
             clock: StepClock::default(),
             kmem: KmemConfig::default(),
             tiers: None,
+            lowmem_reserve: false,
+            zone_boot: Vec::new(),
+            kswapd_sleep: false,
         }
     }
+
+    /// One node with the zones x86 builds for `ram_pages` of memory ([`node::x86_zones`]: DMA,
+    /// DMA32, Normal above 4 GiB), each zone's `lowmem_reserve` kept and kswapd sleeping as the
+    /// kernel's does ([`Self::lowmem_reserve`], [`Self::kswapd_sleep`]), and `swap_pages` of
+    /// swap. Every page of each zone is managed and free (a guest's kernel manages fewer and uses
+    /// some: [`Self::zone_boot`]).
+    pub fn x86(ram_pages: u64, swap_pages: u64) -> Self {
+        MachineConfig {
+            nodes: vec![node::x86_zones(ram_pages)],
+            lowmem_reserve: true,
+            kswapd_sleep: true,
+            ..Self::simple(0, swap_pages)
+        }
+    }
+
     /// Total managed pages.
     pub fn total_pages(&self) -> u64 {
         self.nodes.iter().flatten().map(|z| z.1).sum()
@@ -546,12 +584,23 @@ impl Machine {
         let mut nodes = Vec::new();
         for (nid, zones) in cfg.nodes.iter().enumerate() {
             let wm = node::compute_wmarks(zones, cfg.min_free_kbytes, cfg.watermark_scale_factor);
+            let reserve = node::lowmem_reserve(zones, node::LOWMEM_RESERVE_RATIO);
+            let boot = cfg.zone_boot.get(nid);
             let zones = zones
                 .iter()
                 .zip(wm)
                 .enumerate()
                 .map(|(zi, (&(t, m), w))| {
-                    let z = Zone::new(nid, zi, t, m, w, first);
+                    let b = boot.and_then(|b| b.get(zi)).copied().unwrap_or_default();
+                    let w = match b.wmark {
+                        Some([min, low, high]) => [min, low, high, high + (high - low)],
+                        None => w,
+                    };
+                    let mut z = Zone::new(nid, zi, t, m, w, first);
+                    if cfg.lowmem_reserve {
+                        z.lowmem_reserve = b.lowmem_reserve.unwrap_or(reserve[zi]);
+                    }
+                    z.take_boot(b.used);
                     first += m as FolioId;
                     z
                 })
@@ -562,6 +611,7 @@ impl Machine {
                 kswapd_failures: 0,
                 kswapd_woken: false,
                 kswapd_highest_zoneidx: 0,
+                kswapd_short_sleep_until: None,
             });
         }
         let nr_nodes = nodes.len();
@@ -1440,10 +1490,12 @@ impl Machine {
     // ---------------------------------------------------------------------------------------------
 
     /// Whether `zone` of `node` is above watermark `mark` after taking one page
-    /// (`zone_watermark_ok` for order 0, without reserves).
+    /// (`zone_watermark_ok` for order 0, with the zone's `lowmem_reserve` against the model's
+    /// allocations: [`MachineConfig::lowmem_reserve`]).
     #[inline]
     pub fn zone_watermark_ok(&self, node: usize, zone: usize, mark: u64) -> bool {
-        self.nodes[node].zones[zone].free > mark
+        let z = &self.nodes[node].zones[zone];
+        z.free > mark + z.lowmem_reserve
     }
 
     /// Take a free frame from `zone` of `node` and mark it allocated (`rmqueue`); counts `pgalloc_*`.

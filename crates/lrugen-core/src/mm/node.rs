@@ -5,6 +5,11 @@
 //! (`mm/page_alloc.c`): `min_free_kbytes = clamp(int_sqrt(lowmem_kbytes * 16), 128, 262144)`, each
 //! zone's `min` is its share of that by managed pages, `delta = max(min / 4, managed *
 //! watermark_scale_factor / 10000)`, `low = min + delta`, `high = low + delta`, `promo = high + delta`.
+//!
+//! A machine laid out as x86 builds it ([`x86_zones`]: DMA below 16 MiB, DMA32 below 4 GiB, Normal
+//! above) also has each zone's `lowmem_reserve` (`setup_per_zone_lowmem_reserve` with the default
+//! `sysctl_lowmem_reserve_ratio`, [`lowmem_reserve`]): pages an allocation that may use a higher
+//! zone leaves to the allocations that cannot, added to every watermark check of the zone.
 
 use super::folio::{FolioId, Folios, NIL};
 
@@ -58,6 +63,13 @@ pub struct Zone {
     pub free: u64,
     /// min, low, high, promo.
     pub wmark: [u64; 4],
+    /// `lowmem_reserve[]` of the zone against the allocations the model makes (user pages and page
+    /// cache, whose highest zone is the node's highest): added to every watermark it is checked
+    /// against ([`super::Machine::zone_watermark_ok`]). 0 unless the machine asks for it
+    /// ([`super::MachineConfig::lowmem_reserve`]).
+    pub lowmem_reserve: u64,
+    /// Pages in use before the workload starts ([`ZoneBoot::used`]): never handed out.
+    pub boot_used: u64,
     /// First folio id of this zone (ids are contiguous per zone).
     pub first_folio: FolioId,
     /// Folios of this zone never handed out yet (ids `first_folio + managed - fresh ..`).
@@ -86,6 +98,11 @@ pub struct Node {
     pub kswapd_woken: bool,
     /// Highest zone index kswapd was asked to balance.
     pub kswapd_highest_zoneidx: usize,
+    /// kswapd is in the short sleep of `kswapd_try_to_sleep` until this virtual time, ns
+    /// (`schedule_timeout(HZ/10)`): a wakeup before it counts `kswapd_low_wmark_hit_quickly`, an
+    /// unbalanced node at its end `kswapd_high_wmark_hit_quickly`
+    /// ([`super::MachineConfig::kswapd_sleep`]).
+    pub kswapd_short_sleep_until: Option<u64>,
 }
 
 impl Node {
@@ -150,6 +167,68 @@ pub fn compute_wmarks(
         .collect()
 }
 
+/// `sysctl_lowmem_reserve_ratio`'s defaults, by zone type (DMA, DMA32, Normal, Movable): a zone
+/// keeps the managed pages of the zones above it divided by its ratio (0: none).
+pub const LOWMEM_RESERVE_RATIO: [u64; 4] = [256, 256, 32, 0];
+
+/// `setup_per_zone_lowmem_reserve` for one node's zones: each zone's reserve against an allocation
+/// whose highest zone is the highest zone type (ZONE_MOVABLE, that of user pages and the page
+/// cache): the managed pages of the zones of higher types, divided by the zone's ratio; 0 for a
+/// zone with a ratio of 0 or no managed pages.
+pub fn lowmem_reserve(zones: &[(ZoneType, u64)], ratio: [u64; 4]) -> Vec<u64> {
+    zones
+        .iter()
+        .map(|&(t, managed)| {
+            let r = ratio[t as usize];
+            if r == 0 || managed == 0 {
+                return 0;
+            }
+            let upper: u64 = zones.iter().filter(|(u, _)| *u > t).map(|(_, m)| m).sum();
+            upper / r
+        })
+        .collect()
+}
+
+/// Pages of 4 KiB below 16 MiB (`MAX_DMA_PFN`) and below 4 GiB (`MAX_DMA32_PFN`).
+pub const X86_DMA_PFN: u64 = 4096;
+/// See [`X86_DMA_PFN`].
+pub const X86_DMA32_PFN: u64 = 1 << 20;
+
+/// The zones x86-64 builds for `ram_pages` of memory from physical address 0 (`zone_sizes_init`):
+/// DMA up to 16 MiB (from pfn 1: the first page is the BIOS's), DMA32 up to 4 GiB, Normal above;
+/// a zone with no page is left out (a guest of 4 GiB or less has no Normal zone). The sizes are the
+/// spans; the kernel manages fewer pages of each (its image, `memmap`, firmware reservations),
+/// which a machine that is to match a guest takes from that guest's `/proc/zoneinfo`.
+pub fn x86_zones(ram_pages: u64) -> Vec<(ZoneType, u64)> {
+    let dma = ram_pages.min(X86_DMA_PFN).saturating_sub(1);
+    let dma32 = ram_pages.min(X86_DMA32_PFN).saturating_sub(X86_DMA_PFN);
+    let normal = ram_pages.saturating_sub(X86_DMA32_PFN);
+    [
+        (ZoneType::Dma, dma),
+        (ZoneType::Dma32, dma32),
+        (ZoneType::Normal, normal),
+    ]
+    .into_iter()
+    .filter(|z| z.1 > 0)
+    .collect()
+}
+
+/// How a zone starts, as a running kernel left it: what `/proc/zoneinfo` shows of it before the
+/// workload. Each part left at its default is worked out as the kernel would at boot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ZoneBoot {
+    /// Pages in use before the workload starts (managed less free: the kernel's own memory, the
+    /// initramfs, per-CPU lists), never freed.
+    pub used: u64,
+    /// min, low and high as the kernel computed them (`__setup_per_zone_wmarks` ran while fewer
+    /// pages were managed: the initramfs is freed later), `None`: computed from the managed pages.
+    pub wmark: Option<[u64; 3]>,
+    /// `lowmem_reserve` against the highest zone as the kernel computed it (its `protection:`
+    /// line's last value), `None`: computed ([`lowmem_reserve`]).
+    pub lowmem_reserve: Option<u64>,
+}
+
 impl Zone {
     /// Build a zone of `managed` pages with folio ids `first..first + managed`. The folio records
     /// are created lazily, when a frame is first handed out, so a machine costs memory in
@@ -162,10 +241,21 @@ impl Zone {
             managed,
             free: managed,
             wmark,
+            lowmem_reserve: 0,
+            boot_used: 0,
             first_folio: first,
             fresh: managed,
             free_head: NIL,
         }
+    }
+
+    /// Take `pages` out of the zone for good, before anything is allocated: what the kernel used
+    /// before the workload started ([`ZoneBoot::used`]).
+    pub fn take_boot(&mut self, pages: u64) {
+        let n = pages.min(self.free).min(self.fresh);
+        self.free -= n;
+        self.fresh -= n;
+        self.boot_used += n;
     }
 
     /// Take one free folio (caller has checked watermarks). `None` if the zone is empty.
@@ -233,6 +323,70 @@ mod tests {
         let w = compute_wmarks(&[(ZoneType::Normal, 262_144)], None, 10);
         // min_free_kbytes 4096 -> 1024 pages; delta = max(256, 262) = 262
         assert_eq!(w[0], [1024, 1286, 1548, 1810]);
+    }
+
+    #[test]
+    fn x86_builds_zones_by_physical_address() {
+        // 256 MiB: DMA (pfn 1..4096) and DMA32, no Normal zone
+        assert_eq!(
+            x86_zones(65_536),
+            vec![(ZoneType::Dma, 4095), (ZoneType::Dma32, 61_440)]
+        );
+        // 8 GiB: 4 GiB above the DMA32 limit are Normal
+        assert_eq!(
+            x86_zones(2 << 20),
+            vec![
+                (ZoneType::Dma, 4095),
+                (ZoneType::Dma32, 1_044_480),
+                (ZoneType::Normal, 1 << 20)
+            ]
+        );
+        // 8 MiB: DMA only
+        assert_eq!(x86_zones(2048), vec![(ZoneType::Dma, 2047)]);
+    }
+
+    #[test]
+    fn lowmem_reserve_is_the_upper_zones_over_the_ratio() {
+        // the 256 MiB guest of the global-pressure fixtures (Debian 6.12): its DMA zone's
+        // `protection: (0, 181, 181, 181, 181)` with 46,400 DMA32 pages managed when it was set
+        let r = lowmem_reserve(
+            &[(ZoneType::Dma, 3840), (ZoneType::Dma32, 46_400)],
+            LOWMEM_RESERVE_RATIO,
+        );
+        assert_eq!(r, vec![181, 0]);
+        // three zones: DMA keeps (DMA32 + Normal) / 256, DMA32 Normal / 256, Normal nothing
+        let r = lowmem_reserve(
+            &[
+                (ZoneType::Dma, 3975),
+                (ZoneType::Dma32, 1_000_000),
+                (ZoneType::Normal, 1 << 20),
+            ],
+            LOWMEM_RESERVE_RATIO,
+        );
+        assert_eq!(r, vec![(1_000_000 + (1 << 20)) / 256, (1 << 20) / 256, 0]);
+        // a zone with no managed page or a ratio of 0 keeps nothing
+        let r = lowmem_reserve(&[(ZoneType::Dma, 0), (ZoneType::Dma32, 1000)], [0, 256, 32, 0]);
+        assert_eq!(r, vec![0, 0]);
+    }
+
+    #[test]
+    fn the_guests_watermarks_follow_from_the_managed_pages_at_boot() {
+        // Debian 6.12 in 256 MiB: DMA min/low/high 34/42/50, DMA32 413/516/619 (zoneinfo), set
+        // while DMA32 managed 46,400 pages (before the initramfs was freed)
+        let w = compute_wmarks(&[(ZoneType::Dma, 3840), (ZoneType::Dma32, 46_400)], None, 10);
+        assert_eq!(w[0][..3], [34, 42, 50]);
+        assert_eq!(w[1][..3], [413, 516, 619]);
+    }
+
+    #[test]
+    fn boot_pages_are_never_handed_out() {
+        let mut f = Folios::with_capacity(4);
+        let mut z = Zone::new(0, 0, ZoneType::Dma32, 4, [0; 4], 0);
+        z.take_boot(3);
+        assert_eq!((z.free, z.boot_used), (1, 3));
+        // the boot's pages are the zone's first ids
+        assert_eq!(z.take(&mut f), Some(3));
+        assert_eq!(z.take(&mut f), None);
     }
 
     #[test]

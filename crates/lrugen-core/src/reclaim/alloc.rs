@@ -49,15 +49,37 @@ fn try_zones(m: &mut Machine, nodes: vmscan::NodeOrder, mark: usize) -> Option<F
 }
 
 /// `wakeup_kswapd`: wake kswapd on `node` unless it is balanced or has failed too often; it runs
-/// here and now unless the engine runs it as a task ([`Machine::kswapd_async`]).
+/// here and now unless the engine runs it as a task ([`Machine::kswapd_async`]). A wakeup during
+/// kswapd's short sleep counts `kswapd_low_wmark_hit_quickly`
+/// ([`crate::mm::MachineConfig::kswapd_sleep`]).
 pub fn wakeup_kswapd<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
     let highest = m.nodes[node].zones.len() - 1;
     if m.nodes[node].kswapd_failures >= MAX_RECLAIM_RETRIES || pgdat_balanced(m, node, highest) {
         return;
     }
+    if let Some(until) = m.nodes[node].kswapd_short_sleep_until.take() {
+        if m.now_ns < until {
+            m.count_vm_events(Stat::KswapdLowWmarkHitQuickly, 1);
+        }
+    }
     m.nodes[node].kswapd_woken = true;
     m.nodes[node].kswapd_highest_zoneidx = highest;
     if m.cfg.kswapd && !m.kswapd_async {
+        kswapd_run(m, p, node);
+    }
+}
+
+/// Virtual time of kswapd's short sleep in `kswapd_try_to_sleep` (`HZ/10`), ns.
+pub const KSWAPD_SHORT_SLEEP_NS: u64 = 100_000_000;
+
+/// kswapd, run here and now: `balance_pgdat`, then `kswapd_try_to_sleep`
+/// ([`crate::mm::MachineConfig::kswapd_sleep`]): a node left balanced (or hopeless) puts it into
+/// its short sleep; one left below its high watermark counts `kswapd_high_wmark_hit_quickly` and
+/// kswapd runs again, up to [`MAX_RECLAIM_RETRIES`] runs in a row (the kernel's kswapd would go
+/// on while the tasks run; inline, a node that reclaim cannot balance, as when zram's pool grows
+/// by more than swapping out frees, must give the task back its turn).
+fn kswapd_run<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
+    for _ in 0..=MAX_RECLAIM_RETRIES {
         balance_pgdat(m, p, node);
         // the kswapds that reclaim without waiting woke meanwhile (demotion's allocations on
         // a lower tier, `reclaim::tiering`) run now, in node order
@@ -72,12 +94,54 @@ pub fn wakeup_kswapd<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
         if let Some(t) = m.current_task {
             m.mms[t as usize].lru_gen_bitmap = !0;
         }
+        if !m.cfg.kswapd_sleep {
+            return;
+        }
+        if kswapd_may_sleep(m, node) {
+            m.nodes[node].kswapd_short_sleep_until = Some(m.now_ns + KSWAPD_SHORT_SLEEP_NS);
+            return;
+        }
+        m.count_vm_events(Stat::KswapdHighWmarkHitQuickly, 1);
+        let highest = m.nodes[node].zones.len() - 1;
+        m.nodes[node].kswapd_woken = true;
+        m.nodes[node].kswapd_highest_zoneidx = highest;
+    }
+    m.nodes[node].kswapd_woken = false;
+}
+
+/// `prepare_kswapd_sleep`: the node is hopeless (left to direct reclaim) or balanced.
+fn kswapd_may_sleep(m: &Machine, node: usize) -> bool {
+    let highest = m.nodes[node].zones.len() - 1;
+    m.nodes[node].kswapd_failures >= MAX_RECLAIM_RETRIES || pgdat_balanced(m, node, highest)
+}
+
+/// The end of kswapd's short sleeps that are over by now (seen at the next allocation): a node
+/// below its high watermark again counts `kswapd_high_wmark_hit_quickly` and kswapd reclaims; a
+/// balanced one sends kswapd to sleep until woken.
+#[cold]
+fn kswapd_short_sleeps_end<P: Policy>(m: &mut Machine, p: &mut P) {
+    for node in 0..m.nodes.len() {
+        if m.nodes[node].kswapd_short_sleep_until.is_some_and(|t| m.now_ns >= t) {
+            m.nodes[node].kswapd_short_sleep_until = None;
+            if !kswapd_may_sleep(m, node) {
+                m.count_vm_events(Stat::KswapdHighWmarkHitQuickly, 1);
+                let highest = m.nodes[node].zones.len() - 1;
+                m.nodes[node].kswapd_woken = true;
+                m.nodes[node].kswapd_highest_zoneidx = highest;
+                if m.cfg.kswapd && !m.kswapd_async {
+                    kswapd_run(m, p, node);
+                }
+            }
+        }
     }
 }
 
 /// `__alloc_pages`: an order-0 frame, preferably on `node`. Runs kswapd, direct reclaim and the
 /// global OOM killer as the kernel does.
 pub fn alloc_frame<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result<FolioId, AllocError> {
+    if m.cfg.kswapd_sleep && !m.kswapd_async {
+        kswapd_short_sleeps_end(m, p);
+    }
     let nodes = vmscan::node_order(m, node);
     if let Some(id) = try_zones(m, nodes, WMARK_LOW) {
         return Ok(id);

@@ -441,7 +441,14 @@ pub fn node_order(m: &Machine, node: usize) -> NodeOrder {
 pub fn try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 {
     let reclaim_idx = m.nodes[node].zones.len() - 1;
     let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, Reclaimer::Direct, None, reclaim_idx);
-    let stall = match m.nodes[node].zones[reclaim_idx].kind {
+    // counted by the allocation's highest zone: on an x86 machine that of user pages and the
+    // page cache (`gfp_zone(GFP_HIGHUSER_MOVABLE)`), ZONE_MOVABLE, whichever zones there are
+    let top = if m.cfg.lowmem_reserve {
+        crate::mm::node::ZoneType::Movable
+    } else {
+        m.nodes[node].zones[reclaim_idx].kind
+    };
+    let stall = match top {
         crate::mm::node::ZoneType::Dma => Stat::AllocstallDma,
         crate::mm::node::ZoneType::Dma32 => Stat::AllocstallDma32,
         crate::mm::node::ZoneType::Normal => Stat::AllocstallNormal,

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The global-pressure fixtures (`tests/fixtures/global/`) replayed on the model twice: as
+//! `tests/global.rs` does (kswapd inline, run to the high watermark when woken) and under the
+//! virtual-time engine with kswapd a task of its own (`KswapdMode::Task`) on the guest's one vCPU
+//! and on two, so that the replay's allocations race kswapd; kswapd's and direct reclaim's
+//! counters of each beside the kernel's boots (docs/global-pressure.md).
+//!
+//! `cargo run --release -p lrugen-kernel --example global-engine`
+
+use lrugen::mm::vmstat::Stat;
+use lrugen::sim::engine::{EngineConfig, KswapdMode};
+use lrugen::sim::RunResult;
+use lrugen_kernel::{fidelity, model, Capture};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/global");
+    let mut groups: BTreeMap<String, Vec<Capture>> = BTreeMap::new();
+    for p in fidelity::fixtures(&dir)? {
+        let stem = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let name = stem.rsplit_once("-boot").map_or(stem.as_str(), |s| s.0).to_string();
+        groups.entry(name).or_default().push(Capture::load(&p)?);
+    }
+    let counters: [(&str, &[&str], &[Stat]); 5] = [
+        ("misses", &[], &[]),
+        ("pgscan_kswapd", &["pgscan_kswapd"], &[Stat::PgscanKswapd]),
+        ("pgscan_direct", &["pgscan_direct"], &[Stat::PgscanDirect]),
+        (
+            "allocstall",
+            &[
+                "allocstall_dma",
+                "allocstall_dma32",
+                "allocstall_normal",
+                "allocstall_movable",
+            ],
+            &[
+                Stat::AllocstallDma,
+                Stat::AllocstallDma32,
+                Stat::AllocstallNormal,
+                Stat::AllocstallMovable,
+            ],
+        ),
+        ("pageoutrun", &["pageoutrun"], &[Stat::Pageoutrun]),
+    ];
+    println!("| fixture | counter | kernel boots | model inline | engine, 1 CPU | engine, 2 CPUs |");
+    println!("|---|---|---|---|---|---|");
+    for (name, boots) in &groups {
+        let c = &boots[0];
+        let ops = c.ops()?;
+        let mut settings = c.settings.clone();
+        if settings.zones.is_empty() {
+            settings.zones = c.run.global_zones();
+        }
+        let cfg = model::config(&settings, model::profile_for_release(&c.run.kernel_release))?;
+        let layout = c.layout(&ops);
+        let (inline, _) = model::run_tasks_at(&ops, &cfg, &layout)?;
+        let engine = |cpus| {
+            let e = EngineConfig {
+                cpus,
+                kswapd: KswapdMode::Task,
+                ..Default::default()
+            };
+            model::run_engine_at(&ops, &cfg, &layout, &e)
+        };
+        let runs: [RunResult; 3] = [inline, engine(1)?, engine(2)?];
+        for (what, k, s) in &counters {
+            let kernel: Vec<String> = boots
+                .iter()
+                .map(|b| {
+                    if k.is_empty() {
+                        b.run.misses
+                    } else {
+                        k.iter()
+                            .map(|n| b.run.vmstat_delta.get(*n).copied().unwrap_or(0).max(0) as u64)
+                            .sum()
+                    }
+                    .to_string()
+                })
+                .collect();
+            let model: Vec<String> = runs
+                .iter()
+                .map(|r| {
+                    if s.is_empty() {
+                        r.misses
+                    } else {
+                        s.iter().map(|&x| r.vm(x).max(0) as u64).sum()
+                    }
+                    .to_string()
+                })
+                .collect();
+            println!("| {name} | {what} | {} | {} |", kernel.join("/"), model.join(" | "));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The model against real kernels under global pressure (issue 13, item 5): the fixtures of
+//! `tests/fixtures/global/` (a mixed file + anon workload with no memcg limit in a 256 MiB guest,
+//! Debian 6.12 and 7.2, MGLRU and classic, two boots each; `scripts/regen-kernel-global.sh`)
+//! replayed on the model with the guest's own zones (DMA and DMA32 with their managed pages, the
+//! pages the kernel used before the workload, their watermarks and `lowmem_reserve`, read off its
+//! `/proc/zoneinfo`: `lrugen_kernel::model::global_machine`) and its kernel's preset.
+//!
+//! Each counter is judged against every boot: within 10 % of each (or 50 events), the tolerance
+//! issue 13 asks of the direct-reclaim and kswapd counters, widened to the boots' own spread
+//! plus 2 points where the kernel moves more than that from boot to boot. A counter out of
+//! it fails unless it is listed in [`GAPS`] with the measured numbers and the reason; a listed gap
+//! that has closed fails too, so the list stays true. No qemu here.
+
+use lrugen::mm::vmstat::Stat;
+use lrugen_kernel::fidelity::{self, Check, Compared};
+use lrugen_kernel::{model, Capture, KernelRun};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The tolerance: 10 % of the boots' range.
+const TOLERANCE: f64 = 0.10;
+/// ... or this many events.
+const FLOOR: u64 = 50;
+
+/// The counters compared: (name, the kernel's `/proc/vmstat` counters summed, the model's).
+const COUNTERS: &[(&str, &[&str], &[Stat])] = &[
+    ("pgscan_kswapd", &["pgscan_kswapd"], &[Stat::PgscanKswapd]),
+    ("pgscan_direct", &["pgscan_direct"], &[Stat::PgscanDirect]),
+    (
+        "allocstall",
+        &[
+            "allocstall_dma",
+            "allocstall_dma32",
+            "allocstall_normal",
+            "allocstall_movable",
+        ],
+        &[
+            Stat::AllocstallDma,
+            Stat::AllocstallDma32,
+            Stat::AllocstallNormal,
+            Stat::AllocstallMovable,
+        ],
+    ),
+    ("pgsteal_kswapd", &["pgsteal_kswapd"], &[Stat::PgstealKswapd]),
+    ("pgsteal_direct", &["pgsteal_direct"], &[Stat::PgstealDirect]),
+    (
+        "workingset_refault_anon",
+        &["workingset_refault_anon"],
+        &[Stat::WorkingsetRefaultAnon],
+    ),
+    (
+        "workingset_refault_file",
+        &["workingset_refault_file"],
+        &[Stat::WorkingsetRefaultFile],
+    ),
+    ("pswpout", &["pswpout"], &[Stat::Pswpout]),
+    ("pageoutrun", &["pageoutrun"], &[Stat::Pageoutrun]),
+    (
+        "kswapd_low_wmark_hit_quickly",
+        &["kswapd_low_wmark_hit_quickly"],
+        &[Stat::KswapdLowWmarkHitQuickly],
+    ),
+    (
+        "kswapd_high_wmark_hit_quickly",
+        &["kswapd_high_wmark_hit_quickly"],
+        &[Stat::KswapdHighWmarkHitQuickly],
+    ),
+];
+
+const DIRECT: &str = "direct reclaim: of each kernel's two boots one reclaims directly (6.12 classic \
+    324 pages scanned, 6.12 MGLRU 256, 7.2 classic 264, 7.2 MGLRU 1,308, in 2-12 stalls, mostly \
+    allocstall_normal: kernel allocations) and the other not at all; the model never does. Inline, \
+    its kswapd brings the node back to the high watermark before the allocation retries; under the \
+    virtual-time engine, kswapd a task of its own racing the replay (example global-engine, one CPU \
+    or two), it still keeps up, as each allocation after the populate pass waits for a read. The \
+    kernel's stalls more likely come from bursts of its own allocations (187k pages allocated a \
+    boot for a workload of about 55k, what the rest are is not known). allocstall itself (0-12 \
+    stalls) is within the 50-event floor";
+const SHMEM: &str = "the kernel's swap-outs are all the guest's own shmem pages (its initramfs in \
+    rootfs: nr_shmem falls by exactly pswpout in every boot of 6.12 and 7.2 classic: 13/102, 320/128, \
+    584/521), which the model takes as used for good at boot (ZoneBoot::used); the workload's anon \
+    is not swapped";
+const CLOCK: &str = "kswapd's short sleep is 100 ms of the guest's clock, which under -icount \
+    sleep=off runs at 0.2-1 ms per disk read in calm windows and jumps by seconds elsewhere (the \
+    windows' CLOCK_MONOTONIC); the model's GUEST_CLOCK charges 10 ms per read, so 100 ms is about \
+    ten misses, free memory seldom falls to the low watermark within it, and the model counts \
+    kswapd_high_wmark_hit_quickly (and runs kswapd again, pageoutrun) where the kernel is woken \
+    early (kswapd_low_wmark_hit_quickly). At 0.5 ms per read (tried, not kept: the guest's clock \
+    is no steadier than that) 6.12 classic gives low 139 (kernel 85/110), high 0 (1/1), \
+    pageoutrun 141 (90/118)";
+
+/// Known differences: (fixture group, counter, why). Each is a model defect (or a part of the
+/// guest the model does not have), not a tolerance.
+const GAPS: &[(&str, &str, &str)] = &[
+    ("debian-6.12-classic-mixed", "pgscan_direct", DIRECT),
+    ("debian-6.12-classic-mixed", "pgsteal_direct", DIRECT),
+    (
+        "debian-6.12-classic-mixed",
+        "pgsteal_kswapd",
+        "kernel 4,297/4,561, model 3,962 (-8 %/-13 %), with its file refaults (812/812, model 698): \
+         the kernel reclaims its shmem pages too (SHMEM) and frees fewer file pages than it needs \
+         for them; which of the kernel's other allocations (187k pages allocated in every boot for \
+         a workload of about 55k) take the rest is not known",
+    ),
+    (
+        "debian-6.12-classic-mixed",
+        "workingset_refault_file",
+        "kernel 812/812, model 698 (-14 %): see pgsteal_kswapd",
+    ),
+    ("debian-6.12-classic-mixed", "pageoutrun", CLOCK),
+    ("debian-6.12-classic-mixed", "kswapd_low_wmark_hit_quickly", CLOCK),
+    ("debian-6.12-classic-mixed", "kswapd_high_wmark_hit_quickly", CLOCK),
+    ("debian-6.12-mglru-mixed", "pgscan_direct", DIRECT),
+    ("debian-6.12-mglru-mixed", "pgsteal_direct", DIRECT),
+    (
+        "debian-6.12-mglru-mixed",
+        "workingset_refault_file",
+        "kernel 1,316/1,318, model 1,183 (-10.1 %): the model has the kernel's pgscan_kswapd and \
+         pgsteal_kswapd (within 10 %) but evicts other file pages than the kernel",
+    ),
+    ("debian-7.2-classic-mixed", "pgscan_direct", DIRECT),
+    ("debian-7.2-classic-mixed", "pgsteal_direct", DIRECT),
+    ("debian-7.2-classic-mixed", "pswpout", SHMEM),
+    ("debian-7.2-classic-mixed", "pageoutrun", CLOCK),
+    ("debian-7.2-classic-mixed", "kswapd_low_wmark_hit_quickly", CLOCK),
+    ("debian-7.2-classic-mixed", "kswapd_high_wmark_hit_quickly", CLOCK),
+    (
+        "debian-7.2-mglru-mixed",
+        "pgscan_kswapd",
+        "kernel 12,672/12,540, model 9,895 (-22 %) while pgsteal_kswapd is within 10 % (10,506/\
+         10,272, model 9,684): the kernel's kswapd scans 2,166/2,268 pages it does not reclaim, the \
+         model's 211; which folios the kernel's eviction keeps is not known",
+    ),
+    ("debian-7.2-mglru-mixed", "pgscan_direct", DIRECT),
+    ("debian-7.2-mglru-mixed", "pgsteal_direct", DIRECT),
+];
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/global")
+}
+
+/// The fixtures by group (`debian-SERIES-LRU-SHAPE`), each with its boots in order.
+fn groups() -> BTreeMap<String, Vec<Capture>> {
+    let mut g: BTreeMap<String, Vec<Capture>> = BTreeMap::new();
+    for p in fidelity::fixtures(&dir()).unwrap() {
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let name = stem.rsplit_once("-boot").map_or(stem.as_str(), |s| s.0).to_string();
+        g.entry(name).or_default().push(Capture::load(&p).unwrap());
+    }
+    g
+}
+
+/// Within the tolerance of every boot: 10 %, or the boots' own spread ((largest − smallest) /
+/// smallest) plus 2 points where the kernel moves more than that between boots, or [`FLOOR`]
+/// events. Boots of which some have none of a counter and some more than [`FLOOR`] (direct
+/// reclaim in one boot and not in the other) have no spread to widen it.
+fn within(kernel: &[u64], model: u64) -> bool {
+    let (lo, hi) = (*kernel.iter().min().unwrap(), *kernel.iter().max().unwrap());
+    let spread = if lo == 0 { 0.0 } else { (hi - lo) as f64 / lo as f64 };
+    let tol = TOLERANCE.max(spread + fidelity::SPREAD_MARGIN);
+    kernel
+        .iter()
+        .all(|&k| k.abs_diff(model) <= ((k as f64 * tol).ceil() as u64).max(FLOOR))
+}
+
+fn kv(r: &KernelRun, names: &[&str]) -> u64 {
+    names
+        .iter()
+        .map(|k| r.vmstat_delta.get(*k).copied().unwrap_or(0).max(0) as u64)
+        .sum()
+}
+
+/// The model's run of each group, against its boots: one [`Compared`] per group, a [`Check`] per
+/// counter (`kernel` the boots' mean, `boots` each one's).
+fn rows() -> &'static Vec<Compared> {
+    static ROWS: OnceLock<Vec<Compared>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        let mut rows = Vec::new();
+        for (group, boots) in groups() {
+            let c = &boots[0];
+            let ops = c.ops().unwrap();
+            let mut settings = c.settings.clone();
+            if settings.zones.is_empty() {
+                settings.zones = c.run.global_zones();
+            }
+            assert_eq!(
+                settings.memcg_max_bytes, 0,
+                "{group}: a global-pressure fixture has no memcg limit"
+            );
+            let profile = model::profile_for_release(&c.run.kernel_release);
+            let cfg = model::config(&settings, profile).unwrap();
+            assert!(
+                cfg.memcg.max.is_none() && cfg.machine.lowmem_reserve,
+                "{group}: the model runs on the guest's zones"
+            );
+            let (m, _) = model::run_tasks_at(&ops, &cfg, &c.layout(&ops)).unwrap();
+            let mut checks = Vec::new();
+            let mut push = |what: &'static str, kernel: Vec<u64>, model: u64| {
+                let show: Vec<String> = kernel.iter().map(|v| v.to_string()).collect();
+                checks.push(Check {
+                    what,
+                    kernel: kernel.iter().sum::<u64>() / kernel.len() as u64,
+                    model,
+                    ok: within(&kernel, model),
+                    detail: format!("boots {}", show.join("/")),
+                    boots: kernel,
+                    tolerance: TOLERANCE,
+                });
+            };
+            push("misses", boots.iter().map(|b| b.run.misses).collect(), m.misses);
+            for (what, k, s) in COUNTERS {
+                let mv: u64 = s.iter().map(|&s| m.vm(s).max(0) as u64).sum();
+                push(what, boots.iter().map(|b| kv(&b.run, k)).collect(), mv);
+            }
+            let mut parts = group.splitn(4, '-');
+            let (_, series, lru, shape) = (parts.next(), parts.next(), parts.next(), parts.next());
+            rows.push(Compared {
+                name: group.clone(),
+                series: series.unwrap_or("").into(),
+                lru: lru.unwrap_or("").into(),
+                shape: shape.unwrap_or("").into(),
+                release: c.run.kernel_release.clone(),
+                profile: profile.name().into(),
+                checks,
+            });
+        }
+        rows
+    })
+}
+
+#[test]
+fn every_global_pressure_fixture_has_the_guests_zones() {
+    let g = groups();
+    assert!(
+        g.len() >= 4,
+        "the four fixture groups of examples/kernel-matrix/global.toml"
+    );
+    for (group, boots) in &g {
+        for b in boots {
+            let zones = b.run.global_zones();
+            let names: Vec<&str> = zones
+                .iter()
+                .filter(|z| z.managed > 0)
+                .map(|z| z.name.as_str())
+                .collect();
+            // a 256 MiB x86 guest: DMA and DMA32, no Normal zone
+            assert_eq!(names, ["DMA", "DMA32"], "{group}");
+            // DMA keeps DMA32's managed pages at boot / 256 from user allocations
+            let dma = &zones[0];
+            assert!(
+                dma.protection[3] > 150 && dma.protection[3] < 200,
+                "{group}: {:?}",
+                dma.protection
+            );
+        }
+    }
+}
+
+#[test]
+fn the_model_against_the_kernel_under_global_pressure() {
+    let rows = rows();
+    let mut table = String::new();
+    for c in rows {
+        for k in &c.checks {
+            table.push_str(&format!(
+                "{:<28} {:<30} kernel {:>12} model {:>6} {}\n",
+                c.name,
+                k.what,
+                k.detail.trim_start_matches("boots "),
+                k.model,
+                if k.ok { "ok" } else { "OUT" }
+            ));
+        }
+    }
+    eprintln!("{table}");
+    if let Err(e) = fidelity::unexplained(rows, GAPS) {
+        panic!("{e}\n\n{table}");
+    }
+}
