@@ -22,27 +22,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let name = stem.rsplit_once("-boot").map_or(stem.as_str(), |s| s.0).to_string();
         groups.entry(name).or_default().push(Capture::load(&p)?);
     }
-    let counters: [(&str, &[&str], &[Stat]); 5] = [
-        ("misses", &[], &[]),
-        ("pgscan_kswapd", &["pgscan_kswapd"], &[Stat::PgscanKswapd]),
-        ("pgscan_direct", &["pgscan_direct"], &[Stat::PgscanDirect]),
-        (
-            "allocstall",
-            &[
-                "allocstall_dma",
-                "allocstall_dma32",
-                "allocstall_normal",
-                "allocstall_movable",
-            ],
-            &[
-                Stat::AllocstallDma,
-                Stat::AllocstallDma32,
-                Stat::AllocstallNormal,
-                Stat::AllocstallMovable,
-            ],
-        ),
-        ("pageoutrun", &["pageoutrun"], &[Stat::Pageoutrun]),
-    ];
+    // misses, then the reclaim counters of the global-pressure checks that tell kswapd from
+    // direct reclaim
+    let picked = ["pgscan_kswapd", "pgscan_direct", "allocstall", "pageoutrun"];
+    let counters: Vec<(&str, &[&str], &[Stat])> = std::iter::once(("misses", &[][..], &[][..]))
+        .chain(
+            fidelity::GLOBAL_COUNTERS
+                .iter()
+                .filter(|c| picked.contains(&c.0))
+                .map(|&(n, k, s)| (n, k, s)),
+        )
+        .collect();
     println!("| fixture | counter | kernel boots | model inline | engine, 1 CPU | engine, 2 CPUs |");
     println!("|---|---|---|---|---|---|");
     for (name, boots) in &groups {

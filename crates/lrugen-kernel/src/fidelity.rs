@@ -795,6 +795,68 @@ pub fn multitask_markdown(rows: &[MultiCompared]) -> String {
     s
 }
 
+/// The counters a global-pressure fixture is compared on (`tests/global.rs`, example
+/// `global-engine`): (name, the kernel's `/proc/vmstat` counters summed, the model's).
+pub const GLOBAL_COUNTERS: &[(&str, &[&str], &[lrugen::mm::vmstat::Stat])] = &[
+    (
+        "pgscan_kswapd",
+        &["pgscan_kswapd"],
+        &[lrugen::mm::vmstat::Stat::PgscanKswapd],
+    ),
+    (
+        "pgscan_direct",
+        &["pgscan_direct"],
+        &[lrugen::mm::vmstat::Stat::PgscanDirect],
+    ),
+    (
+        "allocstall",
+        &[
+            "allocstall_dma",
+            "allocstall_dma32",
+            "allocstall_normal",
+            "allocstall_movable",
+        ],
+        &[
+            lrugen::mm::vmstat::Stat::AllocstallDma,
+            lrugen::mm::vmstat::Stat::AllocstallDma32,
+            lrugen::mm::vmstat::Stat::AllocstallNormal,
+            lrugen::mm::vmstat::Stat::AllocstallMovable,
+        ],
+    ),
+    (
+        "pgsteal_kswapd",
+        &["pgsteal_kswapd"],
+        &[lrugen::mm::vmstat::Stat::PgstealKswapd],
+    ),
+    (
+        "pgsteal_direct",
+        &["pgsteal_direct"],
+        &[lrugen::mm::vmstat::Stat::PgstealDirect],
+    ),
+    (
+        "workingset_refault_anon",
+        &["workingset_refault_anon"],
+        &[lrugen::mm::vmstat::Stat::WorkingsetRefaultAnon],
+    ),
+    (
+        "workingset_refault_file",
+        &["workingset_refault_file"],
+        &[lrugen::mm::vmstat::Stat::WorkingsetRefaultFile],
+    ),
+    ("pswpout", &["pswpout"], &[lrugen::mm::vmstat::Stat::Pswpout]),
+    ("pageoutrun", &["pageoutrun"], &[lrugen::mm::vmstat::Stat::Pageoutrun]),
+    (
+        "kswapd_low_wmark_hit_quickly",
+        &["kswapd_low_wmark_hit_quickly"],
+        &[lrugen::mm::vmstat::Stat::KswapdLowWmarkHitQuickly],
+    ),
+    (
+        "kswapd_high_wmark_hit_quickly",
+        &["kswapd_high_wmark_hit_quickly"],
+        &[lrugen::mm::vmstat::Stat::KswapdHighWmarkHitQuickly],
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,6 @@
 //! it fails unless it is listed in [`GAPS`] with the measured numbers and the reason; a listed gap
 //! that has closed fails too, so the list stays true. No qemu here.
 
-use lrugen::mm::vmstat::Stat;
 use lrugen_kernel::fidelity::{self, Check, Compared};
 use lrugen_kernel::{model, Capture, KernelRun};
 use std::collections::BTreeMap;
@@ -23,51 +22,6 @@ use std::sync::OnceLock;
 const TOLERANCE: f64 = 0.10;
 /// ... or this many events.
 const FLOOR: u64 = 50;
-
-/// The counters compared: (name, the kernel's `/proc/vmstat` counters summed, the model's).
-const COUNTERS: &[(&str, &[&str], &[Stat])] = &[
-    ("pgscan_kswapd", &["pgscan_kswapd"], &[Stat::PgscanKswapd]),
-    ("pgscan_direct", &["pgscan_direct"], &[Stat::PgscanDirect]),
-    (
-        "allocstall",
-        &[
-            "allocstall_dma",
-            "allocstall_dma32",
-            "allocstall_normal",
-            "allocstall_movable",
-        ],
-        &[
-            Stat::AllocstallDma,
-            Stat::AllocstallDma32,
-            Stat::AllocstallNormal,
-            Stat::AllocstallMovable,
-        ],
-    ),
-    ("pgsteal_kswapd", &["pgsteal_kswapd"], &[Stat::PgstealKswapd]),
-    ("pgsteal_direct", &["pgsteal_direct"], &[Stat::PgstealDirect]),
-    (
-        "workingset_refault_anon",
-        &["workingset_refault_anon"],
-        &[Stat::WorkingsetRefaultAnon],
-    ),
-    (
-        "workingset_refault_file",
-        &["workingset_refault_file"],
-        &[Stat::WorkingsetRefaultFile],
-    ),
-    ("pswpout", &["pswpout"], &[Stat::Pswpout]),
-    ("pageoutrun", &["pageoutrun"], &[Stat::Pageoutrun]),
-    (
-        "kswapd_low_wmark_hit_quickly",
-        &["kswapd_low_wmark_hit_quickly"],
-        &[Stat::KswapdLowWmarkHitQuickly],
-    ),
-    (
-        "kswapd_high_wmark_hit_quickly",
-        &["kswapd_high_wmark_hit_quickly"],
-        &[Stat::KswapdHighWmarkHitQuickly],
-    ),
-];
 
 const DIRECT: &str = "direct reclaim: of each kernel's two boots one reclaims directly (6.12 classic \
     324 pages scanned, 6.12 MGLRU 256, 7.2 classic 264, 7.2 MGLRU 1,308, in 2-12 stalls, mostly \
@@ -210,7 +164,7 @@ fn rows() -> &'static Vec<Compared> {
                 });
             };
             push("misses", boots.iter().map(|b| b.run.misses).collect(), m.misses);
-            for (what, k, s) in COUNTERS {
+            for (what, k, s) in fidelity::GLOBAL_COUNTERS {
                 let mv: u64 = s.iter().map(|&s| m.vm(s).max(0) as u64).sum();
                 push(what, boots.iter().map(|b| kv(&b.run, k)).collect(), mv);
             }
