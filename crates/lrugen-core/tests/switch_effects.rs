@@ -1440,6 +1440,62 @@ fn classic_names_follow_the_preset() {
     assert_eq!(Classic::with_profile(&m, Profile::V7_2).name(), "classic-7.2");
 }
 
+/// `mglru_proportional_protection` (7.2.13's `get_nr_to_scan`; 6.12.118's scales nothing): under
+/// the parent's reclaim, a child above its `memory.low` but mostly protected (usage 8,192, low
+/// 7,168) gets an eighth of its budget (none at `DEF_PRIORITY`), so its unprotected sibling gives
+/// more of the pages; off, the walk takes them from the first child it visits, the protected one.
+#[test]
+fn proportional_protection_lets_the_unprotected_sibling_give_first() {
+    for base in [Profile::V6_12, Profile::V7_2] {
+        let mut lost = [(0, 0); 2];
+        for on in [false, true] {
+            let (mut k, parent, _task) = kernel(with(base, "mglru_proportional_protection", on), 65536, 0, None);
+            // two children of the workload memcg, each with a task and 8,192 file pages read once
+            let kids: Vec<(MemcgId, u32, u32)> = ["a", "b"]
+                .iter()
+                .map(|n| {
+                    let memcg = k.create_memcg(parent, n);
+                    let task = k.create_mm(memcg);
+                    (memcg, task, k.m.create_file(n, 8192, Advice::Normal))
+                })
+                .collect();
+            for &(_, task, file) in &kids {
+                for i in 0..8192 {
+                    k.read_page(task, file, i).unwrap();
+                }
+            }
+            // two more generations each, so that eviction needs no aging at any priority
+            for &(memcg, _, _) in &kids {
+                for _ in 0..2 {
+                    let seq = k.p.lrugen(memcg, 0).max_seq;
+                    let id = k.m.memcgs[memcg].id;
+                    k.p.debugfs_write(&mut k.m, &format!("+ {id} 0 {seq} 0 1")).unwrap();
+                }
+            }
+            k.m.memcgs[kids[0].0].low = 7168;
+            let stolen = |k: &K| -> Vec<i64> {
+                kids.iter()
+                    .map(|c| k.m.memcg_stat(c.0).get(Stat::PgstealDirect))
+                    .collect()
+            };
+            let before = stolen(&k);
+            let got = lrugen::reclaim::vmscan::try_to_free_mem_cgroup_pages(&mut k.m, &mut k.p, parent, 32, true);
+            assert!(got >= 32, "{} on = {on}: reclaimed {got}", base.label());
+            k.check().unwrap();
+            let after = stolen(&k);
+            lost[on as usize] = (after[0] - before[0], after[1] - before[1]);
+        }
+        let (off, on) = (lost[0], lost[1]);
+        // the pressure moves from the protected child to its sibling (6.12: all of it, 32 pages
+        // from a, then from b; 7.2, whose loop examines a few pages of each in turn: 27/12 then 6/27)
+        assert!(
+            off.0 > 0 && on.0 < off.0 && on.1 > off.1,
+            "{}: off {off:?}, on {on:?}",
+            base.label()
+        );
+    }
+}
+
 /// Every kernel switch has a direction test here (`fg_*`: `mglru_fg.rs`).
 #[test]
 fn every_kernel_switch_has_a_direction_test() {

@@ -256,6 +256,9 @@ macro_rules! switch_tests {
             // the walk's work only (which tables the next walk visits): `switch_effects.rs`,
             // `forced_walk_keeps_nonleaf_young_leaves_the_tables_marked`
             tested.push("forced_walk_keeps_nonleaf_young");
+            // needs a parent, two children and memory.low: `switch_effects.rs`,
+            // `proportional_protection_lets_the_unprotected_sibling_give_first`
+            tested.push("mglru_proportional_protection");
             // needs kernel memory charged and a stream of hundreds of xarray leaves:
             // `switch_effects.rs`, `workingset_lruvec_lru_size_reclaims_shadow_nodes_of_mglru_memcgs`
             tested.push("workingset_lruvec_lru_size");

@@ -190,9 +190,10 @@ pub fn shrink_lruvec(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize
     }
 }
 
-/// Proportional memory.min/low protection of the scan budget (`apply_proportional_protection`).
-fn apply_protection(m: &Machine, memcg: MemcgId, sc: &ScanControl, size: u64) -> u64 {
-    if Some(memcg) == sc.target_memcg || memcg == ROOT_MEMCG {
+/// Proportional memory.min/low protection of the scan budget (`apply_proportional_protection`;
+/// the switch `mglru_proportional_protection`, off in 6.12).
+fn apply_protection(p: &Mglru, m: &Machine, memcg: MemcgId, sc: &ScanControl, size: u64) -> u64 {
+    if !p.sw().mglru_proportional_protection || Some(memcg) == sc.target_memcg || memcg == ROOT_MEMCG {
         return size;
     }
     let mc = &m.memcgs[memcg];
@@ -224,7 +225,7 @@ fn get_nr_to_scan(
     if total > 0 && !m.memcgs[memcg].online() {
         return total as i64;
     }
-    let total = apply_protection(m, memcg, sc, total);
+    let total = apply_protection(p, m, memcg, sc, total);
     if !need || sc.priority == DEF_PRIORITY {
         return (total >> sc.priority) as i64;
     }
@@ -279,7 +280,7 @@ fn try_to_shrink_lruvec_7_2(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node
     let total = p.evictable_size(lv, swappiness);
     // get_nr_to_scan: all of a deleted memcg's evictable pages, else the protected share
     let mut budget = if m.memcgs[memcg].online() {
-        apply_protection(m, memcg, sc, total) >> sc.priority
+        apply_protection(p, m, memcg, sc, total) >> sc.priority
     } else {
         total
     };

@@ -369,6 +369,13 @@ switches! {
     /// `+`/`-` commands read a 64-bit id. Off: `memcg %5hu %s`, a 16-bit id right-aligned in
     /// five columns. Changes only the text.
     lru_gen_memcg_id_u64,
+    /// After 6.12 (first release unconfirmed; Debian 6.12.118's `get_nr_to_scan` scales nothing,
+    /// 7.2.13's goes through `apply_proportional_protection`; the model's 6.17 has it): an
+    /// lruvec's scan budget is scaled down by how much of its memcg's usage `memory.min`/`low`
+    /// protects, as the classic LRU's `get_scan_count` does, so a mostly protected memcg gives
+    /// little at each priority and its unprotected siblings give first. Off: the whole budget
+    /// until the memcg is below its protection.
+    mglru_proportional_protection,
 }
 
 impl Switches {
@@ -408,6 +415,7 @@ impl Switches {
         walk_swappiness: true,
         swappiness_max: true,
         scan_batch_bounded: true,
+        mglru_proportional_protection: true,
         dirty_writeback_reactivation: false,
         ..Switches::V6_12
     };
