@@ -886,6 +886,12 @@ fn with_ctl(cfg: &RunConfig, ops: &OpFile, ctl_at: &[(u64, u32)]) -> Result<RunC
     if ctl_at.is_empty() {
         return Ok(c);
     }
+    if let Some(m) = ops.memcgs.first() {
+        return Err(Error::Config(format!(
+            "control ops in an op file whose task runs in memcg {m} below the workload memcg: the \
+             replayer writes its own memcg's files, the model the workload memcg's"
+        )));
+    }
     if cfg.ctl.is_some() {
         return Err(Error::Config(
             "an op file with control ops and a control script of the run's: expected one of them".into(),
@@ -1440,6 +1446,30 @@ Swap:                  0 kB
     /// The control ops of an op file run in the model where the replayer runs them: after the
     /// steps before them, in order, each with the measured accesses done, its errno and `lru_gen`
     /// after it; the placeholders are the model's (its memcg id, its sequence numbers).
+    /// A task in a child memcg (`lrugen-ops 4`) runs its control ops on its own memcg's files in
+    /// the guest: the model, which writes the workload memcg's, refuses them; without control ops
+    /// the task's pages are charged to the child, counted in the workload memcg above it.
+    #[test]
+    fn a_task_in_a_child_memcg() {
+        let s = Settings {
+            lru: "mglru".into(),
+            lru_gen_enabled: "y".into(),
+            model_capacity_pages: 4096,
+            ..Default::default()
+        };
+        let cfg = config(&s, Profile::V6_12).unwrap();
+        let ctl = OpFile::parse("lrugen-ops 4\nfile 0 f 4\ntask 0 memcg a\nr 0 1\ncr lru_gen\n").unwrap();
+        let e = run(&ctl, &cfg).unwrap_err().to_string();
+        assert!(e.contains("runs in memcg a below the workload memcg"), "{e}");
+        let plain = OpFile::parse("lrugen-ops 4\nfile 0 f 4\ntask 0 memcg a\nr 0 1\nr 0 2\n").unwrap();
+        let r = run(&plain, &cfg).unwrap();
+        assert_eq!(r.misses, 2);
+        assert!(
+            r.memcg(lrugen::mm::vmstat::Stat::NrFilePages) >= 2,
+            "counted up the tree"
+        );
+    }
+
     #[test]
     fn control_ops_run_at_their_places() {
         let text = "lrugen-ops 3\nwindow 0\nfile 0 f 64\ntask 0\ncr lru_gen\nr 0 1\nr 0 2\n\

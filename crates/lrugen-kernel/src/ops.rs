@@ -591,7 +591,8 @@ pub const GUEST_CTL: &str = "writes of lru_gen and memory.reclaim and reads of l
 /// after the op that is the N-th measured access (N = 0: before the first op), as the model's
 /// control script runs it after that step; actions due at one place run in the script's order.
 /// The guest can do [`GUEST_CTL`] only: any other file, a `memcg`, `mkdir`/`rmdir`, `at_step` or
-/// `at_ms`, a place beyond the workload's measured accesses, or an op file of several tasks is an
+/// `at_ms`, a place beyond the workload's measured accesses, an op file of several tasks or one
+/// whose task runs in a child memcg (`lrugen-ops 4`) is an
 /// error naming the script's line.
 pub fn add_ctl(ops: &OpFile, script: &lrugen::control::Script, name: &str) -> Result<OpFile, Error> {
     use lrugen::control::{CtlFile, Unit};
@@ -603,6 +604,12 @@ pub fn add_ctl(ops: &OpFile, script: &lrugen::control::Script, name: &str) -> Re
         return Err(Error::Config(format!(
             "{name}: control actions in a workload of {} tasks: the guest runs them in a one-task replay only",
             ops.nr_tasks()
+        )));
+    }
+    if let Some(m) = ops.memcgs.first() {
+        return Err(Error::Config(format!(
+            "{name}: control actions in a workload that runs in memcg {m} below the workload memcg: the \
+             guest's replayer would write its own memcg's memory.reclaim, the model the workload memcg's"
         )));
     }
     let measuring_from = ops.ops.iter().position(|o| *o == ReplayOp::MeasureStart);
@@ -785,5 +792,11 @@ mod tests {
         let two = OpFile::parse("lrugen-ops 2\nfile 0 f 8\ntask 0\nr 0 1\ntask 1\nr 0 2\n").unwrap();
         let e = add_ctl(&two, &script("[[action]]\nat = 1\nread = \"lru_gen\"\n"), "s.toml").unwrap_err();
         assert!(e.to_string().contains("a workload of 2 tasks"), "{e}");
+        let child = OpFile::parse("lrugen-ops 4\nfile 0 f 8\ntask 0 memcg a\nr 0 1\n").unwrap();
+        let e = add_ctl(&child, &script("[[action]]\nat = 1\nread = \"lru_gen\"\n"), "s.toml").unwrap_err();
+        assert!(
+            e.to_string().contains("runs in memcg a below the workload memcg"),
+            "{e}"
+        );
     }
 }
