@@ -36,7 +36,7 @@ struct OneKernel {
 }
 
 /// The options of one run that a matrix file sets per cell instead.
-const PER_CELL: [&str; 29] = [
+const PER_CELL: [&str; 30] = [
     "series",
     "image",
     "modules",
@@ -63,6 +63,7 @@ const PER_CELL: [&str; 29] = [
     "format",
     "exp",
     "cpus",
+    "lockstep",
     "every",
     "fixture",
     "debugfs_every_window",
@@ -202,6 +203,12 @@ pub struct KernelArgs {
     /// Default: the experiment's [engine] cpus, else 1.
     #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
     cpus: Option<u32>,
+    /// Replay a multi-task workload's tasks in lockstep: in rounds of K accesses each, every
+    /// task waiting at a round's end for the others (op files version 5, docs/op-files.md), so
+    /// that the guest interleaves the tasks' accesses as the model does instead of as qemu's
+    /// round-robin vCPUs and the tasks' unequal speeds make it.
+    #[arg(long, value_name = "K", value_parser = count32, allow_negative_numbers = true)]
+    lockstep: Option<u32>,
     /// Window: report misses and capture lru_gen every N measured accesses (default: a 20th of
     /// the run).
     #[arg(long, value_name = "N", value_parser = count, allow_negative_numbers = true)]
@@ -465,6 +472,14 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         }
         None => ops,
     };
+    let ops = match a.lockstep {
+        None => ops,
+        Some(0) => return Err("--lockstep: expected accesses per round, 1 or more".into()),
+        Some(_) if ops.nr_tasks() == 1 => {
+            return Err("--lockstep: the workload has one task; lockstep keeps several in step".into())
+        }
+        Some(k) => OpFile { lockstep: k, ..ops },
+    };
     let swap = explicit_swap.unwrap_or(if ops.anon_pages > 0 { Swap::Disk } else { Swap::None });
     if swap != Swap::None && swap_pages == 0 {
         return Err("--swap-size: swap of 0 bytes (use --swap none)".into());
@@ -713,6 +728,7 @@ fn settings_of(a: &KernelArgs, p: &Plan, o: &KernelOpts, run: &lrugen_kernel::Ke
         model_capacity_pages: cap,
         guest_mem_mib: o.guest_mem_mib,
         zones: run.global_zones(),
+        lockstep: p.ops.lockstep,
     }
 }
 

@@ -414,6 +414,16 @@ const CASES: &[Case] = &[
         ],
     ),
     case(
+        &["kernel", "--lockstep", "2", "--accesses", "10"],
+        1,
+        &["--lockstep", "the workload has one task"],
+    ),
+    case(
+        &["kernel", "--lockstep", "0", "--accesses", "10"],
+        1,
+        &["--lockstep", "expected accesses per round, 1 or more"],
+    ),
+    case(
         &["kernel", "--advice", "sequential"],
         1,
         &["--advice", "expected random or normal", "'sequential'"],

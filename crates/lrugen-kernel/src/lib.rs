@@ -468,6 +468,7 @@ pub fn file_read_ops(
 ) -> OpFile {
     let mut s = lrugen::workload::dist::Sampler::new(dist, file_pages, seed);
     OpFile {
+        lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
         tasks: Vec::new(),
@@ -543,6 +544,7 @@ pub fn anon_ops(
         });
     }
     Ok(OpFile {
+        lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
         tasks: Vec::new(),
@@ -633,6 +635,7 @@ pub fn mixed_ops(
         ops.push(*op.ok_or_else(|| Error::Config("mixed workload: a sub-stream ended early".into()))?);
     }
     Ok(OpFile {
+        lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
         tasks: Vec::new(),
@@ -946,7 +949,11 @@ impl Capture {
             (Some(b), _) => b.ops(),
             (None, Some(text)) => {
                 let cfg = fixture_experiment(text)?;
-                ops::experiment_ops(&cfg, self.settings.window)
+                let ops = ops::experiment_ops(&cfg, self.settings.window)?;
+                Ok(OpFile {
+                    lockstep: self.settings.lockstep,
+                    ..ops
+                })
             }
             (None, None) => match &self.ops {
                 Some(text) => OpFile::parse(text).map_err(|e| Error::Config(format!("the capture's op file: {e}"))),

@@ -471,7 +471,10 @@ fn task_memcgs(ops: &OpFile, m: &mut Machine, t: MemcgId) -> Vec<MemcgId> {
 /// its private pages ([`replayer_task_pages`]), then replays its ops, touching its hot pages one
 /// an op in turn and reading its part of the parent's op list in order. The tasks' ops are
 /// interleaved in a virtual time where every op takes [`INTERLEAVE_OP_NS`] and a think op its
-/// time (ties to the lower task): with no think time, one op of each task in turn. The third
+/// time (ties to the lower task): with no think time, one op of each task in turn. In lockstep
+/// (`lockstep K`) the interleaving is the guest's rounds: the ops up to each task's `K`-th
+/// access of the round, task by task, then the next round (think time then changes nothing:
+/// the others wait for the sleeper at the round's end). The third
 /// value is the replay task of every step (`u32::MAX` for the setup's).
 fn multi_steps(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result<(Vec<Step>, u32, Vec<u32>), Error> {
     let n = ops.nr_tasks();
@@ -577,9 +580,16 @@ fn multi_steps(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Res
         let (_, tops) = ops.task(i);
         let mut measure = !tops.contains(&ReplayOp::MeasureStart);
         let mut now = 0u64;
+        let mut done_accesses = 0u64;
         let hot = if replayer { crate::REPLAYER_HOT_PAGES } else { 0 };
         for (j, op) in tops.iter().enumerate() {
-            let at = now;
+            let at = if ops.lockstep > 0 {
+                // the round of this task's next access
+                done_accesses / u64::from(ops.lockstep)
+            } else {
+                now
+            };
+            done_accesses += u64::from(op.is_access());
             now += INTERLEAVE_OP_NS;
             let load = |task: u32, base: u32, key: u64, p: u64| Step {
                 op: Op::Load {
@@ -771,6 +781,7 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
     for (i, c) in per.iter_mut().enumerate() {
         let (anon, tops) = ops.task(i);
         let one = OpFile {
+            lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
             window: 0,
@@ -833,6 +844,7 @@ pub fn replayer_minor(ops: &OpFile) -> u64 {
             .map(|i| {
                 let (anon, tops) = ops.task(i);
                 replayer_minor(&OpFile {
+                    lockstep: 0,
                     ctl: Vec::new(),
                     memcgs: Vec::new(),
                     window: 0,
@@ -1143,6 +1155,7 @@ mod tests {
     #[test]
     fn minor_faults_are_the_replayers_first_touches() {
         let ops = OpFile {
+            lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
             tasks: Vec::new(),
@@ -1251,6 +1264,7 @@ Size:              65536 kB
 7ffd1c3d1000-7ffd1c3f2000 rw-p 00000000 00:00 0                          [stack]
 ";
         let ops = OpFile {
+            lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
             window: 0,
@@ -1296,6 +1310,60 @@ Size:              65536 kB
     /// The replayer's heap is its `Rss` plus its `Swap` in smaps, and the model's replayer writes
     /// that many fixed pages: a smaller op text leaves a larger heap (glibc), and the model's
     /// process grows by the difference from [`crate::REPLAYER_HEAP_PAGES`], nothing else.
+    /// In lockstep the tasks' accesses come in the guest's rounds: each task's next K, task by
+    /// task, a sleeper holding the others back (its think time changes nothing); free running,
+    /// one op of each in turn with think time pushing the sleeper's later ops back.
+    #[test]
+    fn lockstep_interleaves_by_rounds() {
+        let loads = |n: u64| (0..n).map(|v| ReplayOp::Load { vpn: v }).collect::<Vec<_>>();
+        let mut t0 = loads(4);
+        t0.insert(
+            1,
+            ReplayOp::Think {
+                ns: 50 * INTERLEAVE_OP_NS,
+            },
+        );
+        let ops = OpFile {
+            lockstep: 0,
+            ctl: Vec::new(),
+            memcgs: Vec::new(),
+            window: 0,
+            files: Vec::new(),
+            anon_pages: 4,
+            ops: t0,
+            tasks: vec![
+                lrugen_replay::ReplayTask {
+                    anon_pages: 6,
+                    ops: loads(6),
+                },
+                lrugen_replay::ReplayTask {
+                    anon_pages: 1,
+                    ops: loads(1),
+                },
+            ],
+        };
+        // the measured steps' tasks in order (the replayer's own pages are not measured)
+        let order = |ops: &OpFile| {
+            let mut m = Machine::new(lrugen::mm::MachineConfig::simple(4096, 0));
+            let t = m.create_memcg(lrugen::mm::memcg::ROOT_MEMCG, "t");
+            let (steps, _, owner) = multi_steps(ops, &mut m, t, false).unwrap();
+            steps
+                .iter()
+                .zip(&owner)
+                .filter(|(s, _)| s.measure)
+                .map(|(_, &o)| o)
+                .collect::<Vec<u32>>()
+        };
+        assert_eq!(order(&ops), [0, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]);
+        let two = OpFile {
+            lockstep: 2,
+            ..ops.clone()
+        };
+        assert_eq!(order(&two), [0, 0, 1, 1, 2, 0, 0, 1, 1, 1, 1]);
+        let one = OpFile { lockstep: 1, ..ops };
+        assert_eq!(order(&one), [0, 1, 2, 0, 1, 0, 1, 0, 1, 1, 1]);
+    }
+
     #[test]
     fn the_replayers_heap_is_read_off_smaps() {
         let smaps = "\
@@ -1309,6 +1377,7 @@ Rss:                   8 kB
 Swap:                  0 kB
 ";
         let ops = OpFile {
+            lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
             window: 0,
@@ -1386,6 +1455,7 @@ Swap:                  0 kB
 ";
         // the trace's shape: 7,566 accesses over 600 anon pages, every page touched
         let ops = OpFile {
+            lockstep: 0,
             window: 0,
             files: Vec::new(),
             anon_pages: 600,

@@ -198,6 +198,7 @@ pub fn hot_and_cold(
         advice: FileAdvice::Random,
     };
     Ok(OpFile {
+        lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
         tasks: Vec::new(),
@@ -222,6 +223,7 @@ fn one_file(pages: u64) -> Vec<ReplayFile> {
 pub fn mmap_reads(file_pages: u64, accesses: u64, dist: Dist, seed: u64, window: u64) -> OpFile {
     let mut s = Sampler::new(dist, file_pages, seed);
     OpFile {
+        lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
         tasks: Vec::new(),
@@ -281,6 +283,7 @@ pub fn file_and_anon(
         });
     }
     OpFile {
+        lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
         tasks: Vec::new(),
@@ -295,6 +298,7 @@ pub fn file_and_anon(
 /// (`mmap: false`) or mmap loads of one file of `nr_pages` pages, page id = page index.
 pub fn trace_ops(pages: &[u32], nr_pages: u32, mmap: bool, window: u64) -> OpFile {
     OpFile {
+        lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
         tasks: Vec::new(),
@@ -346,6 +350,7 @@ pub fn typed_trace_ops(t: &lrugen::workload::trace_ops::TraceOps, window: u64) -
         });
     }
     Ok(OpFile {
+        lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
         tasks: Vec::new(),
@@ -507,6 +512,7 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
         .next()
         .ok_or_else(|| Error::Config("the workload has no task".into()))?;
     Ok(OpFile {
+        lockstep: 0,
         ctl: Vec::new(),
         memcgs,
         window,

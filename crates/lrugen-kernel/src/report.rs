@@ -59,6 +59,11 @@ pub struct Settings {
     /// from them ([`crate::model::config`]). Empty under a memcg limit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub zones: Vec<crate::zoneinfo::ZoneInfo>,
+    /// The tasks' lockstep, accesses per round (`lrugen kernel --lockstep`; 0: none): the op
+    /// file's `lockstep` line, which an op file made again from the capture's experiment gets
+    /// from here ([`crate::Capture::ops`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lockstep: u32,
 }
 
 /// `memory.max` as a person reads it: `32 MiB`, or `max` (no limit: 0 bytes here).

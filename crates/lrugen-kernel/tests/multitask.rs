@@ -5,13 +5,17 @@
 //! in one, an anon loop in the other; each task a process of its own in the guest, on `-smp 2`, the
 //! experiments' `[engine] cpus`) run by `lrugen kernel --exp FILE --fixture` on Debian 6.12 with
 //! MGLRU and with the classic LRU, each booted three times (`…-bootN.json`;
-//! `scripts/regen-kernel-multitask.sh`). The model replays the same op file once
-//! (`model::run_tasks`: the tasks interleaved one op each in turn, each process with its own
+//! `scripts/regen-kernel-multitask.sh`; the siblings' two tasks in lockstep, `--lockstep 1`, one
+//! access each per round: free running, qemu's round-robin vCPUs let the never-blocking loop run
+//! far ahead of the file task, which waits for its reads). The model replays the same op file once
+//! (`model::run_tasks`: the tasks interleaved one op each in turn, or by the lockstep's rounds,
+//! each process with its own
 //! replayer pages) and is checked against every boot: total misses, each task's misses, minor
 //! faults, `workingset_refault_*`, `pgscan` and `pgscan` by reclaimer. The tolerance of a check is
 //! the kernel's own run-to-run spread of that counter over the boots (largest − smallest, over the
 //! smallest) plus 2 percentage points (`fidelity::SPREAD_MARGIN`), and at least 50 events for all
-//! but total misses (`fidelity::COUNTER_FLOOR`). Measured spreads of total misses when these
+//! but total misses (`fidelity::COUNTER_FLOOR`); a counter whose spread is above
+//! `fidelity::MAX_SPREAD` (25 %) must lie within the boots' range (± the floor). Measured spreads of total misses when these
 //! fixtures were made (three boots): see the README, "Fidelity". A check out of tolerance fails
 //! unless listed in [`GAPS`] with its reason; a listed gap that closes fails too. No qemu here.
 
@@ -41,29 +45,15 @@ const CLASSIC_YCSB_SCAN: &str = "6.12 classic YCSB-B: the kernel scans 5.0 % mor
     folios under writeback (pgrotated; model 0) and deactivates fewer (pgdeactivate 12440 against \
     14945): the writeback of the updated pages, not yet looked into";
 
-const SIBLINGS_MGLRU: &str = "6.12 MGLRU, two sibling memcgs under /t (24 MiB): the kernel takes \
-    almost all of the limit's reclaim from /t/a (file: pgscan 13,312-13,440 in a's memory.stat) and \
-    evicts 192 pages of /t/b (3 batches of 64, in every boot), which stay in swap to the end and are \
-    never refaulted though the loop touches every page of b about 10 times (task 1: 0 misses): they \
-    went after their last access. The model evicts b's loop pages while the loop runs (pgscan_anon \
-    23,943 for 656 stolen, 655 refaulted; task 1: 655 misses). In the model b ages twice in quick \
-    succession (max_seq 3 -> 4 -> 5, as the kernel's lru_gen shows for b too); its second walk, not \
-    forced, visits only the PMD tables whose non-leaf accessed bit was set again since the first \
-    (525 PTEs: 59 young), so the rest of the loop stays in the oldest generation and is evicted. \
-    (The model's forced first walk tests and clears those bits as 6.1 does, where 6.12.118's \
-    walk_pmd_range leaves them in a forced scan; doing as 6.12 does changes none of these numbers, \
-    tried.) The guest's tasks do not run at one speed: the loop never blocks, the \
-    file task waits for its misses, so in the guest the loop likely finishes well before the file \
-    task (its idle pages are then what reclaim takes), where the model interleaves one op of each \
-    task in turn for the whole replay (right for the symmetric fio and YCSB tasks)";
-const SIBLINGS_CLASSIC: &str = "6.12 classic, two sibling memcgs under /t: the kernel swaps out \
-    1,763-2,162 anon pages and refaults 0-32 (the loop's, once idle, or its cold ones) and its file task \
-    misses 12,089-12,672; the model swaps out 380, refaults 163 and its file task misses 14,698 \
-    (+18 %, file refaults +43 %): with the loop running beside it for the whole replay, its anon \
-    pages stay hot and the file task's pages carry the limit's reclaim. Likely the tasks' speeds \
-    (see the MGLRU gap): the model interleaves them one op each, the guest runs the never-blocking \
-    loop ahead";
-
+const SIBLINGS_MGLRU: &str = "6.12 MGLRU, two sibling memcgs under /t (24 MiB), the tasks in lockstep \
+    (one access each per round, as the model interleaves them): the file task's misses and refaults \
+    match (15,368 against 15,334-15,368; 8,283 against 8,249-8,283), and the limit's reclaim of /t/a's \
+    file pages too (pgscan 13,824 against 13,824-13,888); the loop's /t/b is where they part: the \
+    kernel scans 18,216-22,456 of b's anon folios and evicts 986-5,467 of them (every one refaulted: \
+    task 1 misses 981-5,464, a spread the kernel cannot repeat), the model scans 23,942 and evicts \
+    655, fewer than any boot: the model's scans of b find more of the loop's pages young or \
+    protected than the kernel's. Which (the walk's young bits, look-around, the tier protection of \
+    the loop's refaults) is not known yet";
 /// Known differences between the model and the kernel: (fixture name without `-bootN`, check,
 /// why).
 const GAPS: &[(&str, &str, &str)] = &[
@@ -82,23 +72,8 @@ const GAPS: &[(&str, &str, &str)] = &[
     ("debian-6.12-mglru-siblings", "misses", SIBLINGS_MGLRU),
     ("debian-6.12-mglru-siblings", "task 1 misses", SIBLINGS_MGLRU),
     ("debian-6.12-mglru-siblings", "workingset_refault_anon", SIBLINGS_MGLRU),
-    ("debian-6.12-mglru-siblings", "workingset_refault_file", SIBLINGS_MGLRU),
     ("debian-6.12-mglru-siblings", "pgscan", SIBLINGS_MGLRU),
     ("debian-6.12-mglru-siblings", "pswpout", SIBLINGS_MGLRU),
-    ("debian-6.12-classic-siblings", "misses", SIBLINGS_CLASSIC),
-    ("debian-6.12-classic-siblings", "task 0 misses", SIBLINGS_CLASSIC),
-    (
-        "debian-6.12-classic-siblings",
-        "workingset_refault_anon",
-        SIBLINGS_CLASSIC,
-    ),
-    (
-        "debian-6.12-classic-siblings",
-        "workingset_refault_file",
-        SIBLINGS_CLASSIC,
-    ),
-    ("debian-6.12-classic-siblings", "pgscan", SIBLINGS_CLASSIC),
-    ("debian-6.12-classic-siblings", "pswpout", SIBLINGS_CLASSIC),
 ];
 
 fn all() -> &'static Vec<MultiCompared> {
@@ -148,21 +123,30 @@ fn every_experiment_has_boots_per_kernel_and_lru() {
 fn the_kernels_spread_is_small_enough_to_check_against() {
     let mut bad = Vec::new();
     for c in all() {
-        for what in ["misses", "workingset_refault_file", "pgscan"] {
+        // the siblings' loop (task 1) is not repeatable on the kernel: its refaults over three
+        // boots in lockstep are 981-5,464 (MGLRU) and 0-599 (classic), so that its misses, the
+        // anon refaults, pswpout and the total are judged by the boots' range; the file task's
+        // (task 0) are what the spread must hold for
+        let misses = if c.name.ends_with("-siblings") {
+            "task 0 misses"
+        } else {
+            "misses"
+        };
+        for what in [misses, "workingset_refault_file", "pgscan"] {
             let k = c.check(what).expect("checked");
             if k.spread > fidelity::MAX_SPREAD {
                 bad.push(format!("{} {what}: boots {:?}", c.name, k.kernel));
             }
         }
         // and the misses, at most 3 %: the tasks' interleaving moves them, not by much (5 % for
-        // the classic siblings, whose two tasks run at very different speeds: 12,089-12,672)
-        let m = c.check("misses").expect("checked");
+        // the classic siblings' file task: 14,283-14,826)
+        let m = c.check(misses).expect("checked");
         let max = if c.name.ends_with("classic-siblings") {
             0.05
         } else {
             0.03
         };
-        assert!(m.spread <= max, "{}: misses over the boots {:?}", c.name, m.kernel);
+        assert!(m.spread <= max, "{}: {misses} over the boots {:?}", c.name, m.kernel);
     }
     assert!(bad.is_empty(), "boots too far apart:\n{}", bad.join("\n"));
 }

@@ -81,6 +81,20 @@ pub enum ReplayOp {
     Ctl { id: u32 },
 }
 
+impl ReplayOp {
+    /// Whether it is an access (`r`, `p`, `m`, `l`, `s`): what lockstep's rounds count.
+    pub fn is_access(&self) -> bool {
+        matches!(
+            self,
+            ReplayOp::Read { .. }
+                | ReplayOp::Write { .. }
+                | ReplayOp::MmapLoad { .. }
+                | ReplayOp::Load { .. }
+                | ReplayOp::Store { .. }
+        )
+    }
+}
+
 /// The control files the replayer writes or reads at an op's position (version 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CtlTarget {
@@ -388,6 +402,12 @@ pub struct OpFile {
     /// The memcg of each task (index = task), a child of the workload memcg; empty when the
     /// file names none. A file with any is written as version 4.
     pub memcgs: Vec<String>,
+    /// Lockstep (`lockstep K`, version 5; 0: none): the tasks advance in rounds, each doing
+    /// its next `K` accesses (`r`, `p`, `m`, `l`, `s`) and then waiting for every task still
+    /// replaying to have done as many, so that the order of the tasks' accesses is fixed to
+    /// within a round, whatever the guest's scheduler and the emulator's vCPU switching make of
+    /// their speeds. Only with several tasks.
+    pub lockstep: u32,
 }
 
 /// Whether `name` can be a task's memcg: one cgroup path component of letters, digits, `_`, `-`
@@ -408,7 +428,7 @@ fn number(t: &str) -> Option<u64> {
 }
 
 /// The highest version this module reads.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// Tasks an op file may have (the replayer forks one process each).
 pub const MAX_TASKS: u64 = 1024;
@@ -453,8 +473,11 @@ impl OpFile {
 
     /// The format version [`Self::to_text`] writes: 1 unless there are several tasks or ops of
     /// version 2 (so that version 1 files read and written back are unchanged), 3 with control
-    /// ops, 4 with memcgs.
+    /// ops, 4 with memcgs, 5 in lockstep.
     pub fn version(&self) -> u32 {
+        if self.lockstep > 0 {
+            return 5;
+        }
         if !self.memcgs.is_empty() {
             return 4;
         }
@@ -480,6 +503,9 @@ impl OpFile {
         let version = self.version();
         let _ = writeln!(s, "lrugen-ops {version}");
         let _ = writeln!(s, "window {}", self.window);
+        if self.lockstep > 0 {
+            let _ = writeln!(s, "lockstep {}", self.lockstep);
+        }
         for f in &self.files {
             let _ = match f.advice {
                 FileAdvice::Random => writeln!(s, "file {} {} {}", f.id, f.path, f.pages),
@@ -556,10 +582,11 @@ impl OpFile {
                     "lrugen-ops 2" => 2,
                     "lrugen-ops 3" => 3,
                     "lrugen-ops 4" => 4,
+                    "lrugen-ops 5" => 5,
                     _ => {
                         return Err(err(format!(
-                        "expected header 'lrugen-ops 1', 'lrugen-ops 2', 'lrugen-ops 3' or 'lrugen-ops 4', found '{l}'"
-                    )))
+                            "expected header 'lrugen-ops 1' to 'lrugen-ops {VERSION}', found '{l}'"
+                        )))
                     }
                 };
                 if version == 1 {
@@ -592,6 +619,25 @@ impl OpFile {
             let op = match kw {
                 "window" => {
                     out.window = num("window size")?;
+                    continue;
+                }
+                "lockstep" if version >= 5 => {
+                    if cur.is_some() {
+                        return Err(err(
+                            "'lockstep' inside a task's section: expected it before 'task 0'".into()
+                        ));
+                    }
+                    let k = num("accesses per round")?;
+                    if k == 0 || k > u32::MAX as u64 {
+                        return Err(err(format!(
+                            "lockstep {k}: expected accesses per round from 1 to {}",
+                            u32::MAX
+                        )));
+                    }
+                    if out.lockstep > 0 {
+                        return Err(err("lockstep declared twice".into()));
+                    }
+                    out.lockstep = k as u32;
                     continue;
                 }
                 "task" if version >= 2 => {
@@ -787,7 +833,11 @@ impl OpFile {
                     }
                 }
                 _ => {
-                    return Err(err(if version >= 3 {
+                    return Err(err(if version >= 5 {
+                        format!(
+                            "unknown op '{kw}': expected r, p, m, l, s, w, t, q, c, cr, task, file, anon, window or lockstep"
+                        )
+                    } else if version >= 3 {
                         format!("unknown op '{kw}': expected r, p, m, l, s, w, t, q, c, cr, task, file, anon or window")
                     } else if version >= 2 {
                         format!("unknown op '{kw}': expected r, p, m, l, s, w, t, q, task, file, anon or window")
@@ -807,6 +857,16 @@ impl OpFile {
             return Err(OpFileError {
                 line: 1,
                 msg: "empty op file".into(),
+            });
+        }
+        if out.lockstep > 0 && out.tasks.is_empty() {
+            let line = text
+                .lines()
+                .position(|l| l.trim_start().starts_with("lockstep"))
+                .map_or(1, |i| i + 1);
+            return Err(OpFileError {
+                line,
+                msg: "lockstep with one task: expected several tasks ('task 1', ...) to keep in step".into(),
             });
         }
         Ok(out)
@@ -855,6 +915,7 @@ mod tests {
     #[test]
     fn round_trip() {
         let f = OpFile {
+            lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
             tasks: Vec::new(),
@@ -946,6 +1007,7 @@ mod tests {
 
     fn two_tasks() -> OpFile {
         OpFile {
+            lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
             window: 10,
@@ -973,6 +1035,45 @@ mod tests {
                 },
             ],
         }
+    }
+
+    #[test]
+    fn lockstep_is_version_5_and_needs_several_tasks() {
+        let f = OpFile {
+            lockstep: 4,
+            ..two_tasks()
+        };
+        let text = f.to_text();
+        assert!(
+            text.starts_with("lrugen-ops 5\nwindow 10\nlockstep 4\nfile 3 f3 8\ntask 0\n"),
+            "{text}"
+        );
+        assert_eq!(OpFile::parse(&text).unwrap(), f);
+        let e = |t: &str| OpFile::parse(t).unwrap_err();
+        let x = e("lrugen-ops 5\nlockstep 2\ntask 0\nanon 1\nl 0\n");
+        assert_eq!(
+            (x.line, x.msg.as_str()),
+            (
+                2,
+                "lockstep with one task: expected several tasks ('task 1', ...) to keep in step"
+            )
+        );
+        let x = e("lrugen-ops 5\nlockstep 0\ntask 0\ntask 1\n");
+        assert_eq!(
+            (x.line, x.msg.as_str()),
+            (2, "lockstep 0: expected accesses per round from 1 to 4294967295")
+        );
+        let x = e("lrugen-ops 5\nlockstep 1\nlockstep 1\ntask 0\ntask 1\n");
+        assert_eq!((x.line, x.msg.as_str()), (3, "lockstep declared twice"));
+        let x = e("lrugen-ops 5\ntask 0\nlockstep 1\ntask 1\n");
+        assert_eq!(
+            (x.line, x.msg.as_str()),
+            (3, "'lockstep' inside a task's section: expected it before 'task 0'")
+        );
+        let x = e("lrugen-ops 5\nlockstep x\ntask 0\ntask 1\n");
+        assert_eq!(x.msg, "expected accesses per round (a number), found 'x'");
+        // before version 5 it is an unknown op
+        assert!(e("lrugen-ops 4\nlockstep 1\n").msg.contains("unknown op 'lockstep'"));
     }
 
     #[test]
@@ -1048,9 +1149,7 @@ mod tests {
         // version 1 knows no tasks, think or request marks
         assert!(e("lrugen-ops 1\ntask 0\n").msg.contains("unknown op 'task'"));
         assert!(e("lrugen-ops 1\nq\n").msg.contains("unknown op 'q'"));
-        assert!(e("lrugen-ops 5\n")
-            .msg
-            .contains("'lrugen-ops 1', 'lrugen-ops 2', 'lrugen-ops 3' or 'lrugen-ops 4'"));
+        assert!(e("lrugen-ops 6\n").msg.contains("'lrugen-ops 1' to 'lrugen-ops 5'"));
         // control ops are version 3's
         assert!(e("lrugen-ops 2\ntask 0\nc lru_gen + 1 0 3\n")
             .msg
@@ -1299,8 +1398,9 @@ memcg     2 /t\n node     0\n          1       3316          0x          0 \n\
                 ReplayTask { anon_pages: anon, ops }
             };
             let t0 = task(&mut next);
-            let tasks = (0..next(4)).map(|_| task(&mut next)).collect();
+            let tasks: Vec<ReplayTask> = (0..next(4)).map(|_| task(&mut next)).collect();
             let f = OpFile {
+                lockstep: if tasks.is_empty() { 0 } else { next(3) as u32 },
                 ctl: Vec::new(),
                 memcgs: Vec::new(),
                 window: next(100),
@@ -1342,6 +1442,8 @@ memcg     2 /t\n node     0\n          1       3316          0x          0 \n\
             "task",
             "lrugen-ops 2",
             "lrugen-ops 3",
+            "lrugen-ops 5",
+            "lockstep",
             "c",
             "cr",
             "lru_gen",

@@ -117,6 +117,117 @@ struct Shared {
     ended: AtomicU64,
     /// `CLOCK_MONOTONIC` when the tasks were released.
     t0: AtomicU64,
+    /// The lockstep barrier (`lockstep K`): the round in the high 32 bits (the futex word the
+    /// waiters sleep on), the tasks arrived in it in bits 16..32, the tasks still replaying in
+    /// bits 0..16.
+    step: AtomicU64,
+}
+
+/// Rounds of a lockstep replay: every task still replaying waits at the end of each of its
+/// rounds of `K` accesses until all have ended theirs. A barrier over processes: a word of the
+/// shared page and a futex on its round (not private: the page is shared between processes).
+impl Shared {
+    fn pack(round: u64, arrived: u64, running: u64) -> u64 {
+        (round << 32) | (arrived << 16) | running
+    }
+    fn unpack(s: u64) -> (u64, u64, u64) {
+        (s >> 32, (s >> 16) & 0xffff, s & 0xffff)
+    }
+    /// The round's 32-bit half of `step`, for the futex.
+    fn round_word(&self) -> *const u32 {
+        let p = &self.step as *const AtomicU64 as *const u32;
+        // the high half of a little-endian u64 is its second u32
+        #[cfg(target_endian = "little")]
+        // SAFETY: within the u64.
+        let p = unsafe { p.add(1) };
+        p
+    }
+    fn wake_all(&self) {
+        // SAFETY: a futex wake on a word of the shared page.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                self.round_word(),
+                libc::FUTEX_WAKE,
+                i32::MAX,
+                0usize,
+                0usize,
+                0u32,
+            );
+        }
+    }
+    /// Wait until round `round` has ended.
+    fn wait_round(&self, round: u64) {
+        while self.step.load(Ordering::SeqCst) >> 32 == round {
+            // SAFETY: a futex wait on a word of the shared page while it still holds `round`
+            // (the kernel checks it atomically; EAGAIN or a wakeup loops to check again).
+            unsafe {
+                libc::syscall(
+                    libc::SYS_futex,
+                    self.round_word(),
+                    libc::FUTEX_WAIT,
+                    round as u32,
+                    0usize,
+                    0usize,
+                    0u32,
+                );
+            }
+        }
+    }
+    /// This task has ended its round: the last to arrive starts the next and wakes the others,
+    /// the others wait for it.
+    fn arrive(&self) {
+        loop {
+            let s = self.step.load(Ordering::SeqCst);
+            let (round, arrived, running) = Self::unpack(s);
+            if arrived + 1 >= running {
+                let next = Self::pack((round + 1) & 0xffff_ffff, 0, running);
+                if self
+                    .step
+                    .compare_exchange(s, next, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+                {
+                    self.wake_all();
+                    return;
+                }
+            } else if self
+                .step
+                .compare_exchange(
+                    s,
+                    Self::pack(round, arrived + 1, running),
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                )
+                .is_ok()
+            {
+                self.wait_round(round);
+                return;
+            }
+        }
+    }
+    /// This task has no ops left: it leaves, and ends the round if the others have all arrived.
+    fn leave(&self) {
+        loop {
+            let s = self.step.load(Ordering::SeqCst);
+            let (round, arrived, running) = Self::unpack(s);
+            let left = running.saturating_sub(1);
+            let (next, wake) = if left > 0 && arrived >= left {
+                (Self::pack((round + 1) & 0xffff_ffff, 0, left), true)
+            } else {
+                (Self::pack(round, arrived, left), false)
+            };
+            if self
+                .step
+                .compare_exchange(s, next, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+            {
+                if wake {
+                    self.wake_all();
+                }
+                return;
+            }
+        }
+    }
 }
 
 /// Write `s` to stdout with as few `write` calls as it takes (one for a console line), so that
@@ -322,6 +433,7 @@ fn run_tasks(ctx: &Ctx) {
         }
         pids.push(pid);
     }
+    shared.step.store(Shared::pack(0, 0, n as u64), Ordering::SeqCst);
     shared.t0.store(monotonic_ns(), Ordering::SeqCst);
     // SAFETY: closing both ends releases the children.
     unsafe {
@@ -419,7 +531,19 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
     let mut nwin = 0u64;
     let mut buf = vec![0u8; PAGE];
     let mut sink = 0u8;
+    // lockstep: this task's accesses so far, and the barrier it waits at between rounds
+    let lockstep = shared.filter(|_| ctx.opf.lockstep > 0);
+    let k = u64::from(ctx.opf.lockstep);
+    let mut done_accesses = 0u64;
     for op in ops {
+        if let Some(sh) = lockstep {
+            if op.is_access() {
+                if done_accesses > 0 && done_accesses % k == 0 {
+                    sh.arrive();
+                }
+                done_accesses += 1;
+            }
+        }
         let (miss, minor) = match *op {
             ReplayOp::MeasureStart => {
                 measuring = true;
@@ -531,6 +655,9 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
             win = Count::default();
             emit(&dump_text(&ctx.every, total.c.accesses));
         }
+    }
+    if let Some(sh) = lockstep {
+        sh.leave();
     }
     if shared.is_none() {
         if win.accesses > 0 {
