@@ -167,7 +167,14 @@ impl MatrixReport {
                     format!("{:.1}", c.kernel_stddev),
                     format!("{:.1}%", c.spread_pct),
                     c.diff_pct.map_or("inf".into(), |d| format!("{d:+.1}%")),
-                    if c.floor > 0 {
+                    if c.spread_pct > fidelity::MAX_SPREAD * 100.0 {
+                        // not repeatable: the boots' range is the check
+                        if c.floor > 0 {
+                            format!("range ± {}", c.floor)
+                        } else {
+                            "range".into()
+                        }
+                    } else if c.floor > 0 {
                         format!("±{:.1}% or {}", c.tolerance_pct, c.floor)
                     } else {
                         format!("±{:.1}%", c.tolerance_pct)
@@ -223,16 +230,29 @@ impl MatrixReport {
         };
         let mut s = String::new();
         let (within, n) = self.score();
+        let wild = self
+            .cells
+            .iter()
+            .flat_map(|c| &c.counters)
+            .any(|c| c.spread_pct > fidelity::MAX_SPREAD * 100.0);
         let _ = writeln!(
             s,
             "Fidelity matrix {}: {} cell{}, {} boot{} each; the model against the kernel's mean, \
-             within the kernel's spread + {:.0}% of every boot: {within} of {n} counters",
+             within the kernel's spread + {:.0}% of every boot{}: {within} of {n} counters",
             self.name,
             self.cells.len(),
             if self.cells.len() == 1 { "" } else { "s" },
             self.repeats,
             if self.repeats == 1 { "" } else { "s" },
-            self.margin_pct
+            self.margin_pct,
+            if wild {
+                format!(
+                    " (within their range where they spread over {:.0}%)",
+                    fidelity::MAX_SPREAD * 100.0
+                )
+            } else {
+                String::new()
+            }
         );
         let _ = writeln!(s, "{}", line(&head));
         for r in &rows {
