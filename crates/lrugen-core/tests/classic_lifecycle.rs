@@ -396,7 +396,9 @@ fn check_references_decisions() {
 }
 
 /// A referenced dirty file page is not reclaimed: reclaim does not write file pages, it tags the
-/// folio PG_reclaim (`nr_vmscan_immediate_reclaim`) and activates it.
+/// folio PG_reclaim (`nr_vmscan_immediate_reclaim`) and activates it; the flusher it wakes cleans
+/// it, and the end of that write rotates it (`folio_rotate_reclaimable` → `lru_move_tail`:
+/// PG_active cleared, onto the inactive tail, `pgrotated`), so the next scan reclaims it first.
 #[test]
 fn referenced_dirty_file_page_is_not_reclaimed() {
     let (mut k, t, task) = setup(1024, 0);
@@ -410,10 +412,26 @@ fn referenced_dirty_file_page_is_not_reclaimed() {
     assert!(k.m.folios[id].test(pg::ALLOCATED));
     assert_eq!(cached(&k, f, 1), id);
     assert_eq!(vm(&k, Stat::NrVmscanImmediateReclaim), 1);
-    assert_on(&k, id, Lru::ActiveFile);
-    // every isolated folio was dirty and unqueued: the flushers were woken and cleaned it
+    assert_eq!(vm(&k, Stat::Pgactivate), 1);
+    // every isolated folio was dirty and unqueued: the flushers were woken and cleaned it, and
+    // the write's end moved it from the active list to the inactive tail
     assert!(!k.m.folios[id].test(pg::DIRTY));
+    assert!(!k.m.folios[id].test(pg::RECLAIM | pg::ACTIVE));
     assert_eq!(vm(&k, Stat::NrDirty), 0);
+    assert_eq!(vm(&k, Stat::Pgrotated), 1);
+    assert_on(&k, id, Lru::InactiveFile);
+    k.check().unwrap();
+    // a clean page read after it is younger: the next scan of one page takes the rotated one
+    k.read_page(task, f, 2).unwrap();
+    let id2 = cached(&k, f, 2);
+    let mut sc = sc_memcg(t);
+    let r = k.p.shrink_inactive_list(&mut k.m, t, 0, Lru::InactiveFile, 1, &mut sc);
+    assert_eq!(r, 1);
+    assert!(
+        !matches!(k.m.files[f as usize].slot(1), Slot::Folio(_)),
+        "the rotated page went first"
+    );
+    assert_eq!(cached(&k, f, 2), id2);
     k.check().unwrap();
 }
 

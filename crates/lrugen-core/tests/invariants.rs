@@ -182,13 +182,15 @@ fn mixed(pages: u64, swap: u64, max: Option<u64>, steps: u32) -> K {
 
 #[test]
 fn mixed_memcg_pressure_with_swap() {
-    let k = mixed(4096, 2048, Some(600), 20_000);
+    let k = mixed(4096, 2048, Some(600), 60_000);
     assert!(vm(&k, Stat::PgscanFile) > 0);
     assert!(vm(&k, Stat::PgscanAnon) > 0);
     assert!(vm(&k, Stat::Pswpout) > 0);
     assert!(
         vm(&k, Stat::Pgrefill) == 0 && mc(&k, 1, Stat::Pgrefill) > 0,
-        "memcg reclaim deactivated"
+        "memcg reclaim deactivated: pgrefill {} globally, {} in the memcg",
+        vm(&k, Stat::Pgrefill),
+        mc(&k, 1, Stat::Pgrefill)
     );
     assert_eq!(vm(&k, Stat::OomKill), 0);
 }
@@ -203,9 +205,13 @@ fn mixed_memcg_pressure_without_swap() {
 
 #[test]
 fn mixed_global_pressure_with_swap() {
-    let k = mixed(1024, 2048, None, 20_000);
+    let k = mixed(1024, 2048, None, 120_000);
     assert!(vm(&k, Stat::PgscanKswapd) > 0);
+    // long enough for the memcg statistics that reclaim reads to be flushed with the active
+    // lists grown: the writes' dirty folios, activated by reclaim, come back once written
+    // (`pgrotated`) and feed it for a while
     assert!(vm(&k, Stat::Pgrefill) > 0);
+    assert!(vm(&k, Stat::Pgrotated) > 0);
     assert_eq!(vm(&k, Stat::OomKill), 0);
 }
 

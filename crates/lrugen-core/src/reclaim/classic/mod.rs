@@ -784,14 +784,19 @@ impl Policy for Classic {
 
     fn rotate_reclaimable(&mut self, m: &mut Machine, id: FolioId) {
         let f = m.folios[id];
-        if f.test(pg::UNEVICTABLE) || f.test(pg::ACTIVE) {
+        if f.test(pg::UNEVICTABLE) {
             return;
         }
+        // lru_move_tail (6.1's lru_move_tail_fn, 6.12, 7.2): off its list, `PG_active` cleared,
+        // onto the tail of the inactive list, whichever list it was on. Reclaim activates the
+        // dirty file folio it tags `PG_reclaim`, so this is how that folio comes back to be
+        // reclaimed once the flusher has cleaned it.
+        self.lruvec_del(m, id);
+        m.folios[id].clear(pg::ACTIVE);
         let lru = Self::folio_lru_list(m, id);
         let lv = m.lruvec(f.memcg, f.node());
-        let list = &mut self.lruvecs[lv].lists[lru as usize];
-        m.folios.list_del(list, id);
-        m.folios.list_add_tail(list, id);
+        m.folios.list_add_tail(&mut self.lruvecs[lv].lists[lru as usize], id);
+        m.update_lru_size(id, lru, 1);
         m.count_vm_events(Stat::Pgrotated, 1);
         m.fbatch_add(FBATCH_ROTATE, self.folio_batch_size(), lv);
     }
