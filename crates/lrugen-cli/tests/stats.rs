@@ -64,9 +64,9 @@ fn check_stats(text: &str, kernel: &[&str], reference: &[&str], limit: u64) {
             "{p}: {per} bytes per page printed, {run} / {pages} = {want}:\n{text}"
         );
         let state: f64 = number(text, &format!("{p}: model state bytes (Machine::state_bytes): "));
-        // at least the folio records of the resident pages (28 bytes each)
+        // at least the folio records of the resident pages (24 bytes each)
         assert!(
-            state >= 28.0 * pages as f64,
+            state >= 24.0 * pages as f64,
             "{p}: {state} state bytes for {pages} pages:\n{text}"
         );
         let per: f64 = number(text, &format!("{p}: model state / resident pages: "));

@@ -693,10 +693,8 @@ impl<P: Policy> Kernel<P> {
         let id = self.new_folio(tiering::fault_node(&self.m, task, vpn), memcg)?;
         {
             let root = self.m.mms[task as usize].anon_root;
-            let f = &mut self.m.folios[id];
-            f.set(pg::ANON | pg::SWAPBACKED);
-            f.mapping = root;
-            f.index = vpn;
+            self.m.folios[id].set(pg::ANON | pg::SWAPBACKED);
+            self.m.set_anon_rmap(id, root, vpn);
         }
         if !self.m.mms[task as usize].alive {
             // killed by the OOM killer while we reclaimed for it
@@ -755,10 +753,9 @@ impl<P: Policy> Kernel<P> {
         };
         if self.m.folios[id].mapcount == 0 {
             // folio_add_new_anon_rmap: a folio read ahead by swap offset learns its page here
+            // (in the swap cache: the root goes to the slot's entry, see `mm::folio`)
             let root = self.m.mms[task as usize].anon_root;
-            let f = &mut self.m.folios[id];
-            f.mapping = root;
-            f.index = vpn;
+            self.m.set_anon_rmap(id, root, vpn);
         }
         // Replace the swap entry by the page.
         self.m.swap.count[slot as usize] -= 1;
@@ -811,10 +808,8 @@ impl<P: Policy> Kernel<P> {
         }
         {
             let root = self.m.mms[task as usize].anon_root;
-            let f = &mut self.m.folios[id];
-            f.set(pg::ANON | pg::SWAPBACKED);
-            f.mapping = root;
-            f.index = vpn;
+            self.m.folios[id].set(pg::ANON | pg::SWAPBACKED);
+            self.m.set_anon_rmap(id, root, vpn);
         }
         let shadow = self.m.swap_cache_add(id, slot);
         if let Some(s) = shadow {

@@ -223,7 +223,7 @@ impl<P: Policy> Kernel<P> {
     /// fails): another PTE maps it, or a swap entry still refers to its swap-cache copy.
     pub(super) fn cow_needed(&self, id: FolioId) -> bool {
         let f = &self.m.folios[id];
-        f.is_anon() && (f.mapcount > 1 || (f.test(pg::SWAPCACHE) && self.m.swap.count[f.private as usize] > 0))
+        f.is_anon() && (f.mapcount > 1 || (f.test(pg::SWAPCACHE) && self.m.swap.count[f.swap_slot() as usize] > 0))
     }
 
     /// `wp_page_copy`: a store by `task` at `vpn` to the shared anon folio `old`: allocate and
@@ -258,10 +258,8 @@ impl<P: Policy> Kernel<P> {
         }
         {
             let root = self.m.mms[task as usize].anon_root;
-            let f = &mut self.m.folios[id];
-            f.set(pg::ANON | pg::SWAPBACKED);
-            f.mapping = root;
-            f.index = vpn;
+            self.m.folios[id].set(pg::ANON | pg::SWAPBACKED);
+            self.m.set_anon_rmap(id, root, vpn);
         }
         *self.m.pte_mut(task, vpn) = pte::NONE;
         self.m.mms[task as usize].rss_anon -= 1;

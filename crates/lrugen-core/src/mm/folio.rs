@@ -3,9 +3,28 @@
 //!
 //! Every page frame of the simulated machine is one `Folio` record in a single `Vec`, addressed by a
 //! `FolioId` (`u32`). Nothing is allocated per folio: free folios sit on per-zone free lists threaded
-//! through the same `next` link that LRU lists use. A record is 28 bytes (see `folio_size` test), so
-//! the whole per-page state stays far below the 40-byte budget even with a page-cache slot (8 bytes
-//! per cached file page) and a PTE (4 bytes per mapped page) on top.
+//! through the same `next` link that LRU lists use. A record is 24 bytes (see `folio_size` test), so
+//! a resident file page costs 32 bytes with its page-cache slot (8 bytes), and a mapped anon page
+//! 28 with its PTE (4 bytes).
+//!
+//! Where the bytes go: `flags` (32 bits, every one used: the `pg::*` bits below), the two list
+//! links, `mapping` and `index`, and `memcg` + `mapcount` (16 bits each) — six 32-bit words. The
+//! kernel's third word, `folio->swap` (`private`), has no field of its own: only an anon folio in
+//! the swap cache has a swap slot, and it keeps it in `mapping`, while the anon rmap root that
+//! `mapping` holds otherwise moves into that slot's swap-cache entry (`Swap::cache_root`), whose
+//! folio form has 30 bits to spare. So `mapping` means:
+//!
+//! | folio | `mapping` | `index` |
+//! |---|---|---|
+//! | page cache | file id | page index in the file |
+//! | anon, not `PG_swapcache` | mm id of its rmap root (`anon_root`) | virtual page number |
+//! | anon, `PG_swapcache` | swap slot (`folio->swap`); the root is in the slot's cache entry | virtual page number |
+//!
+//! Read and set it through [`Folio::swap_slot`], `Machine::anon_root` and `Machine::set_anon_rmap`,
+//! never as a raw field for an anon folio. The price is one array read (the swap-cache entry of a
+//! slot the folio names) where the rmap of a swap-cache folio is walked; nothing on the access
+//! path reads it. The limit this brings, at most 2^30 address spaces, is checked where an mm is
+//! created (`Machine::new_mm`).
 //!
 //! The layout is an array of structs rather than a struct of arrays: reclaim touches most fields of
 //! one folio at once (flags, links, mapping, memcg), so one cache line per folio beats five.
@@ -36,7 +55,7 @@ pub mod pg {
     pub const RECLAIM: u32 = 1 << 6;
     /// `PG_swapbacked`: anon or shmem; the LRU type is anon iff set.
     pub const SWAPBACKED: u32 = 1 << 7;
-    /// `PG_swapcache`: has a swap slot (`Folio::private`).
+    /// `PG_swapcache`: has a swap slot ([`Folio::swap_slot`], kept in `Folio::mapping`).
     pub const SWAPCACHE: u32 = 1 << 8;
     /// `PG_unevictable`: on the unevictable list.
     pub const UNEVICTABLE: u32 = 1 << 9;
@@ -87,7 +106,7 @@ pub const ANON: usize = 0;
 /// LRU type: file (page cache that is not swap-backed).
 pub const FILE: usize = 1;
 
-/// One page frame. 28 bytes.
+/// One page frame. 24 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct Folio {
@@ -97,12 +116,12 @@ pub struct Folio {
     pub prev: FolioId,
     /// LRU link toward the tail (older end); free-list link.
     pub next: FolioId,
-    /// File id (page cache) or mm id (anon).
+    /// File id (page cache); for an anon folio the mm id of its rmap root, or, while
+    /// `PG_swapcache`, its swap slot (`folio->swap`; the root is then in the slot's swap-cache
+    /// entry). See the module documentation.
     pub mapping: u32,
     /// Page index in the file, or virtual page number for anon.
     pub index: u32,
-    /// Swap slot while `PG_swapcache` (`folio->swap`).
-    pub private: u32,
     /// Charged memcg id.
     pub memcg: u16,
     /// Number of PTEs mapping this folio (`folio_mapcount`).
@@ -116,7 +135,6 @@ impl Folio {
         next: NIL,
         mapping: 0,
         index: 0,
-        private: 0,
         memcg: 0,
         mapcount: 0,
     };
@@ -161,6 +179,12 @@ impl Folio {
     #[inline]
     pub fn is_anon(&self) -> bool {
         self.flags & pg::ANON != 0
+    }
+    /// The swap slot of a folio in the swap cache (`folio->swap`), kept in `mapping`.
+    #[inline]
+    pub fn swap_slot(&self) -> u32 {
+        debug_assert!(self.test(pg::SWAPCACHE), "swap_slot of a folio not in the swap cache");
+        self.mapping
     }
     /// Node id.
     #[inline]
@@ -446,7 +470,9 @@ mod tests {
 
     #[test]
     fn folio_size() {
-        assert_eq!(std::mem::size_of::<Folio>(), 28);
+        // six 32-bit words: 32 bytes per resident file page with its page-cache slot
+        assert_eq!(std::mem::size_of::<Folio>(), 24);
+        assert_eq!(std::mem::align_of::<Folio>(), 4);
     }
 
     #[test]

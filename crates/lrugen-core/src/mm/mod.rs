@@ -1007,6 +1007,15 @@ impl Machine {
     }
 
     fn new_mm(&mut self, memcg: MemcgId) -> u32 {
+        // An anon folio in the swap cache keeps its rmap root in 30 bits of the slot's cache
+        // entry (see `mm::folio`). Unreachable in practice: 2^30 address spaces would take far
+        // more than any memory budget (each is over a hundred bytes).
+        assert!(
+            self.mms.len() <= pagecache::FOLIO_EXTRA_MAX as usize,
+            "too many address spaces: at most {} (2^30) per machine, the mm ids an anon folio's \
+             swap-cache entry can name",
+            pagecache::FOLIO_EXTRA_MAX as u64 + 1
+        );
         let id = self.mms.len() as u32;
         self.mms.push(MmStruct {
             id,
@@ -1249,7 +1258,46 @@ impl Machine {
 
     /// The live address spaces of folio `id`'s anon family (its rmap root's members).
     pub fn anon_family(&self, id: FolioId) -> &[u32] {
-        &self.mms[self.folios[id].mapping as usize].anon_family
+        &self.mms[self.anon_root(id) as usize].anon_family
+    }
+
+    /// The mm id of anon folio `id`'s rmap root (`folio->mapping`'s anon_vma, in the model the
+    /// fork family's first address space): in `mapping`, or in the swap-cache entry of its slot
+    /// while `PG_swapcache` (see `mm::folio`).
+    #[inline]
+    pub fn anon_root(&self, id: FolioId) -> u32 {
+        let f = &self.folios[id];
+        debug_assert!(f.is_anon());
+        if f.test(pg::SWAPCACHE) {
+            self.swap.cache_root(f.mapping)
+        } else {
+            f.mapping
+        }
+    }
+
+    /// The object folio `id` belongs to (`folio->mapping`): its file id, or for an anon folio its
+    /// rmap root's mm id.
+    #[inline]
+    pub fn folio_mapping(&self, id: FolioId) -> u32 {
+        if self.folios[id].is_anon() {
+            self.anon_root(id)
+        } else {
+            self.folios[id].mapping
+        }
+    }
+
+    /// Make folio `id` anon page `vpn` of `root`'s fork family (`__folio_set_anon`): the rmap
+    /// root goes to `mapping`, or to the swap-cache entry while the folio is in the swap cache.
+    #[inline]
+    pub fn set_anon_rmap(&mut self, id: FolioId, root: u32, vpn: u32) {
+        let f = &mut self.folios[id];
+        f.index = vpn;
+        if f.test(pg::SWAPCACHE) {
+            let slot = f.mapping;
+            self.swap.set_cache_folio(slot, id, root);
+        } else {
+            f.mapping = root;
+        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -1653,10 +1701,12 @@ impl Machine {
     /// Add an anon folio to the swap cache at `slot` (`add_to_swap_cache`).
     pub fn swap_cache_add(&mut self, id: FolioId, slot: u32) -> Option<u64> {
         let old = self.swap.cache_slot(slot);
-        self.swap.set_cache_slot(slot, Slot::Folio(id));
         let fo = &mut self.folios[id];
+        debug_assert!(fo.is_anon() && !fo.test(pg::SWAPCACHE));
+        // the rmap root moves to the cache entry, the slot takes its place (see `mm::folio`)
+        self.swap.set_cache_folio(slot, id, fo.mapping);
         fo.set(pg::SWAPCACHE);
-        fo.private = slot;
+        fo.mapping = slot;
         let (m, n) = (fo.memcg, fo.node());
         self.mod_lruvec_state(m, n, Stat::NrSwapcached, 1);
         match old {
@@ -1669,10 +1719,12 @@ impl Machine {
     /// slot if no PTE references it any more.
     pub fn swap_cache_delete(&mut self, id: FolioId, shadow: Option<u64>) {
         let fo = self.folios[id];
-        debug_assert!(fo.test(pg::SWAPCACHE));
-        let slot = fo.private;
+        let slot = fo.swap_slot();
+        let root = self.swap.cache_root(slot);
         self.swap.set_cache_slot(slot, shadow.map_or(Slot::Empty, Slot::Shadow));
-        self.folios[id].clear(pg::SWAPCACHE);
+        let f = &mut self.folios[id];
+        f.clear(pg::SWAPCACHE);
+        f.mapping = root;
         self.mod_lruvec_state(fo.memcg, fo.node(), Stat::NrSwapcached, -1);
         if self.swap.count[slot as usize] == 0 {
             self.swap_release(slot);
@@ -1752,7 +1804,7 @@ impl Machine {
         if !f.is_anon() {
             return 0;
         }
-        self.mms[f.mapping as usize]
+        self.mms[self.anon_root(id) as usize]
             .anon_family
             .iter()
             .find_map(|&mm| {
@@ -1871,7 +1923,7 @@ impl Machine {
     /// still holds the entry. Returns whether it was freed.
     pub fn folio_free_swap(&mut self, id: FolioId) -> bool {
         let fo = self.folios[id];
-        if !fo.test(pg::SWAPCACHE) || self.swap.count[fo.private as usize] > 0 {
+        if !fo.test(pg::SWAPCACHE) || self.swap.count[fo.swap_slot() as usize] > 0 {
             return false;
         }
         self.swap_cache_delete(id, None);
@@ -1975,7 +2027,7 @@ impl Machine {
         self.rmap_count.set(self.rmap_count.get() + fo.mapcount as u64);
         if fo.is_anon() {
             // the anon_vma walk: every family member whose PTE at the page maps this folio
-            for &mmid in &self.mms[fo.mapping as usize].anon_family {
+            for &mmid in &self.mms[self.anon_root(id) as usize].anon_family {
                 let mm = &self.mms[mmid as usize];
                 if !mm.alive || mm.pmd_index_checked(fo.index).is_none() {
                     continue;
@@ -2082,7 +2134,7 @@ impl Machine {
         }
         let new = if anon {
             debug_assert!(self.folios[id].test(pg::SWAPCACHE));
-            let slot = self.folios[id].private;
+            let slot = self.folios[id].swap_slot();
             self.swap.count[slot as usize] += 1;
             self.mms[mm as usize].swap_ents += 1;
             pte::SWAP | slot
@@ -2134,7 +2186,9 @@ impl Machine {
         }
         let anon = f.is_anon();
         if f.test(pg::SWAPCACHE) {
-            self.swap.set_cache_slot(f.private, Slot::Folio(dst));
+            let slot = f.swap_slot();
+            let root = self.swap.cache_root(slot);
+            self.swap.set_cache_folio(slot, dst, root);
         } else if !anon {
             self.files[f.mapping as usize].set_slot(f.index as u64, Slot::Folio(dst));
         }
@@ -2250,9 +2304,8 @@ mod tests {
         {
             let f = &mut m.folios[id];
             f.set(pg::ANON | pg::SWAPBACKED);
-            f.mapping = mm;
-            f.index = va + 1;
         }
+        m.set_anon_rmap(id, mm, va + 1);
         m.map_folio(mm, va + 1, id, true);
         assert_eq!(m.lruvec_state(ROOT_MEMCG, 0, Stat::NrAnonPages), 1);
         let r = m.folio_referenced(id, None, true);
@@ -2266,5 +2319,63 @@ mod tests {
         assert_eq!(m.swap.count[slot as usize], 1);
         assert_eq!(m.mms[mm as usize].rss_anon, 0);
         assert_eq!(m.lruvec_state(ROOT_MEMCG, 0, Stat::NrAnonPages), 0);
+    }
+
+    /// An anon folio in the swap cache keeps its slot in `mapping` and its rmap root in the slot's
+    /// cache entry (the 24-byte folio record has no `private` word): the rmap walk still finds
+    /// every PTE of the fork family, a late `set_anon_rmap` (a swap-in learning its page) and a
+    /// migration keep the root, and leaving the swap cache gives `mapping` back to the root.
+    #[test]
+    fn a_swap_cache_folio_keeps_its_rmap_root_in_the_cache_entry() {
+        let mut m = Machine::new(MachineConfig::simple(1024, 64));
+        for _ in 0..3 {
+            m.create_mm(ROOT_MEMCG);
+        }
+        let root = m.create_mm(ROOT_MEMCG);
+        let va = m.mmap(root, 4, 0, None);
+        let id = m.take_frame(0, 0).unwrap();
+        m.memcgs.force_charge(ROOT_MEMCG, 1);
+        m.folios[id].set(pg::ANON | pg::SWAPBACKED);
+        m.set_anon_rmap(id, root, va + 1);
+        m.map_folio(root, va + 1, id, true);
+        let child = m.reserve_mm(ROOT_MEMCG);
+        m.fork_mm(root, child);
+        assert_eq!(m.folios[id].mapcount, 2);
+        let walk = |m: &Machine, id| {
+            let mut v = vec![];
+            m.rmap_walk(id, |mm, vpn, _| {
+                v.push((mm, vpn));
+                true
+            });
+            v.sort();
+            v
+        };
+        let both = vec![(root, va + 1), (child, va + 1)];
+        assert_eq!(walk(&m, id), both);
+
+        let _ = m.swap.alloc().unwrap();
+        let slot = m.swap.alloc().unwrap();
+        assert_ne!(slot, root);
+        m.swap_cache_add(id, slot);
+        assert_eq!((m.folios[id].mapping, m.folios[id].swap_slot()), (slot, slot));
+        assert_eq!(m.anon_root(id), root);
+        assert_eq!(m.folio_mapping(id), root);
+        assert_eq!(m.swap.cache_slot(slot), Slot::Folio(id));
+        assert_eq!(walk(&m, id), both, "the rmap of a swap-cache folio");
+        m.set_anon_rmap(id, root, va + 1);
+        assert_eq!((m.folios[id].mapping, m.anon_root(id)), (slot, root));
+
+        m.folios[id].set(pg::ISOLATED);
+        let dst = m.take_frame(0, 0).unwrap();
+        m.move_folio(id, dst);
+        assert_eq!(m.swap.cache_slot(slot), Slot::Folio(dst));
+        assert_eq!((m.folios[dst].swap_slot(), m.anon_root(dst)), (slot, root));
+        assert_eq!(walk(&m, dst), both, "the PTEs follow the migration");
+
+        m.swap_cache_delete(dst, None);
+        assert!(!m.folios[dst].test(pg::SWAPCACHE));
+        assert_eq!((m.folios[dst].mapping, m.anon_root(dst)), (root, root));
+        assert_eq!(m.swap.cache_slot(slot), Slot::Empty);
+        assert_eq!(walk(&m, dst), both);
     }
 }

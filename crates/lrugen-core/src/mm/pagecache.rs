@@ -34,6 +34,10 @@ const TAG_SHADOW: u64 = 1 << 62;
 /// Largest shadow value a slot can hold.
 pub const SHADOW_MASK: u64 = TAG_SHADOW - 1;
 
+/// Largest value a folio entry carries beside its folio id ([`PackedSlot::pack_folio_with`]): 30
+/// bits, below both tags.
+pub const FOLIO_EXTRA_MAX: u32 = (1 << 30) - 1;
+
 /// A packed slot: 8 bytes per file page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PackedSlot(u64);
@@ -47,6 +51,23 @@ impl PackedSlot {
             Slot::Folio(f) => TAG_FOLIO | f as u64,
             Slot::Shadow(v) => TAG_SHADOW | (v & SHADOW_MASK),
         })
+    }
+    /// Pack a folio with `extra` (at most [`FOLIO_EXTRA_MAX`]) in the bits a folio entry leaves
+    /// free; [`PackedSlot::get`] reads the same `Slot::Folio` as without it. The swap cache keeps
+    /// an anon folio's rmap root there (`Swap::cache_root`).
+    #[inline]
+    pub fn pack_folio_with(f: FolioId, extra: u32) -> Self {
+        debug_assert!(extra <= FOLIO_EXTRA_MAX);
+        PackedSlot(TAG_FOLIO | (u64::from(extra & FOLIO_EXTRA_MAX) << 32) | u64::from(f))
+    }
+    /// The `extra` of a folio entry packed by [`PackedSlot::pack_folio_with`] (0 for any other).
+    #[inline]
+    pub fn folio_extra(self) -> u32 {
+        if self.0 & TAG_FOLIO != 0 {
+            (self.0 >> 32) as u32 & FOLIO_EXTRA_MAX
+        } else {
+            0
+        }
     }
     /// Whether it holds a shadow entry.
     #[inline]
@@ -723,6 +744,15 @@ mod tests {
         fn slot_roundtrip(f in any::<u32>(), v in 0u64..=SHADOW_MASK) {
             for s in [Slot::Empty, Slot::Folio(f), Slot::Shadow(v)] {
                 prop_assert_eq!(PackedSlot::pack(s).get(), s);
+                prop_assert_eq!(PackedSlot::pack(s).folio_extra(), 0);
+            }
+            // a folio entry's extra bits (the swap cache's rmap root) leave the folio and the tags
+            let x = (v as u32) & FOLIO_EXTRA_MAX;
+            for extra in [0, 1, x, FOLIO_EXTRA_MAX] {
+                let p = PackedSlot::pack_folio_with(f, extra);
+                prop_assert_eq!(p.get(), Slot::Folio(f));
+                prop_assert!(!p.is_shadow());
+                prop_assert_eq!(p.folio_extra(), extra);
             }
         }
 

@@ -12,6 +12,7 @@
 //! lowest-free-first, every slot in use lies below the high-water mark `fresh`, and the arrays grow
 //! with it, so a large swap device costs memory only for the pages swapped to it.
 
+use super::folio::FolioId;
 use super::pagecache::{PackedSlot, Slot};
 use std::collections::BTreeSet;
 
@@ -89,6 +90,18 @@ impl Swap {
     #[inline]
     pub fn set_cache_slot(&mut self, s: u32, v: Slot) {
         self.cache[s as usize] = PackedSlot::pack(v);
+    }
+    /// Put anon folio `f` in the swap cache at `s`, keeping its rmap root `root` in the entry (the
+    /// folio's `mapping` holds the slot meanwhile; see `mm::folio`).
+    #[inline]
+    pub fn set_cache_folio(&mut self, s: u32, f: FolioId, root: u32) {
+        self.cache[s as usize] = PackedSlot::pack_folio_with(f, root);
+    }
+    /// The rmap root (an mm id) of the anon folio the swap cache holds at `s`.
+    #[inline]
+    pub fn cache_root(&self, s: u32) -> u32 {
+        debug_assert!(matches!(self.cache_slot(s), Slot::Folio(_)));
+        self.cache[s as usize].folio_extra()
     }
     /// Whether the slot is allocated (referenced by PTEs or held by the swap cache).
     pub fn in_use(&self, s: u32) -> bool {

@@ -400,7 +400,7 @@ pub fn drop_anon_mapping<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
     let (mc, n) = (f.memcg, f.node());
     m.mod_lruvec_state(mc, n, Stat::NrAnonPages, -1);
     let f = m.folios[id];
-    if f.test(pg::SWAPCACHE) && m.swap.count[f.private as usize] > 0 {
+    if f.test(pg::SWAPCACHE) && m.swap.count[f.swap_slot() as usize] > 0 {
         return;
     }
     free_anon_folio(m, p, id);

@@ -231,7 +231,7 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
     for slot in 0..m.swap.high_water() {
         if let Slot::Folio(id) = m.swap.cache_slot(slot) {
             let f = m.folios[id];
-            if !f.test(pg::SWAPCACHE) || f.private != slot {
+            if !f.test(pg::SWAPCACHE) || f.swap_slot() != slot {
                 return Err(format!("swap slot {slot} caches folio {id} which does not point back"));
             }
         }
@@ -257,11 +257,12 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
                     let f = m.folios[id];
                     if f.is_anon() {
                         anon += 1;
-                        let root = &m.mms[f.mapping as usize];
-                        if f.index != vpn || mm.anon_root != f.mapping || !root.anon_family.contains(&mm.id) {
+                        let r = m.anon_root(id);
+                        let root = &m.mms[r as usize];
+                        if f.index != vpn || mm.anon_root != r || !root.anon_family.contains(&mm.id) {
                             return Err(format!(
-                                "mm {} maps anon folio {id} at {vpn:#x}, which its rmap (root {}, page {:#x}) cannot find",
-                                mm.id, f.mapping, f.index
+                                "mm {} maps anon folio {id} at {vpn:#x}, which its rmap (root {r}, page {:#x}) cannot find",
+                                mm.id, f.index
                             ));
                         }
                     } else {

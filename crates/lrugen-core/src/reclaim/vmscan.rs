@@ -213,7 +213,7 @@ fn shrink_folio_pass<P: Policy>(
                     break 'decide Outcome::Keep;
                 }
                 // pageout(): synchronous swap write (zram: compress into the pool)
-                let slot = m.folios[id].private;
+                let slot = m.folios[id].swap_slot();
                 if !m.zram_store(id, slot) {
                     break 'decide Outcome::Activate;
                 }

@@ -543,7 +543,7 @@ impl<'a> FolioView<'a> {
     }
     /// `folio->mapping->host->i_ino`: the file id.
     pub fn ino(&self) -> u32 {
-        self.m.folios[self.id].mapping
+        self.m.folio_mapping(self.id)
     }
     /// `folio_index`.
     pub fn index(&self) -> u64 {
