@@ -365,3 +365,35 @@ fn the_kill_is_judged_within_ten_percent_of_the_interval() {
     assert!(kill_within(&k, 36_900) && !kill_within(&k, 36_800));
     assert!(kill_within(&k, 46_198) && !kill_within(&k, 46_200));
 }
+
+/// `lrugen kernel`'s report of a killed run says where each side's replay ended, and says
+/// nothing of a kill where neither was killed.
+#[test]
+fn the_report_says_where_each_side_was_killed() {
+    let g = groups();
+    for (group, killed) in [
+        ("debian-7.2-mglru-anon-gauss-ttl1000", true),
+        ("debian-7.2-mglru-anon-gauss-ttl0", false),
+    ] {
+        let boots = &g[group];
+        let r = fidelity::global_group(group, boots).unwrap();
+        let mut report =
+            lrugen_kernel::report::Report::build(&boots[0].run, &r.model, String::new(), boots[0].settings.clone())
+                .unwrap();
+        report.model_oom_killed = r.oom_killed;
+        let table = report.table();
+        if killed {
+            let k = boots[0].run.oom_killed.unwrap();
+            let m = r.oom_killed.unwrap();
+            let want = format!(
+                "OOM kill: kernel killed after {}-{} access ops (0 measured), model killed after {} access ops (0 measured)",
+                k.ops,
+                k.ops + PROGRESS_EVERY - 1,
+                m.ops
+            );
+            assert!(table.contains(&want), "{group}: {want}\n{table}");
+        } else {
+            assert!(!table.contains("OOM kill"), "{group}\n{table}");
+        }
+    }
+}
