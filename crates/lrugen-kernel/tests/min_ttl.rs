@@ -55,7 +55,7 @@ const GAPS: &[(&str, &str, &str)] = &[
         "pgscan_kswapd",
         "kernel 68,249/66,887, model 59,856 (-11 %); with direct reclaim the kernel scans 89,719/\
          88,804 pages in all, 1.7 for each page it reclaims, the model 1.16: the kernel's reclaim \
-         of a Gaussian anon set at 1.4x memory finds more young pages than the model's",
+         of a Gaussian anon set at 1.5x memory finds more young pages than the model's",
     ),
     (
         "debian-6.12-mglru-anon-gauss-ttl0",
