@@ -869,6 +869,116 @@ pub const GLOBAL_COUNTERS: &[(&str, &[&str], &[lrugen::mm::vmstat::Stat])] = &[
     ),
 ];
 
+/// The tolerance of a global-pressure counter (issue 13: the direct-reclaim and kswapd counters
+/// within 10 %), widened to the boots' own spread plus [`SPREAD_MARGIN`] where the kernel moves
+/// more than that between boots, or [`GLOBAL_FLOOR`] events ([`within_boots`]).
+pub const GLOBAL_TOLERANCE: f64 = 0.10;
+/// ... or this many events.
+pub const GLOBAL_FLOOR: u64 = 50;
+
+/// `model` within the tolerance of every boot's `kernel` value: [`GLOBAL_TOLERANCE`], or the
+/// boots' own spread ((largest − smallest) / smallest) plus [`SPREAD_MARGIN`] where the kernel
+/// moves more than that between boots, or [`GLOBAL_FLOOR`] events. Boots of which some have none
+/// of a counter and some more than the floor (direct reclaim in one boot and not in the other)
+/// have no spread to widen it.
+pub fn within_boots(kernel: &[u64], model: u64) -> bool {
+    let (lo, hi) = (
+        kernel.iter().copied().min().unwrap_or(0),
+        kernel.iter().copied().max().unwrap_or(0),
+    );
+    let spread = if lo == 0 { 0.0 } else { (hi - lo) as f64 / lo as f64 };
+    let tol = GLOBAL_TOLERANCE.max(spread + SPREAD_MARGIN);
+    kernel
+        .iter()
+        .all(|&k| k.abs_diff(model) <= ((k as f64 * tol).ceil() as u64).max(GLOBAL_FLOOR))
+}
+
+/// The sum of `names` in a run's `/proc/vmstat` delta (negative deltas as 0).
+pub fn vmstat_sum(r: &KernelRun, names: &[&str]) -> u64 {
+    names
+        .iter()
+        .map(|k| r.vmstat_delta.get(*k).copied().unwrap_or(0).max(0) as u64)
+        .sum()
+}
+
+/// A group of boots of one fixture (`debian-SERIES-LRU-SHAPE`) replayed on the model: the
+/// model's run of the first boot's op file (with its settings, the guest's zones under global
+/// pressure, its layout and its kernel's preset), where an OOM kill ended it, and a [`Check`] of
+/// `misses` and of each of [`GLOBAL_COUNTERS`] against every boot ([`within_boots`]).
+pub struct GroupRun {
+    /// The checks, named after the group.
+    pub compared: Compared,
+    /// The model's run.
+    pub model: lrugen::sim::RunResult,
+    /// Where the OOM killer ended the model's replay ([`model::oom_killed`]).
+    pub oom_killed: Option<crate::OomKilled>,
+    /// The model's configuration.
+    pub cfg: lrugen::sim::RunConfig,
+}
+
+/// [`GroupRun`] of `boots` (at least one), named `group`.
+pub fn global_group(group: &str, boots: &[Capture]) -> Result<GroupRun, Error> {
+    let c = boots
+        .first()
+        .ok_or_else(|| Error::Config(format!("{group}: no boots")))?;
+    let ops = c.ops()?;
+    let mut settings = c.settings.clone();
+    if settings.zones.is_empty() && settings.memcg_max_bytes == 0 {
+        settings.zones = c.run.global_zones();
+    }
+    let profile = profile_for_release(&c.run.kernel_release);
+    let cfg = model::config(&settings, profile)?;
+    let layout = c.layout(&ops);
+    let (m, _) = model::run_tasks_at(&ops, &cfg, &layout)?;
+    let oom_killed = model::oom_killed(&ops, &cfg, &layout, &m)?;
+    let mut checks = Vec::new();
+    let mut push = |what: &'static str, kernel: Vec<u64>, model: u64| {
+        let show: Vec<String> = kernel.iter().map(|v| v.to_string()).collect();
+        checks.push(Check {
+            what,
+            kernel: kernel.iter().sum::<u64>() / kernel.len() as u64,
+            model,
+            ok: within_boots(&kernel, model),
+            detail: format!("boots {}", show.join("/")),
+            boots: kernel,
+            tolerance: GLOBAL_TOLERANCE,
+        });
+    };
+    push("misses", boots.iter().map(|b| b.run.misses).collect(), m.misses);
+    for (what, k, s) in GLOBAL_COUNTERS {
+        let mv: u64 = s.iter().map(|&s| m.vm(s).max(0) as u64).sum();
+        push(what, boots.iter().map(|b| vmstat_sum(&b.run, k)).collect(), mv);
+    }
+    let mut parts = group.splitn(4, '-');
+    let (_, series, lru, shape) = (parts.next(), parts.next(), parts.next(), parts.next());
+    Ok(GroupRun {
+        compared: Compared {
+            name: group.to_string(),
+            series: series.unwrap_or("").into(),
+            lru: lru.unwrap_or("").into(),
+            shape: shape.unwrap_or("").into(),
+            release: c.run.kernel_release.clone(),
+            profile: profile.name().into(),
+            checks,
+        },
+        model: m,
+        oom_killed,
+        cfg,
+    })
+}
+
+/// The fixtures of `dir` by group (`debian-SERIES-LRU-SHAPE`, the name less `-bootN`), each
+/// with its boots in order.
+pub fn groups(dir: &Path) -> Result<std::collections::BTreeMap<String, Vec<Capture>>, Error> {
+    let mut g: std::collections::BTreeMap<String, Vec<Capture>> = Default::default();
+    for p in fixtures(dir)? {
+        let stem = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let name = stem.rsplit_once("-boot").map_or(stem.as_str(), |s| s.0).to_string();
+        g.entry(name).or_default().push(Capture::load(&p)?);
+    }
+    Ok(g)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,6 +46,9 @@ pub struct InitSpec {
     /// then delegates `memory` to them, the replayer starts in task 0's and moves each task into
     /// its own (`--memcgs`), and each child's `memory.stat` is dumped at the end of the replay.
     pub task_memcgs: Vec<String>,
+    /// Have the replayer print how far it got every this many access ops (`--progress`; 0:
+    /// not), so that a replay the OOM killer ends tells where it died.
+    pub progress_every: u64,
 }
 
 impl InitSpec {
@@ -145,6 +148,9 @@ pub fn init_script(s: &InitSpec) -> String {
     }
     if s.zram_bytes > 0 {
         dumps.push_str(&format!(" --end {ZRAM_MM_STAT}=/sys/block/zram0/mm_stat"));
+    }
+    if s.progress_every > 0 {
+        let _ = write!(dumps, " --progress {}", s.progress_every);
     }
     if s.lru_gen_every_window {
         dumps.push_str(" --every lru_gen=/sys/kernel/debug/lru_gen");
@@ -333,6 +339,7 @@ mod tests {
             lru_gen_every_window: false,
             lru_gen_full_every_window: false,
             task_memcgs: Vec::new(),
+            progress_every: 0,
         }
     }
 
@@ -357,6 +364,23 @@ mod tests {
         // without memcgs, the replayer runs in /t as before
         let plain = init_script(&spec(LruMode::Classic));
         assert!(plain.contains("echo $$ > /sys/fs/cgroup/t/cgroup.procs") && !plain.contains("--memcgs"));
+    }
+
+    /// With progress lines asked for, the replayer gets `--progress`; the counters read after
+    /// the replay are read by `/init` whether or not the replayer survived.
+    #[test]
+    fn progress_lines_when_asked_and_counters_after_any_end_of_the_replayer() {
+        let mut sp = spec(LruMode::Mglru { enabled: "y".into() });
+        sp.min_ttl_ms = Some(1000);
+        sp.progress_every = 1000;
+        let s = init_script(&sp);
+        assert!(s.contains("echo 1000 > /sys/kernel/mm/lru_gen/min_ttl_ms\n"), "{s}");
+        assert!(s.contains(" --progress 1000"), "{s}");
+        let rc = s.find("echo \"lrugen-replay rc $?\"").expect("rc");
+        for after in ["vmstat-after", "memory.events"] {
+            assert!(s.find(&format!("=== lrugen begin {after}")).unwrap() > rc, "{after}");
+        }
+        assert!(!init_script(&spec(LruMode::Classic)).contains("--progress"));
     }
 
     #[test]

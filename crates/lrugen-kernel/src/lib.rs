@@ -205,6 +205,21 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+/// Access ops between the replayer's progress lines in a run with `min_ttl_ms` set
+/// ([`initramfs::InitSpec::progress_every`]): where the OOM killer ended it is known to this many.
+pub const PROGRESS_EVERY: u64 = 1000;
+
+/// How far the replayer got before the OOM killer ended it: its last progress line
+/// ([`lrugen_replay::PROGRESS_PREFIX`]), so the kill came within [`PROGRESS_EVERY`] access ops
+/// after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OomKilled {
+    /// Access ops done (the populate pass included).
+    pub ops: u64,
+    /// Of which measured.
+    pub accesses: u64,
+}
+
 /// What the kernel did.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct KernelRun {
@@ -299,6 +314,11 @@ pub struct KernelRun {
     /// ran; empty without any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ctl: Vec<CtlResult>,
+    /// The replayer was OOM-killed (exit status 137, `oom_kill` counted in `/proc/vmstat`): how
+    /// far it got. Its counts (`accesses`, `misses`, `minor`, `windows`) are those of its full
+    /// windows and its files were not dumped; `/init` still read the counters after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oom_killed: Option<OomKilled>,
 }
 
 /// What a control op of the op file did (`c FILE TEXT`, `cr FILE`: docs/op-files.md), in the
@@ -835,6 +855,8 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         lru_gen_every_window: opts.lru_gen_every_window,
         lru_gen_full_every_window: opts.lru_gen_full_every_window,
         task_memcgs: opts.ops.memcgs.clone(),
+        // thrashing prevention may end the replay in the OOM killer: note how far it got
+        progress_every: if opts.min_ttl_ms.is_some() { PROGRESS_EVERY } else { 0 },
     };
     initramfs::build(
         &w.join("initramfs"),

@@ -819,6 +819,40 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
     Ok((r, per))
 }
 
+/// Where an OOM kill ended the model's replay of `ops` (one task, as [`run_tasks_at`] replayed it
+/// with `cfg` and `layout` into `r`), in the replayer's terms ([`crate::OomKilled`]): the access
+/// ops completed before the kill, populate pass included (the steps of the replayer's own pages
+/// not counted), and the measured accesses among them. `None` when no kill ended it.
+pub fn oom_killed(
+    ops: &OpFile,
+    cfg: &RunConfig,
+    layout: &Layout,
+    r: &RunResult,
+) -> Result<Option<crate::OomKilled>, Error> {
+    let Some(done) = r.killed_after_steps else {
+        return Ok(None);
+    };
+    if ops.nr_tasks() > 1 {
+        return Err(Error::Config(
+            "an OOM kill of a multi-task replay: the model tells where only for one task".into(),
+        ));
+    }
+    let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
+    let (steps, _) = steps_of(ops, &mut m, t, true, layout, &mut Vec::new())?;
+    // the workload's pages come first in the keys (files, then the anon region), the
+    // replayer's own after them
+    let workload = ops.files.iter().map(|f| f.pages).sum::<u64>() + ops.anon_pages;
+    let done = steps
+        .iter()
+        .take(done as usize)
+        .filter(|s| u64::from(s.key) < workload)
+        .count() as u64;
+    Ok(Some(crate::OomKilled {
+        ops: done,
+        accesses: r.accesses,
+    }))
+}
+
 /// Replay `ops` on the model configured by `cfg` (machine, memcg, policy and MGLRU settings; its
 /// workload is ignored), recording a sample (misses so far, generations) after every
 /// `ops.window` measured accesses and at the end. `minor_faults` counts what the replayer counts

@@ -153,6 +153,12 @@ pub struct Report {
     pub windows: Vec<WindowRow>,
     /// Generation sizes over time.
     pub generations: Generations,
+    /// Where the OOM killer ended the kernel's replay, if it did ([`KernelRun::oom_killed`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_oom_killed: Option<crate::OomKilled>,
+    /// And the model's ([`crate::model::oom_killed`]; set by the caller, which has the op file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_oom_killed: Option<crate::OomKilled>,
 }
 
 fn rel(k: i64, m: i64) -> Option<f64> {
@@ -300,7 +306,28 @@ impl Report {
             counters: rows,
             windows,
             generations: gens,
+            kernel_oom_killed: k.oom_killed,
+            model_oom_killed: None,
         })
+    }
+
+    /// The line saying where the OOM killer ended each side's replay, when it ended either.
+    pub fn oom_line(&self) -> Option<String> {
+        if self.kernel_oom_killed.is_none() && self.model_oom_killed.is_none() {
+            return None;
+        }
+        let kernel = self.kernel_oom_killed.map_or("not killed".into(), |k| {
+            format!(
+                "killed after {}-{} access ops ({} measured)",
+                k.ops,
+                k.ops + crate::PROGRESS_EVERY - 1,
+                k.accesses
+            )
+        });
+        let model = self.model_oom_killed.map_or("not killed".into(), |m| {
+            format!("killed after {} access ops ({} measured)", m.ops, m.accesses)
+        });
+        Some(format!("OOM kill: kernel {kernel}, model {model}"))
     }
 
     /// The terminal table.
@@ -334,7 +361,11 @@ impl Report {
             s.min_ttl_ms.unwrap_or(0),
             s.page_cluster
         );
-        let _ = writeln!(o, "workload: {}\n", self.workload);
+        let _ = writeln!(o, "workload: {}", self.workload);
+        if let Some(l) = self.oom_line() {
+            let _ = writeln!(o, "{l}");
+        }
+        o.push('\n');
         let _ = writeln!(
             o,
             "{:<14} {:<28} {:>12} {:>12} {:>10}",

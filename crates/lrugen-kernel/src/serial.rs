@@ -3,7 +3,7 @@
 
 use crate::initramfs::{BEGIN, END};
 use crate::{Error, KernelRun, Window};
-use lrugen_replay::{CTL_PREFIX, DUMP_END, DUMP_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
+use lrugen_replay::{CTL_PREFIX, DUMP_END, DUMP_PREFIX, PROGRESS_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX};
 use std::collections::BTreeMap;
 
 /// The sections between `=== lrugen begin NAME` and `=== lrugen end NAME`. Carriage returns are
@@ -122,7 +122,7 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
     };
     let before = counters(&need("vmstat-before")?);
     let after = counters(&need("vmstat-after")?);
-    let vmstat_delta = after
+    let vmstat_delta: BTreeMap<String, i64> = after
         .iter()
         // Wrapping: the counters are unsigned longs in the kernel and a garbled log must not panic.
         .map(|(k, v)| (k.clone(), v.wrapping_sub(before.get(k).copied().unwrap_or(0))))
@@ -131,6 +131,8 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
     let mut windows = Vec::new();
     let mut total = None;
     let mut rc = None;
+    // the last progress line (`--progress`)
+    let mut progress = None;
     // (task id, counts) of a multi-task replay
     let mut tasks: Vec<(u64, crate::model::TaskCount)> = Vec::new();
     let mut nr_tasks = None;
@@ -171,7 +173,12 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
             ));
             continue;
         }
-        if l.starts_with(WINDOW_PREFIX) {
+        if l.starts_with(PROGRESS_PREFIX) {
+            progress = Some(crate::OomKilled {
+                ops: num("ops").unwrap_or(0),
+                accesses: num("accesses").unwrap_or(0),
+            });
+        } else if l.starts_with(WINDOW_PREFIX) {
             windows.push(Window {
                 accesses: num("accesses").unwrap_or(0),
                 misses: num("misses").unwrap_or(0),
@@ -205,6 +212,15 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
         } else if let Some(r) = l.strip_prefix("lrugen-replay rc ") {
             rc = r.trim().parse::<i32>().ok();
         }
+    }
+    // SIGKILL (the shell's 128 + 9) with the OOM killer's count moved: the OOM killer ended the
+    // replay; its full windows are what it counted
+    let oom_killed = (total.is_none() && rc == Some(137) && vmstat_delta.get("oom_kill").is_some_and(|&n| n > 0))
+        .then(|| progress.unwrap_or_default());
+    if oom_killed.is_some() {
+        let sum = |f: fn(&Window) -> u64| windows.iter().map(f).sum::<u64>();
+        total = Some((sum(|w| w.accesses), sum(|w| w.misses), sum(|w| w.minor)));
+        rc = Some(0);
     }
     let (accesses, misses, minor) =
         total.ok_or_else(|| Error::Guest(format!("the replayer printed no total (exit status {rc:?}):\n{replay}")))?;
@@ -296,6 +312,7 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
         accesses,
         misses,
         minor,
+        oom_killed,
         ..KernelRun::default()
     })
 }
@@ -400,6 +417,41 @@ lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n",
         let lv = r.lru_gen_parsed().unwrap();
         assert_eq!(lv[0].path, "/t");
         assert_eq!(lv[0].gens.iter().map(|g| g.pages[1]).sum::<u64>(), 12097 + 4096 + 2);
+    }
+
+    /// A replayer the OOM killer ended (the shell reports 128 + SIGKILL, `oom_kill` moved): no
+    /// total, no dumps; the run is its full windows and its last progress line, and the counters
+    /// `/init` read after it are kept. Killed without `oom_kill` counted, it is a failure.
+    #[test]
+    fn an_oom_killed_replay_is_a_run_that_says_where_it_died() {
+        let killed = SAMPLE
+            .replace(
+                "lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\nlrugen-replay rc 0\r\n",
+                "lrugen-replay progress ops 1000 accesses 0\r\nlrugen-replay progress ops 2000 accesses 1000\r\n\
+                 Killed\r\nlrugen-replay rc 137\r\n",
+            )
+            .replace(
+                "lrugen-replay window 1 accesses 500 misses 100 minor 0 ns 2500000000\r\n",
+                "",
+            );
+        let with_kill = killed.replace(
+            "workingset_refault_file 120\r\n",
+            "workingset_refault_file 120\r\noom_kill 1\r\n",
+        );
+        let r = parse_serial(&with_kill).unwrap();
+        assert_eq!(
+            r.oom_killed,
+            Some(crate::OomKilled {
+                ops: 2000,
+                accesses: 1000
+            })
+        );
+        assert_eq!((r.accesses, r.misses, r.windows.len()), (1000, 900, 1));
+        assert_eq!(r.vmstat_delta["oom_kill"], 1);
+        assert_eq!(r.memory_stat["file"], 31457280);
+        let e = parse_serial(&killed).unwrap_err().to_string();
+        assert!(e.contains("exit status Some(137)"), "{e}");
+        assert_eq!(parse_serial(SAMPLE).unwrap().oom_killed, None);
     }
 
     #[test]

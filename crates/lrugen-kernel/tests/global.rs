@@ -8,20 +8,16 @@
 //!
 //! Each counter is judged against every boot: within 10 % of each (or 50 events), the tolerance
 //! issue 13 asks of the direct-reclaim and kswapd counters, widened to the boots' own spread
-//! plus 2 points where the kernel moves more than that from boot to boot. A counter out of
+//! plus 2 points where the kernel moves more than that from boot to boot
+//! ([`fidelity::within_boots`]). A counter out of
 //! it fails unless it is listed in [`GAPS`] with the measured numbers and the reason; a listed gap
 //! that has closed fails too, so the list stays true. No qemu here.
 
-use lrugen_kernel::fidelity::{self, Check, Compared};
-use lrugen_kernel::{model, Capture, KernelRun};
+use lrugen_kernel::fidelity::{self, Compared};
+use lrugen_kernel::Capture;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-
-/// The tolerance: 10 % of the boots' range.
-const TOLERANCE: f64 = 0.10;
-/// ... or this many events.
-const FLOOR: u64 = 50;
 
 const DIRECT: &str = "direct reclaim: of each kernel's two boots one reclaims directly (6.12 classic \
     324 pages scanned, 6.12 MGLRU 256, 7.2 classic 264, 7.2 MGLRU 1,308, in 2-12 stalls, mostly \
@@ -97,88 +93,27 @@ fn dir() -> PathBuf {
 
 /// The fixtures by group (`debian-SERIES-LRU-SHAPE`), each with its boots in order.
 fn groups() -> BTreeMap<String, Vec<Capture>> {
-    let mut g: BTreeMap<String, Vec<Capture>> = BTreeMap::new();
-    for p in fidelity::fixtures(&dir()).unwrap() {
-        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let name = stem.rsplit_once("-boot").map_or(stem.as_str(), |s| s.0).to_string();
-        g.entry(name).or_default().push(Capture::load(&p).unwrap());
-    }
-    g
+    fidelity::groups(&dir()).unwrap()
 }
 
-/// Within the tolerance of every boot: 10 %, or the boots' own spread ((largest − smallest) /
-/// smallest) plus 2 points where the kernel moves more than that between boots, or [`FLOOR`]
-/// events. Boots of which some have none of a counter and some more than [`FLOOR`] (direct
-/// reclaim in one boot and not in the other) have no spread to widen it.
-fn within(kernel: &[u64], model: u64) -> bool {
-    let (lo, hi) = (*kernel.iter().min().unwrap(), *kernel.iter().max().unwrap());
-    let spread = if lo == 0 { 0.0 } else { (hi - lo) as f64 / lo as f64 };
-    let tol = TOLERANCE.max(spread + fidelity::SPREAD_MARGIN);
-    kernel
-        .iter()
-        .all(|&k| k.abs_diff(model) <= ((k as f64 * tol).ceil() as u64).max(FLOOR))
-}
-
-fn kv(r: &KernelRun, names: &[&str]) -> u64 {
-    names
-        .iter()
-        .map(|k| r.vmstat_delta.get(*k).copied().unwrap_or(0).max(0) as u64)
-        .sum()
-}
-
-/// The model's run of each group, against its boots: one [`Compared`] per group, a [`Check`] per
-/// counter (`kernel` the boots' mean, `boots` each one's).
+/// The model's run of each group, against its boots: one [`Compared`] per group, a
+/// [`fidelity::Check`] per counter (`kernel` the boots' mean, `boots` each one's;
+/// [`fidelity::global_group`]).
 fn rows() -> &'static Vec<Compared> {
     static ROWS: OnceLock<Vec<Compared>> = OnceLock::new();
     ROWS.get_or_init(|| {
         let mut rows = Vec::new();
         for (group, boots) in groups() {
-            let c = &boots[0];
-            let ops = c.ops().unwrap();
-            let mut settings = c.settings.clone();
-            if settings.zones.is_empty() {
-                settings.zones = c.run.global_zones();
-            }
             assert_eq!(
-                settings.memcg_max_bytes, 0,
+                boots[0].settings.memcg_max_bytes, 0,
                 "{group}: a global-pressure fixture has no memcg limit"
             );
-            let profile = model::profile_for_release(&c.run.kernel_release);
-            let cfg = model::config(&settings, profile).unwrap();
+            let g = fidelity::global_group(&group, &boots).unwrap();
             assert!(
-                cfg.memcg.max.is_none() && cfg.machine.lowmem_reserve,
+                g.cfg.memcg.max.is_none() && g.cfg.machine.lowmem_reserve,
                 "{group}: the model runs on the guest's zones"
             );
-            let (m, _) = model::run_tasks_at(&ops, &cfg, &c.layout(&ops)).unwrap();
-            let mut checks = Vec::new();
-            let mut push = |what: &'static str, kernel: Vec<u64>, model: u64| {
-                let show: Vec<String> = kernel.iter().map(|v| v.to_string()).collect();
-                checks.push(Check {
-                    what,
-                    kernel: kernel.iter().sum::<u64>() / kernel.len() as u64,
-                    model,
-                    ok: within(&kernel, model),
-                    detail: format!("boots {}", show.join("/")),
-                    boots: kernel,
-                    tolerance: TOLERANCE,
-                });
-            };
-            push("misses", boots.iter().map(|b| b.run.misses).collect(), m.misses);
-            for (what, k, s) in fidelity::GLOBAL_COUNTERS {
-                let mv: u64 = s.iter().map(|&s| m.vm(s).max(0) as u64).sum();
-                push(what, boots.iter().map(|b| kv(&b.run, k)).collect(), mv);
-            }
-            let mut parts = group.splitn(4, '-');
-            let (_, series, lru, shape) = (parts.next(), parts.next(), parts.next(), parts.next());
-            rows.push(Compared {
-                name: group.clone(),
-                series: series.unwrap_or("").into(),
-                lru: lru.unwrap_or("").into(),
-                shape: shape.unwrap_or("").into(),
-                release: c.run.kernel_release.clone(),
-                profile: profile.name().into(),
-                checks,
-            });
+            rows.push(g.compared);
         }
         rows
     })

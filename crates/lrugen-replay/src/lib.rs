@@ -875,6 +875,10 @@ impl OpFile {
 
 /// Marker lines the replayer prints (parsed by `lrugen-kernel`).
 pub const WINDOW_PREFIX: &str = "lrugen-replay window";
+/// With `--progress N`, a replay of one task prints `lrugen-replay progress ops O accesses A`
+/// after every `N` access ops (populate pass included; `A` counts the measured ones): the last
+/// such line before the OOM killer ends the replayer tells how far it got.
+pub const PROGRESS_PREFIX: &str = "lrugen-replay progress";
 /// The final line.
 pub const TOTAL_PREFIX: &str = "lrugen-replay total";
 /// A task's counts in a multi-task replay, printed by the task when its ops are done:

@@ -16,7 +16,7 @@
 
 use lrugen_replay::{
     escape_text, expand_placeholders, CtlTarget, FileAdvice, LruvecSeqs, OpFile, ReplayOp, CTL_PREFIX, DUMP_END,
-    DUMP_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX,
+    DUMP_PREFIX, PROGRESS_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX,
 };
 use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -264,6 +264,8 @@ struct Ctx<'a> {
     memcg: String,
     /// `--memcgs DIR`: the workload memcg's directory, whose children the op file's tasks run in.
     memcgs_dir: Option<String>,
+    /// `--progress N`: a [`PROGRESS_PREFIX`] line every N access ops (0: none; one task only).
+    progress: u64,
 }
 
 impl Ctx<'_> {
@@ -275,7 +277,7 @@ impl Ctx<'_> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let usage = || -> ! {
-        die("usage: lrugen-replay OPFILE DATADIR [--end NAME=PATH]... [--every NAME=PATH]... [--memcgs DIR]".into())
+        die("usage: lrugen-replay OPFILE DATADIR [--end NAME=PATH]... [--every NAME=PATH]... [--memcgs DIR] [--progress N]".into())
     };
     if args.len() < 3 {
         usage();
@@ -283,11 +285,16 @@ fn main() {
     // Files to dump after the last access (`--end`) and after each full window (`--every`).
     let (mut at_end, mut every) = (Vec::new(), Vec::new());
     let mut memcgs_dir = None;
+    let mut progress = 0;
     let mut it = args[3..].iter();
     while let Some(opt) = it.next() {
         let v = it.next().unwrap_or_else(|| usage());
         if opt == "--memcgs" {
             memcgs_dir = Some(v.clone());
+            continue;
+        }
+        if opt == "--progress" {
+            progress = v.parse().unwrap_or_else(|_| usage());
             continue;
         }
         let (n, p) = v.split_once('=').unwrap_or_else(|| usage());
@@ -353,6 +360,7 @@ fn main() {
         every,
         memcg,
         memcgs_dir,
+        progress,
     };
     if opf.nr_tasks() == 1 {
         enter_memcg(&ctx, 0);
@@ -535,6 +543,9 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
     let lockstep = shared.filter(|_| ctx.opf.lockstep > 0);
     let k = u64::from(ctx.opf.lockstep);
     let mut done_accesses = 0u64;
+    // access ops done, populate pass included (`--progress`)
+    let mut done = 0u64;
+    let progress = if shared.is_none() { ctx.progress } else { 0 };
     for op in ops {
         if let Some(sh) = lockstep {
             if op.is_access() {
@@ -613,6 +624,13 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
             }
         };
         req_missed |= miss;
+        done += 1;
+        if progress > 0 && done % progress == 0 {
+            emit(&format!(
+                "{PROGRESS_PREFIX} ops {done} accesses {}\n",
+                total.c.accesses + u64::from(measuring)
+            ));
+        }
         if !measuring {
             continue;
         }

@@ -288,6 +288,9 @@ pub struct RunResult {
     pub memcg: Option<String>,
     /// How the run ended early, if it did (OOM kill, no memory).
     pub error: Option<String>,
+    /// The steps the run completed before the OOM killer ended it (the step that invoked it not
+    /// counted), when it did.
+    pub killed_after_steps: Option<u64>,
     /// Why the `debugfs_write` commands failed at the end of the run, if they did (the commands
     /// before the failing one stay applied, as in the kernel; the counters are read after them).
     pub debugfs_write_error: Option<String>,
@@ -1123,6 +1126,7 @@ fn empty_result(policy: &str) -> RunResult {
         memory_events: None,
         memcg: None,
         error: None,
+        killed_after_steps: None,
         debugfs_write_error: None,
         ctl: Vec::new(),
         wall_seconds: 0.0,
@@ -1294,6 +1298,9 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
             }
             Err(e) => {
                 r.error = Some(e.to_string());
+                if matches!(e, AccessError::Killed(_)) {
+                    r.killed_after_steps = Some(steps);
+                }
                 if matches!(e, AccessError::Fault(_)) {
                     return Err(RunError::Config(e.to_string()));
                 }
