@@ -1358,11 +1358,6 @@ Size:              65536 kB
             },
         );
         let ops = OpFile {
-            lockstep: 0,
-            ctl: Vec::new(),
-            memcgs: Vec::new(),
-            window: 0,
-            files: Vec::new(),
             anon_pages: 4,
             ops: t0,
             tasks: vec![
@@ -1375,6 +1370,7 @@ Size:              65536 kB
                     ops: loads(1),
                 },
             ],
+            ..OpFile::default()
         };
         // the measured steps' tasks in order (the replayer's own pages are not measured)
         let order = |ops: &OpFile| {
