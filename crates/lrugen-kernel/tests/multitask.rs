@@ -33,9 +33,12 @@ const MGLRU_YCSB_PAGEIN: &str = "6.12 MGLRU YCSB-B (5 % whole-record updates, so
     against 35,124-35,201), and those extra reads are refaults (workingset_refault_file \
     28,756-30,141 against the model's 27,251) evicted again (pgscan_file 37,760-39,296, pgsteal_file \
     36,420-37,823 against 34,112 and 33,629); the model reads exactly its misses. Pages read that no \
-    pread of the replayer missed: not yet explained (a pread racing reclaim on the other vCPU \
-    between mincore and the read would be one way; MGLRU also tags 1,286-1,519 dirty folios for \
-    immediate reclaim and rotates 767-1,036)";
+    pread of the replayer missed: not yet explained. Not swap (pswpin 0). The excess of file \
+    refaults (about 1,500-2,900) is of the order of the run's 3,000 updates, so the filesystem's \
+    own pages that each write needs (ext4 metadata and journal blocks, page cache of the block \
+    device, which the model does not have) evicted by MGLRU and read again is one candidate, a \
+    pread racing reclaim on the other vCPU between mincore and the read another; MGLRU also \
+    tags 1,286-1,519 dirty folios for immediate reclaim and rotates 767-1,036";
 
 const CLASSIC_YCSB_SCAN: &str = "6.12 classic YCSB-B, in lockstep: the kernel scans 3-7 % more file \
     folios than the model (34,882-36,053 against 33,764) for the same misses (-0.3 %); it tags \
