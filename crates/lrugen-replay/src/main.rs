@@ -539,20 +539,16 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
     let mut nwin = 0u64;
     let mut buf = vec![0u8; PAGE];
     let mut sink = 0u8;
-    // lockstep: this task's accesses so far, and the barrier it waits at between rounds
-    let lockstep = shared.filter(|_| ctx.opf.lockstep > 0);
-    let k = u64::from(ctx.opf.lockstep);
-    let mut done_accesses = 0u64;
-    // access ops done, populate pass included (`--progress`)
+    // access ops done, populate pass included (`--progress`; lockstep's rounds count them too)
     let mut done = 0u64;
     let progress = if shared.is_none() { ctx.progress } else { 0 };
+    // lockstep: the barrier this task waits at before the first access of each round but the first
+    let lockstep = shared.filter(|_| ctx.opf.lockstep > 0);
+    let k = u64::from(ctx.opf.lockstep);
     for op in ops {
         if let Some(sh) = lockstep {
-            if op.is_access() {
-                if done_accesses > 0 && done_accesses % k == 0 {
-                    sh.arrive();
-                }
-                done_accesses += 1;
+            if done > 0 && done % k == 0 && op.is_access() {
+                sh.arrive();
             }
         }
         let (miss, minor) = match *op {
