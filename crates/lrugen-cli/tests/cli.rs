@@ -766,6 +766,53 @@ fn ops_build_then_run_ops() {
     );
 }
 
+/// `lrugen ops build --lockstep K` writes a version 5 file of a multi-task experiment, and
+/// `lrugen run --ops` replays it by its rounds: the siblings' file and loop tasks one access each
+/// per round or 4,000 each (the loop's whole region, then the file's reads), which changes what
+/// the limit's reclaim takes.
+#[test]
+fn ops_build_lockstep_then_run_ops() {
+    let d = scratch("ops_lockstep");
+    let exp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lrugen-kernel/tests/fixtures/multitask/siblings.toml");
+    let misses = |k: &str| -> (u64, String) {
+        let f = d.join(format!("sib{k}.ops"));
+        let mut a = vec!["ops", "build", path_str(&f), "--exp", path_str(&exp)];
+        if !k.is_empty() {
+            a.extend(["--lockstep", k]);
+        }
+        ok(&a);
+        let text = std::fs::read_to_string(&f).unwrap();
+        let head: String = text.lines().take(3).collect::<Vec<_>>().join("\n");
+        let args = [
+            "--ops",
+            path_str(&f),
+            "--memcg-max",
+            "24M",
+            "--swap",
+            "64M",
+            "--policy",
+            "mglru",
+        ];
+        let vm = vmstats(&args).remove(0);
+        (vm["workingset_refault_anon"].as_u64().unwrap(), head)
+    };
+    let (_, head) = misses("");
+    assert!(head.starts_with("lrugen-ops 4\n"), "{head}");
+    let (one, head) = misses("1");
+    assert_eq!(head, "lrugen-ops 5\nwindow 4000\nlockstep 1");
+    assert_eq!(misses("1").0, one, "deterministic");
+    let (big, head) = misses("4000");
+    assert!(head.ends_with("lockstep 4000"), "{head}");
+    assert_ne!(
+        big, one,
+        "rounds of 4,000 accesses change the order and what reclaim takes"
+    );
+    fails(
+        &["ops", "build", path_str(&d.join("x.ops")), "--lockstep", "2"],
+        &["--lockstep", "the workload has one task"],
+    );
+}
+
 /// A YCSB workload properties file (`-P`, `examples/bench/ycsb-hotspot.properties`, with a continued
 /// line and a `key : value`) runs as YCSB runs it: its record and operation counts, its
 /// workload, YCSB's text as output, the properties that change nothing named in a note; the
