@@ -1186,6 +1186,17 @@ pub fn global_machine(zones: &[crate::zoneinfo::ZoneInfo], swap_pages: u64) -> R
 mod tests {
     use super::*;
 
+    /// The model's configuration of an MGLRU run on the 6.12 preset at a capacity of 4,096 pages.
+    fn mglru_6_12_at_4096() -> RunConfig {
+        let s = Settings {
+            lru: "mglru".into(),
+            lru_gen_enabled: "y".into(),
+            model_capacity_pages: 4096,
+            ..Default::default()
+        };
+        config(&s, Profile::V6_12).unwrap()
+    }
+
     #[test]
     fn minor_faults_are_the_replayers_first_touches() {
         let ops = OpFile {
@@ -1514,13 +1525,7 @@ Swap:                  0 kB
             8,
             "6.1 counts neither PUD tables nor the PGD"
         );
-        let s = Settings {
-            lru: "mglru".into(),
-            lru_gen_enabled: "y".into(),
-            model_capacity_pages: 4096,
-            ..Default::default()
-        };
-        let cfg = config(&s, Profile::V6_12).unwrap();
+        let cfg = mglru_6_12_at_4096();
         let pagetables = |l: &Layout| {
             let r = run_at(&ops, &cfg, l).unwrap();
             r.memcg(lrugen::mm::vmstat::Stat::NrPageTablePages) as u64
@@ -1551,13 +1556,7 @@ Swap:                  0 kB
     /// the task's pages are charged to the child, counted in the workload memcg above it.
     #[test]
     fn a_task_in_a_child_memcg() {
-        let s = Settings {
-            lru: "mglru".into(),
-            lru_gen_enabled: "y".into(),
-            model_capacity_pages: 4096,
-            ..Default::default()
-        };
-        let cfg = config(&s, Profile::V6_12).unwrap();
+        let cfg = mglru_6_12_at_4096();
         let ctl = OpFile::parse("lrugen-ops 4\nfile 0 f 4\ntask 0 memcg a\nr 0 1\ncr lru_gen\n").unwrap();
         let e = run(&ctl, &cfg).unwrap_err().to_string();
         assert!(e.contains("runs in memcg a below the workload memcg"), "{e}");
@@ -1576,13 +1575,7 @@ Swap:                  0 kB
                     c lru_gen + {memcg} {node} {max_seq} 1 1\nc lru_gen - {memcg} 0 {max_seq}\nr 0 3\n\
                     c memory.reclaim 1M swappiness=0\n";
         let ops = OpFile::parse(text).unwrap();
-        let s = Settings {
-            lru: "mglru".into(),
-            lru_gen_enabled: "y".into(),
-            model_capacity_pages: 4096,
-            ..Default::default()
-        };
-        let cfg = config(&s, Profile::V6_12).unwrap();
+        let cfg = mglru_6_12_at_4096();
         let r = run(&ops, &cfg).unwrap();
         let res = ctl_results(&ops, &r.ctl).unwrap();
         assert_eq!(res.iter().map(|c| c.id).collect::<Vec<_>>(), [0, 1, 2, 3]);

@@ -294,7 +294,9 @@ fn main() {
             continue;
         }
         if opt == "--progress" {
-            progress = v.parse().unwrap_or_else(|_| usage());
+            progress = v
+                .parse()
+                .unwrap_or_else(|_| die(format!("--progress: expected a number of access ops, found '{v}'")));
             continue;
         }
         let (n, p) = v.split_once('=').unwrap_or_else(|| usage());

@@ -97,3 +97,25 @@ fn tasks_of_unequal_length_all_finish() {
         }
     }
 }
+
+/// A bad `--progress` value is an error naming the option and the value, not the usage line.
+#[test]
+fn a_bad_progress_value_is_named() {
+    let dir = std::env::temp_dir().join(format!("lrugen-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("ops");
+    std::fs::write(&path, "lrugen-ops 1\nanon 1\nl 0\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_lrugen-replay"))
+        .arg(&path)
+        .arg(&dir)
+        .args(["--progress", "ten"])
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--progress: expected a number of access ops, found 'ten'"),
+        "{err}"
+    );
+}
