@@ -405,6 +405,34 @@ impl RunResult {
     }
 }
 
+/// A PTE holds a folio id (a page frame of the model's memory) or a swap slot in
+/// [`crate::mm::vm::pte::PFN_MASK`]'s 27 bits: memory and swap of at most 2^27 pages (512 GiB)
+/// each. A larger machine is refused before it is built, naming the option, rather than
+/// aliasing frames.
+fn check_frame_limits(mc: &crate::mm::MachineConfig) -> Result<(), RunError> {
+    let limit = crate::mm::vm::pte::PFN_MASK as u64 + 1;
+    let gib = |p: u64| p as f64 * 4096.0 / (1u64 << 30) as f64;
+    let memory = mc.total_pages();
+    if memory > limit {
+        return Err(RunError::Config(format!(
+            "memory of {memory} pages ({:.0} GiB) is more than the model's {limit} page frames ({:.0} GiB): \
+             make the machine's memory smaller",
+            gib(memory),
+            gib(limit)
+        )));
+    }
+    if mc.swap_pages > limit {
+        return Err(RunError::Config(format!(
+            "swap of {} pages ({:.0} GiB) is more than the model's {limit} swap slots ({:.0} GiB): \
+             make the swap smaller",
+            mc.swap_pages,
+            gib(mc.swap_pages),
+            gib(limit)
+        )));
+    }
+    Ok(())
+}
+
 /// Why a run could not start.
 #[derive(Debug)]
 pub enum RunError {
@@ -606,6 +634,7 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
             crate::mm::PAGE_CLUSTER_MAX
         )));
     }
+    check_frame_limits(&mc)?;
     let mut m = Machine::new(mc);
     if let Some(a) = cfg.engine.as_ref().and_then(|e| e.swap_device.zram_algorithm) {
         m.zram_algorithm = a;
@@ -1586,6 +1615,22 @@ mod tests {
         }
         assert_eq!(model.len(), 0);
         assert_eq!(out, (0..100).collect::<Vec<_>>());
+    }
+
+    /// A machine whose memory or swap has more pages than a PTE can name (2^27) is refused with
+    /// the option to change; exactly 2^27 pages of each is accepted.
+    #[test]
+    fn frame_limits_refuse_what_a_pte_cannot_name() {
+        let limit = u64::from(crate::mm::vm::pte::PFN_MASK) + 1;
+        assert!(check_frame_limits(&crate::mm::MachineConfig::simple(limit, limit)).is_ok());
+        let err = check_frame_limits(&crate::mm::MachineConfig::simple(limit + 1, 0)).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("memory of 134217729 pages") && msg.contains("512 GiB"),
+            "{msg}"
+        );
+        let err = check_frame_limits(&crate::mm::MachineConfig::simple(1024, limit + 1)).unwrap_err();
+        assert!(err.to_string().contains("make the swap smaller"), "{err}");
     }
 
     /// Zoo policies parse by libCacheSim's names (any case), print and serialize as their names,
