@@ -49,8 +49,17 @@ const ANON_BOOTS: &str = "MGLRU anon-gauss moves from boot to boot on the kernel
     layout (ASLR's page offset of the anon region in its PMD table, read off the replayer's smaps). Paired \
     that way the model follows the boots (6.12: kernel 5468/5326/5325/5438/5370, model 5550/5380/5395/5522/5520) \
     but stays above them: +2.1 % on 6.1 and +1.6 % on 6.12 on average, against 1 % plus twice the \
-    standard error of the paired difference (1.6 %); 7.2 (-2.2 %) is within its 2.7 %. Which mechanism \
-    gives the model its excess anon misses is not known";
+    standard error of the paired difference (1.6 %); 7.2 (-2.2 %) is within its 2.7 %. A 6.12 rerun with \
+    `--every 500 --debugfs-every-window` (kernel 5471, model at its layout 5528) shows where: the \
+    generations match window for window (within one window of timing) through 60,000 accesses and the \
+    model is 24-39 misses below the kernel there; from 60,000 to 66,000 the model moves 203 more pages \
+    out of its oldest generation into max_seq (its look-around activations: pgactivate 15105 against \
+    13763 over the run, pgrefill 13202 against 13764, pgscan and pgsteal within 0.3 %), empties the \
+    oldest generation about 1,000 accesses sooner, and then ages twice in 3,500 accesses where the \
+    kernel takes 6,500; its misses go from -39 to +75 in those windows. Over the five boots the \
+    model's pgactivate is 12269-16256 against the kernel's 11115-14033 and moves by up to 1 % of \
+    misses with the lru_activate batch size (31 or 15), so which young neighbours the look-around \
+    finds outside max_seq, and when the batch moves them, is where to look next";
 const ANON_SEQS_72: &str = "7.2 MGLRU anon-gauss over five boots: the kernel ends at 19/20..22 (three \
     boots), 19/20..21 and 21/22..24; the model at those boots' layouts at 20/21..23, 19/20..22 (twice), \
     18/19..21 and 19/20..22: at one layout it ages one generation less than any boot (min_seq anon 18)";
