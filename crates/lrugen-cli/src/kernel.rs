@@ -240,8 +240,10 @@ pub struct KernelArgs {
     debugfs_every_window: bool,
     /// A control script (`lrugen run --ctl`'s format, docs/control.md) run in the guest and in
     /// the model at the same places of the replay: writes of lru_gen and memory.reclaim and
-    /// reads of lru_gen and lru_gen_full at measured accesses (`at`, `every`); each write's
-    /// return code and the lru_gen text after it are compared. Other actions are refused.
+    /// reads of lru_gen, lru_gen_full, memory.stat and vmstat at measured accesses (`at`,
+    /// `every`); each write's return code and the lru_gen text after it are compared, and each
+    /// read of memory.stat or vmstat is shown as the counters that moved since the previous read
+    /// of that file, kernel beside model. Other actions are refused.
     #[arg(long, value_name = "FILE.toml")]
     ctl: Option<PathBuf>,
 }

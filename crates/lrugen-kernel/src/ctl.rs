@@ -148,8 +148,68 @@ pub fn compare(kernel: &[CtlResult], model: &[CtlResult], path: &str) -> Vec<OpC
         .collect()
 }
 
+/// Whether a control op read a file of counters (`memory.stat`, `/proc/vmstat`).
+pub fn reads_counters(file: &str) -> bool {
+    matches!(file, "memory.stat" | "vmstat")
+}
+
+/// The numbers of a counters text (`name value` lines), in the text's order.
+fn counter_lines(text: &str) -> Vec<(&str, i64)> {
+    text.lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            Some((k, v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// A counter that moved between two reads: (name, the kernel's change, the model's change).
+pub type CounterMove = (String, i64, i64);
+
+/// Each read of a counters file ([`reads_counters`]) as the counters that moved since the
+/// previous read of the same file (since zero at the first), kernel beside model: per read, its
+/// op id and `(name, kernel change, model change)` for every counter either side changed, in the
+/// kernel's order (the model's own counters after). A counter one side lacks changes by 0 there.
+pub fn counter_moves(kernel: &[CtlResult], model: &[CtlResult]) -> Vec<(u32, Vec<CounterMove>)> {
+    use std::collections::BTreeMap;
+    let mut prev: [BTreeMap<(String, String), i64>; 2] = Default::default();
+    let mut out = Vec::new();
+    for k in kernel.iter().filter(|k| k.write.is_none() && reads_counters(&k.file)) {
+        let Some(m) = model.iter().find(|m| m.id == k.id) else {
+            continue;
+        };
+        let sides = [counter_lines(&k.text), counter_lines(&m.text)];
+        let mut order: Vec<&str> = sides[0].iter().map(|c| c.0).collect();
+        for (n, _) in &sides[1] {
+            if !order.contains(n) {
+                order.push(n);
+            }
+        }
+        let mut delta = [BTreeMap::new(), BTreeMap::new()];
+        for (i, side) in sides.iter().enumerate() {
+            for &(n, v) in side {
+                let key = (k.file.clone(), n.to_string());
+                let before = prev[i].insert(key, v).unwrap_or(0);
+                delta[i].insert(n, v - before);
+            }
+        }
+        let moved = order
+            .into_iter()
+            .map(|n| {
+                let d = |i: usize| delta[i].get(n).copied().unwrap_or(0);
+                (n.to_string(), d(0), d(1))
+            })
+            .filter(|&(_, a, b)| a != 0 || b != 0)
+            .collect();
+        out.push((k.id, moved));
+    }
+    out
+}
+
 /// The comparison as a table: per op, what was written, each side's return code, and the
-/// workload lruvec's generations after it (`seq:anon/file`, kernel then model).
+/// workload lruvec's generations after it (`seq:anon/file`, kernel then model); a read of
+/// `memory.stat` or `vmstat` shows instead the counters that moved since the previous read of
+/// that file ([`counter_moves`], `name kernel/model`).
 pub fn table(kernel: &[CtlResult], model: &[CtlResult]) -> String {
     use std::fmt::Write as _;
     let mut s = String::from("control ops (kernel | model): return code, then /t's generations seq:anon/file\n");
@@ -160,7 +220,26 @@ pub fn table(kernel: &[CtlResult], model: &[CtlResult]) -> String {
             .collect::<Vec<_>>()
             .join(" ")
     };
+    let moves = counter_moves(kernel, model);
     for c in compare(kernel, model, "/t") {
+        if let Some((_, moved)) = moves.iter().find(|(id, _)| *id == c.id) {
+            let at = kernel.iter().find(|k| k.id == c.id).map_or(0, |k| k.accesses);
+            let list = moved
+                .iter()
+                .map(|(n, k, m)| format!("{n} {k}/{m}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let _ = writeln!(
+                s,
+                "{:>3} {} (read at {at} accesses): {} | {}\n      moved (kernel/model): {}",
+                c.id,
+                c.file,
+                errno(&c.errno[0]),
+                errno(&c.errno[1]),
+                if list.is_empty() { "nothing" } else { &list }
+            );
+            continue;
+        }
         let _ = writeln!(
             s,
             "{:>3} {} {:?}: {} | {}{}\n      kernel {}\n      model  {}",
@@ -208,6 +287,48 @@ mod tests {
             text: text.into(),
             ..Default::default()
         }
+    }
+
+    /// Reads of `memory.stat` show what moved since the previous read of it, per side, in the
+    /// kernel's order, with a counter only one side has as 0 on the other; writes between them
+    /// are not counter reads.
+    #[test]
+    fn counter_reads_show_what_moved_since_the_last_read() {
+        let read = |id, text: &str| CtlResult {
+            id,
+            file: "memory.stat".into(),
+            accesses: u64::from(id) * 500,
+            text: text.into(),
+            ..Default::default()
+        };
+        let kernel = [
+            read(0, "anon 4096\npgactivate 10\nworkingset_nodes 3\n"),
+            res(1, "+ 28 0 3", None, ""),
+            read(2, "anon 8192\npgactivate 25\nworkingset_nodes 3\n"),
+        ];
+        let model = [
+            read(0, "anon 4096\npgactivate 12\n"),
+            res(1, "+ 2 0 3", None, ""),
+            read(2, "anon 4096\npgactivate 40\n"),
+        ];
+        let m = counter_moves(&kernel, &model);
+        let row = |n: &str, k, m| (n.to_string(), k, m);
+        assert_eq!(m.len(), 2, "the lru_gen write is no counter read");
+        assert_eq!(
+            m[0],
+            (
+                0,
+                vec![
+                    row("anon", 4096, 4096),
+                    row("pgactivate", 10, 12),
+                    row("workingset_nodes", 3, 0)
+                ]
+            )
+        );
+        assert_eq!(m[1], (2, vec![row("anon", 4096, 0), row("pgactivate", 15, 28)]));
+        let t = table(&kernel, &model);
+        assert!(t.contains("2 memory.stat (read at 1000 accesses): ok | ok"), "{t}");
+        assert!(t.contains("moved (kernel/model): anon 4096/0, pgactivate 15/28"), "{t}");
     }
 
     #[test]

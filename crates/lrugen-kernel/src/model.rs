@@ -958,6 +958,8 @@ fn with_ctl(cfg: &RunConfig, ops: &OpFile, ctl_at: &[(u64, u32)]) -> Result<RunC
             CtlTarget::LruGen => CtlFile::LruGen,
             CtlTarget::LruGenFull => CtlFile::LruGenFull,
             CtlTarget::MemoryReclaim => CtlFile::MemoryReclaim,
+            CtlTarget::MemoryStat => CtlFile::MemoryStat,
+            CtlTarget::Vmstat => CtlFile::Vmstat,
         };
         let act = |file, write: Option<String>| Action {
             when,

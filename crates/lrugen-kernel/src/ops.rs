@@ -589,8 +589,8 @@ pub fn experiment_cpus(cfg: &lrugen::sim::RunConfig) -> u32 {
 }
 /// The control files and actions a control script may have in `lrugen kernel --ctl` (the
 /// replayer's control ops: [`lrugen_replay::CtlTarget`]).
-pub const GUEST_CTL: &str = "writes of lru_gen and memory.reclaim and reads of lru_gen and lru_gen_full, \
-                             of the workload memcg, at measured accesses (`at`, `every`)";
+pub const GUEST_CTL: &str = "writes of lru_gen and memory.reclaim and reads of lru_gen, lru_gen_full, \
+                             memory.stat and vmstat, of the workload memcg, at measured accesses (`at`, `every`)";
 
 /// `ops` with the actions of control script `script` (`lrugen run --ctl`'s format, docs/control.md)
 /// as control ops at their places: an action at `at = N` (and every `every` after it) runs right
@@ -657,6 +657,8 @@ pub fn add_ctl(ops: &OpFile, script: &lrugen::control::Script, name: &str) -> Re
             (CtlFile::LruGen, _) => CtlTarget::LruGen,
             (CtlFile::LruGenFull, false) => CtlTarget::LruGenFull,
             (CtlFile::MemoryReclaim, true) => CtlTarget::MemoryReclaim,
+            (CtlFile::MemoryStat, false) => CtlTarget::MemoryStat,
+            (CtlFile::Vmstat, false) => CtlTarget::Vmstat,
             (f, w) => {
                 return Err(err(format!(
                     "{} {}: the guest replayer cannot do it; it does {GUEST_CTL}",
@@ -766,6 +768,28 @@ mod tests {
         assert_eq!(add_ctl(&base(), &script(""), "s.toml").unwrap(), base());
     }
 
+    /// Reads of `memory.stat` and `vmstat` become the replayer's version-6 control ops, and the
+    /// file is written as version 6.
+    #[test]
+    fn reads_of_counters_files_are_version_6_ops() {
+        let s =
+            script("[[action]]\nat = 1\nevery = 2\nread = \"memory.stat\"\n[[action]]\nat = 2\nread = \"vmstat\"\n");
+        let o = add_ctl(&base(), &s, "s.toml").unwrap();
+        let r = |file| CtlOp { file, write: None };
+        assert_eq!(
+            o.ctl,
+            [r(CtlTarget::MemoryStat), r(CtlTarget::Vmstat), r(CtlTarget::MemoryStat)]
+        );
+        assert_eq!(o.version(), 6);
+        let text = o.to_text();
+        assert!(text.starts_with("lrugen-ops 6\n"), "{text}");
+        assert!(
+            text.contains("\ncr memory.stat\n") && text.contains("\ncr vmstat\n"),
+            "{text}"
+        );
+        assert_eq!(OpFile::parse(&text).unwrap(), o);
+    }
+
     #[test]
     fn what_the_guest_cannot_do_is_refused_naming_the_line() {
         for (text, expect) in [
@@ -774,8 +798,8 @@ mod tests {
                 "s.toml:1: a write of memory.max: the guest replayer cannot do it",
             ),
             (
-                "[[action]]\nat = 1\nread = \"memory.stat\"\n",
-                "s.toml:1: a read of memory.stat",
+                "[[action]]\nat = 1\nread = \"memory.events\"\n",
+                "s.toml:1: a read of memory.events",
             ),
             (
                 "\n[[action]]\nat_step = 1\nread = \"lru_gen\"\n",

@@ -258,7 +258,7 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
         .map(|((mut c, from), to)| {
             for (name, _, text) in &dumps[from..to] {
                 match name.as_str() {
-                    "ctl.lru_gen" | "ctl.lru_gen_full" => c.text = text.clone(),
+                    "ctl.lru_gen" | "ctl.lru_gen_full" | "ctl.memory.stat" | "ctl.proc_vmstat" => c.text = text.clone(),
                     "ctl.vmstat" => c.vmstat_delta = counters(text),
                     _ => {}
                 }
@@ -353,6 +353,12 @@ lrugen-replay ctl 1 memory.reclaim errno 11 ret -1 accesses 1500 wrote 1M\\x20sw
 lrugen-replay dump ctl.lru_gen 1500\r\nmemcg     2 /t\r\n node     0\r\n          1        10          0           0 \r\nlrugen-replay dump-end\r\n\
 lrugen-replay dump ctl.vmstat 1500\r\npgscan_file 87\r\npgsteal_file 21\r\nlrugen-replay dump-end\r\n\
 lrugen-replay ctl 2 memory.reclaim errno 0 ret 0 accesses 1500 wrote\r\n\
+lrugen-replay ctl 3 memory.stat errno 0 ret 0 accesses 1500\r\n\
+lrugen-replay dump ctl.memory.stat 1500\r\nanon 4096\r\npgactivate 7\r\nlrugen-replay dump-end\r\n\
+lrugen-replay dump ctl.vmstat 1500\r\nlrugen-replay dump-end\r\n\
+lrugen-replay ctl 4 vmstat errno 0 ret 0 accesses 1500\r\n\
+lrugen-replay dump ctl.proc_vmstat 1500\r\nnr_free_pages 90\r\npgactivate 9\r\nlrugen-replay dump-end\r\n\
+lrugen-replay dump ctl.vmstat 1500\r\nlrugen-replay dump-end\r\n\
 lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n";
         let log = SAMPLE.replace(
             "lrugen-replay window 0 accesses 1000 misses 900 minor 0\r\n\
@@ -362,7 +368,16 @@ lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n",
         );
         assert_ne!(log, SAMPLE);
         let r = parse_serial(&log).unwrap();
-        assert_eq!(r.ctl.len(), 3);
+        assert_eq!(r.ctl.len(), 5);
+        // reads of memory.stat and /proc/vmstat keep the text read (not the ops' vmstat moves)
+        assert_eq!(
+            (r.ctl[3].file.as_str(), r.ctl[3].text.as_str()),
+            ("memory.stat", "anon 4096\npgactivate 7\n")
+        );
+        assert_eq!(
+            (r.ctl[4].file.as_str(), r.ctl[4].text.as_str()),
+            ("vmstat", "nr_free_pages 90\npgactivate 9\n")
+        );
         let (a, b, c) = (&r.ctl[0], &r.ctl[1], &r.ctl[2]);
         assert_eq!(
             (a.id, a.file.as_str(), &a.write, &a.errno, a.ret),

@@ -49,6 +49,10 @@
 //! each task moves itself into its own right after it is forked (`--memcgs DIR`, the workload
 //! memcg's directory), before the tasks are released. A file with memcgs is written as version 4.
 //!
+//! Version 6 (`lrugen-ops 6`) is version 5 with two more files to read: `cr memory.stat` (the
+//! replayer's memcg's) and `cr vmstat` (`/proc/vmstat`), whose text the replayer prints whole
+//! after the op. A file that reads either is written as version 6.
+//!
 //! This module has no dependencies so the host side (`lrugen-kernel`) writes what the guest reads.
 
 use std::fmt;
@@ -104,11 +108,21 @@ pub enum CtlTarget {
     LruGenFull,
     /// The replayer's own memcg's `memory.reclaim` (found through `/proc/self/cgroup`): write only.
     MemoryReclaim,
+    /// The replayer's own memcg's `memory.stat`: read only (version 6).
+    MemoryStat,
+    /// `/proc/vmstat`: read only (version 6).
+    Vmstat,
 }
 
 impl CtlTarget {
     /// Every target.
-    pub const ALL: [CtlTarget; 3] = [CtlTarget::LruGen, CtlTarget::LruGenFull, CtlTarget::MemoryReclaim];
+    pub const ALL: [CtlTarget; 5] = [
+        CtlTarget::LruGen,
+        CtlTarget::LruGenFull,
+        CtlTarget::MemoryReclaim,
+        CtlTarget::MemoryStat,
+        CtlTarget::Vmstat,
+    ];
 
     /// The name in an op file (lrugen's control-script name).
     pub fn name(self) -> &'static str {
@@ -116,12 +130,32 @@ impl CtlTarget {
             CtlTarget::LruGen => "lru_gen",
             CtlTarget::LruGenFull => "lru_gen_full",
             CtlTarget::MemoryReclaim => "memory.reclaim",
+            CtlTarget::MemoryStat => "memory.stat",
+            CtlTarget::Vmstat => "vmstat",
         }
     }
 
     /// Whether the replayer can write it.
     pub fn writable(self) -> bool {
-        self != CtlTarget::LruGenFull
+        matches!(self, CtlTarget::LruGen | CtlTarget::MemoryReclaim)
+    }
+
+    /// The op-file version that first has it.
+    pub fn since_version(self) -> u32 {
+        match self {
+            CtlTarget::MemoryStat | CtlTarget::Vmstat => 6,
+            _ => 3,
+        }
+    }
+
+    /// The name of the dump of its text after an op ([`DUMP_PREFIX`] `ctl.NAME`): the file's
+    /// own name, but `proc_vmstat` for `/proc/vmstat` (`ctl.vmstat` is every op's dump of the
+    /// counters it moved).
+    pub fn dump_name(self) -> &'static str {
+        match self {
+            CtlTarget::Vmstat => "proc_vmstat",
+            t => t.name(),
+        }
     }
 
     /// Whether the replayer can read it.
@@ -428,7 +462,7 @@ fn number(t: &str) -> Option<u64> {
 }
 
 /// The highest version this module reads.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 
 /// Tasks an op file may have (the replayer forks one process each).
 pub const MAX_TASKS: u64 = 1024;
@@ -475,6 +509,9 @@ impl OpFile {
     /// version 2 (so that version 1 files read and written back are unchanged), 3 with control
     /// ops, 4 with memcgs, 5 in lockstep.
     pub fn version(&self) -> u32 {
+        if self.ctl.iter().any(|c| c.file.since_version() > 3) {
+            return 6;
+        }
         if self.lockstep > 0 {
             return 5;
         }
@@ -583,6 +620,7 @@ impl OpFile {
                     "lrugen-ops 3" => 3,
                     "lrugen-ops 4" => 4,
                     "lrugen-ops 5" => 5,
+                    "lrugen-ops 6" => 6,
                     _ => {
                         return Err(err(format!(
                             "expected header 'lrugen-ops 1' to 'lrugen-ops {VERSION}', found '{l}'"
@@ -806,6 +844,13 @@ impl OpFile {
                     let known = || CtlTarget::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
                     let file = CtlTarget::from_name(name)
                         .ok_or_else(|| err(format!("unknown control file '{name}': expected one of {}", known())))?;
+                    if version < file.since_version() {
+                        return Err(err(format!(
+                            "{name} is read from version {} on: the header must be 'lrugen-ops {}'",
+                            file.since_version(),
+                            file.since_version()
+                        )));
+                    }
                     let write = if kw == "c" {
                         if !file.writable() {
                             return Err(err(format!(
@@ -1153,7 +1198,7 @@ mod tests {
         // version 1 knows no tasks, think or request marks
         assert!(e("lrugen-ops 1\ntask 0\n").msg.contains("unknown op 'task'"));
         assert!(e("lrugen-ops 1\nq\n").msg.contains("unknown op 'q'"));
-        assert!(e("lrugen-ops 6\n").msg.contains("'lrugen-ops 1' to 'lrugen-ops 5'"));
+        assert!(e("lrugen-ops 7\n").msg.contains("'lrugen-ops 1' to 'lrugen-ops 6'"));
         // control ops are version 3's
         assert!(e("lrugen-ops 2\ntask 0\nc lru_gen + 1 0 3\n")
             .msg
@@ -1226,6 +1271,24 @@ mod tests {
         assert_eq!(std::mem::size_of::<ReplayOp>(), 16);
     }
 
+    /// Reads of `memory.stat` and `/proc/vmstat` are version 6: parsed, written back as
+    /// version 6, neither writable.
+    #[test]
+    fn counters_reads_round_trip_as_version_6() {
+        let text = "lrugen-ops 6\nwindow 0\nfile 0 f 4\ntask 0\nr 0 1\ncr memory.stat\nr 0 2\ncr vmstat\n";
+        let f = OpFile::parse(text).unwrap();
+        let r = |file| CtlOp { file, write: None };
+        assert_eq!(f.ctl, [r(CtlTarget::MemoryStat), r(CtlTarget::Vmstat)]);
+        assert_eq!(f.version(), 6);
+        assert_eq!(OpFile::parse(&f.to_text()).unwrap(), f);
+        for t in ["c memory.stat 1", "c vmstat 1"] {
+            let e = OpFile::parse(&format!("lrugen-ops 6\ntask 0\n{t}\n")).unwrap_err();
+            assert!(e.msg.contains("cannot be written"), "{t}: {}", e.msg);
+        }
+        assert_eq!(CtlTarget::Vmstat.dump_name(), "proc_vmstat");
+        assert_eq!(CtlTarget::MemoryStat.dump_name(), "memory.stat");
+    }
+
     #[test]
     fn control_ops_round_trip_as_version_3() {
         let text = "lrugen-ops 3\nwindow 0\nfile 0 f 4\ntask 0\nr 0 1\ncr lru_gen\n\
@@ -1274,6 +1337,10 @@ mod tests {
         assert!(e("c memory.max 1M")
             .msg
             .starts_with("unknown control file 'memory.max': expected one of lru_gen"));
+        assert_eq!(
+            e("cr memory.stat").msg,
+            "memory.stat is read from version 6 on: the header must be 'lrugen-ops 6'"
+        );
         assert_eq!(e("c").msg, "missing control file after 'c'");
         assert_eq!(e("cr lru_gen x").msg, "unexpected 'x' after the file of 'cr'");
         let x = e("c lru_gen a\\q");

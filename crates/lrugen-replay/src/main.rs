@@ -756,7 +756,7 @@ fn read_text(path: &str) -> String {
 /// Control op `id`: the text written (placeholders replaced off `lru_gen_full`) with one `write`
 /// call, or nothing for a read; then its line (`lrugen-replay ctl ID FILE errno E ret R accesses
 /// A [wrote TEXT]`, errno 0 on success), `lru_gen` (or the file read) and the `/proc/vmstat`
-/// counters that moved, as dumps named `ctl.FILE` and `ctl.vmstat`.
+/// counters that moved, as dumps named `ctl.FILE` (`ctl.proc_vmstat` for `/proc/vmstat`: `CtlTarget::dump_name`) and `ctl.vmstat`.
 fn run_ctl(ctx: &Ctx, id: u32, accesses: u64) {
     let op = &ctx.opf.ctl[id as usize];
     let before = read_text("/proc/vmstat");
@@ -796,12 +796,19 @@ fn run_ctl(ctx: &Ctx, id: u32, accesses: u64) {
         wrote = Some(text);
     }
     let after = read_text("/proc/vmstat");
-    let shown = if op.file == CtlTarget::LruGenFull {
-        LRU_GEN_FULL
-    } else {
-        LRU_GEN
+    let cg = |f: &str| format!("/sys/fs/cgroup{}/{f}", if ctx.memcg == "/" { "" } else { &ctx.memcg });
+    // what a read reads, and after a write: lru_gen
+    let shown = match op.file {
+        CtlTarget::LruGenFull => LRU_GEN_FULL.to_string(),
+        CtlTarget::MemoryStat => cg("memory.stat"),
+        CtlTarget::Vmstat => "/proc/vmstat".to_string(),
+        CtlTarget::LruGen | CtlTarget::MemoryReclaim => LRU_GEN.to_string(),
     };
-    let shown_text = read_text(shown);
+    let shown_text = if op.file == CtlTarget::Vmstat {
+        after.clone()
+    } else {
+        read_text(&shown)
+    };
     let mut out = format!(
         "{CTL_PREFIX} {id} {} errno {errno} ret {ret} accesses {accesses}",
         op.file.name()
@@ -811,10 +818,10 @@ fn run_ctl(ctx: &Ctx, id: u32, accesses: u64) {
         out.push_str(&escape_text(w));
     }
     out.push('\n');
-    let name = if op.file == CtlTarget::LruGenFull {
-        "lru_gen_full"
+    let name = if op.write.is_some() {
+        CtlTarget::LruGen.dump_name()
     } else {
-        "lru_gen"
+        op.file.dump_name()
     };
     out.push_str(&format!("{DUMP_PREFIX} ctl.{name} {accesses}\n{shown_text}"));
     if !shown_text.ends_with('\n') {
