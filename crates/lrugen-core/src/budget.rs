@@ -227,9 +227,29 @@ pub fn human(bytes: u64) -> String {
     format!("{bytes} B")
 }
 
+/// The page frames a run may create: a PTE names a frame in 27 bits
+/// ([`crate::mm::vm::pte::PFN_MASK`]), and a run checks its frames only every [`CHECK_EVERY`]
+/// steps, so it stops [`FRAME_MARGIN`] short of 2^27 (448 GiB of 4 KiB frames touched).
+pub const FRAME_LIMIT: u64 = (crate::mm::vm::pte::PFN_MASK as u64 + 1) - FRAME_MARGIN;
+/// Frames [`CHECK_EVERY`] steps may create between two checks, 4,096 a step on average (a step
+/// allocates a page, or a read-ahead window of `ra_pages`).
+pub const FRAME_MARGIN: u64 = CHECK_EVERY * 4096;
+
+/// An error when a run has created `frames` page frames, [`FRAME_LIMIT`] or more.
+pub fn check_frames(frames: u64) -> Result<(), String> {
+    if frames >= FRAME_LIMIT {
+        return Err(format!(
+            "the run touched {frames} page frames, the most a model's PTE can name less a margin \
+             ({FRAME_LIMIT}, 448 GiB): give the machine or the memcg less memory"
+        ));
+    }
+    Ok(())
+}
+
 /// The check a run makes every [`CHECK_EVERY`] steps: an error when the machine's state is over
 /// the limit.
 pub fn check_machine(m: &Machine) -> Result<(), String> {
+    check_frames(m.folios.len() as u64)?;
     let (held, lim) = (m.state_bytes(), limit());
     if held > lim {
         return Err(format!(
@@ -253,6 +273,13 @@ mod tests {
 
     fn cfg(w: WorkloadSpec, pages: u64, policy: PolicyKind) -> RunConfig {
         RunConfig::new(MachineConfig::simple(pages, 0), MemcgConfig::default(), w, policy)
+    }
+
+    #[test]
+    fn frames_stop_short_of_what_a_pte_can_name() {
+        assert!(check_frames(FRAME_LIMIT - 1).is_ok());
+        let e = check_frames(FRAME_LIMIT).unwrap_err();
+        assert!(e.contains("117440512") && e.contains("less memory"), "{e}");
     }
 
     #[test]

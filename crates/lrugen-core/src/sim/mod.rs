@@ -406,28 +406,37 @@ impl RunResult {
 }
 
 /// A PTE holds a folio id (a page frame of the model's memory) or a swap slot in
-/// [`crate::mm::vm::pte::PFN_MASK`]'s 27 bits: memory and swap of at most 2^27 pages (512 GiB)
-/// each. A larger machine is refused before it is built, naming the option, rather than
-/// aliasing frames.
+/// [`crate::mm::vm::pte::PFN_MASK`]'s 27 bits. Frames are created as they are first allocated,
+/// each zone's from its first frame on, so a machine of any size works as long as the frames a
+/// run touches stay below [`crate::budget::FRAME_LIMIT`] (checked as the run goes:
+/// [`crate::budget::check_frames`]); refused here, before the machine is built, naming what to
+/// make smaller: a zone whose first frame is already past that limit, and swap of more slots
+/// than a PTE can name (slots are handed out anywhere in the device).
 fn check_frame_limits(mc: &crate::mm::MachineConfig) -> Result<(), RunError> {
-    let limit = crate::mm::vm::pte::PFN_MASK as u64 + 1;
+    let slots = crate::mm::vm::pte::PFN_MASK as u64 + 1;
+    let frames = crate::budget::FRAME_LIMIT;
     let gib = |p: u64| p as f64 * 4096.0 / (1u64 << 30) as f64;
-    let memory = mc.total_pages();
-    if memory > limit {
-        return Err(RunError::Config(format!(
-            "memory of {memory} pages ({:.0} GiB) is more than the model's {limit} page frames ({:.0} GiB): \
-             make the machine's memory smaller",
-            gib(memory),
-            gib(limit)
-        )));
+    let mut first = 0u64;
+    for (node, zones) in mc.nodes.iter().enumerate() {
+        for &(t, pages) in zones {
+            if pages > 0 && first >= frames {
+                return Err(RunError::Config(format!(
+                    "node {node}'s {t:?} zone starts at page frame {first} ({:.0} GiB), past the {frames} frames \
+                     ({:.0} GiB) a model's PTE can name: make the machine's memory smaller",
+                    gib(first),
+                    gib(frames)
+                )));
+            }
+            first += pages;
+        }
     }
-    if mc.swap_pages > limit {
+    if mc.swap_pages > slots {
         return Err(RunError::Config(format!(
-            "swap of {} pages ({:.0} GiB) is more than the model's {limit} swap slots ({:.0} GiB): \
+            "swap of {} pages ({:.0} GiB) is more than the model's {slots} swap slots ({:.0} GiB): \
              make the swap smaller",
             mc.swap_pages,
             gib(mc.swap_pages),
-            gib(limit)
+            gib(slots)
         )));
     }
     Ok(())
@@ -1617,19 +1626,31 @@ mod tests {
         assert_eq!(out, (0..100).collect::<Vec<_>>());
     }
 
-    /// A machine whose memory or swap has more pages than a PTE can name (2^27) is refused with
-    /// the option to change; exactly 2^27 pages of each is accepted.
+    /// A machine of any size whose zones start below the frames a PTE can name is accepted; a
+    /// zone that starts past them (a second node beyond 448 GiB) and swap of more than 2^27
+    /// slots are refused, naming what to make smaller.
     #[test]
     fn frame_limits_refuse_what_a_pte_cannot_name() {
-        let limit = u64::from(crate::mm::vm::pte::PFN_MASK) + 1;
-        assert!(check_frame_limits(&crate::mm::MachineConfig::simple(limit, limit)).is_ok());
-        let err = check_frame_limits(&crate::mm::MachineConfig::simple(limit + 1, 0)).unwrap_err();
-        let msg = err.to_string();
+        use crate::mm::{node::ZoneType, MachineConfig};
+        let slots = u64::from(crate::mm::vm::pte::PFN_MASK) + 1;
+        let frames = crate::budget::FRAME_LIMIT;
         assert!(
-            msg.contains("memory of 134217729 pages") && msg.contains("512 GiB"),
+            check_frame_limits(&MachineConfig::simple(1 << 30, slots)).is_ok(),
+            "4 TiB, one zone"
+        );
+        let mut two = MachineConfig::simple(frames - 1, 0);
+        two.nodes.push(vec![(ZoneType::Normal, 1024)]);
+        assert!(
+            check_frame_limits(&two).is_ok(),
+            "the second node starts below the limit"
+        );
+        two.nodes[0][0].1 = frames;
+        let msg = check_frame_limits(&two).unwrap_err().to_string();
+        assert!(
+            msg.contains("node 1's Normal zone starts at page frame 117440512") && msg.contains("memory smaller"),
             "{msg}"
         );
-        let err = check_frame_limits(&crate::mm::MachineConfig::simple(1024, limit + 1)).unwrap_err();
+        let err = check_frame_limits(&MachineConfig::simple(1024, slots + 1)).unwrap_err();
         assert!(err.to_string().contains("make the swap smaller"), "{err}");
     }
 
