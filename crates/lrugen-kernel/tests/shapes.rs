@@ -43,7 +43,11 @@ const MGLRU_72_ANON: &str = "7.2 MGLRU mixed at swappiness 10, over five boots (
     in two boots; walk stats 4980T 4345Y), which anon eviction later finds young and activates with their \
     look-around neighbours (pgactivate 596 and 107 in the fixtures, 734 and 102 before; model 0): the \
     model's walk finds every anon page young there, and what cleared those accessed bits in the guest is \
-    not known";
+    not known. A boot with memory.stat read every 5,000 accesses (`lrugen kernel --ctl`; kernel 12 \
+    swap-outs, model 250 at its layout) shows the same timing: file refaults agree read for read (127/127, \
+    131/122, 135/110 in the last three), the model's anon turns inactive (its generation two behind \
+    max_seq) between 90,000 and 95,000 accesses and the kernel's between 95,000 and 100,000, and the \
+    swap-outs follow";
 const ANON_BOOTS: &str = "MGLRU anon-gauss moves from boot to boot on the kernel (misses 1-3 %), and \
     the shape is judged against five boots (the fixture and `boots/`), the model replayed at each boot's \
     layout (ASLR's page offset of the anon region in its PMD table, read off the replayer's smaps). Paired \
