@@ -1833,6 +1833,56 @@ fn classic_lru_cost_rotations_swaps_less_of_a_hot_anon_set() {
     }
 }
 
+/// Classic, `lru_note_cost_skips_zero` (Hugh Dickins' "mm: optimize lru_note_cost() by adding
+/// lru_note_cost_unlock_irq()", in 7.2): a `shrink_inactive_list` batch that writes nothing out
+/// and reclaims every folio it scans (clean, once-read file folios) notes a cost of zero. Before
+/// (6.12) that call still halves both costs once they exceed a quarter of the LRU, so the next cost
+/// swings `get_scan_count`'s balance further; on 7.2 the costs stay. Here the file costs 32 more
+/// after the batch (one restored refault): decayed, file's share of the cost is higher and file
+/// gets the smaller share of the scan.
+#[test]
+fn classic_lru_note_cost_skips_zero_keeps_the_costs_of_a_batch_that_cost_nothing() {
+    use lrugen::mm::Lru;
+    use lrugen::reclaim::{Reclaimer, ScanControl};
+    for base in [Profile::V6_12, Profile::V7_2] {
+        let mut got = Vec::new();
+        for on in [false, true] {
+            let (mut k, t, task) = classic(with(base, "lru_note_cost_skips_zero", on), 4096, 2048, None);
+            mmap(&mut k, task, B, 128, ANON_FILE);
+            for i in 0..128 {
+                k.step(Op::Store { task, vpn: B + i }).unwrap();
+            }
+            let f = k.m.create_file("f", 256, Advice::Normal);
+            for index in 0..256 {
+                k.step(Op::Read { task, file: f, index }).unwrap();
+            }
+            let lv = k.m.lruvec(t, 0);
+            // more than a quarter of the 384 pages on the LRU
+            (k.p.lruvecs[lv].anon_cost, k.p.lruvecs[lv].file_cost) = (120, 80);
+            let mut sc = ScanControl::new(32, Reclaimer::Direct, Some(t), 3);
+            let nr_reclaimed = k.p.shrink_inactive_list(&mut k.m, t, 0, Lru::InactiveFile, 32, &mut sc);
+            assert_eq!((nr_reclaimed, sc.stat.nr_pageout), (32, 0), "{}", base.label());
+            let costs = (k.p.lruvecs[lv].anon_cost, k.p.lruvecs[lv].file_cost);
+            k.p.lru_note_cost(&mut k.m, t, 0, true, 1, 0);
+            sc.priority = 1;
+            (sc.anon_cost, sc.file_cost) = (k.p.lruvecs[lv].anon_cost, k.p.lruvecs[lv].file_cost);
+            let (nr, _) = k.p.get_scan_count(&k.m, t, 0, &mut sc);
+            k.check().unwrap();
+            got.push((costs, nr[Lru::InactiveAnon as usize], nr[Lru::InactiveFile as usize]));
+        }
+        let [(off_costs, off_anon, off_file), (on_costs, on_anon, on_file)] = got[..] else {
+            unreachable!()
+        };
+        assert_eq!(off_costs, (60, 40), "{}: halved without the change", base.label());
+        assert_eq!(on_costs, (120, 80), "{}: kept with it", base.label());
+        assert!(
+            off_file < on_file && off_anon > on_anon,
+            "{}: scan targets (anon, file) decayed ({off_anon}, {off_file}), kept ({on_anon}, {on_file})",
+            base.label()
+        );
+    }
+}
+
 /// `memory_reclaim_swappiness` (6.7): `memory.reclaim` takes `swappiness=`; off, the size alone,
 /// and an empty write asks for everything. Grammar table: `memory_reclaim.rs`.
 #[test]

@@ -241,6 +241,9 @@ macro_rules! switch_tests {
             // the classic LRU's alone: `switch_effects.rs`,
             // `classic_lru_cost_rotations_swaps_less_of_a_hot_anon_set`
             tested.push("lru_cost_rotations");
+            // the classic LRU's alone, a cost-free batch over costs above a quarter of the LRU:
+            // `switch_effects.rs`, `classic_lru_note_cost_skips_zero_keeps_the_costs_of_a_batch_that_cost_nothing`
+            tested.push("lru_note_cost_skips_zero");
             // needs zram and a swap-cache hit: `switch_effects.rs`,
             // `sync_io_always_frees_swap_frees_the_slot_on_a_swap_cache_hit`
             tested.push("sync_io_always_frees_swap");
@@ -384,6 +387,7 @@ fn presets_are_the_kernels() {
         "workingset_lruvec_lru_size",
         "reparent_lru_folios",
         "lru_gen_memcg_id_u64",
+        "lru_note_cost_skips_zero",
     ];
     for n in kernel_switches() {
         assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");

@@ -958,7 +958,9 @@ impl Capture {
     /// `smaps`; PMD-aligned (the default) in captures made before it was read. With the
     /// replayer's page tables for a trace's replay ([`model::Layout::for_replay`]).
     pub fn layout(&self, ops: &OpFile) -> model::Layout {
-        model::Layout::from_smaps(&self.run.smaps_at_end_of_replay, ops).for_replay(self.command.contains("--trace "))
+        model::Layout::from_smaps(&self.run.smaps_at_end_of_replay, ops)
+            .for_replay(self.command.contains("--trace "))
+            .with_guest_clock(&self.run.windows, ops)
     }
 
     /// The op file the guest replayed.

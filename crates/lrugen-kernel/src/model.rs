@@ -48,6 +48,16 @@ pub struct Layout {
     /// mappings are: the model charges them instead of its per-address-space estimate
     /// ([`lrugen::mm::KmemConfig::mm_pgtable_pages`], `mm_pud_pages`).
     pub pgtables: Option<ReplayerPageTables>,
+    /// The guest's clock over the replay, when the capture recorded it: (measured accesses, guest
+    /// `CLOCK_MONOTONIC` ns since the start of measurement) at the end of each window. The model
+    /// then spends each window's time evenly over its steps instead of [`GUEST_CLOCK`]'s
+    /// per-kind costs, so its statistics flusher (every 2 s) and rate-limited flushes fall where
+    /// the kernel's did, to within a window: a disk read's virtual time is anything from 0.3 to
+    /// 150 ms over boots and kernels (the traces' `index-mixed`: 0.84 s for the whole replay on
+    /// 6.12 and 7.2, 305 s on 6.1), and from 6.12 the classic LRU deactivates and tests refaults
+    /// only on flushed statistics (`reclaim_ratelimited_stats_flush`). Empty: [`GUEST_CLOCK`]
+    /// (before the first measured step too).
+    pub guest_clock: Vec<(u64, u64)>,
 }
 
 /// The page tables of the guest's replayer, counted off its `smaps` as the kernel allocates them:
@@ -201,6 +211,27 @@ impl Layout {
     pub fn for_replay(mut self, trace: bool) -> Layout {
         if !trace {
             self.pgtables = None;
+        }
+        self
+    }
+
+    /// With [`Layout::guest_clock`] read off the capture's `windows` (one task only, and only
+    /// when every window has its time: fixtures made before it was recorded have none).
+    pub fn with_guest_clock(mut self, windows: &[crate::Window], ops: &OpFile) -> Layout {
+        self.guest_clock.clear();
+        if ops.nr_tasks() > 1 || windows.is_empty() || windows.iter().any(|w| w.ns == 0) {
+            return self;
+        }
+        let mut accesses = 0;
+        let mut last = 0;
+        for w in windows {
+            if w.ns < last {
+                self.guest_clock.clear();
+                return self;
+            }
+            accesses += w.accesses;
+            last = w.ns;
+            self.guest_clock.push((accesses, w.ns));
         }
         self
     }
@@ -760,7 +791,16 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
     let cfg = &with_ctl(cfg, ops, &ctl_at)?;
     let outcomes = std::cell::RefCell::new(Vec::with_capacity(steps.len()));
     let measured: Vec<bool> = steps.iter().map(|s| s.measure).collect();
-    let mut r = replay(cfg, m, t, Stream::from_steps(steps, nr), ops.window, Some(&outcomes))?;
+    let clock = GuestClock::of(&steps, layout);
+    let mut r = replay(
+        cfg,
+        m,
+        t,
+        Stream::from_steps(steps, nr),
+        ops.window,
+        Some(&outcomes),
+        clock,
+    )?;
     let outcomes = outcomes.into_inner();
     let mut per = vec![TaskCount::default(); ops.nr_tasks()];
     for ((&o, &i), &meas) in outcomes.iter().zip(&owner).zip(&measured) {
@@ -919,7 +959,8 @@ fn run_of(ops: &OpFile, cfg: &RunConfig, replayer: bool, layout: &Layout) -> Res
     let mut ctl_at = Vec::new();
     let (steps, nr) = steps_of(ops, &mut m, t, replayer, layout, &mut ctl_at)?;
     let cfg = &with_ctl(cfg, ops, &ctl_at)?;
-    replay(cfg, m, t, Stream::from_steps(steps, nr), ops.window, None)
+    let clock = GuestClock::of(&steps, layout);
+    replay(cfg, m, t, Stream::from_steps(steps, nr), ops.window, None, clock)
 }
 
 /// `cfg` with the control script that runs `ops`' control ops where the replayer runs them
@@ -1029,6 +1070,58 @@ pub fn ctl_results(ops: &OpFile, log: &[lrugen::control::Record]) -> Result<Vec<
     Ok(out)
 }
 
+/// The guest's clock of a replay ([`Layout::guest_clock`]) by steps: the first measured step,
+/// and for each window the step after its last access and the guest's time then.
+struct GuestClock {
+    first: u64,
+    ends: Vec<(u64, u64)>,
+}
+
+impl GuestClock {
+    fn of(steps: &[Step], layout: &Layout) -> Option<GuestClock> {
+        let first = steps.iter().position(|s| s.measure)? as u64;
+        let mut ends = Vec::with_capacity(layout.guest_clock.len());
+        let mut windows = layout.guest_clock.iter().peekable();
+        let mut accesses = 0;
+        for (i, s) in steps.iter().enumerate() {
+            accesses += u64::from(s.measure);
+            while let Some(&&(a, ns)) = windows.peek() {
+                if a > accesses {
+                    break;
+                }
+                ends.push((i as u64 + 1, ns));
+                windows.next();
+            }
+        }
+        (!ends.is_empty()).then_some(GuestClock { first, ends })
+    }
+
+    /// The hook of [`sim::run_kernel_between`]: from the first measured step on, each step of a
+    /// window takes an equal share of the guest's time over it (after the last window, the last
+    /// window's share); `at` is the index of the window in effect plus one, 0 before.
+    fn set<P: lrugen::reclaim::Policy>(&self, k: &mut Kernel<P>, steps: u64, at: &mut usize) {
+        if steps < self.first {
+            return;
+        }
+        let mut i = at.saturating_sub(1);
+        while i + 1 < self.ends.len() && self.ends[i].0 <= steps {
+            i += 1;
+        }
+        if *at == i + 1 {
+            return;
+        }
+        *at = i + 1;
+        let (s0, t0) = if i == 0 { (self.first, 0) } else { self.ends[i - 1] };
+        let (s1, t1) = self.ends[i];
+        k.m.cfg.clock = StepClock {
+            access_ns: (t1 - t0) / s1.saturating_sub(s0).max(1),
+            minor_fault_ns: 0,
+            read_io_ns: 0,
+            swap_in_ns: 0,
+        };
+    }
+}
+
 fn replay(
     cfg: &RunConfig,
     m: Machine,
@@ -1036,6 +1129,7 @@ fn replay(
     stream: Stream,
     window: u64,
     outcomes: Option<&std::cell::RefCell<Vec<u8>>>,
+    clock: Option<GuestClock>,
 ) -> Result<RunResult, Error> {
     let opts = KernelRunOptions {
         sample_every: Some(window.max(1)),
@@ -1046,16 +1140,31 @@ fn replay(
     };
     let err = |e: sim::RunError| Error::Config(format!("model: {e}"));
     let start = std::time::Instant::now();
-    let mut r = match cfg.policy {
-        PolicyKind::Mglru => {
+    let mut at = 0;
+    let mut r = match (cfg.policy, clock) {
+        (PolicyKind::Mglru, None) => {
             let p = Mglru::new(&m, cfg.mglru.clone());
             sim::run_kernel(Kernel::new(m, p), t, stream, &opts, &mut |_, _| {}).map_err(err)?
         }
-        PolicyKind::Classic => {
+        (PolicyKind::Classic, None) => {
             let p = Classic::with_profile(&m, cfg.mglru.profile);
             sim::run_kernel(Kernel::new(m, p), t, stream, &opts, &mut |_, _| {}).map_err(err)?
         }
-        p => return Err(Error::Config(format!("policy {} is not a kernel policy", p.name()))),
+        (PolicyKind::Mglru, Some(c)) => {
+            let p = Mglru::new(&m, cfg.mglru.clone());
+            sim::run_kernel_between(Kernel::new(m, p), t, stream, &opts, &mut |_, _| {}, |k, s, _| {
+                c.set(k, s, &mut at)
+            })
+            .map_err(err)?
+        }
+        (PolicyKind::Classic, Some(c)) => {
+            let p = Classic::with_profile(&m, cfg.mglru.profile);
+            sim::run_kernel_between(Kernel::new(m, p), t, stream, &opts, &mut |_, _| {}, |k, s, _| {
+                c.set(k, s, &mut at)
+            })
+            .map_err(err)?
+        }
+        (p, _) => return Err(Error::Config(format!("policy {} is not a kernel policy", p.name()))),
     };
     r.wall_seconds = start.elapsed().as_secs_f64();
     r.workload = "op file".into();
@@ -1084,7 +1193,9 @@ pub fn profile_for_release(release: &str) -> Profile {
 /// on Debian 6.12 anon-gauss), but a read from the virtio disk idles the vCPU and the clock jumps
 /// to the next timer while it waits, 4–15 ms a miss (6.1 and 6.12 hot-cold: 11.8 and 14.8 ms,
 /// 6.12 mixed: 5.3 ms). The memcg statistics flusher runs every 2 s of that clock, so how many
-/// reclaim passes see one flush depends on it.
+/// reclaim passes see one flush depends on it. A replay whose capture recorded its windows' times
+/// runs on those instead from its first measured step ([`Layout::guest_clock`]); this clock is
+/// for the steps before, and for captures without them.
 pub const GUEST_CLOCK: StepClock = StepClock {
     access_ns: 100,
     minor_fault_ns: 1_000,
@@ -1298,6 +1409,32 @@ mod tests {
     /// The replayer's `smaps` (header lines as Debian 6.12 prints them, the counters between
     /// them cut): the anon region is found by its size, the file mapping by its path, each at its
     /// page offset in its PMD table; the model maps them there, above what it mapped before.
+    /// The guest's clock is the windows' ends, accesses and time summed up; none for a
+    /// multi-task replay, a window without its time or a clock that goes back.
+    #[test]
+    fn the_guest_clock_is_read_off_the_windows() {
+        let ops = OpFile::parse("lrugen-ops 1\nanon 2\ns 1\n").unwrap();
+        let w = |accesses, ns| crate::Window {
+            accesses,
+            misses: 0,
+            minor: 0,
+            ns,
+        };
+        let l = Layout::default().with_guest_clock(&[w(300, 5_000), w(300, 7_000), w(120, 7_500)], &ops);
+        assert_eq!(l.guest_clock, vec![(300, 5_000), (600, 7_000), (720, 7_500)]);
+        for bad in [&[w(300, 5_000), w(300, 0)][..], &[w(300, 5_000), w(300, 4_000)], &[]] {
+            assert!(
+                Layout::default().with_guest_clock(bad, &ops).guest_clock.is_empty(),
+                "{bad:?}"
+            );
+        }
+        let two = OpFile::parse("lrugen-ops 2\nwindow 10\ntask 0\nanon 2\ns 1\ntask 1\nanon 2\ns 1\n").unwrap();
+        assert!(Layout::default()
+            .with_guest_clock(&[w(2, 5_000)], &two)
+            .guest_clock
+            .is_empty());
+    }
+
     #[test]
     fn layout_is_read_off_smaps_and_used() {
         let smaps = "\
@@ -1342,6 +1479,7 @@ Size:              65536 kB
             files: [("f0".to_string(), 7)].into(),
             heap_pages: None,
             pgtables: None,
+            guest_clock: Vec::new(),
         };
         let (a, b) = (at(&Layout::default()), at(&shifted));
         let vpn = |op: &Op| match op {

@@ -1233,6 +1233,20 @@ pub fn run_kernel<P: Policy>(
     replay_kernel(&mut k, t, stream, opts, progress, |_, _, _| {})
 }
 
+/// [`run_kernel`] calling `between(k, steps done, result so far)` before each step and once
+/// after the last: a caller's hook into the replay (the kernel fixtures' guest clock,
+/// `lrugen_kernel::model`).
+pub fn run_kernel_between<P: Policy>(
+    mut k: Kernel<P>,
+    t: MemcgId,
+    stream: Stream,
+    opts: &KernelRunOptions<'_>,
+    progress: Progress<'_>,
+    between: impl FnMut(&mut Kernel<P>, u64, &mut RunResult),
+) -> Result<RunResult, RunError> {
+    replay_kernel(&mut k, t, stream, opts, progress, between)
+}
+
 /// [`run_kernel`] on both LRUs, writing `switches` to `/sys/kernel/mm/lru_gen/enabled` at their
 /// steps (sorted by step, stable; each checked before: [`SwitchAt::check`]). The writes applied are
 /// in [`RunResult::switches`].

@@ -13,7 +13,9 @@
 //! The kernel version is a [`Profile`], the same value MGLRU reads: the classic LRU reads the
 //! switches of the changes that touched it (`vma_has_recency` in `folio_referenced` and
 //! `zap_pte_range`, `pageout_ignore_references` in `madvise`, `node_reclaim_stats` for
-//! `pgscan`/`pgsteal`/`pgrefill`); the other switches are MGLRU's and change nothing here.
+//! `pgscan`/`pgsteal`/`pgrefill`, `lru_cost_rotations` and `lru_note_cost_skips_zero` in
+//! `lru_note_cost`, `reclaim_ratelimited_stats_flush` in `prepare_scan_control`); the other
+//! switches are MGLRU's and change nothing here.
 
 pub mod workingset;
 

@@ -200,10 +200,17 @@ impl Classic {
     }
 
     /// `cost` added to the type's cost in the lruvec and every ancestor, both costs halved when
-    /// they exceed a quarter of the LRU.
+    /// they exceed a quarter of the LRU (a cost of zero only decays them, and not at all with
+    /// `lru_note_cost_skips_zero`).
     /// Each level under its own `lru_lock` hold: bookkeeping in reclaim, a hold outside reclaim
     /// for a refault (`site`).
     fn add_cost(&mut self, m: &mut Machine, memcg: MemcgId, node: usize, file: bool, cost: u64, site: LruLockSite) {
+        // 7.2 (`lru_note_cost_skips_zero`): nothing to note, no decay; the caller's hold of the
+        // lruvec's lock is all there is
+        if cost == 0 && self.sw().lru_note_cost_skips_zero {
+            m.lru_lock_held(m.lruvec(memcg, node), site, 0);
+            return;
+        }
         let mut cur = Some(memcg);
         while let Some(c) = cur {
             let lv = m.lruvec(c, node);

@@ -108,6 +108,16 @@ switches! {
     /// folios keep coming back. Off (6.1): a cost is one per page written out or refaulted from
     /// the workingset, and rotations cost nothing.
     lru_cost_rotations,
+    /// After 6.12 (in Debian 7.2.13, not in 6.12.118; first release unconfirmed, the 6.17
+    /// description does not say), Hugh Dickins' "mm: optimize lru_note_cost() by adding
+    /// lru_note_cost_unlock_irq()" (the classic LRU only): `lru_note_cost_unlock_irq` returns at
+    /// once when the cost is zero, so a `shrink_inactive_list` batch that wrote nothing out and
+    /// reclaimed every folio it scanned no longer walks the lruvec and its ancestors, and no longer
+    /// halves both costs where they exceed a quarter of an LRU that has shrunk since the last
+    /// note: the anon/file balance `get_scan_count` reads decays only when a cost is added. Off
+    /// (6.1, 6.12): every `lru_note_cost` call from `shrink_inactive_list` decays, cost or not
+    /// (`shrink_active_list` calls it only with rotations in every kernel).
+    lru_note_cost_skips_zero,
     /// 6.9, "mm: madvise: pageout: ignore references rather than clearing young" (Barry Song):
     /// `MADV_PAGEOUT` leaves the accessed bits and reclaims ignoring references. Off: 6.1,
     /// where `MADV_COLD`/`PAGEOUT` both clear young PTEs and `reclaim_pages` checks references.
@@ -421,6 +431,7 @@ impl Switches {
     };
     /// Debian 7.2.13.
     pub const V7_2: Switches = Switches {
+        lru_note_cost_skips_zero: true,
         dirty_writeback_reactivation: true,
         fault_mark_accessed: true,
         folio_seq_referenced: true,
