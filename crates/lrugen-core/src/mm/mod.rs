@@ -438,6 +438,25 @@ pub const CTX_TASK: usize = 0;
 /// kswapd's context.
 pub const CTX_KSWAPD: usize = 1;
 
+/// [`Machine::state_bytes`] split between resident and non-resident pages
+/// ([`Machine::state_split`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StateSplit {
+    /// The state of the resident pages and the model's fixed structures: `state_bytes` less
+    /// `nonresident_bytes`.
+    pub resident_bytes: u64,
+    /// The state kept for pages that are not resident: `nonresident_file_bytes` and the swap
+    /// slots of swapped-out pages.
+    pub nonresident_bytes: u64,
+    /// File pages not resident that the page cache remembers (its shadow entries).
+    pub nonresident_file_pages: u64,
+    /// The page cache's bytes kept for them: the shadow entries' share of the leaves they are in
+    /// ([`pagecache::File::shadow_state`]) and the shadow-node list.
+    pub nonresident_file_bytes: u64,
+    /// Swapped-out pages (swap slots referenced by PTEs, their page not in the swap cache).
+    pub swapped_pages: u64,
+}
+
 /// The simulated machine.
 #[derive(Clone, Debug)]
 pub struct Machine {
@@ -690,6 +709,29 @@ impl Machine {
         let pmds: u64 = self.mms.iter().map(|m| m.pmds.capacity() as u64 * 4).sum::<u64>()
             + self.tiers.as_ref().map_or(0, |t| t.state_bytes());
         folios + files + pmds + self.ptes.bytes() + self.swap.bytes()
+    }
+
+    /// [`Machine::state_bytes`] split by the pages it is kept for: the state of pages not
+    /// resident (the page cache's shadow entries with their share of its leaves and the
+    /// shadow-node list; the swap slots of swapped-out pages), the rest being that of the
+    /// resident pages and the model's fixed structures.
+    pub fn state_split(&self) -> StateSplit {
+        let (mut pages, mut bytes) = (0, self.shadow_lru.bytes());
+        for f in &self.files {
+            let (p, b) = f.shadow_state();
+            pages += p;
+            bytes += b;
+        }
+        let swapped = self.swap.swapped_out();
+        let total = self.state_bytes();
+        let nonresident = (bytes + swapped * Swap::SLOT_BYTES).min(total);
+        StateSplit {
+            resident_bytes: total - nonresident,
+            nonresident_bytes: nonresident,
+            nonresident_file_pages: pages,
+            nonresident_file_bytes: bytes.min(nonresident),
+            swapped_pages: swapped,
+        }
     }
 
     /// Number of nodes.

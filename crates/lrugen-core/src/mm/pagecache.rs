@@ -154,6 +154,23 @@ pub struct File {
     pub leaves: Vec<Leaf>,
 }
 
+impl File {
+    /// Its shadow entries (pages not resident whose eviction the page cache remembers: the
+    /// leaves' `nr_values` summed) and the bytes of its page cache kept for them: each leaf in
+    /// use (its chunk of 64 slots with the count of live ones, and its [`Leaf`] record) shared
+    /// equally among its live entries, the shadow entries' share (rounded down per leaf).
+    pub fn shadow_state(&self) -> (u64, u64) {
+        let leaf_bytes = SlotTable::CHUNK_BYTES + std::mem::size_of::<Leaf>() as u64;
+        let (mut entries, mut bytes) = (0, 0);
+        for (c, live) in self.slots.chunks_live() {
+            let values = self.leaves.get(c).map_or(0, |l| l.values) as u64;
+            entries += values;
+            bytes += leaf_bytes * values / live as u64;
+        }
+        (entries, bytes)
+    }
+}
+
 /// What the page cache keeps per xarray leaf besides its slots (`xa_node`'s `nr_values`,
 /// `private_list` and the node its memory is on).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -718,6 +735,15 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
                     .map(move |(i, &e)| (((base << CHUNK_SHIFT) + i) as u64, e))
             })
     }
+
+    /// The chunks in use, by chunk number, with their non-default entries: `(chunk, live)`.
+    pub fn chunks_live(&self) -> impl Iterator<Item = (usize, u8)> + '_ {
+        // a freed chunk has no live entry left: that is when it is freed
+        self.live.iter().copied().enumerate().filter(|&(_, l)| l > 0)
+    }
+
+    /// Bytes of one chunk with its count of live entries, as [`Radix::bytes`] counts them.
+    pub const CHUNK_BYTES: u64 = (std::mem::size_of::<[T; CHUNK_SLOTS]>() + 1) as u64;
 
     /// Chunks in use (allocated and not freed).
     pub fn nr_chunks(&self) -> usize {
