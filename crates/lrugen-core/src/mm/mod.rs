@@ -433,6 +433,9 @@ pub const FBATCH_ROTATE: usize = 0;
 /// `folio_deactivate`'s batch (`cpu_fbatches.lru_deactivate`).
 pub const FBATCH_DEACTIVATE: usize = 1;
 
+/// [`Machine`]'s `lruvec_parent` of the root memcg's lruvecs: none.
+const NO_LRUVEC: u32 = u32::MAX;
+
 /// Who the machine is working for: a task (including its direct reclaim) or kswapd.
 pub const CTX_TASK: usize = 0;
 /// kswapd's context.
@@ -511,6 +514,10 @@ pub struct Machine {
     pub lruvec_stats: Vec<Counters>,
     /// Per lruvec, local (this memcg only).
     pub lruvec_stats_local: Vec<Counters>,
+    /// Per lruvec, its parent memcg's lruvec on the same node, or [`NO_LRUVEC`] for the root's:
+    /// the walk up the memcg tree of every counter update, as a chain of dense indices (a memcg's
+    /// parent never changes).
+    lruvec_parent: Vec<u32>,
     /// Per lruvec (memcg × node), the reclaim iterator of walks rooted at that memcg on that node
     /// (`memcg->nodeinfo[nid]->iter`; `Machine::mem_cgroup_iter`).
     pub reclaim_iter: Vec<memcg::ReclaimIter>,
@@ -659,6 +666,7 @@ impl Machine {
             ptes: PteTables::default(),
             lruvec_stats: vec![Counters::default(); nr_nodes],
             lruvec_stats_local: vec![Counters::default(); nr_nodes],
+            lruvec_parent: vec![NO_LRUVEC; nr_nodes],
             reclaim_iter: vec![memcg::ReclaimIter::default(); nr_nodes],
             rstat: rstat::Rstat::new(nr_nodes),
             zone_stats,
@@ -749,7 +757,8 @@ impl Machine {
     /// Create a memcg below `parent`.
     pub fn create_memcg(&mut self, parent: MemcgId, name: &str) -> MemcgId {
         let id = self.memcgs.create(parent, name);
-        for _ in 0..self.nodes.len() {
+        for node in 0..self.nodes.len() {
+            self.lruvec_parent.push(self.lruvec(parent, node) as u32);
             self.lruvec_stats.push(Counters::default());
             self.lruvec_stats_local.push(Counters::default());
             self.rstat.flushed.push(Counters::default());
@@ -1370,15 +1379,19 @@ impl Machine {
     }
 
     /// The counters of [`Machine::mod_lruvec_state`] (local, then up the memcg tree), without the
-    /// rstat bookkeeping.
+    /// rstat bookkeeping: for [`Machine::mod_node_state`], and for updates whose rstat
+    /// bookkeeping was counted where they happened ([`rstat::Rstat::updated`]) and whose counters
+    /// are folded into one update (the kernel's per-CPU deltas) before anything reads them.
     #[inline]
-    fn add_lruvec_counters(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
-        let n = self.nodes.len();
-        self.lruvec_stats_local[memcg as usize * n + node].add(s, d);
-        let mut cur = Some(memcg);
-        while let Some(c) = cur {
-            self.lruvec_stats[c as usize * n + node].add(s, d);
-            cur = self.memcgs[c].parent;
+    pub(crate) fn add_lruvec_counters(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
+        let mut lv = self.lruvec(memcg, node);
+        self.lruvec_stats_local[lv].add(s, d);
+        loop {
+            self.lruvec_stats[lv].add(s, d);
+            match self.lruvec_parent[lv] {
+                NO_LRUVEC => break,
+                p => lv = p as usize,
+            }
         }
     }
 
