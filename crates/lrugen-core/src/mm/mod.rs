@@ -1373,18 +1373,8 @@ impl Machine {
     }
 
     /// [`Machine::add_lruvec_counters`] of lruvec `lv`.
-    fn add_lruvec_counters_at(&mut self, lv: usize, s: Stat, d: i64) {
-        let n = self.nodes.len();
-        self.add_lruvec_counters((lv / n) as MemcgId, lv % n, s, d);
-    }
-
-    /// The counters of [`Machine::mod_lruvec_state`] (local, then up the memcg tree), without the
-    /// rstat bookkeeping: for [`Machine::mod_node_state`], and for updates whose rstat
-    /// bookkeeping was counted where they happened ([`rstat::Rstat::updated`]) and whose counters
-    /// are folded into one update (the kernel's per-CPU deltas) before anything reads them.
     #[inline]
-    pub(crate) fn add_lruvec_counters(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
-        let mut lv = self.lruvec(memcg, node);
+    fn add_lruvec_counters_at(&mut self, mut lv: usize, s: Stat, d: i64) {
         self.lruvec_stats_local[lv].add(s, d);
         loop {
             self.lruvec_stats[lv].add(s, d);
@@ -1393,6 +1383,15 @@ impl Machine {
                 p => lv = p as usize,
             }
         }
+    }
+
+    /// The counters of [`Machine::mod_lruvec_state`] (local, then up the memcg tree), without the
+    /// rstat bookkeeping: for [`Machine::mod_node_state`], and for updates whose rstat
+    /// bookkeeping was counted where they happened ([`rstat::Rstat::updated`]) and whose counters
+    /// are folded into one update (the kernel's per-CPU deltas) before anything reads them.
+    #[inline]
+    pub(crate) fn add_lruvec_counters(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
+        self.add_lruvec_counters_at(self.lruvec(memcg, node), s, d);
     }
 
     /// [`Machine::mod_lruvec_state`] of `d` pages changed one at a time, done at once: the

@@ -443,11 +443,17 @@ pub struct ShadowLeaf {
 
 impl ShadowLru {
     /// Make room for `lruvecs` lists.
+    #[inline]
     pub fn ensure(&mut self, lruvecs: usize) {
         if self.lists.len() < lruvecs {
-            self.lists.resize(lruvecs, ShadowList::default());
-            self.deferred.resize(lruvecs, 0);
+            self.grow(lruvecs);
         }
+    }
+
+    #[cold]
+    fn grow(&mut self, lruvecs: usize) {
+        self.lists.resize(lruvecs, ShadowList::default());
+        self.deferred.resize(lruvecs, 0);
     }
 
     /// Leaves on lruvec `lv`'s list (`list_lru_shrink_count`).
