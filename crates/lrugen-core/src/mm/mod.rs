@@ -1646,9 +1646,9 @@ impl Machine {
     /// Insert a charged folio into the page cache at (file, index); returns the shadow it replaced.
     pub fn page_cache_insert(&mut self, id: FolioId, file: u32, index: u64) -> Option<u64> {
         let f = &mut self.files[file as usize];
-        let old = f.slot(index);
-        debug_assert!(!matches!(old, Slot::Folio(_)));
         let ch = f.set_slot(index, Slot::Folio(id));
+        let old = ch.old.get();
+        debug_assert!(!matches!(old, Slot::Folio(_)));
         f.nr_pages += 1;
         {
             let fo = &mut self.folios[id];

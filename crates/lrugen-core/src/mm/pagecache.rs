@@ -209,6 +209,8 @@ pub struct SlotChange {
     /// on the shadow-node list); `Some(false)`: it held only shadows and no longer does (a folio
     /// came in, or its last entry went and the leaf with it); `None`: neither.
     pub shadow_only: Option<bool>,
+    /// The entry the change replaced (empty when the slot had no leaf).
+    pub old: PackedSlot,
 }
 
 /// Levels of xarray nodes above the leaves that [`XaUpper`] counts: enough for 2^42 indices.
@@ -328,6 +330,7 @@ impl File {
             leaf: r.chunk,
             born: r.chunks > 0,
             shadow_only: (only_before != only_after).then_some(only_after),
+            old: r.old,
         }
     }
 
