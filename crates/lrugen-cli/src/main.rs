@@ -638,7 +638,9 @@ impl PeakRss {
 /// The text of `lrugen run --stats`: the process's peak RSS (over all the runs), then per run its
 /// own peak RSS, the resident pages at its end (the workload memcg's `anon` + `file` pages, kernel
 /// policies only), the model's state bytes (`RunResult::state_bytes`) and the bytes per resident
-/// page of the run's peak and of the state. Every number is printed as an integer or with
+/// page of the run's peak and of the state, then the state split (`RunResult::state_split`) into
+/// that of resident pages (per resident page) and of non-resident ones (per non-resident file
+/// page, and the swapped-out pages). Every number is printed as an integer or with
 /// two decimals, so that `bytes / pages` can be checked from the text.
 fn run_stats(results: &[RunResult], peaks: &PeakRss) -> String {
     use lrugen::mm::vmstat::Stat;
@@ -725,6 +727,39 @@ fn run_stats(results: &[RunResult], peaks: &PeakRss) -> String {
                 );
                 let _ = writeln!(o, "{p}: model state / resident pages: unavailable");
             }
+        }
+        if let Some(sp) = &r.state_split {
+            let per = |b: u64, n: u64| match n {
+                0 => String::from("n/a (none)"),
+                n => format!("{:.2} bytes per page", b as f64 / n as f64),
+            };
+            let _ = writeln!(o, "{p}: model state of resident pages: {} bytes", sp.resident_bytes);
+            let _ = writeln!(
+                o,
+                "{p}: model state of resident pages / resident pages: {}",
+                per(sp.resident_bytes, pages)
+            );
+            let _ = writeln!(
+                o,
+                "{p}: model state of non-resident pages: {} bytes",
+                sp.nonresident_bytes
+            );
+            let _ = writeln!(
+                o,
+                "{p}: non-resident file pages (shadow entries): {}",
+                sp.nonresident_file_pages
+            );
+            let _ = writeln!(
+                o,
+                "{p}: model state of non-resident file pages: {} bytes",
+                sp.nonresident_file_bytes
+            );
+            let _ = writeln!(
+                o,
+                "{p}: model state of non-resident file pages / non-resident file pages: {}",
+                per(sp.nonresident_file_bytes, sp.nonresident_file_pages)
+            );
+            let _ = writeln!(o, "{p}: swapped-out pages: {}", sp.swapped_pages);
         }
     }
     o

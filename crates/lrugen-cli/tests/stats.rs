@@ -76,11 +76,126 @@ fn check_stats(text: &str, kernel: &[&str], reference: &[&str], limit: u64) {
             "{p}: {per} state bytes per page printed, {state} / {pages} = {want}:\n{text}"
         );
     }
+    for p in kernel {
+        let pages: u64 = number(
+            text,
+            &format!("{p}: resident pages at the end (memcg /t anon + file): "),
+        );
+        let state: u64 = number(text, &format!("{p}: model state bytes (Machine::state_bytes): "));
+        let split = split(text, p);
+        assert_eq!(
+            split.resident + split.nonresident,
+            state,
+            "{p}: the split does not add up to the state:\n{text}"
+        );
+        assert!(
+            split.nonresident_file <= split.nonresident,
+            "{p}: the file part is more than the whole:\n{text}"
+        );
+        // at least the folio records of the resident pages (24 bytes each)
+        assert!(
+            split.resident >= 24 * pages,
+            "{p}: {} resident state bytes for {pages} pages:\n{text}",
+            split.resident
+        );
+        let per: f64 = number(text, &format!("{p}: model state of resident pages / resident pages: "));
+        let want = split.resident as f64 / pages as f64;
+        assert!(
+            (per - want).abs() <= 0.005 + 1e-9 * want,
+            "{p}: {per}, want {want}:\n{text}"
+        );
+        if split.file_pages > 0 {
+            let per: f64 = number(
+                text,
+                &format!("{p}: model state of non-resident file pages / non-resident file pages: "),
+            );
+            let want = split.nonresident_file as f64 / split.file_pages as f64;
+            assert!(
+                (per - want).abs() <= 0.005 + 1e-9 * want,
+                "{p}: {per}, want {want}:\n{text}"
+            );
+        }
+    }
     for p in reference {
         assert_eq!(
             value(text, &format!("{p}: resident pages at the end: ")),
             "n/a",
             "{text}"
+        );
+    }
+}
+
+/// The state split of policy `p` as `--stats` prints it.
+struct Split {
+    resident: u64,
+    nonresident: u64,
+    file_pages: u64,
+    nonresident_file: u64,
+    swapped: u64,
+}
+
+fn split(text: &str, p: &str) -> Split {
+    Split {
+        resident: number(text, &format!("{p}: model state of resident pages: ")),
+        nonresident: number(text, &format!("{p}: model state of non-resident pages: ")),
+        file_pages: number(text, &format!("{p}: non-resident file pages (shadow entries): ")),
+        nonresident_file: number(text, &format!("{p}: model state of non-resident file pages: ")),
+        swapped: number(text, &format!("{p}: swapped-out pages: ")),
+    }
+}
+
+/// A random read of `files` files of 16 MiB in a 16 MiB memcg: the split of each policy.
+fn file_read_split(files: &str) -> (String, Vec<Split>) {
+    let (out, _) = ok(&[
+        "run",
+        "--workload",
+        "file-read",
+        "--files",
+        files,
+        "--size",
+        "16M",
+        "--memcg-max",
+        "16M",
+        "--dist",
+        "uniform",
+        "--accesses",
+        "60000",
+        "--policy",
+        "mglru,classic",
+        "--stats",
+    ]);
+    check_stats(&out, &["mglru", "classic"], &[], 4096);
+    let s = vec![split(&out, "mglru"), split(&out, "classic")];
+    (out, s)
+}
+
+/// The split follows the pages: at the same memory, four times the file set leaves more
+/// non-resident file pages (shadow entries) and more state for them, about as much state for the
+/// resident pages (the same number of them, within the page-cache leaves' sharing), and nothing
+/// swapped out (no anon memory).
+#[test]
+fn run_stats_split_resident_and_nonresident_state() {
+    let (small_out, small) = file_read_split("2");
+    let (large_out, large) = file_read_split("8");
+    for (i, p) in ["mglru", "classic"].into_iter().enumerate() {
+        let (a, b) = (&small[i], &large[i]);
+        let ctx = format!("{p}, 2 files:\n{small_out}\n8 files:\n{large_out}");
+        assert_eq!((a.swapped, b.swapped), (0, 0), "{ctx}");
+        assert!(a.file_pages > 0, "2 files over 1 file of memory leave shadows: {ctx}");
+        assert!(b.file_pages > 2 * a.file_pages, "{ctx}");
+        assert!(b.nonresident_file > 2 * a.nonresident_file, "{ctx}");
+        assert!(b.nonresident > 2 * a.nonresident, "{ctx}");
+        // a shadow entry is kept in an 8-byte slot with a share of its leaf: between 8 and a
+        // whole leaf (64 slots of 8 bytes, its count and record)
+        for s in [a, b] {
+            let per = s.nonresident_file as f64 / s.file_pages as f64;
+            assert!((8.0..=600.0).contains(&per), "{per} bytes per shadow entry: {ctx}");
+        }
+        // resident state: the same memory, so the same folio table; the leaves' shares move it
+        // by less than half
+        assert!(
+            (b.resident as f64) < 1.5 * a.resident as f64 && (b.resident as f64) > 0.5 * a.resident as f64,
+            "{ctx}"
         );
     }
 }

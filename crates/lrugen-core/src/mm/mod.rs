@@ -433,10 +433,32 @@ pub const FBATCH_ROTATE: usize = 0;
 /// `folio_deactivate`'s batch (`cpu_fbatches.lru_deactivate`).
 pub const FBATCH_DEACTIVATE: usize = 1;
 
+/// [`Machine`]'s `lruvec_parent` of the root memcg's lruvecs: none.
+const NO_LRUVEC: u32 = u32::MAX;
+
 /// Who the machine is working for: a task (including its direct reclaim) or kswapd.
 pub const CTX_TASK: usize = 0;
 /// kswapd's context.
 pub const CTX_KSWAPD: usize = 1;
+
+/// [`Machine::state_bytes`] split between resident and non-resident pages
+/// ([`Machine::state_split`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StateSplit {
+    /// The state of the resident pages and the model's fixed structures: `state_bytes` less
+    /// `nonresident_bytes`.
+    pub resident_bytes: u64,
+    /// The state kept for pages that are not resident: `nonresident_file_bytes` and the swap
+    /// slots of swapped-out pages.
+    pub nonresident_bytes: u64,
+    /// File pages not resident that the page cache remembers (its shadow entries).
+    pub nonresident_file_pages: u64,
+    /// The page cache's bytes kept for them: the shadow entries' share of the leaves they are in
+    /// ([`pagecache::File::shadow_state`]) and the shadow-node list.
+    pub nonresident_file_bytes: u64,
+    /// Swapped-out pages (swap slots referenced by PTEs, their page not in the swap cache).
+    pub swapped_pages: u64,
+}
 
 /// The simulated machine.
 #[derive(Clone, Debug)]
@@ -492,6 +514,10 @@ pub struct Machine {
     pub lruvec_stats: Vec<Counters>,
     /// Per lruvec, local (this memcg only).
     pub lruvec_stats_local: Vec<Counters>,
+    /// Per lruvec, its parent memcg's lruvec on the same node, or [`NO_LRUVEC`] for the root's:
+    /// the walk up the memcg tree of every counter update, as a chain of dense indices (a memcg's
+    /// parent never changes).
+    lruvec_parent: Vec<u32>,
     /// Per lruvec (memcg × node), the reclaim iterator of walks rooted at that memcg on that node
     /// (`memcg->nodeinfo[nid]->iter`; `Machine::mem_cgroup_iter`).
     pub reclaim_iter: Vec<memcg::ReclaimIter>,
@@ -640,6 +666,7 @@ impl Machine {
             ptes: PteTables::default(),
             lruvec_stats: vec![Counters::default(); nr_nodes],
             lruvec_stats_local: vec![Counters::default(); nr_nodes],
+            lruvec_parent: vec![NO_LRUVEC; nr_nodes],
             reclaim_iter: vec![memcg::ReclaimIter::default(); nr_nodes],
             rstat: rstat::Rstat::new(nr_nodes),
             zone_stats,
@@ -692,6 +719,29 @@ impl Machine {
         folios + files + pmds + self.ptes.bytes() + self.swap.bytes()
     }
 
+    /// [`Machine::state_bytes`] split by the pages it is kept for: the state of pages not
+    /// resident (the page cache's shadow entries with their share of its leaves and the
+    /// shadow-node list; the swap slots of swapped-out pages), the rest being that of the
+    /// resident pages and the model's fixed structures.
+    pub fn state_split(&self) -> StateSplit {
+        let (mut pages, mut bytes) = (0, self.shadow_lru.bytes());
+        for f in &self.files {
+            let (p, b) = f.shadow_state();
+            pages += p;
+            bytes += b;
+        }
+        let swapped = self.swap.swapped_out();
+        let total = self.state_bytes();
+        let nonresident = (bytes + swapped * Swap::SLOT_BYTES).min(total);
+        StateSplit {
+            resident_bytes: total - nonresident,
+            nonresident_bytes: nonresident,
+            nonresident_file_pages: pages,
+            nonresident_file_bytes: bytes.min(nonresident),
+            swapped_pages: swapped,
+        }
+    }
+
     /// Number of nodes.
     #[inline]
     pub fn nr_nodes(&self) -> usize {
@@ -707,7 +757,8 @@ impl Machine {
     /// Create a memcg below `parent`.
     pub fn create_memcg(&mut self, parent: MemcgId, name: &str) -> MemcgId {
         let id = self.memcgs.create(parent, name);
-        for _ in 0..self.nodes.len() {
+        for node in 0..self.nodes.len() {
+            self.lruvec_parent.push(self.lruvec(parent, node) as u32);
             self.lruvec_stats.push(Counters::default());
             self.lruvec_stats_local.push(Counters::default());
             self.rstat.flushed.push(Counters::default());
@@ -1322,22 +1373,25 @@ impl Machine {
     }
 
     /// [`Machine::add_lruvec_counters`] of lruvec `lv`.
-    fn add_lruvec_counters_at(&mut self, lv: usize, s: Stat, d: i64) {
-        let n = self.nodes.len();
-        self.add_lruvec_counters((lv / n) as MemcgId, lv % n, s, d);
+    #[inline]
+    fn add_lruvec_counters_at(&mut self, mut lv: usize, s: Stat, d: i64) {
+        self.lruvec_stats_local[lv].add(s, d);
+        loop {
+            self.lruvec_stats[lv].add(s, d);
+            match self.lruvec_parent[lv] {
+                NO_LRUVEC => break,
+                p => lv = p as usize,
+            }
+        }
     }
 
     /// The counters of [`Machine::mod_lruvec_state`] (local, then up the memcg tree), without the
-    /// rstat bookkeeping.
+    /// rstat bookkeeping: for [`Machine::mod_node_state`], and for updates whose rstat
+    /// bookkeeping was counted where they happened ([`rstat::Rstat::updated`]) and whose counters
+    /// are folded into one update (the kernel's per-CPU deltas) before anything reads them.
     #[inline]
-    fn add_lruvec_counters(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
-        let n = self.nodes.len();
-        self.lruvec_stats_local[memcg as usize * n + node].add(s, d);
-        let mut cur = Some(memcg);
-        while let Some(c) = cur {
-            self.lruvec_stats[c as usize * n + node].add(s, d);
-            cur = self.memcgs[c].parent;
-        }
+    pub(crate) fn add_lruvec_counters(&mut self, memcg: MemcgId, node: usize, s: Stat, d: i64) {
+        self.add_lruvec_counters_at(self.lruvec(memcg, node), s, d);
     }
 
     /// [`Machine::mod_lruvec_state`] of `d` pages changed one at a time, done at once: the
@@ -1592,9 +1646,9 @@ impl Machine {
     /// Insert a charged folio into the page cache at (file, index); returns the shadow it replaced.
     pub fn page_cache_insert(&mut self, id: FolioId, file: u32, index: u64) -> Option<u64> {
         let f = &mut self.files[file as usize];
-        let old = f.slot(index);
-        debug_assert!(!matches!(old, Slot::Folio(_)));
         let ch = f.set_slot(index, Slot::Folio(id));
+        let old = ch.old.get();
+        debug_assert!(!matches!(old, Slot::Folio(_)));
         f.nr_pages += 1;
         {
             let fo = &mut self.folios[id];

@@ -154,6 +154,23 @@ pub struct File {
     pub leaves: Vec<Leaf>,
 }
 
+impl File {
+    /// Its shadow entries (pages not resident whose eviction the page cache remembers: the
+    /// leaves' `nr_values` summed) and the bytes of its page cache kept for them: each leaf in
+    /// use (its chunk of 64 slots with the count of live ones, and its [`Leaf`] record) shared
+    /// equally among its live entries, the shadow entries' share (rounded down per leaf).
+    pub fn shadow_state(&self) -> (u64, u64) {
+        let leaf_bytes = SlotTable::CHUNK_BYTES + std::mem::size_of::<Leaf>() as u64;
+        let (mut entries, mut bytes) = (0, 0);
+        for (c, live) in self.slots.chunks_live() {
+            let values = self.leaves.get(c).map_or(0, |l| l.values) as u64;
+            entries += values;
+            bytes += leaf_bytes * values / live as u64;
+        }
+        (entries, bytes)
+    }
+}
+
 /// What the page cache keeps per xarray leaf besides its slots (`xa_node`'s `nr_values`,
 /// `private_list` and the node its memory is on).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,6 +209,8 @@ pub struct SlotChange {
     /// on the shadow-node list); `Some(false)`: it held only shadows and no longer does (a folio
     /// came in, or its last entry went and the leaf with it); `None`: neither.
     pub shadow_only: Option<bool>,
+    /// The entry the change replaced (empty when the slot had no leaf).
+    pub old: PackedSlot,
 }
 
 /// Levels of xarray nodes above the leaves that [`XaUpper`] counts: enough for 2^42 indices.
@@ -311,6 +330,7 @@ impl File {
             leaf: r.chunk,
             born: r.chunks > 0,
             shadow_only: (only_before != only_after).then_some(only_after),
+            old: r.old,
         }
     }
 
@@ -426,11 +446,17 @@ pub struct ShadowLeaf {
 
 impl ShadowLru {
     /// Make room for `lruvecs` lists.
+    #[inline]
     pub fn ensure(&mut self, lruvecs: usize) {
         if self.lists.len() < lruvecs {
-            self.lists.resize(lruvecs, ShadowList::default());
-            self.deferred.resize(lruvecs, 0);
+            self.grow(lruvecs);
         }
+    }
+
+    #[cold]
+    fn grow(&mut self, lruvecs: usize) {
+        self.lists.resize(lruvecs, ShadowList::default());
+        self.deferred.resize(lruvecs, 0);
     }
 
     /// Leaves on lruvec `lv`'s list (`list_lru_shrink_count`).
@@ -718,6 +744,15 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
                     .map(move |(i, &e)| (((base << CHUNK_SHIFT) + i) as u64, e))
             })
     }
+
+    /// The chunks in use, by chunk number, with their non-default entries: `(chunk, live)`.
+    pub fn chunks_live(&self) -> impl Iterator<Item = (usize, u8)> + '_ {
+        // a freed chunk has no live entry left: that is when it is freed
+        self.live.iter().copied().enumerate().filter(|&(_, l)| l > 0)
+    }
+
+    /// Bytes of one chunk with its count of live entries, as [`Radix::bytes`] counts them.
+    pub const CHUNK_BYTES: u64 = (std::mem::size_of::<[T; CHUNK_SLOTS]>() + 1) as u64;
 
     /// Chunks in use (allocated and not freed).
     pub fn nr_chunks(&self) -> usize {

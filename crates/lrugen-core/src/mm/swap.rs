@@ -111,6 +111,16 @@ impl Swap {
     pub fn high_water(&self) -> u32 {
         self.fresh
     }
+    /// Bytes per slot of the per-slot arrays, as [`Swap::bytes`] counts them (`count`, `cache`,
+    /// `owner`, `zbytes`).
+    pub const SLOT_BYTES: u64 = 2 + 8 + 2 + 2;
+    /// Swapped-out pages: slots referenced by PTEs whose page is not in the swap cache (not
+    /// resident).
+    pub fn swapped_out(&self) -> u64 {
+        (0..self.count.len() as u32)
+            .filter(|&s| self.count[s as usize] > 0 && !matches!(self.cache_slot(s), Slot::Folio(_)))
+            .count() as u64
+    }
     /// Bytes held by the per-slot arrays and the free set.
     pub fn bytes(&self) -> u64 {
         (self.count.capacity() * 2 + self.cache.capacity() * 8 + self.owner.capacity() * 2 + self.zbytes.capacity() * 2)

@@ -137,6 +137,7 @@ fn shrink_folio_pass<P: Policy>(
     let mut nr_reclaimed = 0;
     let mut pgactivate = 0;
     let mut survivors = 0;
+    let mut isolated = IsolatedDrop::default();
     // try_to_unmap with TTU_BATCH_FLUSH: one TLB flush (with its IPIs) for the whole list
     let mut unmapped = false;
     m.count_scanned(list.len() as u64);
@@ -240,7 +241,7 @@ fn shrink_folio_pass<P: Policy>(
         };
         match keep {
             Outcome::Free => {
-                clear_isolated(m, id);
+                isolated.clear(m, id);
                 free_folio(m, id);
                 nr_reclaimed += 1;
             }
@@ -265,12 +266,56 @@ fn shrink_folio_pass<P: Policy>(
             Outcome::Demote => {}
         }
     }
+    isolated.apply(m);
     list.truncate(survivors);
     m.count_vm_events(Stat::Pgactivate, pgactivate);
     if unmapped {
         m.count_tlb_flush();
     }
     nr_reclaimed
+}
+
+/// [`clear_isolated`] of the folios [`shrink_folio_pass`] frees, with the counters' updates
+/// folded: the rstat bookkeeping of each is counted at once, in order with the other updates, and
+/// the `NR_ISOLATED_{ANON,FILE}` decrements of consecutive folios of one lruvec are added up and
+/// applied (walking up the memcg tree once) when the lruvec changes or the pass ends, as the
+/// kernel's per-CPU deltas fold them. Nothing reads those two counters in between: they are read
+/// by reports and the invariant checker, between operations and after `shrink_node`.
+#[derive(Default)]
+struct IsolatedDrop {
+    /// The lruvec (memcg, node) of the pending decrements.
+    lruvec: (MemcgId, usize),
+    /// Pending decrements by LRU type (anon, file).
+    n: [i64; 2],
+}
+
+impl IsolatedDrop {
+    /// [`clear_isolated`] of `id`, its counters' update pending.
+    #[inline]
+    fn clear(&mut self, m: &mut Machine, id: FolioId) {
+        let f = &mut m.folios[id];
+        debug_assert!(f.test(pg::ISOLATED));
+        f.clear(pg::ISOLATED);
+        let (lruvec, t) = ((f.memcg, f.node()), f.lru_type());
+        m.rstat.updated(1);
+        if lruvec != self.lruvec {
+            self.apply(m);
+            self.lruvec = lruvec;
+        }
+        self.n[t] += 1;
+    }
+
+    /// Apply the pending decrements.
+    #[inline]
+    fn apply(&mut self, m: &mut Machine) {
+        let (mc, n) = self.lruvec;
+        for (t, s) in [(ANON, Stat::NrIsolatedAnon), (FILE, Stat::NrIsolatedFile)] {
+            if self.n[t] != 0 {
+                m.add_lruvec_counters(mc, n, s, -self.n[t]);
+                self.n[t] = 0;
+            }
+        }
+    }
 }
 
 enum Outcome {

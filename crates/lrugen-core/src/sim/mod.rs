@@ -310,6 +310,8 @@ pub struct RunResult {
     /// The model's state at the end of a kernel-policy run, bytes (`Machine::state_bytes`: the
     /// state that grows with the pages touched).
     pub state_bytes: Option<u64>,
+    /// `state_bytes` split between resident and non-resident pages (`Machine::state_split`).
+    pub state_split: Option<crate::mm::StateSplit>,
     /// What `lrugen explain`'s recorder saw (runs of [`run_recorded`] only).
     pub recording: Option<Box<crate::explain::Recording>>,
     /// The control-file actions run, in order ([`RunConfig::ctl`]).
@@ -1124,6 +1126,7 @@ pub fn run_engine_on<P: Policy>(
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
     r.state_bytes = Some(k.m.state_bytes());
+    r.state_split = Some(k.m.state_split());
     r.zram = k.m.zram_report();
     r.pswpout_by_pct = k.m.pswpout_classes(&pswpout_before);
     r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
@@ -1172,6 +1175,7 @@ fn empty_result(policy: &str) -> RunResult {
         series: Vec::new(),
         engine: None,
         state_bytes: None,
+        state_split: None,
         zram: None,
         pswpout_by_pct: Vec::new(),
         recording: None,
@@ -1427,6 +1431,7 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
     r.state_bytes = Some(k.m.state_bytes());
+    r.state_split = Some(k.m.state_split());
     r.zram = k.m.zram_report();
     r.pswpout_by_pct = k.m.pswpout_classes(&pswpout_before);
     r.memory_events = Some(k.m.memcgs.events_hierarchical(t));
