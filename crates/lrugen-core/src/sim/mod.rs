@@ -1228,13 +1228,13 @@ impl<'a> KernelRunOptions<'a> {
 
 /// Replay `stream` on kernel `k`; the workload runs in memcg `t`.
 pub fn run_kernel<P: Policy>(
-    mut k: Kernel<P>,
+    k: Kernel<P>,
     t: MemcgId,
     stream: Stream,
     opts: &KernelRunOptions<'_>,
     progress: Progress<'_>,
 ) -> Result<RunResult, RunError> {
-    replay_kernel(&mut k, t, stream, opts, progress, |_, _, _| {})
+    run_kernel_between(k, t, stream, opts, progress, |_, _, _| {})
 }
 
 /// [`run_kernel`] calling `between(k, steps done, result so far)` before each step and once
