@@ -24,11 +24,17 @@ only=""
 target/release/lrugen kernel --matrix examples/kernel-matrix/shapes.toml --fixtures "$F" --jobs "${JOBS:-2}" $only
 # further boots of the shapes whose kernel moves between boots by more than their tolerance
 # (MGLRU anon-gauss on three kernels, classic hot-cold on 6.12 and 7.2, MGLRU's mixed shapes on
-# 7.2: 4 more each, judged together with the fixture; tests/shapes.rs)
-boots() { # "SHAPE..." LRU MATRIX SERIES...
-    shapes=$1 lru=$2 matrix=$3
+# 7.2, MGLRU mmap-random on 6.1, MGLRU and classic mmap-normal on 7.2: 4 more each, judged
+# together with the fixture; tests/shapes.rs)
+boots() { # "SHAPE..." "LRU..." MATRIX SERIES...
+    shapes=$1 lrus=$2 matrix=$3
     shift 3
-    case " ${LRUS:-mglru classic} " in *" $lru "*) ;; *) return 0 ;; esac
+    # the LRUs asked for (LRUS) that this matrix has
+    pols=""
+    for l in $lrus; do
+        case " ${LRUS:-mglru classic} " in *" $l "*) pols="$pols $l" ;; esac
+    done
+    [ -n "$pols" ] || return 0
     # the shapes asked for (arguments) that this matrix has
     want=""
     for sh in $shapes; do
@@ -44,12 +50,14 @@ boots() { # "SHAPE..." LRU MATRIX SERIES...
     mkdir -p "$F/boots"
     # shellcheck disable=SC2086
     target/release/lrugen kernel --matrix "examples/kernel-matrix/$matrix" --fixtures "$F/boots" --jobs "${JOBS:-2}" \
-        --only-scenarios "$(comma $want)" --only-series "$(comma $series)"
+        --only-scenarios "$(comma $want)" --only-series "$(comma $series)" --only-policies "$(comma $pols)"
 }
 only_shapes="$*"
 boots anon-gauss mglru shapes-boots.toml 6.1 6.12 7.2
 boots hot-cold classic shapes-boots-classic.toml 6.12 7.2
 boots "mixed-swappiness10 mixed-swappiness100" mglru shapes-boots-mixed.toml 7.2
+boots mmap-random mglru shapes-boots-mmap-random.toml 6.1
+boots mmap-normal "mglru classic" shapes-boots-mmap-normal.toml 7.2
 # the suspects: workloads once reported as model defects, kept as fixtures of their own
 # (crates/lrugen-kernel/tests/shapes.rs); with the default shape list only
 if [ $# -eq 0 ]; then

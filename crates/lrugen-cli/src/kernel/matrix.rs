@@ -1246,8 +1246,8 @@ mod tests {
 
     /// The further boots' matrices list exactly the commands of the boots checked in beside the
     /// shape fixtures (`shapes/boots/`: MGLRU anon-gauss on three kernels, classic hot-cold on two,
-    /// MGLRU's mixed shapes on 7.2, four boots each), each the command of its shape's fixture but
-    /// for where it was written.
+    /// MGLRU's mixed shapes on 7.2, MGLRU mmap-random on 6.1, MGLRU and classic mmap-normal on 7.2,
+    /// four boots each), each the command of its shape's fixture but for where it was written.
     #[test]
     fn the_shapes_boots_matrices_list_the_commands_of_the_boot_fixtures() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -1257,6 +1257,8 @@ mod tests {
             ("shapes-boots.toml", 3),
             ("shapes-boots-classic.toml", 2),
             ("shapes-boots-mixed.toml", 2),
+            ("shapes-boots-mmap-random.toml", 1),
+            ("shapes-boots-mmap-normal.toml", 2),
         ] {
             let m = Matrix::from_file(&root.join("examples/kernel-matrix").join(file)).unwrap();
             let cells = m.cells([&[], &[], &[]]).unwrap();
