@@ -2214,3 +2214,50 @@ fn proactive_reclaim_stats_count_memory_reclaim_apart() {
         assert_eq!(stolen[0], stolen[1], "{}: the same pages either way", base.label());
     }
 }
+
+/// `proactive_mm_walk` (6.3, "mm: multi-gen LRU: clarify scan_control flags"): `memory.reclaim`
+/// starts with a page-table walk attached, so the look-around of its evictions moves the young
+/// neighbours of a young folio into `max_seq` in place (`folio_update_gen`), where 6.1's
+/// `set_mm_walk(pgdat)` leaves it without one and each such neighbour is activated
+/// (`folio_activate`, counted in `pgactivate`). An anon set aged so that its even pages are in
+/// the oldest generation and its odd ones in the next, then read again: every folio eviction
+/// meets is young, and so are its neighbours on the list (not isolated with it) outside
+/// `max_seq`.
+#[test]
+fn proactive_mm_walk_updates_neighbours_in_place() {
+    use lrugen::reclaim::memory_reclaim;
+    let run = |on: bool| {
+        let (mut k, t, task) = kernel(with(Profile::V6_12, "proactive_mm_walk", on), 8192, 8192, None);
+        mmap(&mut k, task, B, 2048, ANON_FILE);
+        for i in 0..2048 {
+            k.step(Op::Store { task, vpn: B + i }).unwrap();
+        }
+        // the first aging finds them all young, the second the odd pages only: even pages two
+        // generations below max_seq, odd pages one (forced, since the four generations are in use)
+        age(&mut k, t, "100", true);
+        for i in (1..2048).step_by(2) {
+            k.step(Op::Load { task, vpn: B + i }).unwrap();
+        }
+        age(&mut k, t, "100", true);
+        for i in 0..2048 {
+            k.step(Op::Load { task, vpn: B + i }).unwrap();
+        }
+        let activated = k.m.memcg_stat(t).get(Stat::Pgactivate);
+        let r = memory_reclaim::write(&mut k.m, &mut k.p, t, "1M");
+        assert_eq!(r.error, None);
+        let ms = k.m.memcg_stat(t);
+        (ms.get(Stat::Pgactivate) - activated, ms.get(Stat::PgstealDirect))
+    };
+    let (off, on) = (run(false), run(true));
+    eprintln!("pgactivate {} -> {}, pgsteal {} -> {}", off.0, on.0, off.1, on.1);
+    assert!(
+        off.1 > 0 && on.1 > 0,
+        "memory.reclaim reclaimed nothing: {off:?} {on:?}"
+    );
+    assert!(
+        off.0 > on.0 + 64,
+        "without the walk the neighbours are activated: pgactivate {} against {}",
+        off.0,
+        on.0
+    );
+}

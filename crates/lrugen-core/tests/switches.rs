@@ -292,6 +292,9 @@ macro_rules! switch_tests {
             // `pud_and_pgd_pgtable_stats_count_the_upper_levels_in_pagetables`
             tested.push("pud_pgtable_stats");
             tested.push("pgd_pgtable_stats");
+            // memory.reclaim with young neighbours: `switch_effects.rs`,
+            // `proactive_mm_walk_updates_neighbours_in_place`
+            tested.push("proactive_mm_walk");
             tested.sort_unstable();
             let mut all = Switches::NAMES.to_vec();
             all.sort_unstable();

@@ -54,6 +54,14 @@ impl Mglru {
     /// Execute a write to `lru_gen`. Commands run in order; the first failure stops the write and
     /// is returned (earlier commands stay applied), as the kernel does.
     pub fn debugfs_write(&mut self, m: &mut Machine, input: &str) -> Result<(), CommandError> {
+        // lru_gen_seq_write: set_mm_walk(NULL, true) for the whole write, clear_mm_walk after it
+        self.mm_walk = true;
+        let r = self.debugfs_write_cmds(m, input);
+        self.mm_walk = false;
+        r
+    }
+
+    fn debugfs_write_cmds(&mut self, m: &mut Machine, input: &str) -> Result<(), CommandError> {
         let profile = self.profile();
         for (index, cmd) in debugfs::commands(input, profile).enumerate() {
             let cmd = cmd?;

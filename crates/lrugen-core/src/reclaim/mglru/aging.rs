@@ -297,6 +297,8 @@ impl Mglru {
             st.seq += 1;
             self.reset_mm_stats(lv, None, true);
         } else {
+            // set_mm_walk(NULL, true): the walk stays attached until the caller's clear_mm_walk
+            self.mm_walk = true;
             let mut walk = Walk::new(lv, memcg, node, seq, swappiness, force_scan);
             self.iterate_and_walk(m, &mut walk);
         }
@@ -748,7 +750,7 @@ impl Mglru {
             maps.push((mm, vpn, *vma));
             true
         });
-        let walk_attached = sc.reclaimer == Reclaimer::Kswapd;
+        let walk_attached = self.mm_walk || sc.reclaimer == Reclaimer::Kswapd;
         let (mut referenced, mut flags) = (0, 0);
         for &(mm, vpn, vma) in maps.iter() {
             if vma.flags & vmf::LOCKED != 0 {

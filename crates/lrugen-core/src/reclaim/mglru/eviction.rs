@@ -84,7 +84,10 @@ pub fn shrink_node(p: &mut Mglru, m: &mut Machine, node: usize, sc: &mut ScanCon
     }
     // kswapd's lru_gen_age_node and 6.12's shrink_one compute the protection top-down
     m.memcgs.calculate_protection(ROOT_MEMCG);
+    p.mm_walk = set_mm_walk(p, sc);
     shrink_many(p, m, node, sc);
+    // clear_mm_walk
+    p.mm_walk = false;
     if kswapd {
         sc.nr_reclaimed += saved;
     }
@@ -181,6 +184,21 @@ pub fn shrink_one(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, s
 /// `lru_gen_shrink_lruvec` for lruvec (memcg, node): memcg reclaim (and all reclaim in 6.1).
 /// With the memcg LRU, a lruvec that aged moves to the young generation.
 pub fn shrink_lruvec(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) {
+    p.mm_walk = set_mm_walk(p, sc);
+    shrink_lruvec_walk(p, m, memcg, node, sc);
+    // clear_mm_walk
+    p.mm_walk = false;
+}
+
+/// `set_mm_walk` at the start of `lru_gen_shrink_lruvec` and `lru_gen_shrink_node`: whether a
+/// walk is attached before any aging. kswapd's (the node's own) always; from 6.3
+/// (`proactive_mm_walk`) a proactive reclaimer's too (`force_alloc`); 6.1 asks for the node's
+/// walk, which only kswapd gets.
+fn set_mm_walk(p: &Mglru, sc: &ScanControl) -> bool {
+    sc.reclaimer == Reclaimer::Kswapd || (sc.reclaimer == Reclaimer::Proactive && p.sw().proactive_mm_walk)
+}
+
+fn shrink_lruvec_walk(p: &mut Mglru, m: &mut Machine, memcg: MemcgId, node: usize, sc: &mut ScanControl) {
     if p.sw().eviction_path_aging {
         if try_to_shrink_lruvec(p, m, memcg, node, sc) && p.sw().memcg_lru {
             p.lru_gen_rotate_memcg(memcg, node, MemcgLruOp::Young);

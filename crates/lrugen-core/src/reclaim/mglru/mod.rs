@@ -231,6 +231,13 @@ pub struct Mglru {
     /// `folio_referenced`'s mappings and look-around's neighbours, kept between calls.
     pub(crate) rmap_scratch: Vec<(u32, u32, crate::mm::vm::Vma)>,
     pub(crate) look_scratch: Vec<FolioId>,
+    /// Whether the reclaim in progress has a page-table walk attached
+    /// (`current->reclaim_state->mm_walk`): kswapd's always; another reclaimer's from the
+    /// aging that allocated one (`try_to_inc_max_seq`'s `set_mm_walk(NULL, true)`) or from its
+    /// start (`sc->proactive` from 6.3, a debugfs write) until the end of its
+    /// `lru_gen_shrink_lruvec` or `lru_gen_shrink_node` (`clear_mm_walk`). Look-around with a walk
+    /// attached updates generations in place instead of activating.
+    pub(crate) mm_walk: bool,
     /// Folios `scan_folios` looked at in the `isolate_folios` in progress (the length of its
     /// `lru_lock` hold).
     pub(crate) lock_scanned: u64,
@@ -258,6 +265,7 @@ impl Mglru {
             evict_scratch: Default::default(),
             rmap_scratch: Vec::new(),
             look_scratch: Vec::new(),
+            mm_walk: false,
             lock_scanned: 0,
             fg_promotions: 0,
             memcg_lru: vec![memcg_lru::MemcgLru::default(); m.nr_nodes()],
@@ -850,7 +858,10 @@ impl Policy for Mglru {
     }
 
     fn age_node(&mut self, m: &mut Machine, node: usize, sc: &mut ScanControl) {
+        // lru_gen_age_node runs under kswapd's own walk (set_mm_walk(pgdat), clear_mm_walk)
+        self.mm_walk = true;
         aging::age_node(self, m, node, sc);
+        self.mm_walk = false;
     }
 
     fn memcg_lru_zone_sizes(&self) -> bool {

@@ -386,6 +386,12 @@ switches! {
     /// little at each priority and its unprotected siblings give first. Off: the whole budget
     /// until the memcg is below its protection.
     mglru_proportional_protection,
+    /// 6.3, "mm: multi-gen LRU: clarify scan_control flags" (Yu Zhao): `lru_gen_shrink_lruvec`
+    /// and `lru_gen_shrink_node` call `set_mm_walk(…, sc->proactive)`, so proactive reclaim
+    /// (`memory.reclaim`) has a page-table walk attached from its start and its look-around
+    /// updates generations in place. Off (6.1: `set_mm_walk(pgdat)`): only kswapd starts with
+    /// one; any other reclaimer gets one from its first aging on, until the end of the pass.
+    proactive_mm_walk,
 }
 
 impl Switches {
@@ -411,6 +417,7 @@ impl Switches {
         memory_reclaim_quarter_batch: true,
         pud_pgtable_stats: true,
         forced_walk_keeps_nonleaf_young: true,
+        proactive_mm_walk: true,
         ..Switches::ALL_OFF
     };
     /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
