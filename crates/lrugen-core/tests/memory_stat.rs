@@ -8,6 +8,9 @@
 //! * Values: a modelled counter shows the model's count (`pswpin`/`pswpout` per memcg equal the
 //!   global ones with a single memcg), a line the model has none of shows 0.
 
+mod common;
+
+use lrugen::control::{self, CtlFile};
 use lrugen::mm::memory_stat::{self, Value, LINES};
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::MachineConfig;
@@ -235,6 +238,22 @@ fn each_kernel_prints_its_lines_in_its_order() {
     ] {
         assert_eq!(kernel.len(), n, "{}", p.name());
         assert_eq!(names(p), kernel, "{}", p.name());
+    }
+}
+
+/// A control script's read of `memory.stat` (what `ctl::counter_moves` puts beside the guest's)
+/// prints the lines of the policy's kernel.
+#[test]
+fn control_reads_print_the_kernels_lines() {
+    for (p, kernel) in [
+        (Profile::V6_1, DEBIAN_6_1),
+        (Profile::V6_12, DEBIAN_6_12),
+        (Profile::V7_2, DEBIAN_7_2),
+    ] {
+        let (k, t, _) = common::mglru_setup(p, 4096, 0, Some(1024));
+        let text = control::read(&k, t, CtlFile::MemoryStat).unwrap();
+        let got: Vec<&str> = text.lines().map(|l| l.split_once(' ').unwrap().0).collect();
+        assert_eq!(got, kernel, "{}", p.name());
     }
 }
 
