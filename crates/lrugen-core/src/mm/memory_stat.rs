@@ -260,6 +260,21 @@ mod tests {
         }
     }
 
+    /// What a comparison with a kernel compares: the kernel's lines the model counts.
+    #[test]
+    fn modelled_lines_are_the_kernels_counted_ones() {
+        let mut c = Counters::default();
+        c.add(Stat::Pswpout, 9);
+        for (p, pswpout) in [(Profile::V6_1, None), (Profile::V7_2, Some(9))] {
+            let m = modelled(&c, 4096, &p.switches);
+            assert_eq!(m.iter().find(|l| l.0 == "pswpout").map(|l| l.1), pswpout);
+            assert!(m.iter().all(|l| !["sock", "zswpout", "kernel_stack"].contains(&l.0)));
+            assert!(m.iter().any(|l| l.0 == "workingset_refault_anon"));
+            let printed: Vec<_> = lines(&p.switches).map(|l| l.name).collect();
+            assert!(m.iter().all(|l| printed.contains(&l.0)), "{}", p.name());
+        }
+    }
+
     #[test]
     fn sizes_print_in_bytes_and_sums_add_up() {
         let mut c = Counters::default();
