@@ -400,6 +400,16 @@ fn vmstat_and_memory_stat_print_kernel_format() {
     }
     let file: u64 = ms.iter().find(|l| l.0 == "file").unwrap().1.parse().unwrap();
     assert!(file > 0 && file <= 2048 * 4096, "file {file} bytes within memory.max");
+    // each kernel's own lines: 6.1's 51, 7.2's 71 with the memcg's pswpin/pswpout
+    for (profile, lines, pswpin) in [("6.1", 51, false), ("7.2", 71, true)] {
+        let out = ok(&with(
+            SMALL,
+            &["--policy", "classic", "--memory-stat", "--profile", profile],
+        ));
+        let ms = section(&out, &format!("classic-{profile}: /t/memory.stat"));
+        assert_eq!(ms.len(), lines, "{profile}: {ms:?}");
+        assert_eq!(ms.iter().any(|l| l.0 == "pswpin"), pswpin, "{profile}");
+    }
 
     let ev = section(&out, "classic: /t/memory.events");
     let names: Vec<&str> = ev.iter().map(|l| l.0).collect();

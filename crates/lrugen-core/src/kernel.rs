@@ -821,7 +821,9 @@ impl<P: Policy> Kernel<P> {
             self.m.count_vm_events(Stat::SwapRa, 1);
         }
         self.add_lru(id, ctx);
-        self.m.count_vm_events(Stat::Pswpin, 1);
+        // swap_read_folio: the folio is charged before the read, which counts for its memcg too
+        let charged = self.m.folios[id].memcg;
+        self.m.count_events(charged, Stat::Pswpin, 1);
         self.m.count_vm_events(Stat::Pgpgin, 4);
         Ok(id)
     }

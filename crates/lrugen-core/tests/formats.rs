@@ -22,8 +22,10 @@
 
 mod common;
 
-use lrugen::mm::vmstat::{format_memory_stat, format_proc_vmstat, Counters, Stat, StatKind, NR_STATS};
+use lrugen::mm::memory_stat;
+use lrugen::mm::vmstat::{format_proc_vmstat, Counters, Stat, StatKind, NR_STATS};
 use lrugen::mm::{MachineConfig, PAGE_SIZE};
+use lrugen::reclaim::mglru::Profile;
 use lrugen::report;
 use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
 use lrugen::workload::dist::Dist;
@@ -184,9 +186,10 @@ const KERNEL_VMSTAT_ORDER: &[&str] = &[
     "zswpout",
 ];
 
-/// cgroup v2 `memory.stat` names in the kernel's order (Linux 6.x `memcg_stat_format()`: the
-/// `memory_stats[]` table with `slab` after `slab_unreclaimable`, then `pgscan`, `pgsteal`, then
-/// `memcg_vm_event_stat[]` without `pgpgin`/`pgpgout`).
+/// cgroup v2 `memory.stat` names in the kernel's order before 7.2 (Linux 6.x
+/// `memcg_stat_format()`: the `memory_stats[]` table with `slab` after `slab_unreclaimable`, then
+/// `pgscan`, `pgsteal`, then `memcg_vm_event_stat[]` without `pgpgin`/`pgpgout`; 6.15's
+/// proactive and swap lines where 6.17 has them). Each kernel's exact list: `tests/memory_stat.rs`.
 const KERNEL_MEMORY_STAT_ORDER: &[&str] = &[
     "anon",
     "file",
@@ -225,15 +228,20 @@ const KERNEL_MEMORY_STAT_ORDER: &[&str] = &[
     "pgdemote_kswapd",
     "pgdemote_direct",
     "pgdemote_khugepaged",
+    "pgdemote_proactive",
     "pgpromote_success",
     "pgscan",
     "pgsteal",
+    "pswpin",
+    "pswpout",
     "pgscan_kswapd",
     "pgscan_direct",
     "pgscan_khugepaged",
+    "pgscan_proactive",
     "pgsteal_kswapd",
     "pgsteal_direct",
     "pgsteal_khugepaged",
+    "pgsteal_proactive",
     "pgfault",
     "pgmajfault",
     "pgrefill",
@@ -241,6 +249,8 @@ const KERNEL_MEMORY_STAT_ORDER: &[&str] = &[
     "pgdeactivate",
     "pglazyfree",
     "pglazyfreed",
+    "swpin_zero",
+    "swpout_zero",
     "zswpin",
     "zswpout",
     "zswpwb",
@@ -248,6 +258,9 @@ const KERNEL_MEMORY_STAT_ORDER: &[&str] = &[
     "thp_collapse_alloc",
     "thp_swpout",
     "thp_swpout_fallback",
+    "numa_pages_migrated",
+    "numa_pte_updates",
+    "numa_hint_faults",
 ];
 
 /// `memory.stat` entries that are sizes (printed in bytes); the others are event counts.
@@ -513,7 +526,10 @@ fn proc_vmstat_prints_each_counter_under_its_name() {
 #[test]
 fn memory_stat_prints_each_counter_under_its_name() {
     let c = distinct_counters();
-    let lines = check_memory_stat_text("synthetic memory.stat", &format_memory_stat(&c, PAGE_SIZE));
+    let lines = check_memory_stat_text(
+        "synthetic memory.stat",
+        &memory_stat::format(&c, PAGE_SIZE, &Profile::MAINLINE.switches),
+    );
     let bytes = |s: Stat| c.get(s) * PAGE_SIZE as i64;
     for (name, s) in [
         ("anon", Stat::NrAnonPages),
@@ -527,6 +543,8 @@ fn memory_stat_prints_each_counter_under_its_name() {
         ("inactive_file", Stat::NrInactiveFile),
         ("active_file", Stat::NrActiveFile),
         ("unevictable", Stat::NrUnevictable),
+        ("kernel", Stat::MemcgKmem),
+        ("pagetables", Stat::NrPageTablePages),
     ] {
         assert_eq!(get(&lines, name), bytes(s), "memory.stat {name}");
     }
@@ -546,6 +564,17 @@ fn memory_stat_prints_each_counter_under_its_name() {
         Stat::Pgrefill,
         Stat::Pgactivate,
         Stat::Pgdeactivate,
+        Stat::PgscanProactive,
+        Stat::PgstealProactive,
+        Stat::Pswpin,
+        Stat::Pswpout,
+        Stat::PgdemoteKswapd,
+        Stat::PgdemoteDirect,
+        Stat::PgdemoteProactive,
+        Stat::PgpromoteSuccess,
+        Stat::NumaPagesMigrated,
+        Stat::NumaPteUpdates,
+        Stat::NumaHintFaults,
     ] {
         assert_eq!(get(&lines, s.name()), c.get(s), "memory.stat {} is a count", s.name());
     }

@@ -2261,3 +2261,55 @@ fn proactive_mm_walk_updates_neighbours_in_place() {
         on.0
     );
 }
+
+/// The `memory.stat` switches (text only): each adds its kernel change's lines and nothing else,
+/// from 6.1 and from the presets that have it; a line that also needs another change (6.11's
+/// `pgdemote_khugepaged` needs 6.3's split of the khugepaged counters) waits for it.
+#[test]
+fn memory_stat_switches_add_their_lines() {
+    use lrugen::mm::memory_stat::lines;
+    let names = |p: Profile| -> Vec<&'static str> { lines(&p.switches).map(|l| l.name).collect() };
+    let demote_and_numa = [
+        "pgdemote_kswapd",
+        "pgdemote_direct",
+        "pgdemote_khugepaged",
+        "pgdemote_proactive",
+        "pgpromote_success",
+        "numa_pages_migrated",
+        "numa_pte_updates",
+        "numa_hint_faults",
+    ];
+    let cases: [(&str, &[&str]); 7] = [
+        (
+            "memcg_khugepaged_reclaim_stats",
+            &["pgscan_khugepaged", "pgsteal_khugepaged", "pgdemote_khugepaged"],
+        ),
+        ("memcg_zswap_writeback_stat", &["zswpwb"]),
+        ("memcg_thp_swpout_stats", &["thp_swpout", "thp_swpout_fallback"]),
+        ("memcg_numa_balancing_stats", &demote_and_numa),
+        ("memcg_swap_zero_stats", &["swpin_zero", "swpout_zero"]),
+        ("memcg_swap_io_stats", &["pswpin", "pswpout"]),
+        ("memcg_zswap_incomp_stat", &["zswap_incomp"]),
+    ];
+    for (name, added) in cases {
+        for base in [Profile::V6_1, Profile::V6_12, Profile::V7_2] {
+            let (off, on) = (names(with(base, name, false)), names(with(base, name, true)));
+            let gone: Vec<_> = off.iter().filter(|n| !on.contains(n)).collect();
+            let new: Vec<&str> = on.iter().copied().filter(|n| !off.contains(n)).collect();
+            assert!(gone.is_empty(), "{name} from {}: {gone:?}", base.name());
+            assert!(!new.is_empty(), "{name} from {} adds nothing", base.name());
+            assert!(
+                new.iter().all(|n| added.contains(n)),
+                "{name} from {}: {new:?}",
+                base.name()
+            );
+            // with every other change of 7.2 on, all of them
+            if base == Profile::V7_2 {
+                let (mut new, mut all) = (new.clone(), added.to_vec());
+                new.sort_unstable();
+                all.sort_unstable();
+                assert_eq!(new, all, "{name} on 7.2");
+            }
+        }
+    }
+}

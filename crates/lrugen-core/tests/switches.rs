@@ -295,6 +295,19 @@ macro_rules! switch_tests {
             // memory.reclaim with young neighbours: `switch_effects.rs`,
             // `proactive_mm_walk_updates_neighbours_in_place`
             tested.push("proactive_mm_walk");
+            // the memory.stat text only: `switch_effects.rs`, `memory_stat_switches_add_their_lines`
+            // (and `memory_stat.rs`, each kernel's lines)
+            for n in [
+                "memcg_khugepaged_reclaim_stats",
+                "memcg_zswap_writeback_stat",
+                "memcg_thp_swpout_stats",
+                "memcg_numa_balancing_stats",
+                "memcg_swap_zero_stats",
+                "memcg_swap_io_stats",
+                "memcg_zswap_incomp_stat",
+            ] {
+                tested.push(n);
+            }
             tested.sort_unstable();
             let mut all = Switches::NAMES.to_vec();
             all.sort_unstable();
@@ -391,6 +404,7 @@ fn presets_are_the_kernels() {
         "reparent_lru_folios",
         "lru_gen_memcg_id_u64",
         "lru_note_cost_skips_zero",
+        "memcg_zswap_incomp_stat",
     ];
     for n in kernel_switches() {
         assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");

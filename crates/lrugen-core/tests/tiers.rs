@@ -331,6 +331,17 @@ fn hint_faults_promote_the_hot_pages_of_the_slow_node() {
             assert_eq!(vm(m, Stat::NumaHintFaultsLocal), 0, "{name}: all on the slow node");
             assert_node_counts(name, m, task, vpn, 512);
             assert_eq!(vm(m, Stat::PgdemoteKswapd), 0, "{name}: node 0 had room");
+            // the task's memcg counts them too, as memory.stat shows them from 6.11 on
+            // (`count_memcg_events_mm`, `count_memcg_folio_events`, `count_memcg_events`)
+            let ms = m.memcg_stat(m.mms[task as usize].memcg);
+            for s in [
+                Stat::NumaPteUpdates,
+                Stat::NumaHintFaults,
+                Stat::NumaPagesMigrated,
+                Stat::PgpromoteSuccess,
+            ] {
+                assert_eq!(ms.get(s), vm(m, s), "{name}: memory.stat {}", s.name());
+            }
         },
     );
 }

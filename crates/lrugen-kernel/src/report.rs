@@ -8,7 +8,8 @@
 use crate::serial::counters;
 use crate::{Error, KernelRun};
 use lrugen::experiment::plot::{draw_legend, e2s, svg_and_png, xy_chart, Area, DrawResult};
-use lrugen::mm::vmstat::{format_memory_stat, Stat, StatKind};
+use lrugen::mm::memory_stat;
+use lrugen::mm::vmstat::{Stat, StatKind};
 use lrugen::reclaim::mglru::debugfs;
 use lrugen::report::html::{Block, Page, INDEX};
 use lrugen::sim::RunResult;
@@ -243,10 +244,12 @@ impl Report {
         } else {
             &k.memory_stat_at_end_of_replay
         };
-        if let Some(ms) = &m.memory_stat {
-            for (name, mv) in counters(&format_memory_stat(ms, 4096)) {
-                if let Some(&kv) = kst.get(&name) {
-                    push(&mut rows, "memory.stat", &name, kv, mv);
+        // (the lines the run's kernel prints whose values the model counts: a line the model has
+        // none of, `sock` or `zswpout`, is 0 by construction and not compared)
+        if let (Some(ms), Some(sw)) = (&m.memory_stat, &m.kernel_switches) {
+            for (name, mv) in memory_stat::modelled(ms, 4096, sw) {
+                if let Some(&kv) = kst.get(name) {
+                    push(&mut rows, "memory.stat", name, kv, mv as i64);
                 }
             }
         }

@@ -667,7 +667,7 @@ pub fn read<P: Policy>(k: &Kernel<P>, t: MemcgId, file: CtlFile) -> Result<Strin
         CtlFile::MemoryMin => tunable(mc.min),
         CtlFile::MemoryCurrent => format!("{}\n", mc.usage * 4096),
         CtlFile::MemorySwapCurrent => format!("{}\n", mc.swap_usage * 4096),
-        CtlFile::MemoryStat => crate::mm::vmstat::format_memory_stat(&m.memcg_stat(t), 4096),
+        CtlFile::MemoryStat => crate::mm::memory_stat::format(&m.memcg_stat(t), 4096, k.p.switches()),
         CtlFile::MemoryEvents => m.memcgs.events_hierarchical(t).format(),
         CtlFile::Vmstat => crate::mm::vmstat::format_proc_vmstat(&m.vmstat()),
         CtlFile::Swappiness => format!("{}\n", m.cfg.swappiness),

@@ -9,6 +9,7 @@
 pub mod device;
 pub mod folio;
 pub mod memcg;
+pub mod memory_stat;
 pub mod node;
 pub mod pagecache;
 pub mod rstat;
@@ -1888,9 +1889,11 @@ impl Machine {
             .collect()
     }
 
-    /// Count a swap-out of folio `id` (`pswpout`) and its region's compressibility class.
+    /// Count a swap-out of folio `id` (`pswpout`, globally and for its memcg:
+    /// `count_memcg_folio_events` in `swap_writepage`) and its region's compressibility class.
     pub fn count_pswpout(&mut self, id: FolioId) {
-        self.count_vm_events(Stat::Pswpout, 1);
+        let memcg = self.folios[id].memcg;
+        self.count_events(memcg, Stat::Pswpout, 1);
         let pct = self.folio_compressed_pct(id).min(100);
         self.pswpout_by_pct[pct as usize] += 1;
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Counters under their kernel names: `/proc/vmstat`, `memory.stat`, `memory.events`.
+//! Counters under their kernel names: `/proc/vmstat`, `memory.events` (and the counters
+//! `memory.stat` prints, [`super::memory_stat`]).
 //!
 //! One enum, [`Stat`], lists every counter the model maintains, in the order `/proc/vmstat` prints
 //! them (zone items, node items, then vm events; `mm/vmstat.c` `vmstat_text`). Items the model does
@@ -255,67 +256,6 @@ impl MemcgEvents {
         self.oom_kill += o.oom_kill;
         self.oom_group_kill += o.oom_group_kill;
     }
-}
-
-/// Format a memcg's hierarchical counters as cgroup v2 `memory.stat` (the modelled subset, in the
-/// kernel's order; `memory_stat_format`). Sizes are in bytes, events are counts.
-pub fn format_memory_stat(c: &Counters, page_size: u64) -> String {
-    let b = |s: Stat| (c.get(s).max(0) as u64) * page_size;
-    let e = |s: Stat| c.get(s).max(0) as u64;
-    let mut o = String::new();
-    let raw = |s: Stat| c.get(s).max(0) as u64;
-    let _ = writeln!(o, "anon {}", b(Stat::NrAnonPages));
-    let _ = writeln!(o, "file {}", b(Stat::NrFilePages));
-    let _ = writeln!(o, "kernel {}", b(Stat::MemcgKmem));
-    let _ = writeln!(o, "pagetables {}", b(Stat::NrPageTablePages));
-    let _ = writeln!(o, "file_mapped {}", b(Stat::NrMapped));
-    let _ = writeln!(o, "file_dirty {}", b(Stat::NrDirty));
-    let _ = writeln!(o, "file_writeback {}", b(Stat::NrWriteback));
-    let _ = writeln!(o, "swapcached {}", b(Stat::NrSwapcached));
-    let _ = writeln!(o, "inactive_anon {}", b(Stat::NrInactiveAnon));
-    let _ = writeln!(o, "active_anon {}", b(Stat::NrActiveAnon));
-    let _ = writeln!(o, "inactive_file {}", b(Stat::NrInactiveFile));
-    let _ = writeln!(o, "active_file {}", b(Stat::NrActiveFile));
-    let _ = writeln!(o, "unevictable {}", b(Stat::NrUnevictable));
-    let (sr, su) = (raw(Stat::NrSlabReclaimableB), raw(Stat::NrSlabUnreclaimableB));
-    let _ = writeln!(o, "slab_reclaimable {sr}");
-    let _ = writeln!(o, "slab_unreclaimable {su}");
-    let _ = writeln!(o, "slab {}", sr + su);
-    for s in [
-        Stat::WorkingsetRefaultAnon,
-        Stat::WorkingsetRefaultFile,
-        Stat::WorkingsetActivateAnon,
-        Stat::WorkingsetActivateFile,
-        Stat::WorkingsetRestoreAnon,
-        Stat::WorkingsetRestoreFile,
-        Stat::WorkingsetNodereclaim,
-    ] {
-        let _ = writeln!(o, "{} {}", s.name(), e(s));
-    }
-    let _ = writeln!(
-        o,
-        "pgscan {}",
-        e(Stat::PgscanKswapd) + e(Stat::PgscanDirect) + e(Stat::PgscanProactive)
-    );
-    let _ = writeln!(
-        o,
-        "pgsteal {}",
-        e(Stat::PgstealKswapd) + e(Stat::PgstealDirect) + e(Stat::PgstealProactive)
-    );
-    for s in [
-        Stat::PgscanKswapd,
-        Stat::PgscanDirect,
-        Stat::PgstealKswapd,
-        Stat::PgstealDirect,
-        Stat::Pgfault,
-        Stat::Pgmajfault,
-        Stat::Pgrefill,
-        Stat::Pgactivate,
-        Stat::Pgdeactivate,
-    ] {
-        let _ = writeln!(o, "{} {}", s.name(), e(s));
-    }
-    o
 }
 
 #[cfg(test)]

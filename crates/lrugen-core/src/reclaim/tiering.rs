@@ -208,6 +208,8 @@ fn change_prot_numa(m: &mut Machine, task: u32, start: u32, pages: u64) -> u32 {
     let mut budget = pages as i64;
     let mut virt = (pages * 8) as i64;
     let mut updates = 0u64;
+    // count_memcg_events_mm: the mm's memcg counts them too
+    let memcg = m.mms[task as usize].memcg;
     let nv = m.mms[task as usize].vmas.len();
     let first = m.mms[task as usize].vmas.partition_point(|v| v.end <= start);
     for vi in first..nv {
@@ -215,7 +217,7 @@ fn change_prot_numa(m: &mut Machine, task: u32, start: u32, pages: u64) -> u32 {
         let mut a = v.start.max(start);
         while a < v.end {
             if budget <= 0 || virt <= 0 {
-                m.count_vm_events(Stat::NumaPteUpdates, updates);
+                m.count_events(memcg, Stat::NumaPteUpdates, updates);
                 return a;
             }
             // one PMD's worth of PTEs at a time (the kernel's range is HPAGE aligned)
@@ -247,7 +249,7 @@ fn change_prot_numa(m: &mut Machine, task: u32, start: u32, pages: u64) -> u32 {
             a = end;
         }
     }
-    m.count_vm_events(Stat::NumaPteUpdates, updates);
+    m.count_events(memcg, Stat::NumaPteUpdates, updates);
     0
 }
 

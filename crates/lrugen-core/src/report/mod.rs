@@ -95,11 +95,15 @@ pub fn proc_vmstat(r: &RunResult) -> Option<String> {
     r.vmstat.as_ref().map(vmstat::format_proc_vmstat)
 }
 
-/// The `memory.stat` text of the run's memcg (kernel policies).
+/// The `memory.stat` text of the run's memcg (kernel policies), as the run's kernel prints it
+/// (`mm::memory_stat`; `mainline`'s lines for a result that does not say).
 pub fn memory_stat(r: &RunResult) -> Option<String> {
+    let sw = r
+        .kernel_switches
+        .unwrap_or(crate::reclaim::mglru::Profile::MAINLINE.switches);
     r.memory_stat
         .as_ref()
-        .map(|c| vmstat::format_memory_stat(c, crate::mm::PAGE_SIZE))
+        .map(|c| crate::mm::memory_stat::format(c, crate::mm::PAGE_SIZE, &sw))
 }
 
 /// Swap-outs by region compressibility (`compressed_pct` → pages; "default" for regions that

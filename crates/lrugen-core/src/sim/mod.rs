@@ -15,7 +15,7 @@ use crate::mm::vmstat::{Counters, MemcgEvents, Stat};
 use crate::mm::{Machine, MachineConfig};
 use crate::reclaim::classic::Classic;
 use crate::reclaim::killswitch::Switchable;
-use crate::reclaim::mglru::{Mglru, MglruConfig};
+use crate::reclaim::mglru::{Mglru, MglruConfig, Switches};
 use crate::reclaim::Policy;
 use crate::workload::{LoadedTrace, Step, Stream, StreamFailure, WorkloadError, WorkloadSpec};
 use serde::{Deserialize, Serialize};
@@ -282,6 +282,9 @@ pub struct RunResult {
     pub promotions: Option<u64>,
     /// The workload memcg's `memory.stat` counters (kernel policies).
     pub memory_stat: Option<Counters>,
+    /// The switches of the kernel the run modelled (kernel policies, either LRU): they decide
+    /// which lines its `memory.stat` prints (`report::memory_stat`).
+    pub kernel_switches: Option<Switches>,
     /// The workload memcg's `memory.events`.
     pub memory_events: Option<MemcgEvents>,
     /// Path of the workload memcg.
@@ -1125,6 +1128,7 @@ pub fn run_engine_on<P: Policy>(
     r.tiers = k.m.tiers.is_some();
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
+    r.kernel_switches = Some(*k.p.switches());
     r.state_bytes = Some(k.m.state_bytes());
     r.state_split = Some(k.m.state_split());
     r.zram = k.m.zram_report();
@@ -1164,6 +1168,7 @@ fn empty_result(policy: &str) -> RunResult {
         vmstat: None,
         promotions: None,
         memory_stat: None,
+        kernel_switches: None,
         memory_events: None,
         memcg: None,
         error: None,
@@ -1430,6 +1435,7 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
     r.tiers = k.m.tiers.is_some();
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
+    r.kernel_switches = Some(*k.p.switches());
     r.state_bytes = Some(k.m.state_bytes());
     r.state_split = Some(k.m.state_split());
     r.zram = k.m.zram_report();

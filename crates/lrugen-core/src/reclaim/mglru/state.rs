@@ -253,7 +253,9 @@ switches! {
     memcg_reclaim_early_stop,
     /// 7.2, "mm: move pgscan, pgsteal, pgrefill to node stats" (JP Kobryn; §17.1 row 30):
     /// `pgscan_*`, `pgsteal_*` and `pgrefill` are lruvec statistics, counted in `/proc/vmstat`
-    /// for memcg reclaim too. Off: the global events leave cgroup reclaim out.
+    /// for memcg reclaim too, and `memory.stat` prints them among its state items (after
+    /// `pgdemote_*`, `pgrefill` last, before `pgpromote_success`) rather than among the events
+    /// (`mm::memory_stat`). Off: the global events leave cgroup reclaim out.
     node_reclaim_stats,
     /// 7.2 (Debian 7.2.13's `should_try_to_free_swap`, "Always try to free swap cache for
     /// SWP_SYNCHRONOUS_IO devices"; first release unconfirmed): every swap fault on zram frees
@@ -370,7 +372,8 @@ switches! {
     /// statistics" (the release from a third-party note; Debian 7.2.13's `reclaimer_offset` and
     /// the ctl fixtures confirm it there, 6.12 has it not): reclaim with `sc->proactive`
     /// (`memory.reclaim`, and the debugfs `-`, whose scan control is proactive too) counts
-    /// `pgscan_proactive`/`pgsteal_proactive` instead of `pgscan_direct`/`pgsteal_direct`.
+    /// `pgscan_proactive`/`pgsteal_proactive` instead of `pgscan_direct`/`pgsteal_direct`, and
+    /// `memory.stat` prints them and `pgdemote_proactive` (`mm::memory_stat`).
     /// Off (6.1, 6.12): direct. Read by both LRUs; changes no reclaim decision.
     proactive_reclaim_stats,
     /// 7.x (Debian 7.2.13's `lru_gen_seq_show` and `lru_gen_seq_write`; the change itself not
@@ -392,6 +395,41 @@ switches! {
     /// updates generations in place. Off (6.1: `set_mm_walk(pgdat)`): only kswapd starts with
     /// one; any other reclaimer gets one from its first aging on, until the end of the pass.
     proactive_mm_walk,
+    /// 6.3, "mm: vmscan: split khugepaged stats from direct reclaim stats" (Johannes Weiner):
+    /// `memory.stat` prints `pgscan_khugepaged` and `pgsteal_khugepaged` (the model has no
+    /// khugepaged: 0) and its `pgscan`/`pgsteal` sums include them (`mm::memory_stat`). Off
+    /// (6.1): no such lines. Changes only the `memory.stat` text.
+    memcg_khugepaged_reclaim_stats,
+    /// 6.8, "mm: memcg: add per-memcg zswap writeback stat" (Domenico Cerasuolo): `memory.stat`
+    /// prints `zswpwb` (no zswap in the model: 0). Off (6.1). Changes only the text.
+    memcg_zswap_writeback_stat,
+    /// Between 6.1 and 6.12 (≈6.8, "mm: memcg: add THP swap out info for anonymous reclaim",
+    /// Xin Hao; first release unconfirmed: Debian 6.12.118's `memcg_vm_event_stat[]` has it,
+    /// 6.1.192's not): `memory.stat` prints `thp_swpout` and `thp_swpout_fallback` (no THP in
+    /// the model: 0). Off (6.1). Changes only the text.
+    memcg_thp_swpout_stats,
+    /// 6.11, "mm,memcg: provide per-cgroup counters for NUMA balancing operations" (Kaiyang
+    /// Zhao): `memory.stat` prints `pgdemote_kswapd`, `pgdemote_direct`, `pgdemote_khugepaged`
+    /// and (`CONFIG_NUMA_BALANCING`) `pgpromote_success` after the workingset lines, and the
+    /// events `numa_pages_migrated`, `numa_pte_updates`, `numa_hint_faults` at the end: the
+    /// model's tiering (`reclaim::tiering`) counts all but the khugepaged one. Off (6.1): none of
+    /// them per memcg. Changes only the text.
+    memcg_numa_balancing_stats,
+    /// 6.12, "mm: count zeromap read and set for swapout and swapin" (Barry Song): `memory.stat`
+    /// prints `swpin_zero` and `swpout_zero` (the model knows no page contents, so no page is
+    /// known to be zero-filled: 0). Off (6.1). Changes only the text.
+    memcg_swap_zero_stats,
+    /// After 6.12 (≈6.15, Jingxiang Zeng's per-memcg swap-in/out counters; first release
+    /// unconfirmed: Debian 6.12.118's `memcg_vm_event_stat[]` has them not, 7.2.13's has them
+    /// first): `memory.stat` prints `pswpin` and `pswpout` before the other events, the pages
+    /// the memcg's folios were swapped in and out (`count_memcg_folio_events` in
+    /// `mm/page_io.c`; the model counts them per memcg on every kernel). Off (6.1, 6.12).
+    /// Changes only the text.
+    memcg_swap_io_stats,
+    /// 7.x (Debian 7.2.13's `memory_stats[]`; the change itself not identified, 6.12 has it
+    /// not): `memory.stat` prints `zswap_incomp` after `zswapped` (no zswap in the model: 0).
+    /// Off (6.1–6.17). Changes only the text.
+    memcg_zswap_incomp_stat,
 }
 
 impl Switches {
@@ -418,6 +456,11 @@ impl Switches {
         pud_pgtable_stats: true,
         forced_walk_keeps_nonleaf_young: true,
         proactive_mm_walk: true,
+        memcg_khugepaged_reclaim_stats: true,
+        memcg_zswap_writeback_stat: true,
+        memcg_thp_swpout_stats: true,
+        memcg_numa_balancing_stats: true,
+        memcg_swap_zero_stats: true,
         ..Switches::ALL_OFF
     };
     /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
@@ -433,6 +476,7 @@ impl Switches {
         swappiness_max: true,
         scan_batch_bounded: true,
         mglru_proportional_protection: true,
+        memcg_swap_io_stats: true,
         dirty_writeback_reactivation: false,
         ..Switches::V6_12
     };
@@ -452,6 +496,7 @@ impl Switches {
         workingset_lruvec_lru_size: true,
         reparent_lru_folios: true,
         lru_gen_memcg_id_u64: true,
+        memcg_zswap_incomp_stat: true,
         ..Switches::V6_17
     };
     /// MGLRU-FG v3 on top of the newest kernel preset (7.2): every `fg_*` switch on.
