@@ -36,7 +36,7 @@ struct OneKernel {
 }
 
 /// The options of one run that a matrix file sets per cell instead.
-const PER_CELL: [&str; 30] = [
+const PER_CELL: [&str; 31] = [
     "series",
     "image",
     "modules",
@@ -67,6 +67,7 @@ const PER_CELL: [&str; 30] = [
     "every",
     "fixture",
     "debugfs_every_window",
+    "ftrace",
 ];
 
 /// `lrugen kernel --matrix`: scenarios × kernels × policies × repeats.
@@ -238,6 +239,13 @@ pub struct KernelArgs {
     /// --out).
     #[arg(long)]
     debugfs_every_window: bool,
+    /// Trace EVENT in the guest during the replay (repeatable): a tracepoint
+    /// (`vmscan/mm_vmscan_lru_isolate`) or a kprobe in kprobe_events' syntax (`p:age
+    /// try_to_inc_max_seq`, `r:evict evict_folios $retval`). The trace, on CLOCK_MONOTONIC like
+    /// the windows' times, is kept as `ftrace` in kernel-run.json (--out) and in the fixture: what
+    /// the kernel did inside a window, to set beside the model.
+    #[arg(long, value_name = "EVENT", value_parser = ftrace_event)]
+    ftrace: Vec<String>,
     /// A control script (`lrugen run --ctl`'s format, docs/control.md) run in the guest and in
     /// the model at the same places of the replay: writes of lru_gen and memory.reclaim and
     /// reads of lru_gen, lru_gen_full, memory.stat and vmstat at measured accesses (`at`,
@@ -688,6 +696,7 @@ fn kernel_opts(a: &KernelArgs, p: &Plan, source: KernelSource, replayer: Option<
     o.guest_mem_mib = p.guest_mem_mib;
     o.lru_gen_every_window = p.policy == PolicyKind::Mglru;
     o.lru_gen_full_every_window = p.policy == PolicyKind::Mglru && a.debugfs_every_window;
+    o.ftrace = a.ftrace.clone();
     if let Some(r) = replayer {
         o.replayer = r;
     }
@@ -783,6 +792,11 @@ fn write_whole(path: &std::path::Path, text: &str) -> Result<(), String> {
     let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, text).map_err(|e| format!("--fixture {}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| format!("--fixture {}: {e}", path.display()))
+}
+
+/// `--ftrace EVENT`, checked before anything boots ([`lrugen_kernel::initramfs::check_ftrace`]).
+fn ftrace_event(s: &str) -> Result<String, String> {
+    lrugen_kernel::initramfs::check_ftrace(s).map(|()| s.to_string())
 }
 
 #[cfg(test)]

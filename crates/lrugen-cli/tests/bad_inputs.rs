@@ -434,6 +434,16 @@ const CASES: &[Case] = &[
         &["--dist", "gauss:0", "expected a percentage > 0"],
     ),
     case(
+        &["kernel", "--ftrace", "vmscan"],
+        2,
+        &["--ftrace", "`vmscan`", "expected a tracepoint as SUBSYSTEM/EVENT"],
+    ),
+    case(
+        &["kernel", "--ftrace", "p:age"],
+        2,
+        &["--ftrace", "`p:age`", "expected a kprobe as `p:NAME SYMBOL"],
+    ),
+    case(
         &["kernel", "--fixture", "{d}/a-file", "--accesses", "10"],
         1,
         &[

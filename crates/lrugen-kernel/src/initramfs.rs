@@ -49,6 +49,67 @@ pub struct InitSpec {
     /// Have the replayer print how far it got every this many access ops (`--progress`; 0:
     /// not), so that a replay the OOM killer ends tells where it died.
     pub progress_every: u64,
+    /// ftrace events to trace during the replay ([`check_ftrace`]), dumped after it as `ftrace`.
+    pub ftrace: Vec<String>,
+}
+
+/// The ftrace buffer per CPU, KiB: room for about a million short events, in a guest of 512 MiB.
+pub const FTRACE_BUFFER_KB: u32 = 65536;
+
+/// Check an ftrace event of `lrugen kernel --ftrace`: a tracepoint `SUBSYSTEM/EVENT`, or a kprobe
+/// or kretprobe as `kprobe_events` reads it, `p:NAME SYMBOL[+OFFSET] [FETCHARGS]` or `r:NAME
+/// SYMBOL [FETCHARGS]` (Documentation/trace/kprobetrace.rst). Names are identifiers; the text
+/// goes into the guest's `/init` inside single quotes, so it may not hold one (or a newline).
+pub fn check_ftrace(spec: &str) -> Result<(), String> {
+    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if spec.contains(['\'', '\n', '\r']) {
+        return Err(format!("`{spec}`: expected no quote or newline in an ftrace event"));
+    }
+    if let Some(rest) = spec.strip_prefix("p:").or_else(|| spec.strip_prefix("r:")) {
+        let mut w = rest.split_whitespace();
+        let (name, symbol) = (w.next().unwrap_or(""), w.next().unwrap_or(""));
+        let sym = symbol.split('+').next().unwrap_or("");
+        if ident(name) && ident(sym) {
+            return Ok(());
+        }
+        return Err(format!(
+            "`{spec}`: expected a kprobe as `p:NAME SYMBOL [FETCHARGS]` or `r:NAME SYMBOL [FETCHARGS]`"
+        ));
+    }
+    match spec.split_once('/') {
+        Some((sys, ev)) if ident(sys) && ident(ev) => Ok(()),
+        _ => Err(format!(
+            "`{spec}`: expected a tracepoint as SUBSYSTEM/EVENT (vmscan/mm_vmscan_lru_isolate) or a kprobe as p:NAME SYMBOL"
+        )),
+    }
+}
+
+/// The `/init` lines that set up tracing of `events` before the replay: `tracefs`, the
+/// monotonic clock (the windows' clock), the buffer, each kprobe defined and every event enabled.
+fn ftrace_setup(o: &mut String, events: &[String]) {
+    let t = "/sys/kernel/tracing";
+    let _ = writeln!(o, "mount -t tracefs tracefs {t} || echo 'lrugen: mount tracefs failed'");
+    let _ = writeln!(
+        o,
+        "echo 0 > {t}/tracing_on\necho mono > {t}/trace_clock || echo 'lrugen: trace_clock mono failed'"
+    );
+    let _ = writeln!(
+        o,
+        "echo {FTRACE_BUFFER_KB} > {t}/buffer_size_kb || echo 'lrugen: buffer_size_kb failed'"
+    );
+    for e in events {
+        if let Some(rest) = e.strip_prefix("p:").or_else(|| e.strip_prefix("r:")) {
+            let name = rest.split_whitespace().next().unwrap_or("");
+            let _ = writeln!(o, "echo '{e}' >> {t}/kprobe_events || echo 'lrugen: kprobe {e} failed'");
+            let _ = writeln!(
+                o,
+                "echo 1 > {t}/events/kprobes/{name}/enable || echo 'lrugen: enable {name} failed'"
+            );
+        } else {
+            let _ = writeln!(o, "echo 1 > {t}/events/{e}/enable || echo 'lrugen: enable {e} failed'");
+        }
+    }
+    let _ = writeln!(o, "echo > {t}/trace\necho 1 > {t}/tracing_on");
 }
 
 impl InitSpec {
@@ -134,6 +195,9 @@ pub fn init_script(s: &InitSpec) -> String {
     cap(&mut o, "enabled", "/sys/kernel/mm/lru_gen/enabled");
     cap(&mut o, "cpus-online", "/sys/devices/system/cpu/online");
     cap(&mut o, "vmstat-before", "/proc/vmstat");
+    if !s.ftrace.is_empty() {
+        ftrace_setup(&mut o, &s.ftrace);
+    }
     let _ = writeln!(o, "echo '{BEGIN}replay'");
     // The replayer dumps the memcg's state before it exits (its anon memory is freed at exit).
     let mut dumps = String::from(
@@ -176,6 +240,9 @@ pub fn init_script(s: &InitSpec) -> String {
     );
     o.push_str("echo \"lrugen-replay rc $?\"\n");
     let _ = writeln!(o, "echo '{END}replay'");
+    if !s.ftrace.is_empty() {
+        o.push_str("echo 0 > /sys/kernel/tracing/tracing_on\n");
+    }
     cap(&mut o, "vmstat-after", "/proc/vmstat");
     cap(&mut o, "memory.stat", "/sys/fs/cgroup/t/memory.stat");
     cap(&mut o, "memory.events", "/sys/fs/cgroup/t/memory.events");
@@ -185,6 +252,9 @@ pub fn init_script(s: &InitSpec) -> String {
     }
     cap(&mut o, "lru_gen", "/sys/kernel/debug/lru_gen");
     cap(&mut o, "lru_gen_full", "/sys/kernel/debug/lru_gen_full");
+    if !s.ftrace.is_empty() {
+        cap(&mut o, "ftrace", "/sys/kernel/tracing/trace");
+    }
     o.push_str("echo '=== lrugen done'\npoweroff -f\n");
     o
 }
@@ -340,6 +410,55 @@ mod tests {
             lru_gen_full_every_window: false,
             task_memcgs: Vec::new(),
             progress_every: 0,
+            ftrace: Vec::new(),
+        }
+    }
+
+    /// `--ftrace`: tracefs on the monotonic clock, each kprobe defined and every event enabled
+    /// before the replay starts, tracing stopped after it and the buffer dumped as `ftrace`; no
+    /// tracing lines without events.
+    #[test]
+    fn init_script_traces_the_replay_when_asked() {
+        let mut s = spec(LruMode::Mglru { enabled: "y".into() });
+        assert!(!init_script(&s).contains("tracing"));
+        s.ftrace = vec![
+            "r:evict evict_folios $retval".into(),
+            "vmscan/mm_vmscan_lru_isolate".into(),
+        ];
+        let o = init_script(&s);
+        let at = |needle: &str| o.find(needle).unwrap_or_else(|| panic!("no `{needle}` in\n{o}"));
+        let k = at("echo 'r:evict evict_folios $retval' >> /sys/kernel/tracing/kprobe_events");
+        let on = at("echo 1 > /sys/kernel/tracing/tracing_on");
+        assert!(at("mount -t tracefs") < k && at("echo mono > /sys/kernel/tracing/trace_clock") < k);
+        assert!(k < at("echo 1 > /sys/kernel/tracing/events/kprobes/evict/enable"));
+        assert!(at("echo 1 > /sys/kernel/tracing/events/vmscan/mm_vmscan_lru_isolate/enable") < on);
+        assert!(on < at(&format!("echo '{BEGIN}replay'")));
+        let off = at("echo 0 > /sys/kernel/tracing/tracing_on\necho '=== lrugen begin vmstat-after'");
+        assert!(at(&format!("echo '{END}replay'")) < off);
+        assert!(off < at(&format!("echo '{BEGIN}ftrace'\ncat /sys/kernel/tracing/trace")));
+    }
+
+    #[test]
+    fn ftrace_events_are_checked() {
+        for ok in [
+            "vmscan/mm_vmscan_lru_isolate",
+            "p:age try_to_inc_max_seq",
+            "r:evict evict_folios $retval",
+            "p:iso isolate_folios+4 %si",
+        ] {
+            assert_eq!(check_ftrace(ok), Ok(()), "{ok}");
+        }
+        for (bad, says) in [
+            ("vmscan", "SUBSYSTEM/EVENT"),
+            ("vmscan/", "SUBSYSTEM/EVENT"),
+            ("p:age", "p:NAME SYMBOL"),
+            ("p:a-b f", "p:NAME SYMBOL"),
+            ("x:age f", "SUBSYSTEM/EVENT"),
+            ("vmscan/it's", "quote"),
+            ("p:a f\necho", "newline"),
+        ] {
+            let e = check_ftrace(bad).unwrap_err();
+            assert!(e.contains(says) && e.contains('`'), "{bad}: {e}");
         }
     }
 

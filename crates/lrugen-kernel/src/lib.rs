@@ -150,6 +150,11 @@ pub struct KernelOpts {
     /// runs TCG single-threaded and switches between the vCPUs round robin (multi-threaded TCG
     /// is refused with icount), so the run stays reproducible in its instruction counts.
     pub cpus: u32,
+    /// ftrace events traced during the replay, each a tracepoint (`vmscan/mm_vmscan_lru_isolate`)
+    /// or a kprobe in `kprobe_events`' syntax (`p:age try_to_inc_max_seq`, `r:evict evict_folios
+    /// $retval`; [`initramfs::check_ftrace`]), read back into [`KernelRun::ftrace`] (empty: no
+    /// tracing).
+    pub ftrace: Vec<String>,
 }
 
 impl KernelOpts {
@@ -182,6 +187,7 @@ impl KernelOpts {
             icount: true,
             data_image: None,
             cpus: 1,
+            ftrace: Vec::new(),
         }
     }
 }
@@ -285,6 +291,11 @@ pub struct KernelRun {
     /// `KernelOpts::lru_gen_full_every_window`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lru_gen_full_samples: Vec<(u64, String)>,
+    /// The ftrace buffer of the replay (`/sys/kernel/tracing/trace`, `trace_clock` `mono`: the
+    /// timestamps are the `CLOCK_MONOTONIC` of the windows' times), verbatim; empty unless
+    /// `KernelOpts::ftrace` named events.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ftrace: String,
     /// `/sys/kernel/debug/lru_gen` at the end, verbatim.
     pub lru_gen: String,
     /// `/sys/kernel/debug/lru_gen_full` at the end, verbatim.
@@ -857,6 +868,7 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         task_memcgs: opts.ops.memcgs.clone(),
         // thrashing prevention may end the replay in the OOM killer: note how far it got
         progress_every: if opts.min_ttl_ms.is_some() { PROGRESS_EVERY } else { 0 },
+        ftrace: opts.ftrace.clone(),
     };
     initramfs::build(
         &w.join("initramfs"),

@@ -280,6 +280,7 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
             .collect(),
         smaps_at_end_of_replay: last("smaps").unwrap_or_default(),
         zoneinfo_at_end_of_replay: last("zoneinfo").unwrap_or_default(),
+        ftrace: s.get("ftrace").cloned().unwrap_or_default(),
         zoneinfo_before: s.get("zoneinfo-before").cloned().unwrap_or_default(),
         meminfo_before: s.get("meminfo-before").cloned().unwrap_or_default(),
         memory_current_at_end_of_replay: last("memory.current").and_then(|t| t.trim().parse().ok()).unwrap_or(0),
@@ -432,6 +433,20 @@ lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n",
         let lv = r.lru_gen_parsed().unwrap();
         assert_eq!(lv[0].path, "/t");
         assert_eq!(lv[0].gens.iter().map(|g| g.pages[1]).sum::<u64>(), 12097 + 4096 + 2);
+    }
+
+    /// `--ftrace`: the trace `/init` dumps after the replay is kept verbatim; a run without it
+    /// has none.
+    #[test]
+    fn keeps_the_ftrace_buffer() {
+        assert_eq!(parse_serial(SAMPLE).unwrap().ftrace, "");
+        let trace = "# tracer: nop\r\n   lrugen-replay-109     [000] .....   291.643842: age: (try_to_inc_max_seq+0x0/0x8a0) max_seq=6\r\n";
+        let log = SAMPLE.replace(
+            "=== lrugen done",
+            &format!("=== lrugen begin ftrace\r\n{trace}=== lrugen end ftrace\r\n=== lrugen done"),
+        );
+        let r = parse_serial(&log).unwrap();
+        assert_eq!(r.ftrace, trace.replace("\r\n", "\n"));
     }
 
     /// A replayer the OOM killer ended (the shell reports 128 + SIGKILL, `oom_kill` moved): no

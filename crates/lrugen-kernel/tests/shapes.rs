@@ -69,12 +69,21 @@ const ANON_BOOTS: &str = "MGLRU anon-gauss moves from boot to boot on the kernel
     finds outside max_seq, and when the batch moves them, is where to look next";
 const SEQS_61_MMAP_RANDOM: &str = "6.1 MGLRU mmap-random: the kernel ends at 26/27..29 in all five \
     boots (the fixture and `boots/`, misses 55,961-55,981), the model at 27/28..30 at every boot's layout: \
-    it ages once more. Captured every 500 accesses (a rerun of the \
-    shape with `--every 500`): the generations match window for window until 20,500 accesses; between 20,500 \
-    and 21,000 the kernel ages twice (6 -> 8) and the model three times (6 -> 9), and the model stays one \
-    generation ahead to the end. Before it, the kernel holds one file folio in generation 5 (max_seq - 1 after \
-    the aging at 10,500 accesses) and one anon folio more than the model from the start, which the model lacks \
-    (which pages they are is not known)";
+    it ages once more. The generations match window for window until a reclaim burst (20,500-21,000 \
+    accesses here; 21,640-21,660 in a 32,000-access rerun at 10-access windows): one memcg charge whose \
+    reclaim walks the priorities down while every batch of the oldest generation (gen 4) comes back young. \
+    Traced in the guest (`lrugen kernel --ftrace` with kprobes on evict_folios, try_to_inc_max_seq and \
+    try_to_free_mem_cgroup_pages), the kernel's call scans 1, 1, 1, 1, 1, 1, 2, 4, 8 batches at priorities \
+    12-4 as the model does, ages 6 -> 7 at priority 3, and at priority 1, once gen 4 is empty, ages 7 -> 8 \
+    and evicts on within that priority's budget, 1,390 pages reclaimed, then stops. The model's priority 1 \
+    ends as soon as gen 4 is empty (evict_folios returns 0 at MIN_NR_GENS: gen 5 is empty), so it goes on \
+    to priority 0, whose budget is everything: it ages 7 -> 8, reclaims 2,350 pages of gen 6 and ages 8 -> 9 \
+    before the abort. What keeps the kernel's gen 5 non-empty is one file page: the block device's page \
+    cache at offset 53,248 of the data disk (`filemap/mm_filemap_add_to_page_cache`: dev 0:3, the bdev \
+    inode of 254:0, added by the replayer's first fault, an ext4 metadata block), which sits at min_seq + 1 \
+    from the first aging on (gen 5 while min_seq is 4). The model has no filesystem metadata pages; a \
+    one-page file read once to four times before the replay does not stay there in the model (reclaimed \
+    in the first burst), so how the kernel keeps it protected is the next question";
 
 /// Known differences between the model and a kernel: (fixture, check, why). Each is a model
 /// defect to fix, not a tolerance.
