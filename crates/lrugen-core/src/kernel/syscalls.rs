@@ -91,6 +91,16 @@ impl<P: Policy> Kernel<P> {
                     v.flags = (v.flags & !(vmf::SEQ_READ | vmf::RAND_READ)) | set;
                 }
             }
+            Madv::HugePage | Madv::NoHugePage => {
+                // madvise_update_vma: the range gets VMAs of its own with the new flags
+                self.m.split_vma(task, start);
+                self.m.split_vma(task, end);
+                let mm = &mut self.m.mms[task as usize];
+                let first = mm.vma_from(start);
+                for v in mm.vmas[first..].iter_mut().take_while(|v| v.start < end) {
+                    v.flags = crate::mm::thp::hugepage_madvise(v.flags, advice == Madv::HugePage);
+                }
+            }
             Madv::DontNeed => {
                 for v in &vmas {
                     zap_range(&mut self.m, &mut self.p, task, v, v.start.max(start), v.end.min(end));

@@ -13,6 +13,7 @@ pub mod node;
 pub mod pagecache;
 pub mod rstat;
 pub mod swap;
+pub mod thp;
 pub mod tiers;
 pub mod vm;
 pub mod vmstat;
@@ -154,6 +155,10 @@ pub struct MachineConfig {
     /// `kswapd_high_wmark_hit_quickly` and kswapd runs again. Off: kswapd runs only when woken.
     #[serde(default)]
     pub kswapd_sleep: bool,
+    /// `/sys/kernel/mm/transparent_hugepage/enabled` (`[machine] thp`, `lrugen run --thp`):
+    /// default `never`, as every run had it before THP was modelled; docs/thp.md.
+    #[serde(default, skip_serializing_if = "thp::Thp::is_never")]
+    pub thp: thp::Thp,
 }
 
 /// The kernel memory a memcg is charged for besides its anon and file pages (`memory.stat`
@@ -317,6 +322,7 @@ impl MachineConfig {
             lowmem_reserve: false,
             zone_boot: Vec::new(),
             kswapd_sleep: false,
+            thp: thp::Thp::Never,
         }
     }
 

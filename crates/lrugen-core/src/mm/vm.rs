@@ -68,6 +68,10 @@ pub mod vmf {
     pub const EXEC: u32 = 1 << 4;
     /// `VM_WRITE`.
     pub const WRITE: u32 = 1 << 5;
+    /// `VM_HUGEPAGE` (MADV_HUGEPAGE): THP under `transparent_hugepage=madvise`.
+    pub const HUGEPAGE: u32 = 1 << 6;
+    /// `VM_NOHUGEPAGE` (MADV_NOHUGEPAGE): never THP.
+    pub const NOHUGEPAGE: u32 = 1 << 7;
 }
 
 /// `madvise` advice.
@@ -87,6 +91,12 @@ pub enum Madv {
     Cold,
     /// `MADV_PAGEOUT`: reclaim the pages only this process maps.
     PageOut,
+    /// `MADV_HUGEPAGE`: set `VM_HUGEPAGE`, clear `VM_NOHUGEPAGE` (`hugepage_madvise`).
+    #[serde(rename = "hugepage")]
+    HugePage,
+    /// `MADV_NOHUGEPAGE`: set `VM_NOHUGEPAGE`, clear `VM_HUGEPAGE`.
+    #[serde(rename = "nohugepage")]
+    NoHugePage,
 }
 
 /// A virtual memory area.
