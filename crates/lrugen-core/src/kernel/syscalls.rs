@@ -147,7 +147,9 @@ impl<P: Policy> Kernel<P> {
         let mut list: Vec<FolioId> = Vec::new();
         for pi in MmStruct::pmd_index(start)..=MmStruct::pmd_index(end - 1) {
             let pmd = self.m.mms[task as usize].pmds[pi];
-            if pmd == PMD_NONE {
+            if !crate::mm::vm::pmd_is_table(pmd) {
+                // the huge PMD case of madvise_cold_or_pageout_pte_range is not modelled yet
+                debug_assert!(pmd == PMD_NONE, "MADV_COLD/PAGEOUT of a huge PMD");
                 continue;
             }
             let table = pmd & !PMD_YOUNG;

@@ -53,6 +53,34 @@ pub mod pte {
 pub const PMD_YOUNG: u32 = 1 << 31;
 /// PMD entry: no PTE table.
 pub const PMD_NONE: u32 = u32::MAX;
+/// PMD entry bit: a leaf mapping a PMD-sized folio (`pmd_trans_huge`). Such an entry is laid
+/// out as a PTE (`pte::PRESENT`, `pte::YOUNG`, `pte::DIRTY`, the head folio's id) with this bit,
+/// which a PTE table's index (below 2^28) never has; [`PMD_NONE`] has it too, so one test tells
+/// a PTE table from both (`pmd_is_table`), and the huge case is resolved behind it.
+pub const PMD_HUGE: u32 = 1 << 28;
+
+/// Whether a PMD entry points to a PTE table (not [`PMD_NONE`], not a huge PMD).
+#[inline]
+pub fn pmd_is_table(pmd: u32) -> bool {
+    pmd & PMD_HUGE == 0
+}
+
+/// Whether a PMD entry maps a PMD-sized folio (`pmd_trans_huge`).
+#[inline]
+pub fn pmd_trans_huge(pmd: u32) -> bool {
+    pmd & PMD_HUGE != 0 && pmd != PMD_NONE
+}
+
+/// The PTE that every page of a PMD entry's range reads as, for an entry that is not a table:
+/// `pte::NONE` for [`PMD_NONE`], else the huge PMD's present, young and dirty bits and its folio.
+#[inline]
+pub fn pmd_leaf_pte(pmd: u32) -> u32 {
+    if pmd == PMD_NONE {
+        pte::NONE
+    } else {
+        pmd & !PMD_HUGE
+    }
+}
 
 /// VMA flags.
 pub mod vmf {
@@ -214,6 +242,7 @@ impl PteTables {
             i
         } else {
             self.tables.push([pte::NONE; PTRS_PER_PTE]);
+            debug_assert!(self.tables.len() <= PMD_HUGE as usize, "PTE table index past PMD_HUGE");
             (self.tables.len() - 1) as u32
         }
     }
