@@ -1551,10 +1551,12 @@ impl Machine {
         self.now_ns / (1_000_000_000 / HZ)
     }
 
-    /// `update_lru_size`: a folio of `(memcg, node, zone)` joins (`+1`) or leaves (`-1`) list `lru`.
+    /// `update_lru_size`: a folio of `(memcg, node, zone)` joins (`+1`) or leaves (`-1`) list
+    /// `lru`, counted in pages (`d` times `folio_nr_pages`).
     #[inline]
     pub fn update_lru_size(&mut self, id: FolioId, lru: Lru, d: i64) {
         let f = self.folios[id];
+        let d = d * i64::from(self.folios.nr_pages(id));
         let (memcg, node, zone) = (f.memcg, f.node(), f.zone());
         self.mod_lruvec_state(memcg, node, lru.node_stat(), d);
         self.zone_stats[node][zone].add(lru.zone_stat(), d);

@@ -159,7 +159,8 @@ impl Classic {
     /// Local size of list `lru` in lruvec (memcg, node) over zones ≤ `reclaim_idx`
     /// (`lruvec_lru_size`).
     fn lru_size(&self, m: &Machine, memcg: MemcgId, node: usize, lru: Lru) -> u64 {
-        self.lruvecs[m.lruvec(memcg, node)].lists[lru as usize].len as u64
+        // in pages: the list's length while every folio is one page
+        m.lruvec_state_local(memcg, node, Stat::LRU_LISTS[lru as usize]) as u64
     }
 
     /// `inactive_is_low` of lruvec (memcg, node), hierarchical sizes as of the last rstat flush
@@ -860,11 +861,14 @@ impl Policy for Classic {
                 let lv = &self.lruvecs[m.lruvec(memcg, node)];
                 for (i, stat) in Stat::LRU_LISTS.into_iter().enumerate() {
                     let mut bad = None;
+                    let mut pages = 0i64;
                     m.folios.walk_list(&lv.lists[i], |id| {
                         if Self::folio_lru_list(m, id) as usize != i && bad.is_none() {
                             bad = Some(id);
                         }
-                        zone_count[m.folios[id].zone()][i] += 1;
+                        let nr = i64::from(m.folios.nr_pages(id));
+                        zone_count[m.folios[id].zone()][i] += nr;
+                        pages += nr;
                         Ok(())
                     })?;
                     if let Some(id) = bad {
@@ -876,10 +880,9 @@ impl Policy for Classic {
                         ));
                     }
                     let local = m.lruvec_state_local(memcg, node, stat);
-                    if lv.lists[i].len as i64 != local {
+                    if pages != local {
                         return Err(format!(
-                            "memcg {memcg} node {node}: list {i} holds {} folios but {} = {local}",
-                            lv.lists[i].len,
+                            "memcg {memcg} node {node}: list {i} holds {pages} pages but {} = {local}",
                             stat.name()
                         ));
                     }
@@ -899,7 +902,7 @@ impl Policy for Classic {
                     let (want, got) = (zone_count[node][zone][i], counters.get(stat));
                     if want != got {
                         return Err(format!(
-                            "node {node} zone {zone}: {want} folios on {} lists but {} = {got}",
+                            "node {node} zone {zone}: {want} pages on {} lists but {} = {got}",
                             LRU_NAMES[i],
                             stat.name()
                         ));

@@ -143,7 +143,7 @@ impl Mglru {
                 fm.set(pg::RECLAIM);
             }
         }
-        self.update_size(m, &f, Some(old_gen), Some(new_gen));
+        self.update_size(m, id, &f, Some(old_gen), Some(new_gen));
         new_gen
     }
 
@@ -474,8 +474,9 @@ impl Mglru {
             if let Some(old) = self.folio_update_gen(m, id, new_gen) {
                 if old != new_gen {
                     let f = m.folios[id];
-                    w.nr_pages[old][f.lru_type()][f.zone()] -= 1;
-                    w.nr_pages[new_gen][f.lru_type()][f.zone()] += 1;
+                    let delta = i64::from(m.folios.nr_pages(id));
+                    w.nr_pages[old][f.lru_type()][f.zone()] -= delta;
+                    w.nr_pages[new_gen][f.lru_type()][f.zone()] += delta;
                     w.batched += 1;
                 }
             }
@@ -663,7 +664,7 @@ impl Mglru {
                     if let Some(old) = self.folio_update_gen(m, id, new_gen) {
                         if old != new_gen {
                             let f = m.folios[id];
-                            self.update_size(m, &f, Some(old), Some(new_gen));
+                            self.update_size(m, id, &f, Some(old), Some(new_gen));
                         }
                     }
                 }
@@ -714,7 +715,7 @@ impl Mglru {
                     if let Some(old) = self.folio_update_gen(m, id, new_gen) {
                         if old != new_gen {
                             let f = m.folios[id];
-                            self.update_size(m, &f, Some(old), Some(new_gen));
+                            self.update_size(m, id, &f, Some(old), Some(new_gen));
                         }
                     }
                 }
@@ -973,7 +974,7 @@ pub fn check_lruvecs(p: &Mglru, m: &Machine) -> Result<(), String> {
                 for z in 0..super::state::MAX_NR_ZONES {
                     m.folios.walk_list(&lg.folios[g][t][z], |id| {
                         let fg = m.folios[id].gen_counter() as usize - 1;
-                        counted[fg][t][z] += 1;
+                        counted[fg][t][z] += i64::from(m.folios.nr_pages(id));
                         Ok(())
                     })?;
                 }
