@@ -1,23 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Transparent huge pages, as far as they are modelled (docs/thp.md, "Status"): a PMD-sized anon
 //! folio allocated, charged and mapped by one huge PMD, on each policy's LRU as one folio counted
-//! in pages, seen young through the one PMD accessed bit, and freed whole, with the invariant
-//! checker run after every step.
+//! in pages, seen young through the one PMD accessed bit, freed whole, or split into 512 order-0
+//! folios on its list or on reclaim's; the invariant checker after every step.
 
 use lrugen::kernel::{Access, Kernel};
-use lrugen::mm::folio::{pg, NIL};
+use lrugen::mm::folio::{pg, FolioId, NIL};
 use lrugen::mm::memcg::MemcgId;
 use lrugen::mm::thp::{alloc_anon_thp, HPAGE_PMD_NR};
 use lrugen::mm::vm::{pte, vmf, MMAP_BASE_VPN};
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Machine, MachineConfig};
+use lrugen::reclaim::huge_memory::split_folio;
 use lrugen::reclaim::mglru::Profile;
+use lrugen::reclaim::vmscan::{clear_isolated, mark_isolated};
 use lrugen::reclaim::{AddCtx, Policy};
 use lrugen::workload::{Op, ANON_FILE};
 
 mod common;
 
 const B: u32 = MMAP_BASE_VPN;
+/// Where the THP of these tests is mapped: the second 2 MiB of the VMA.
+const HADDR: u32 = B + HPAGE_PMD_NR;
 
 fn machine() -> Machine {
     let mut cfg = MachineConfig::simple(16_384, 0);
@@ -28,7 +32,12 @@ fn machine() -> Machine {
     m
 }
 
-/// Pages on `memcg`'s LRU lists of `node` 0 (`lruvec_page_state` of the four evictable lists).
+#[track_caller]
+fn check<P: Policy>(k: &Kernel<P>, what: &str) {
+    k.check().unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+/// Pages on `memcg`'s LRU lists of node 0 (`lruvec_page_state` of the four evictable lists).
 fn lru_pages<P: Policy>(k: &Kernel<P>, t: MemcgId) -> i64 {
     [
         Stat::NrInactiveAnon,
@@ -41,10 +50,10 @@ fn lru_pages<P: Policy>(k: &Kernel<P>, t: MemcgId) -> i64 {
     .sum()
 }
 
-/// A THP faulted in by hand (the fault does not make one yet): allocated, mapped at `B + 512`,
-/// added to the LRU through the `lru_add` batch; checked as one folio of 512 pages; touched;
-/// taken off the LRU, unmapped and freed whole.
-fn one_thp_on_the_lru<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
+/// An anon VMA of 8 MiB at `B`, and a THP faulted in by hand at [`HADDR`] (the fault does not
+/// make one yet): allocated, mapped, added to the LRU through the `lru_add` batch. Returns its
+/// head and the memcg's usage before it.
+fn thp_on_the_lru<P: Policy>(k: &mut Kernel<P>, t: MemcgId, task: u32, name: &str) -> (FolioId, u64) {
     let r = k.step(Op::Mmap {
         task,
         vpn: B,
@@ -55,11 +64,10 @@ fn one_thp_on_the_lru<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: 
         compressed_pct: 0,
     });
     assert_eq!(r, Ok(Access::Minor), "{name}");
-    let kmem0 = k.m.memcgs[t].usage;
+    let usage0 = k.m.memcgs[t].usage;
     let head = alloc_anon_thp(&mut k.m, 0, t).unwrap();
-    let haddr = B + HPAGE_PMD_NR;
-    k.m.map_folio_pmd(task, haddr, head, true);
-    k.check().unwrap_or_else(|e| panic!("{name}: in flight: {e}"));
+    k.m.map_folio_pmd(task, HADDR, head, true);
+    check(k, &format!("{name}: in flight"));
     k.p.lru_add_prepare(
         &mut k.m,
         head,
@@ -71,19 +79,44 @@ fn one_thp_on_the_lru<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: 
     k.m.in_flight = NIL;
     k.m.lru_add.push(head);
     k.lru_add_drain();
-    k.check().unwrap_or_else(|e| panic!("{name}: on the LRU: {e}"));
+    check(k, &format!("{name}: on the LRU"));
+    (head, usage0)
+}
+
+/// The policy's folios on node 0's lists of `t`, young to old, per list.
+fn lists<P: Policy>(k: &Kernel<P>, t: MemcgId) -> Vec<Vec<FolioId>> {
+    k.p.lists()
+        .into_iter()
+        .filter(|l| l.memcg == t && l.node == 0)
+        .map(|l| {
+            let mut v = Vec::new();
+            k.m.folios
+                .walk_list(l.list, |id| {
+                    v.push(id);
+                    Ok(())
+                })
+                .unwrap();
+            v
+        })
+        .collect()
+}
+
+fn lifecycle<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
+    let (head, usage0) = thp_on_the_lru(&mut k, t, task, name);
     assert!(k.m.folios[head].test(pg::LRU), "{name}");
     assert_eq!(lru_pages(&k, t), 512, "{name}: one folio, 512 pages on the lists");
+    assert_eq!(lists(&k, t).iter().map(Vec::len).sum::<usize>(), 1, "{name}: one folio");
     assert_eq!(k.m.lruvec_state_local(t, 0, Stat::NrAnonPages), 512, "{name}");
-    assert_eq!(k.m.memcgs[t].usage - kmem0, 512, "{name}");
+    // 512 pages and the PTE table deposited for a split (a page table)
+    assert_eq!(k.m.memcgs[t].usage - usage0, 513, "{name}");
     assert_eq!(k.m.mms[task as usize].rss_anon, 512, "{name}");
-    // the MMU: a store anywhere in the 2 MiB is a hit that sets the one young and dirty bits
+    // the MMU: a store or load anywhere in the 2 MiB is a hit that sets the one young bit
     k.m.folio_referenced(head, None, true);
-    assert_eq!(k.m.pte(task, haddr) & pte::YOUNG, 0, "{name}");
-    assert_eq!(k.step(Op::Store { task, vpn: haddr + 333 }), Ok(Access::Hit), "{name}");
-    assert_eq!(k.step(Op::Load { task, vpn: haddr + 511 }), Ok(Access::Hit), "{name}");
+    assert_eq!(k.m.pte(task, HADDR) & pte::YOUNG, 0, "{name}");
+    assert_eq!(k.step(Op::Store { task, vpn: HADDR + 333 }), Ok(Access::Hit), "{name}");
+    assert_eq!(k.step(Op::Load { task, vpn: HADDR + 511 }), Ok(Access::Hit), "{name}");
     assert_eq!(
-        k.m.pte(task, haddr + 5) & (pte::YOUNG | pte::DIRTY),
+        k.m.pte(task, HADDR + 5) & (pte::YOUNG | pte::DIRTY),
         pte::YOUNG | pte::DIRTY
     );
     assert_eq!(
@@ -91,25 +124,122 @@ fn one_thp_on_the_lru<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: 
         1,
         "{name}: one PMD, one reference"
     );
-    k.check().unwrap_or_else(|e| panic!("{name}: touched: {e}"));
+    check(&k, &format!("{name}: touched"));
     // gone whole
     k.p.del_folio(&mut k.m, head);
     k.m.folios[head].clear(pg::LRU | pg::ACTIVE);
-    assert_eq!(k.m.unmap_huge_pmd(task, haddr), head);
+    assert_eq!(k.m.unmap_huge_pmd(task, HADDR), head);
     k.m.folio_clear_dirty(head);
     k.m.free_large(head);
-    k.check().unwrap_or_else(|e| panic!("{name}: freed: {e}"));
+    check(&k, &format!("{name}: freed"));
     assert_eq!(lru_pages(&k, t), 0, "{name}");
-    assert_eq!(k.m.memcgs[t].usage, kmem0, "{name}");
+    assert_eq!(k.m.memcgs[t].usage, usage0, "{name}");
     assert_eq!(k.m.lruvec_state_local(t, 0, Stat::NrAnonPages), 0, "{name}");
 }
 
-#[test]
-fn a_thp_is_one_folio_of_512_pages_on_every_policy() {
-    let (k, t, task) = common::classic_on(machine());
-    one_thp_on_the_lru(k, t, task, "classic");
-    for profile in [Profile::V6_1, Profile::V6_12, Profile::V7_2] {
-        let (k, t, task) = common::mglru_on(machine(), profile);
-        one_thp_on_the_lru(k, t, task, profile.name());
+fn split_on_the_lru<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
+    let (head, usage0) = thp_on_the_lru(&mut k, t, task, name);
+    let tables0 = k.m.ptes.live();
+    let before: Vec<Vec<FolioId>> = lists(&k, t);
+    split_folio(&mut k.m, &mut k.p, head, None);
+    check(&k, &format!("{name}: split"));
+    assert_eq!(
+        (k.m.thp.split_pmd, k.m.thp.split_page, k.m.thp.nr_anon_thps),
+        (1, 1, 0),
+        "{name}"
+    );
+    // 512 order-0 folios where the one was: its tails right before it (young side), in order
+    let after = lists(&k, t);
+    let li = before.iter().position(|l| l.contains(&head)).unwrap();
+    let at = after[li].iter().position(|&x| x == head).unwrap();
+    let want: Vec<FolioId> = (1..HPAGE_PMD_NR).rev().map(|i| head + i).chain([head]).collect();
+    assert_eq!(after[li][at + 1 - HPAGE_PMD_NR as usize..=at], want[..], "{name}");
+    assert_eq!(lru_pages(&k, t), 512, "{name}: the sizes in pages do not move");
+    for i in 0..HPAGE_PMD_NR {
+        let f = k.m.folios[head + i];
+        assert_eq!(k.m.folios.nr_pages(head + i), 1, "{name}");
+        assert!(f.test(pg::LRU | pg::ANON | pg::DIRTY | pg::CHARGED), "{name}: page {i}");
+        assert_eq!((f.mapcount, f.index, f.memcg), (1, HADDR + i, t), "{name}: page {i}");
+        // the deposited table maps each page, young as the PMD was
+        assert_eq!(
+            k.m.pte(task, HADDR + i),
+            pte::PRESENT | pte::YOUNG | (head + i),
+            "{name}"
+        );
     }
+    assert_eq!(k.m.ptes.live(), tables0 + 1, "{name}: the deposited table");
+    assert_eq!(k.m.memcgs[t].usage - usage0, 513, "{name}: nothing more charged");
+    assert_eq!(k.m.mms[task as usize].rss_anon, 512, "{name}");
+    assert_eq!(k.m.lruvec_state_local(t, 0, Stat::NrAnonPages), 512, "{name}");
+    // order-0 pages now: a munmap of part of the range frees what it unmaps
+    let r = k.step(Op::Munmap {
+        task,
+        vpn: HADDR + 100,
+        pages: 50,
+    });
+    assert_eq!(r, Ok(Access::Minor), "{name}");
+    check(&k, &format!("{name}: partly unmapped"));
+    assert_eq!(lru_pages(&k, t), 462, "{name}");
+    let r = k.step(Op::Munmap {
+        task,
+        vpn: B,
+        pages: 2048,
+    });
+    assert_eq!(r, Ok(Access::Minor), "{name}");
+    check(&k, &format!("{name}: unmapped"));
+    assert_eq!((lru_pages(&k, t), k.m.memcgs[t].usage), (0, usage0), "{name}");
+}
+
+fn split_isolated<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
+    let (head, _) = thp_on_the_lru(&mut k, t, task, name);
+    // reclaim's view: isolated on a private list between two other folios (stand-ins)
+    k.p.isolate_folio(&mut k.m, head);
+    mark_isolated(&mut k.m, head);
+    assert_eq!(k.m.lruvec_state_local(t, 0, Stat::NrIsolatedAnon), 512, "{name}");
+    check(&k, &format!("{name}: isolated"));
+    let mut list = vec![NIL - 1, head, NIL - 2];
+    split_folio(&mut k.m, &mut k.p, head, Some((&mut list, 1)));
+    assert_eq!(list.len(), 514, "{name}");
+    let want: Vec<FolioId> = (0..HPAGE_PMD_NR).map(|i| head + i).collect();
+    assert_eq!(list[1..513], want[..], "{name}: the tails next, first tail first");
+    assert_eq!((list[0], list[513]), (NIL - 1, NIL - 2), "{name}");
+    assert_eq!(k.m.lruvec_state_local(t, 0, Stat::NrIsolatedAnon), 512, "{name}");
+    assert!(
+        (0..HPAGE_PMD_NR).all(|i| k.m.folios[head + i].test(pg::ISOLATED)),
+        "{name}"
+    );
+    check(&k, &format!("{name}: split while isolated"));
+    for &id in &list[1..513] {
+        clear_isolated(&mut k.m, id);
+        k.p.add_folio(&mut k.m, id);
+    }
+    check(&k, &format!("{name}: put back"));
+    assert_eq!(lru_pages(&k, t), 512, "{name}");
+}
+
+/// Runs `f` on the classic LRU and on MGLRU of 6.1, 6.12 and 7.2.
+macro_rules! on_each_policy {
+    ($f:ident) => {{
+        let (k, t, task) = common::classic_on(machine());
+        $f(k, t, task, "classic");
+        for profile in [Profile::V6_1, Profile::V6_12, Profile::V7_2] {
+            let (k, t, task) = common::mglru_on(machine(), profile);
+            $f(k, t, task, profile.name());
+        }
+    }};
+}
+
+#[test]
+fn a_thp_is_one_folio_of_512_pages_with_one_young_bit() {
+    on_each_policy!(lifecycle);
+}
+
+#[test]
+fn a_thp_split_on_its_list_leaves_512_pages_next_to_the_head() {
+    on_each_policy!(split_on_the_lru);
+}
+
+#[test]
+fn a_thp_split_in_reclaim_joins_reclaim_s_list() {
+    on_each_policy!(split_isolated);
 }

@@ -442,6 +442,25 @@ impl Folios {
         list.len += 1;
     }
 
+    /// Insert `id` right before `at` (a folio on `list`) toward the head (young end), as
+    /// `list_add_tail(&id->lru, &at->lru)` does.
+    #[inline]
+    pub fn list_add_before(&mut self, list: &mut ListHead, at: FolioId, id: FolioId) {
+        let prev = self.table[at as usize].prev;
+        {
+            let f = &mut self.table[id as usize];
+            f.prev = prev;
+            f.next = at;
+        }
+        if prev != NIL {
+            self.table[prev as usize].next = id;
+        } else {
+            list.head = id;
+        }
+        self.table[at as usize].prev = id;
+        list.len += 1;
+    }
+
     /// Unlink from `list`, as `list_del`.
     #[inline]
     pub fn list_del(&mut self, list: &mut ListHead, id: FolioId) {
@@ -614,6 +633,7 @@ mod tests {
         AddTail(u8),
         Del(u8),
         Move(u8),
+        Before(u8, u8),
     }
 
     proptest! {
@@ -625,6 +645,7 @@ mod tests {
                 (0u8..16).prop_map(ListOp::AddTail),
                 (0u8..16).prop_map(ListOp::Del),
                 (0u8..16).prop_map(ListOp::Move),
+                (0u8..16, 0u8..16).prop_map(|(a, b)| ListOp::Before(a, b)),
             ], 0..200)) {
             let mut t = Folios::with_capacity(16);
             for _ in 0..16 { t.push_free(0, 0); }
@@ -636,6 +657,7 @@ mod tests {
                     ListOp::AddTail(i) => if !model.contains(&(i as u32)) { t.list_add_tail(&mut l, i as u32); model.push_back(i as u32); },
                     ListOp::Del(i) => if let Some(p) = model.iter().position(|&x| x == i as u32) { t.list_del(&mut l, i as u32); model.remove(p); },
                     ListOp::Move(i) => if let Some(p) = model.iter().position(|&x| x == i as u32) { t.list_move(&mut l, i as u32); model.remove(p); model.push_front(i as u32); },
+                    ListOp::Before(at, i) => if !model.contains(&(i as u32)) { if let Some(p) = model.iter().position(|&x| x == at as u32) { t.list_add_before(&mut l, at as u32, i as u32); model.insert(p, i as u32); } },
                 }
                 let mut seen = Vec::new();
                 t.walk_list(&l, |f| { seen.push(f); Ok(()) }).unwrap();

@@ -115,6 +115,10 @@ pub struct ThpStats {
     pub fault_fallback: u64,
     /// `thp_fault_fallback_charge`.
     pub fault_fallback_charge: u64,
+    /// `thp_split_pmd`.
+    pub split_pmd: u64,
+    /// `thp_split_page`.
+    pub split_page: u64,
     /// `nr_anon_transparent_hugepages` in pages (`NR_ANON_THPS`; the file divides by 512,
     /// `memory.stat`'s `anon_thp` multiplies by the page size).
     pub nr_anon_thps: i64,
@@ -188,7 +192,8 @@ impl Machine {
     /// Map the PMD-sized anon folio `head` at `haddr` (2 MiB aligned) of `mm` by one huge PMD,
     /// young, and dirty if `write` (`folio_add_new_anon_rmap` + `set_pmd_at`,
     /// `map_anon_folio_pmd` in 7.2): its rmap root and page are set, `NR_ANON_MAPPED` and the
-    /// mm's rss grow by 512, `NR_ANON_THPS` by 512 pages. No PTE table may be there.
+    /// mm's rss grow by 512, `NR_ANON_THPS` by 512 pages, and the PTE table deposited for a later
+    /// split is charged as a page table. No PTE table may be there.
     pub fn map_folio_pmd(&mut self, mm: u32, haddr: u32, head: FolioId, write: bool) {
         debug_assert_eq!(haddr % HPAGE_PMD_NR, 0);
         debug_assert_eq!(self.folios.nr_pages(head), HPAGE_PMD_NR);
@@ -199,6 +204,9 @@ impl Machine {
         self.set_anon_rmap(head, root, haddr);
         self.mms[mm as usize].pmds[pi] =
             pte::PRESENT | pte::YOUNG | if write { pte::DIRTY } else { 0 } | PMD_HUGE | head;
+        // the PTE table a split will need, allocated and deposited now (`pte_alloc_one`,
+        // `pgtable_trans_huge_deposit`): charged as a page table from the fault on
+        self.pte_table_kmem(mm, 1);
         let nr = i64::from(HPAGE_PMD_NR);
         self.mms[mm as usize].rss_anon += nr as u64;
         let f = &mut self.folios[head];
@@ -220,6 +228,8 @@ impl Machine {
         debug_assert!(pmd_trans_huge(pmd));
         let head = pmd & pte::PFN_MASK;
         self.mms[mm as usize].pmds[pi] = PMD_NONE;
+        // zap_deposited_table
+        self.pte_table_kmem(mm, -1);
         if pmd & pte::DIRTY != 0 {
             self.folio_mark_dirty(head);
         }

@@ -51,7 +51,8 @@ pub fn mark_isolated(m: &mut Machine, id: FolioId) {
     } else {
         Stat::NrIsolatedAnon
     };
-    m.mod_lruvec_state(mc, n, s, 1);
+    let nr = i64::from(m.folios.nr_pages(id));
+    m.mod_lruvec_state(mc, n, s, nr);
 }
 
 /// Undo [`mark_isolated`] before the folio goes back on a list or is freed.
@@ -66,7 +67,8 @@ pub fn clear_isolated(m: &mut Machine, id: FolioId) {
     } else {
         Stat::NrIsolatedAnon
     };
-    m.mod_lruvec_state(mc, n, s, -1);
+    let nr = i64::from(m.folios.nr_pages(id));
+    m.mod_lruvec_state(mc, n, s, -nr);
 }
 
 /// `add_to_swap`: give an anon folio a swap slot and put it in the swap cache, dirty.
@@ -81,8 +83,13 @@ pub fn add_to_swap(m: &mut Machine, id: FolioId) -> bool {
     true
 }
 
-/// Free a folio that is off every list and unmapped: uncharge and return the frame.
+/// Free a folio that is off every list and unmapped: uncharge and return the frame (a large
+/// folio: its pages and its block, [`Machine::free_large`]).
 pub fn free_folio(m: &mut Machine, id: FolioId) {
+    if m.folios[id].test(pg::HEAD) {
+        m.free_large(id);
+        return;
+    }
     m.uncharge(id);
     m.free_frame(id);
 }

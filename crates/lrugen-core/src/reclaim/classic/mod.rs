@@ -526,6 +526,14 @@ impl Classic {
 }
 
 impl Policy for Classic {
+    fn add_split_tail(&mut self, m: &mut Machine, head: FolioId, tail: FolioId) {
+        let lru = Self::folio_lru_list(m, head);
+        let f = m.folios[head];
+        let lv = m.lruvec(f.memcg, f.node());
+        m.folios
+            .list_add_before(&mut self.lruvecs[lv].lists[lru as usize], head, tail);
+    }
+
     fn name(&self) -> &'static str {
         if self.profile == Profile::MAINLINE {
             return "classic";

@@ -692,6 +692,17 @@ pub fn evictable_min_seq(sw: &Switches, lg: &LruGen, swappiness: u32) -> u64 {
 }
 
 impl Policy for Mglru {
+    fn add_split_tail(&mut self, m: &mut Machine, head: FolioId, tail: FolioId) {
+        let f = m.folios[head];
+        let lv = self.lv_of(&f);
+        let list = if f.gen_counter() == 0 {
+            &mut self.unevictable[lv]
+        } else {
+            &mut self.lruvecs[lv].folios[f.list_gen()][f.lru_type()][f.zone()]
+        };
+        m.folios.list_add_before(list, head, tail);
+    }
+
     fn name(&self) -> &'static str {
         if self.profile() == Profile::MAINLINE {
             return "mglru";
