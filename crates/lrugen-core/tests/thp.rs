@@ -8,7 +8,7 @@ use lrugen::kernel::{Access, Kernel};
 use lrugen::mm::folio::{pg, FolioId, NIL};
 use lrugen::mm::memcg::MemcgId;
 use lrugen::mm::thp::{alloc_anon_thp, HPAGE_PMD_NR};
-use lrugen::mm::vm::{pte, vmf, MMAP_BASE_VPN};
+use lrugen::mm::vm::{pte, vmf, Madv, MMAP_BASE_VPN};
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Machine, MachineConfig};
 use lrugen::reclaim::huge_memory::split_folio;
@@ -217,6 +217,87 @@ fn split_isolated<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str
     assert_eq!(lru_pages(&k, t), 512, "{name}");
 }
 
+/// The ways a huge PMD goes away other than reclaim: a munmap or `MADV_DONTNEED` of the whole
+/// 2 MiB frees the folio whole (`zap_huge_pmd`, its deposited table uncharged); of part of it
+/// splits it (in the model the folio too) and frees the pages unmapped; fork and `MADV_COLD`
+/// split it; exit frees it.
+fn unmaps<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
+    let (head, usage0) = thp_on_the_lru(&mut k, t, task, name);
+    let r = k.step(Op::Munmap {
+        task,
+        vpn: HADDR,
+        pages: HPAGE_PMD_NR,
+    });
+    assert_eq!(r, Ok(Access::Minor), "{name}");
+    check(&k, &format!("{name}: munmap of the 2 MiB"));
+    assert_eq!((lru_pages(&k, t), k.m.memcgs[t].usage), (0, usage0), "{name}");
+    assert_eq!((k.m.thp.split_pmd, k.m.thp.nr_anon_thps), (0, 0), "{name}");
+    assert!(!k.m.folios[head].test(pg::ALLOCATED), "{name}: freed");
+    // MADV_DONTNEED of 10 pages in the middle of another one
+    let fault = |k: &mut Kernel<P>, haddr: u32| {
+        let head = alloc_anon_thp(&mut k.m, 0, t).unwrap();
+        k.m.map_folio_pmd(task, haddr, head, true);
+        k.m.in_flight = NIL;
+        k.m.lru_add.push(head);
+        head
+    };
+    let h = B + 2 * HPAGE_PMD_NR;
+    let head = fault(&mut k, h);
+    let r = k.step(Op::Madvise {
+        task,
+        vpn: h + 100,
+        pages: 10,
+        advice: Madv::DontNeed,
+    });
+    assert_eq!(r, Ok(Access::Minor), "{name}");
+    check(&k, &format!("{name}: MADV_DONTNEED of part"));
+    assert_eq!((k.m.thp.split_pmd, k.m.thp.split_page), (1, 1), "{name}");
+    assert_eq!(lru_pages(&k, t), 502, "{name}");
+    assert_eq!(k.m.pte(task, h + 100), pte::NONE, "{name}");
+    assert_eq!(k.m.pte(task, h + 110) & pte::PFN_MASK, head + 110, "{name}");
+    // MADV_COLD of a whole one: split, its pages deactivated one by one
+    let h2 = B + 3 * HPAGE_PMD_NR;
+    fault(&mut k, h2);
+    let r = k.step(Op::Madvise {
+        task,
+        vpn: h2,
+        pages: HPAGE_PMD_NR,
+        advice: Madv::Cold,
+    });
+    assert_eq!(r, Ok(Access::Minor), "{name}");
+    check(&k, &format!("{name}: MADV_COLD"));
+    assert_eq!(k.m.thp.split_page, 2, "{name}");
+    assert_eq!(lru_pages(&k, t), 502 + 512, "{name}");
+    // fork: the parent's huge PMD is split, the child shares its pages
+    let h3 = B;
+    let head3 = fault(&mut k, h3);
+    let child = k.m.reserve_mm(t);
+    assert_eq!(k.step(Op::Fork { task, child }), Ok(Access::Minor), "{name}");
+    check(&k, &format!("{name}: fork"));
+    assert_eq!(k.m.thp.split_page, 3, "{name}");
+    assert_eq!(k.m.folios[head3 + 7].mapcount, 2, "{name}");
+    assert_eq!(k.m.pte(child, h3 + 7) & pte::PFN_MASK, head3 + 7, "{name}");
+    // exit of both frees everything
+    assert_eq!(k.step(Op::Exit { task: child }), Ok(Access::Hit), "{name}");
+    let h4 = B + 8 * HPAGE_PMD_NR;
+    let r = k.step(Op::Mmap {
+        task,
+        vpn: h4,
+        pages: HPAGE_PMD_NR,
+        file: ANON_FILE,
+        pgoff: 0,
+        flags: vmf::WRITE as u8,
+        compressed_pct: 0,
+    });
+    assert_eq!(r, Ok(Access::Minor), "{name}");
+    fault(&mut k, h4);
+    check(&k, &format!("{name}: another THP"));
+    assert_eq!(k.step(Op::Exit { task }), Ok(Access::Hit), "{name}");
+    check(&k, &format!("{name}: exit"));
+    assert_eq!(lru_pages(&k, t), 0, "{name}");
+    assert_eq!(k.m.thp.nr_anon_thps, 0, "{name}");
+}
+
 /// Runs `f` on the classic LRU and on MGLRU of 6.1, 6.12 and 7.2.
 macro_rules! on_each_policy {
     ($f:ident) => {{
@@ -242,4 +323,9 @@ fn a_thp_split_on_its_list_leaves_512_pages_next_to_the_head() {
 #[test]
 fn a_thp_split_in_reclaim_joins_reclaim_s_list() {
     on_each_policy!(split_isolated);
+}
+
+#[test]
+fn a_huge_pmd_unmapped_whole_frees_the_folio_and_in_part_splits_it() {
+    on_each_policy!(unmaps);
 }

@@ -146,11 +146,18 @@ impl<P: Policy> Kernel<P> {
         let legacy = !self.p.switches().pageout_ignore_references;
         let mut list: Vec<FolioId> = Vec::new();
         for pi in MmStruct::pmd_index(start)..=MmStruct::pmd_index(end - 1) {
-            let pmd = self.m.mms[task as usize].pmds[pi];
+            let mut pmd = self.m.mms[task as usize].pmds[pi];
             if !crate::mm::vm::pmd_is_table(pmd) {
-                // the huge PMD case of madvise_cold_or_pageout_pte_range is not modelled yet
-                debug_assert!(pmd == PMD_NONE, "MADV_COLD/PAGEOUT of a huge PMD");
-                continue;
+                if pmd == PMD_NONE {
+                    continue;
+                }
+                // madvise_cold_or_pageout_pte_range's huge PMD: the model splits it and goes on
+                // page by page (the kernel handles a PMD wholly in the range as one folio)
+                let haddr = MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32;
+                if !crate::reclaim::huge_memory::split_huge_pmd(&mut self.m, &mut self.p, task, haddr) {
+                    continue;
+                }
+                pmd = self.m.mms[task as usize].pmds[pi];
             }
             let table = pmd & !PMD_YOUNG;
             let base = MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32;
@@ -225,6 +232,18 @@ impl<P: Policy> Kernel<P> {
             return Err(AccessError::Fault(format!(
                 "task {task}: fork into task {child}, which is not a reserved, unborn address space"
             )));
+        }
+        // copy_huge_pmd (the child shares the PMD-sized folio) is not modelled: the parent's
+        // huge PMDs are split first, and their pages shared as order-0 pages (docs/thp.md)
+        let huge: Vec<u32> = self.m.mms[task as usize]
+            .pmds
+            .iter()
+            .enumerate()
+            .filter(|&(_, &pmd)| crate::mm::vm::pmd_trans_huge(pmd))
+            .map(|(pi, _)| MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32)
+            .collect();
+        for haddr in huge {
+            crate::reclaim::huge_memory::split_huge_pmd(&mut self.m, &mut self.p, task, haddr);
         }
         self.m.fork_mm(task, child);
         self.p.mm_created(&self.m, child);

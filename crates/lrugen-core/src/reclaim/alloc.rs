@@ -345,14 +345,27 @@ pub fn zap_range<P: Policy>(m: &mut Machine, p: &mut P, mm: u32, vma: &Vma, star
     let base = crate::mm::vm::MMAP_BASE_VPN;
     let (first, last) = (MmStruct::pmd_index(start), MmStruct::pmd_index(end - 1));
     for pi in first..=last {
-        let pmd = m.mms[mm as usize].pmds[pi];
+        let mut pmd = m.mms[mm as usize].pmds[pi];
+        let tbase = base + (pi * PTRS_PER_PTE) as u32;
         if !pmd_is_table(pmd) {
-            // zap_huge_pmd is not modelled yet (docs/thp.md)
-            debug_assert!(pmd == PMD_NONE, "zap of a huge PMD");
-            continue;
+            if pmd == PMD_NONE {
+                continue;
+            }
+            // zap_pmd_range on a huge PMD: the whole 2 MiB goes at once (zap_huge_pmd), part of
+            // it splits the PMD first (and in the model the folio)
+            if start <= tbase && end >= tbase + PTRS_PER_PTE as u32 {
+                let head = m.unmap_huge_pmd(mm, tbase);
+                if m.folios[head].mapcount == 0 && !m.folios[head].test(pg::ISOLATED) {
+                    free_anon_folio(m, p, head);
+                }
+                continue;
+            }
+            if !super::huge_memory::split_huge_pmd(m, p, mm, tbase) {
+                continue;
+            }
+            pmd = m.mms[mm as usize].pmds[pi];
         }
         let table = pmd & !PMD_YOUNG;
-        let tbase = base + (pi * PTRS_PER_PTE) as u32;
         for vpn in start.max(tbase)..end.min(tbase + PTRS_PER_PTE as u32) {
             let i = (vpn - tbase) as usize;
             let e = m.ptes.table(table)[i];

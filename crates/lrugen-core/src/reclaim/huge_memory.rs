@@ -13,6 +13,25 @@ use crate::mm::thp::HPAGE_PMD_NR;
 use crate::mm::vm::{pmd_trans_huge, pte, MmStruct};
 use crate::mm::Machine;
 
+/// Split the PMD-sized folio that a huge PMD of `mm` maps at `haddr`, where the kernel splits
+/// the PMD alone (`__split_huge_pmd`: a partial unmap, `MADV_COLD`/`PAGEOUT` of part of it, and
+/// in the model also fork, whose `copy_huge_pmd` is not modelled): the folio is split with it
+/// ([`split_folio`]), after the `lru_add` batch is drained if the folio waits in it. Returns
+/// false, splitting nothing, if reclaim holds the folio isolated.
+pub fn split_huge_pmd<P: Policy>(m: &mut Machine, p: &mut P, mm: u32, haddr: u32) -> bool {
+    let pmd = m.mms[mm as usize].pmds[MmStruct::pmd_index(haddr)];
+    debug_assert!(pmd_trans_huge(pmd));
+    let head = pmd & pte::PFN_MASK;
+    if m.folios[head].test(pg::ISOLATED) {
+        return false;
+    }
+    if !m.folios[head].test(pg::LRU) {
+        super::lru_add_drain(m, p);
+    }
+    split_folio(m, p, head, None);
+    true
+}
+
 /// The flags a tail takes from its head when the folio is split (`__split_huge_page_tail`'s
 /// copy, plus what the model keeps in `flags` besides the kernel's page flags: allocated, anon,
 /// charged, isolated, MGLRU's list generation, node and zone).
