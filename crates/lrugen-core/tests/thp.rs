@@ -329,3 +329,48 @@ fn a_thp_split_in_reclaim_joins_reclaim_s_list() {
 fn a_huge_pmd_unmapped_whole_frees_the_folio_and_in_part_splits_it() {
     on_each_policy!(unmaps);
 }
+
+/// MGLRU's page-table walk meets the huge PMD (`walk_pmd_range` → `walk_pmd_range_locked`) and
+/// treats it as it treats a young or old PTE: a 4 KiB anon page beside the THP, touched and aged
+/// the same way, ends in the same generation after every walk (whatever each profile does with a
+/// young sighting: 7.2 gives a second chance), the young bit is cleared, and the generation sizes
+/// stay right in pages (the checker).
+#[test]
+fn mglru_s_walk_ages_a_thp_by_its_pmd_as_a_pte() {
+    for profile in [Profile::V6_1, Profile::V6_12, Profile::V7_2] {
+        let name = profile.name();
+        let (mut k, t, task) = common::mglru_on(machine(), profile);
+        let (head, _) = thp_on_the_lru(&mut k, t, task, name);
+        let small_vpn = B + 2 * HPAGE_PMD_NR + 7;
+        assert_eq!(k.step(Op::Store { task, vpn: small_vpn }), Ok(Access::Minor), "{name}");
+        let small = k.m.pte(task, small_vpn) & pte::PFN_MASK;
+        assert_eq!(k.m.folios.nr_pages(small), 1, "{name}");
+        let l = k.m.lruvec(t, 0);
+        let gens = |k: &Kernel<lrugen::reclaim::mglru::Mglru>| {
+            (k.m.folios[head].gen_counter(), k.m.folios[small].gen_counter())
+        };
+        let (g, s) = gens(&k);
+        assert_eq!(g, s, "{name}: both added in a fault");
+        // (touched, walked) rounds: old, young, young, old, young
+        for (round, touch) in [false, true, true, false, true].into_iter().enumerate() {
+            k.m.folio_referenced(head, None, true);
+            k.m.folio_referenced(small, None, true);
+            if touch {
+                assert_eq!(k.step(Op::Store { task, vpn: HADDR + 99 }), Ok(Access::Hit), "{name}");
+                assert_eq!(k.step(Op::Store { task, vpn: small_vpn }), Ok(Access::Hit), "{name}");
+            }
+            let seq = k.p.lruvecs[l].max_seq;
+            assert!(k.p.try_to_inc_max_seq(&mut k.m, l, seq, 100, true), "{name}");
+            check(&k, &format!("{name}: round {round}"));
+            let (g, s) = gens(&k);
+            assert_eq!(g, s, "{name}: round {round}: the THP's generation is the page's");
+            assert_eq!(k.m.pte(task, HADDR) & pte::YOUNG, 0, "{name}: young bit cleared");
+        }
+        // and it did move at some point: to the generation of the last walk
+        assert_eq!(
+            u64::from(k.m.folios[head].gen_counter() - 1),
+            (k.p.lruvecs[l].max_seq - 1) % 4,
+            "{name}"
+        );
+    }
+}
