@@ -7,15 +7,16 @@
 use lrugen::kernel::{Access, Kernel};
 use lrugen::mm::folio::{pg, FolioId, NIL};
 use lrugen::mm::memcg::MemcgId;
-use lrugen::mm::thp::{alloc_anon_thp, HPAGE_PMD_NR};
+use lrugen::mm::thp::{alloc_anon_thp, Thp, HPAGE_PMD_NR};
 use lrugen::mm::vm::{pte, vmf, Madv, MMAP_BASE_VPN};
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Machine, MachineConfig};
 use lrugen::reclaim::huge_memory::split_folio;
 use lrugen::reclaim::mglru::Profile;
-use lrugen::reclaim::vmscan::{clear_isolated, mark_isolated};
+use lrugen::reclaim::vmscan::{clear_isolated, mark_isolated, try_to_free_mem_cgroup_pages};
 use lrugen::reclaim::{AddCtx, Policy};
 use lrugen::workload::{Op, ANON_FILE};
+use proptest::prelude::*;
 
 mod common;
 
@@ -372,5 +373,260 @@ fn mglru_s_walk_ages_a_thp_by_its_pmd_as_a_pte() {
             (k.p.lruvecs[l].max_seq - 1) % 4,
             "{name}"
         );
+    }
+}
+
+/// A machine with THP `thp`, `swap` pages of swap, charging kernel memory.
+fn thp_machine(thp: Thp, swap: u64) -> Machine {
+    let mut cfg = MachineConfig::simple(16_384, swap);
+    cfg.kmem = lrugen::mm::KmemConfig::kernel();
+    cfg.thp = thp;
+    cfg.ra_pages = 0;
+    let mut m = Machine::new(cfg);
+    m.lru_cache_disabled = true;
+    m.debug_checks = true;
+    m
+}
+
+fn mmap_anon<P: Policy>(k: &mut Kernel<P>, task: u32, vpn: u32, pages: u32) {
+    let r = k.step(Op::Mmap {
+        task,
+        vpn,
+        pages,
+        file: ANON_FILE,
+        pgoff: 0,
+        flags: vmf::WRITE as u8,
+        compressed_pct: 0,
+    });
+    assert_eq!(r, Ok(Access::Minor));
+}
+
+/// Reclaim from `t` until nothing is left to reclaim (or 64 rounds).
+fn reclaim_all<P: Policy>(k: &mut Kernel<P>, t: MemcgId, name: &str) -> u64 {
+    let mut total = 0;
+    for _ in 0..64 {
+        let n = try_to_free_mem_cgroup_pages(&mut k.m, &mut k.p, t, 1024, true);
+        check(k, &format!("{name}: reclaim"));
+        total += n;
+        if n == 0 {
+            break;
+        }
+    }
+    total
+}
+
+/// The whole lifecycle under `always`: a write fault on an empty aligned 2 MiB of an anon VMA
+/// makes one PMD-sized folio (`thp_fault_alloc`), later stores in it are hits; a read fault
+/// elsewhere keeps the order-0 zero page and its write an order-0 page; reclaim with room in
+/// swap swaps the THP out whole (`thp_swpout`, 512 `pswpout`), and its pages fault back in as
+/// order-0 pages.
+fn fault_reclaim_refault<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
+    mmap_anon(&mut k, task, B, 2048);
+    assert_eq!(k.step(Op::Store { task, vpn: HADDR + 3 }), Ok(Access::Minor), "{name}");
+    check(&k, &format!("{name}: THP fault"));
+    let head = k.m.pte(task, HADDR) & pte::PFN_MASK;
+    assert_eq!((k.m.thp.fault_alloc, k.m.folios.nr_pages(head)), (1, 512), "{name}");
+    assert_eq!(k.m.pte(task, HADDR + 511) & pte::PFN_MASK, head, "{name}");
+    assert_eq!(lru_pages(&k, t), 512, "{name}");
+    assert_eq!(k.step(Op::Store { task, vpn: HADDR + 400 }), Ok(Access::Hit), "{name}");
+    // read, then write: order 0 (the huge zero page's split in 6.1 and 6.12)
+    let v = B + 2 * HPAGE_PMD_NR;
+    assert_eq!(k.step(Op::Load { task, vpn: v }), Ok(Access::Minor), "{name}");
+    assert_eq!(k.step(Op::Store { task, vpn: v }), Ok(Access::Minor), "{name}");
+    assert_eq!(k.m.folios.nr_pages(k.m.pte(task, v) & pte::PFN_MASK), 1, "{name}");
+    // a write next to it: its PMD has a PTE table, order 0
+    assert_eq!(k.step(Op::Store { task, vpn: v + 1 }), Ok(Access::Minor), "{name}");
+    assert_eq!(k.m.thp.fault_alloc, 1, "{name}");
+    check(&k, &format!("{name}: order-0 faults"));
+    let pswpout0 = k.m.vmstat().get(Stat::Pswpout);
+    let reclaimed = reclaim_all(&mut k, t, name);
+    assert_eq!(k.m.thp.swpout, 1, "{name}: swapped out whole");
+    assert_eq!(k.m.thp.swpout_fallback, 0, "{name}");
+    assert!(reclaimed >= 512, "{name}: {reclaimed}");
+    assert!(k.m.vmstat().get(Stat::Pswpout) - pswpout0 >= 512, "{name}");
+    assert_eq!(k.m.thp.nr_anon_thps, 0, "{name}");
+    // the pages come back one by one
+    let r = k.step(Op::Load { task, vpn: HADDR + 3 });
+    assert_eq!(r, Ok(Access::Major), "{name}");
+    let id = k.m.pte(task, HADDR + 3) & pte::PFN_MASK;
+    assert_eq!(k.m.folios.nr_pages(id), 1, "{name}: swap-in is order 0");
+    assert_eq!(k.m.thp.fault_alloc, 1, "{name}");
+    check(&k, &format!("{name}: refault"));
+}
+
+/// Without a free swap cluster the THP is split and swapped out page by page
+/// (`thp_swpout_fallback`, `thp_split_page`).
+fn reclaim_without_a_cluster<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
+    mmap_anon(&mut k, task, B, 1024);
+    assert_eq!(k.step(Op::Store { task, vpn: HADDR }), Ok(Access::Minor), "{name}");
+    assert_eq!(k.m.thp.fault_alloc, 1, "{name}");
+    reclaim_all(&mut k, t, name);
+    assert_eq!((k.m.thp.swpout, k.m.thp.swpout_fallback), (0, 1), "{name}");
+    assert_eq!(k.m.thp.split_page, 1, "{name}");
+    assert_eq!(
+        k.m.vmstat().get(Stat::Pswpout),
+        300,
+        "{name}: the swap device's 300 slots"
+    );
+    assert_eq!(lru_pages(&k, t), 512 - 300, "{name}");
+}
+
+#[test]
+fn a_thp_faulted_in_is_reclaimed_whole_and_refaults_as_order_0() {
+    let (k, t, task) = common::classic_on(thp_machine(Thp::Always, 4096));
+    fault_reclaim_refault(k, t, task, "classic");
+    for profile in [Profile::V6_1, Profile::V6_12, Profile::V7_2] {
+        let (k, t, task) = common::mglru_on(thp_machine(Thp::Always, 4096), profile);
+        fault_reclaim_refault(k, t, task, profile.name());
+    }
+}
+
+#[test]
+fn a_thp_without_a_swap_cluster_is_split() {
+    let (k, t, task) = common::classic_on(thp_machine(Thp::Always, 300));
+    reclaim_without_a_cluster(k, t, task, "classic");
+    for profile in [Profile::V6_1, Profile::V6_12, Profile::V7_2] {
+        let (k, t, task) = common::mglru_on(thp_machine(Thp::Always, 300), profile);
+        reclaim_without_a_cluster(k, t, task, profile.name());
+    }
+}
+
+/// `madvise`: only a `MADV_HUGEPAGE` VMA gets THPs; `never`: none; a failed charge falls back.
+#[test]
+fn the_knob_and_the_charge_decide_at_the_fault() {
+    let (mut k, _, task) = common::classic_on(thp_machine(Thp::Madvise, 0));
+    mmap_anon(&mut k, task, B, 2048);
+    assert_eq!(k.step(Op::Store { task, vpn: B }), Ok(Access::Minor));
+    assert_eq!(k.m.thp.fault_alloc, 0);
+    let r = k.step(Op::Madvise {
+        task,
+        vpn: B + 1024,
+        pages: 1024,
+        advice: Madv::HugePage,
+    });
+    assert_eq!(r, Ok(Access::Minor));
+    assert_eq!(k.step(Op::Store { task, vpn: B + 1500 }), Ok(Access::Minor));
+    assert_eq!(k.m.thp.fault_alloc, 1);
+    check(&k, "madvise");
+    let (mut k, _, task) = common::classic_on(thp_machine(Thp::Never, 0));
+    mmap_anon(&mut k, task, B, 2048);
+    assert_eq!(k.step(Op::Store { task, vpn: B }), Ok(Access::Minor));
+    assert_eq!((k.m.thp.fault_alloc, k.m.thp.fault_fallback), (0, 0));
+    // room for 300 pages in the memcg: the charge fails, the fault falls back to order 0
+    let (mut k, t, task) = common::classic_on(thp_machine(Thp::Always, 0));
+    k.m.memcgs[t].max = k.m.memcgs[t].usage + 300;
+    mmap_anon(&mut k, task, B, 2048);
+    assert_eq!(k.step(Op::Store { task, vpn: B }), Ok(Access::Minor));
+    assert_eq!(
+        (
+            k.m.thp.fault_alloc,
+            k.m.thp.fault_fallback,
+            k.m.thp.fault_fallback_charge
+        ),
+        (0, 1, 1)
+    );
+    assert_eq!(k.m.folios.nr_pages(k.m.pte(task, B) & pte::PFN_MASK), 1);
+    check(&k, "fallback");
+}
+
+#[derive(Clone, Debug)]
+enum ThpOp {
+    Store(u32),
+    Load(u32),
+    Munmap(u32, u32),
+    DontNeed(u32, u32),
+    PageOut(u32, u32),
+    Mmap(u32),
+    Reclaim(u32),
+}
+
+fn thp_op() -> impl Strategy<Value = ThpOp> {
+    prop_oneof![
+        8 => (0u32..2048).prop_map(ThpOp::Store),
+        3 => (0u32..2048).prop_map(ThpOp::Load),
+        1 => (0u32..2048, 1u32..700).prop_map(|(a, n)| ThpOp::Munmap(a, n)),
+        1 => (0u32..2048, 1u32..700).prop_map(|(a, n)| ThpOp::DontNeed(a, n)),
+        1 => (0u32..2048, 1u32..700).prop_map(|(a, n)| ThpOp::PageOut(a, n)),
+        1 => (0u32..4).prop_map(ThpOp::Mmap),
+        2 => (1u32..2048).prop_map(ThpOp::Reclaim),
+    ]
+}
+
+/// Random faults, unmaps, madvise and reclaims under THP `always`, in a memcg that may be
+/// tight, with swap that may or may not take a whole THP: the invariant checker holds after
+/// every operation (every folio on one list, sizes, charges and mappings in pages).
+fn thp_ops_keep_the_invariants<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, ops: &[ThpOp]) {
+    mmap_anon(&mut k, task, B, 2048);
+    // one THP fault (or its fallback) to begin with
+    let _ = k.step(Op::Store { task, vpn: B + 700 });
+    assert_eq!(k.m.thp.fault_alloc + k.m.thp.fault_fallback, 1);
+    check(&k, "first fault");
+    for op in ops {
+        let op2 = match *op {
+            ThpOp::Store(v) => Op::Store { task, vpn: B + v },
+            ThpOp::Load(v) => Op::Load { task, vpn: B + v },
+            ThpOp::Munmap(a, n) => Op::Munmap {
+                task,
+                vpn: B + a,
+                pages: n.min(2048 - a),
+            },
+            ThpOp::DontNeed(a, n) => Op::Madvise {
+                task,
+                vpn: B + a,
+                pages: n.min(2048 - a),
+                advice: Madv::DontNeed,
+            },
+            ThpOp::PageOut(a, n) => Op::Madvise {
+                task,
+                vpn: B + a,
+                pages: n.min(2048 - a),
+                advice: Madv::PageOut,
+            },
+            ThpOp::Mmap(i) => Op::Mmap {
+                task,
+                vpn: B + i * HPAGE_PMD_NR,
+                pages: HPAGE_PMD_NR,
+                file: ANON_FILE,
+                pgoff: 0,
+                flags: vmf::WRITE as u8,
+                compressed_pct: 0,
+            },
+            ThpOp::Reclaim(n) => {
+                try_to_free_mem_cgroup_pages(&mut k.m, &mut k.p, t, u64::from(n), true);
+                check(&k, &format!("after {op:?}"));
+                continue;
+            }
+        };
+        // faults on holes and maps over mappings fail; the checker must hold either way
+        let _ = k.step(op2);
+        check(&k, &format!("after {op:?}"));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #[test]
+    fn random_thp_operations_keep_the_invariants(
+        policy in 0usize..4,
+        swap in prop_oneof![Just(0u64), Just(300), Just(4096)],
+        max in prop_oneof![Just(None), Just(Some(700u64)), Just(Some(1500))],
+        ops in proptest::collection::vec(thp_op(), 1..60),
+    ) {
+        let m = thp_machine(Thp::Always, swap);
+        macro_rules! go {
+            ($k:expr, $t:expr, $task:expr) => {{
+                let (mut k, t, task) = ($k, $t, $task);
+                if let Some(max) = max {
+                    k.m.memcgs[t].max = k.m.memcgs[t].usage + max;
+                }
+                thp_ops_keep_the_invariants(k, t, task, &ops);
+            }};
+        }
+        match policy {
+            0 => { let (k, t, task) = common::classic_on(m); go!(k, t, task) }
+            1 => { let (k, t, task) = common::mglru_on(m, Profile::V6_1); go!(k, t, task) }
+            2 => { let (k, t, task) = common::mglru_on(m, Profile::V6_12); go!(k, t, task) }
+            _ => { let (k, t, task) = common::mglru_on(m, Profile::V7_2); go!(k, t, task) }
+        }
     }
 }

@@ -1832,6 +1832,23 @@ impl Machine {
         Some(slot)
     }
 
+    /// Allocate a free cluster of `n` slots charged to `memcg` for a large folio
+    /// (`folio_alloc_swap` of a large folio: `get_swap_pages` for its pages, bypassing the
+    /// per-CPU slot cache; `mem_cgroup_try_charge_swap` of its pages). `None`: no free cluster,
+    /// or the memcg's swap limit has no room for them.
+    pub fn swap_acquire_cluster(&mut self, memcg: MemcgId, n: u32) -> Option<u32> {
+        let memcg = self.memcgs.online_ancestor(memcg);
+        if self.memcgs.swap_margin(memcg) < u64::from(n) {
+            return None;
+        }
+        let first = self.swap.alloc_cluster(n)?;
+        for s in first..first + n {
+            self.swap.owner[s as usize] = memcg;
+        }
+        self.memcgs.swap_charge(memcg, i64::from(n));
+        Some(first)
+    }
+
     /// A slot allocated (`kind` 0) or freed (1) on the current CPU: when its per-CPU slot cache
     /// or cluster runs out (or its return cache fills), the swap device's lock is taken for the
     /// batch (`get_swap_pages` refilling `SWAP_BATCH` = 64 slots, `swapcache_free_entries`

@@ -117,6 +117,10 @@ pub struct ThpStats {
     pub fault_fallback_charge: u64,
     /// `thp_split_pmd`.
     pub split_pmd: u64,
+    /// `thp_swpout`: large folios swapped out whole.
+    pub swpout: u64,
+    /// `thp_swpout_fallback`: large folios split because no swap cluster could take them.
+    pub swpout_fallback: u64,
     /// `thp_split_page`.
     pub split_page: u64,
     /// `nr_anon_transparent_hugepages` in pages (`NR_ANON_THPS`; the file divides by 512,

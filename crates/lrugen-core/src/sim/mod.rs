@@ -653,6 +653,14 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
         )));
     }
     check_frame_limits(&mc)?;
+    if !mc.thp.is_never() && mc.tiers.is_some() {
+        // migration of a large folio (demotion, promotion) is not modelled (docs/thp.md)
+        return Err(RunError::Config(format!(
+            "transparent_hugepage {} with memory tiers: the model does not migrate large folios yet; \
+             use thp never",
+            mc.thp.name()
+        )));
+    }
     let mut m = Machine::new(mc);
     if let Some(a) = cfg.engine.as_ref().and_then(|e| e.swap_device.zram_algorithm) {
         m.zram_algorithm = a;

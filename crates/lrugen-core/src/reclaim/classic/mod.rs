@@ -305,7 +305,9 @@ impl Classic {
             if id == NIL {
                 break;
             }
-            total_scan += 1;
+            // every count in pages (`folio_nr_pages`)
+            let nr = u64::from(m.folios.nr_pages(id));
+            total_scan += nr;
             let f = m.folios[id];
             m.folios.list_del(&mut self.lruvecs[lv].lists[lru as usize], id);
             if f.zone() > sc.reclaim_idx {
@@ -315,7 +317,7 @@ impl Classic {
                 }
                 continue;
             }
-            scan += 1;
+            scan += nr;
             if !sc.may_unmap && f.mapped() {
                 rotate.push(id);
                 continue;
@@ -329,7 +331,7 @@ impl Classic {
             let fm = &mut m.folios[id];
             fm.clear(pg::LRU);
             fm.set(pg::ISOLATED);
-            zone_taken[f.zone()] += 1;
+            zone_taken[f.zone()] += nr as i64;
             dst.push(id);
         }
         let nr_taken: i64 = zone_taken.iter().sum();
@@ -376,7 +378,8 @@ impl Classic {
             self.lruvec_add(m, id);
             if m.folios[id].test(pg::ACTIVE) {
                 let f = m.folios[id];
-                self.age_nonresident(m, f.memcg, f.node(), 1);
+                let nr = u64::from(m.folios.nr_pages(id));
+                self.age_nonresident(m, f.memcg, f.node(), nr);
             }
         }
         list.clear();
@@ -395,7 +398,7 @@ impl Classic {
         let file = lru.is_file();
         let mut list = std::mem::take(&mut self.scratch);
         let nr_scanned = self.isolate(m, memcg, node, lru, nr_to_scan, sc, &mut list);
-        let nr_taken = list.len() as u64;
+        let nr_taken: u64 = list.iter().map(|&id| u64::from(m.folios.nr_pages(id))).sum();
         let (scan_ev, steal_ev) = vmscan::scan_event(sc.reclaimer, self.sw().proactive_reclaim_stats);
         count_scan(
             m,
@@ -470,7 +473,7 @@ impl Classic {
             }
             let r = m.folio_referenced(id, sc.target_memcg, self.sw().vma_has_recency);
             if r.ptes > 0 && r.vm_flags & vmf::EXEC != 0 && f.is_file_lru() {
-                nr_rotated += 1;
+                nr_rotated += u64::from(m.folios.nr_pages(id));
                 active.push(id);
                 continue;
             }
@@ -478,7 +481,7 @@ impl Classic {
             m.folios[id].set(pg::WORKINGSET);
             inactive.push(id);
         }
-        let nr_deactivate = inactive.len() as u64;
+        let nr_deactivate: u64 = inactive.iter().map(|&id| u64::from(m.folios.nr_pages(id))).sum();
         // l_active/l_inactive are built with list_add and move_folios_to_lru takes from their
         // tails: folios go back in the order they were isolated. One hold for both lists (6.1,
         // 6.12; 7.2's move_folios_to_lru takes the lock per list).
