@@ -499,8 +499,10 @@ impl Mglru {
 
     /// `lru_gen_update_size`: move the pages of folio `id` (`f`, its record) from slot `old` to
     /// slot `new` (`None` = off the lists), keeping the active/inactive compatibility counters.
-    /// Counted in pages (`folio_nr_pages`).
-    #[inline]
+    /// Counted in pages (`folio_nr_pages`). Always inlined: every add and del calls it, and with
+    /// the folio's id as an argument the compiler stopped inlining it (+4 % instructions on
+    /// MGLRU's replay of OLTP).
+    #[inline(always)]
     pub fn update_size(&mut self, m: &mut Machine, id: FolioId, f: &Folio, old: Option<usize>, new: Option<usize>) {
         let lv = self.lv_of(f);
         let (t, z) = (f.lru_type(), f.zone());
