@@ -111,6 +111,10 @@ pub struct RunArgs {
     /// not synchronous (default 3, the kernel's; 0 reads one page per swap fault).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=31))]
     pub page_cluster: Option<u32>,
+    /// transparent_hugepage: `always` (anon mappings get 2 MiB folios where they fit), `madvise`
+    /// (only MADV_HUGEPAGE mappings) or `never`, the default (docs/thp.md).
+    #[arg(long, value_name = "always|madvise|never", value_parser = thp_mode, default_value = "never")]
+    pub thp: lrugen::mm::thp::Thp,
     /// Kernel memory charged to the memcg besides its pages: `kernel` (page tables, slab, xarray
     /// nodes and inodes as Debian's 6.1-7.2 kernels charge them: memory.max means what it means
     /// there, with the shadow-node shrinker on those xarray nodes) or `none`, the default
@@ -812,6 +816,7 @@ pub fn plan_run_with(a: &RunArgs, given: Option<workload::LoadedTrace>) -> Resul
     if let Some(v) = a.page_cluster {
         machine.page_cluster = v;
     }
+    machine.thp = a.thp;
     if a.kmem == "kernel" {
         machine.kmem = lrugen::mm::KmemConfig::kernel();
     }
@@ -1016,4 +1021,9 @@ where
 {
     use clap::Parser;
     RunCommand::try_parse_from(words).map(|c| c.args)
+}
+
+/// `--thp`: one of the words `/sys/kernel/mm/transparent_hugepage/enabled` accepts.
+fn thp_mode(s: &str) -> Result<lrugen::mm::thp::Thp, String> {
+    lrugen::mm::thp::Thp::parse(s).ok_or_else(|| format!("expected always, madvise or never, found {s:?}"))
 }

@@ -860,6 +860,11 @@ const CASES: &[Case] = &[
     ),
     case(&["run", "--page-cluster", "32"], 2, &["--page-cluster", "32", "0..=31"]),
     case(
+        &["run", "--thp", "sometimes"],
+        2,
+        &["--thp", "sometimes", "always, madvise or never"],
+    ),
+    case(
         &["run", "--workload", "anon", "--write-ratio", "-0.5"],
         1,
         &["write ratio", "[0, 1]"],

@@ -627,6 +627,8 @@ impl<P: Policy> Kernel<P> {
         let r = if vma.is_anon() {
             if e & pte::SWAP != 0 {
                 self.do_swap_page(task, vi, vpn, e & pte::PFN_MASK, write, ctx)
+            } else if let Some(r) = self.do_huge_pmd_anonymous_page(task, &vma, vpn, write, e, ctx) {
+                r
             } else {
                 self.do_anonymous_page(task, vpn, write, e & pte::ZERO != 0, ctx)
             }
@@ -673,6 +675,47 @@ impl<P: Policy> Kernel<P> {
             self.p.del_folio(&mut self.m, id);
             self.p.add_folio(&mut self.m, id);
         }
+    }
+
+    /// `__handle_mm_fault`'s `create_huge_pmd` → `do_huge_pmd_anonymous_page` for an anon fault
+    /// where no PTE table is (`pmd_none`) and THP is allowed (`mm::thp::fault_allows_pmd`): a
+    /// write fault allocates and charges a PMD-sized folio (`alloc_anon_thp`), maps it by one huge
+    /// PMD, counts `thp_fault_alloc` and adds it to the LRU as one folio. `None`: the fault goes
+    /// the order-0 way (`VM_FAULT_FALLBACK`: THP not allowed here, or no block or no charge,
+    /// counted `thp_fault_fallback`). A read fault keeps the order-0 zero page: the kernel maps
+    /// the huge zero page, which 6.1 and 6.12 split on the first write into order-0 pages, as
+    /// the model's zero-page PTE ends (7.2 allocates a THP there, `do_huge_zero_wp_pmd`: not
+    /// modelled; docs/thp.md).
+    fn do_huge_pmd_anonymous_page(
+        &mut self,
+        task: u32,
+        vma: &crate::mm::vm::Vma,
+        vpn: u32,
+        write: bool,
+        e: u32,
+        ctx: AddCtx,
+    ) -> Option<Result<Access, AccessError>> {
+        let thp = self.m.cfg.thp;
+        if thp.is_never() || !write || e != pte::NONE {
+            return None;
+        }
+        let mm = &self.m.mms[task as usize];
+        if mm.pmds[crate::mm::vm::MmStruct::pmd_index(vpn)] != crate::mm::vm::PMD_NONE
+            || !crate::mm::thp::fault_allows_pmd(thp, vma, vpn)
+        {
+            return None;
+        }
+        let memcg = mm.memcg;
+        let node = tiering::fault_node(&self.m, task, vpn);
+        let head = crate::mm::thp::alloc_anon_thp(&mut self.m, node, memcg).ok()?;
+        let haddr = vpn & !(crate::mm::thp::HPAGE_PMD_NR - 1);
+        self.m.map_folio_pmd(task, haddr, head, true);
+        self.m.thp.fault_alloc += 1;
+        if !self.m.memcgs.over_high(memcg).is_empty() {
+            self.over_high = (self.over_high.0 + u64::from(crate::mm::thp::HPAGE_PMD_NR), memcg);
+        }
+        self.add_lru(head, ctx);
+        Some(Ok(Access::Minor))
     }
 
     /// `do_anonymous_page`: a read fault maps the shared zero page; a write allocates.

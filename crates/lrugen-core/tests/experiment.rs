@@ -243,6 +243,34 @@ fn errors_name_the_file_line_and_expectation() {
             .page_cluster
     };
     assert_eq!((ok(""), ok("page_cluster = 0\n")), (3, 0));
+    // transparent_hugepage: never unless asked, one of the sysfs file's three words
+    let thp = |t: &str| {
+        parse(&format!(
+            "[machine]\nmemory = \"1G\"\n{t}[workload]\nkind = \"trace\"\npath = \"x\"\n"
+        ))
+        .unwrap()
+        .points[0]
+            .config
+            .machine
+            .thp
+    };
+    use lrugen::mm::thp::Thp;
+    assert_eq!(
+        [
+            thp(""),
+            thp("thp = \"always\"\n"),
+            thp("thp = \"madvise\"\n"),
+            thp("thp = \"never\"\n")
+        ],
+        [Thp::Never, Thp::Always, Thp::Madvise, Thp::Never]
+    );
+    let (line, msg) =
+        err("[machine]\nmemory = \"1G\"\nthp = \"sometimes\"\n[workload]\nkind = \"trace\"\npath = \"x\"\n");
+    assert_eq!(line, Some(3), "{msg}");
+    assert!(
+        msg.contains("always") && msg.contains("madvise") && msg.contains("never"),
+        "{msg}"
+    );
     // Machine: neither memory nor a memcg limit.
     let (_, msg) = err("[workload]\nkind = \"trace\"\npath = \"x\"\n");
     assert!(msg.contains("machine.memory is required"), "{msg}");

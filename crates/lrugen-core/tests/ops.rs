@@ -490,6 +490,33 @@ fn sequential_and_random_advice_split_and_flag_the_vma() {
     assert!(k.m.mms[task as usize].vmas.iter().all(|v| v.has_recency()));
 }
 
+#[test]
+fn hugepage_advice_splits_and_flags_the_vma() {
+    // hugepage_madvise: MADV_HUGEPAGE and MADV_NOHUGEPAGE exclude each other, on a VMA of their
+    // own (madvise_update_vma), and leave the other flags alone
+    let (mut k, _, task) = classic(1024, 0);
+    ok(&mut k, anon(task, B, 1024));
+    ok(&mut k, madv(task, B + 512, 512, Madv::HugePage));
+    let v = &k.m.mms[task as usize].vmas;
+    assert_eq!(v.len(), 2);
+    assert_eq!(
+        (v[0].start, v[0].end, v[1].start, v[1].end),
+        (B, B + 512, B + 512, B + 1024)
+    );
+    assert_eq!(v[0].flags & (vmf::HUGEPAGE | vmf::NOHUGEPAGE), 0);
+    assert_eq!(v[1].flags & (vmf::HUGEPAGE | vmf::NOHUGEPAGE), vmf::HUGEPAGE);
+    assert!(v[1].is_anon() && v[1].flags & vmf::WRITE != 0);
+    ok(&mut k, madv(task, B, 1024, Madv::NoHugePage));
+    for v in &k.m.mms[task as usize].vmas {
+        assert_eq!(v.flags & (vmf::HUGEPAGE | vmf::NOHUGEPAGE), vmf::NOHUGEPAGE);
+    }
+    // the range must be mapped
+    assert!(matches!(
+        run(&mut k, madv(task, B + 1000, 100, Madv::HugePage)),
+        Err(AccessError::Fault(e)) if e.contains("unmapped")
+    ));
+}
+
 /// A parent with 4 stored anon pages and its forked child.
 fn forked<P: Policy>(k: &mut Kernel<P>, t: MemcgId, parent: u32) -> u32 {
     ok(k, anon(parent, B, 4));

@@ -120,6 +120,8 @@ struct RawMachine {
     swappiness: Option<u32>,
     /// `vm.page-cluster` (0..=31).
     page_cluster: Option<u32>,
+    /// `transparent_hugepage`: `always`, `madvise` or `never` (docs/thp.md).
+    thp: Option<crate::mm::thp::Thp>,
     nodes: Option<Vec<Vec<RawZone>>>,
     min_free_kbytes: Option<u64>,
     watermark_scale_factor: Option<u64>,
@@ -740,6 +742,9 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
             ));
         }
         machine.page_cluster = v;
+    }
+    if let Some(t) = m.thp {
+        machine.thp = t;
     }
     if let Some(v) = memcg.swappiness {
         if v > 200 {

@@ -91,6 +91,16 @@ impl<P: Policy> Kernel<P> {
                     v.flags = (v.flags & !(vmf::SEQ_READ | vmf::RAND_READ)) | set;
                 }
             }
+            Madv::HugePage | Madv::NoHugePage => {
+                // madvise_update_vma: the range gets VMAs of its own with the new flags
+                self.m.split_vma(task, start);
+                self.m.split_vma(task, end);
+                let mm = &mut self.m.mms[task as usize];
+                let first = mm.vma_from(start);
+                for v in mm.vmas[first..].iter_mut().take_while(|v| v.start < end) {
+                    v.flags = crate::mm::thp::hugepage_madvise(v.flags, advice == Madv::HugePage);
+                }
+            }
             Madv::DontNeed => {
                 for v in &vmas {
                     zap_range(&mut self.m, &mut self.p, task, v, v.start.max(start), v.end.min(end));
@@ -136,9 +146,18 @@ impl<P: Policy> Kernel<P> {
         let legacy = !self.p.switches().pageout_ignore_references;
         let mut list: Vec<FolioId> = Vec::new();
         for pi in MmStruct::pmd_index(start)..=MmStruct::pmd_index(end - 1) {
-            let pmd = self.m.mms[task as usize].pmds[pi];
-            if pmd == PMD_NONE {
-                continue;
+            let mut pmd = self.m.mms[task as usize].pmds[pi];
+            if !crate::mm::vm::pmd_is_table(pmd) {
+                if pmd == PMD_NONE {
+                    continue;
+                }
+                // madvise_cold_or_pageout_pte_range's huge PMD: the model splits it and goes on
+                // page by page (the kernel handles a PMD wholly in the range as one folio)
+                let haddr = MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32;
+                if !crate::reclaim::huge_memory::split_huge_pmd(&mut self.m, &mut self.p, task, haddr) {
+                    continue;
+                }
+                pmd = self.m.mms[task as usize].pmds[pi];
             }
             let table = pmd & !PMD_YOUNG;
             let base = MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32;
@@ -213,6 +232,18 @@ impl<P: Policy> Kernel<P> {
             return Err(AccessError::Fault(format!(
                 "task {task}: fork into task {child}, which is not a reserved, unborn address space"
             )));
+        }
+        // copy_huge_pmd (the child shares the PMD-sized folio) is not modelled: the parent's
+        // huge PMDs are split first, and their pages shared as order-0 pages (docs/thp.md)
+        let huge: Vec<u32> = self.m.mms[task as usize]
+            .pmds
+            .iter()
+            .enumerate()
+            .filter(|&(_, &pmd)| crate::mm::vm::pmd_trans_huge(pmd))
+            .map(|(pi, _)| MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32)
+            .collect();
+        for haddr in huge {
+            crate::reclaim::huge_memory::split_huge_pmd(&mut self.m, &mut self.p, task, haddr);
         }
         self.m.fork_mm(task, child);
         self.p.mm_created(&self.m, child);

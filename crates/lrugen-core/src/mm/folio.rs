@@ -26,6 +26,13 @@
 //! path reads it. The limit this brings, at most 2^30 address spaces, is checked where an mm is
 //! created (`Machine::new_mm`).
 //!
+//! A large folio (order > 0, `pg::HEAD`) is `2^order` contiguous frames, the first aligned to
+//! its size. The head's record is the folio; as in the kernel, the first tail frame's record holds
+//! what only a large folio needs: its order in `index` (`_folio_order`), and its `prev`/`next`
+//! links are free for the deferred split queue (`_deferred_list`). Every tail record names its
+//! head in `mapping` and is otherwise free-looking (no `pg::ALLOCATED`), so a large folio costs
+//! no byte beyond its frames' records ([`Folios::prep_large`], docs/thp.md).
+//!
 //! The layout is an array of structs rather than a struct of arrays: reclaim touches most fields of
 //! one folio at once (flags, links, mapping, memcg), so one cache line per folio beats five.
 //!
@@ -86,10 +93,13 @@ pub mod pg {
     pub const ZONE_SHIFT: u32 = 22;
     /// Mask of the zone index.
     pub const ZONE_MASK: u32 = 0x3 << ZONE_SHIFT;
-    /// Node id (6 bits).
+    /// Node id (5 bits: at most [`super::MAX_NUMNODES`] nodes).
     pub const NODE_SHIFT: u32 = 24;
     /// Mask of the node id.
-    pub const NODE_MASK: u32 = 0x3f << NODE_SHIFT;
+    pub const NODE_MASK: u32 = 0x1f << NODE_SHIFT;
+    /// `PG_head`: the first frame of a folio of more than one page (a large folio); its order is
+    /// in the first tail frame's record ([`super::Folios::order`]).
+    pub const HEAD: u32 = 1 << 29;
 
     /// MGLRU: the generation whose list the folio is physically on (2 bits). It differs from the
     /// gen counter after a lazy promotion, until `sort_folio` relinks the folio.
@@ -100,6 +110,9 @@ pub mod pg {
     /// Flags cleared when a folio is freed (everything but node and zone).
     pub const FREE_CLEAR: u32 = !(ZONE_MASK | NODE_MASK);
 }
+
+/// The most NUMA nodes a machine may have: the node field of [`Folio::flags`] has 5 bits.
+pub const MAX_NUMNODES: usize = 32;
 
 /// LRU type: anon (0) or file (1), as `LRU_GEN_ANON`/`LRU_GEN_FILE` and `LRU_INACTIVE_ANON`/`_FILE` order.
 pub const ANON: usize = 0;
@@ -127,6 +140,9 @@ pub struct Folio {
     /// Number of PTEs mapping this folio (`folio_mapcount`).
     pub mapcount: u16,
 }
+
+/// The first tail record's `prev` and `next` of a large folio that is on no deferred split queue.
+const NO_DEFERRED: FolioId = NIL;
 
 impl Folio {
     const FREE: Folio = Folio {
@@ -301,6 +317,64 @@ impl Folios {
         id
     }
 
+    /// Make frames `head .. head + 2^order` one large folio (`prep_compound_page`): `head` gets
+    /// `pg::HEAD`, the first tail record the order, every tail record the head's id. The frames
+    /// are allocated and their records created by the caller; `order` is at least 1.
+    pub fn prep_large(&mut self, head: FolioId, order: u32) {
+        debug_assert!(order >= 1 && head % (1 << order) == 0);
+        self.table[head as usize].flags |= pg::HEAD;
+        for t in head + 1..head + (1 << order) {
+            let f = &mut self.table[t as usize];
+            debug_assert!(f.flags & (pg::ALLOCATED | pg::HEAD) == 0, "tail {t} in use");
+            f.mapping = head;
+            f.prev = NIL;
+            f.next = NIL;
+        }
+        let t1 = &mut self.table[head as usize + 1];
+        t1.index = order;
+        t1.prev = NO_DEFERRED;
+        t1.next = NO_DEFERRED;
+    }
+
+    /// Undo [`Self::prep_large`]: `head` and its tails become `2^order` order-0 frames, the tails
+    /// free-looking records the caller makes folios of (`__split_huge_page` hands each tail its
+    /// own folio) or frees. Returns the order it had.
+    pub fn clear_large(&mut self, head: FolioId) -> u32 {
+        let order = self.order(head);
+        self.table[head as usize].flags &= !pg::HEAD;
+        for t in head + 1..head + (1 << order) {
+            let f = &mut self.table[t as usize];
+            f.mapping = 0;
+            f.index = 0;
+            f.prev = NIL;
+            f.next = NIL;
+        }
+        order
+    }
+
+    /// `folio_order`: 0 for an order-0 folio, else what the first tail record holds.
+    #[inline]
+    pub fn order(&self, id: FolioId) -> u32 {
+        if self.table[id as usize].flags & pg::HEAD == 0 {
+            0
+        } else {
+            self.table[id as usize + 1].index
+        }
+    }
+
+    /// `folio_nr_pages`: the pages of folio `id` (1 unless large).
+    #[inline]
+    pub fn nr_pages(&self, id: FolioId) -> u32 {
+        1 << self.order(id)
+    }
+
+    /// Whether frame `id` is a tail of a large folio whose head is `head` (`compound_head`).
+    #[inline]
+    pub fn is_tail_of(&self, id: FolioId, head: FolioId) -> bool {
+        let h = &self.table[head as usize];
+        h.flags & pg::HEAD != 0 && id > head && id - head < (1 << self.order(head))
+    }
+
     /// Create the record of frame `id` (and of any lower id not created yet) as a free folio of
     /// `node`/`zone`.
     #[inline]
@@ -365,6 +439,25 @@ impl Folios {
             list.head = id;
         }
         list.tail = id;
+        list.len += 1;
+    }
+
+    /// Insert `id` right before `at` (a folio on `list`) toward the head (young end), as
+    /// `list_add_tail(&id->lru, &at->lru)` does.
+    #[inline]
+    pub fn list_add_before(&mut self, list: &mut ListHead, at: FolioId, id: FolioId) {
+        let prev = self.table[at as usize].prev;
+        {
+            let f = &mut self.table[id as usize];
+            f.prev = prev;
+            f.next = at;
+        }
+        if prev != NIL {
+            self.table[prev as usize].next = id;
+        } else {
+            list.head = id;
+        }
+        self.table[at as usize].prev = id;
         list.len += 1;
     }
 
@@ -491,12 +584,56 @@ mod tests {
         assert_eq!(f.flags & 0xffff, 0);
     }
 
+    #[test]
+    fn head_bit_is_outside_every_field() {
+        let mut f = Folio::FREE;
+        f.flags = (31 << pg::NODE_SHIFT) | pg::ZONE_MASK | pg::GEN_MASK | pg::REFS_MASK | pg::LIST_GEN_MASK;
+        assert_eq!(f.flags & pg::HEAD, 0);
+        assert_eq!(f.node(), MAX_NUMNODES - 1);
+        f.set(pg::HEAD);
+        assert_eq!(f.node(), MAX_NUMNODES - 1);
+        assert_eq!(f.flags & !pg::FREE_CLEAR, pg::ZONE_MASK | pg::NODE_MASK);
+    }
+
+    #[test]
+    fn large_folio_order_lives_in_the_first_tail() {
+        let mut t = Folios::with_capacity(1024);
+        for _ in 0..1024 {
+            t.push_free(3, 1);
+        }
+        assert_eq!((t.order(512), t.nr_pages(512)), (0, 1));
+        t[512].set(pg::ALLOCATED);
+        t.prep_large(512, 9);
+        assert_eq!((t.order(512), t.nr_pages(512)), (9, 512));
+        assert!(t[512].test(pg::HEAD) && !t[513].test(pg::HEAD));
+        assert!(t.is_tail_of(513, 512) && t.is_tail_of(1023, 512));
+        assert!(!t.is_tail_of(512, 512) && !t.is_tail_of(511, 512));
+        // tails keep node and zone, and look free
+        assert!((513..1024).all(|i| t[i].node() == 3 && t[i].zone() == 1 && !t[i].test(pg::ALLOCATED)));
+        // the head's own fields are untouched
+        assert_eq!(
+            (t[512].mapping, t[512].index, t[512].prev, t[512].next),
+            (0, 0, NIL, NIL)
+        );
+        // a small one next to it
+        t[0].set(pg::ALLOCATED);
+        t.prep_large(0, 2);
+        assert_eq!(t.nr_pages(0), 4);
+        assert!(t.is_tail_of(3, 0) && !t.is_tail_of(4, 0));
+        assert_eq!(t.nr_pages(512), 512);
+        assert_eq!(t.clear_large(512), 9);
+        assert_eq!(t.nr_pages(512), 1);
+        assert!((513..1024).all(|i| t[i] == t[1000] && t[i].mapping == 0 && t[i].index == 0));
+        assert_eq!(t.nr_pages(0), 4);
+    }
+
     #[derive(Debug, Clone)]
     enum ListOp {
         Add(u8),
         AddTail(u8),
         Del(u8),
         Move(u8),
+        Before(u8, u8),
     }
 
     proptest! {
@@ -508,6 +645,7 @@ mod tests {
                 (0u8..16).prop_map(ListOp::AddTail),
                 (0u8..16).prop_map(ListOp::Del),
                 (0u8..16).prop_map(ListOp::Move),
+                (0u8..16, 0u8..16).prop_map(|(a, b)| ListOp::Before(a, b)),
             ], 0..200)) {
             let mut t = Folios::with_capacity(16);
             for _ in 0..16 { t.push_free(0, 0); }
@@ -519,6 +657,7 @@ mod tests {
                     ListOp::AddTail(i) => if !model.contains(&(i as u32)) { t.list_add_tail(&mut l, i as u32); model.push_back(i as u32); },
                     ListOp::Del(i) => if let Some(p) = model.iter().position(|&x| x == i as u32) { t.list_del(&mut l, i as u32); model.remove(p); },
                     ListOp::Move(i) => if let Some(p) = model.iter().position(|&x| x == i as u32) { t.list_move(&mut l, i as u32); model.remove(p); model.push_front(i as u32); },
+                    ListOp::Before(at, i) => if !model.contains(&(i as u32)) { if let Some(p) = model.iter().position(|&x| x == at as u32) { t.list_add_before(&mut l, at as u32, i as u32); model.insert(p, i as u32); } },
                 }
                 let mut seen = Vec::new();
                 t.walk_list(&l, |f| { seen.push(f); Ok(()) }).unwrap();

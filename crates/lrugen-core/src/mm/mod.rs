@@ -14,6 +14,7 @@ pub mod node;
 pub mod pagecache;
 pub mod rstat;
 pub mod swap;
+pub mod thp;
 pub mod tiers;
 pub mod vm;
 pub mod vmstat;
@@ -24,7 +25,10 @@ use memcg::{MemcgId, Memcgs, ROOT_MEMCG};
 use node::{Node, Zone, ZoneType};
 use pagecache::{Advice, File, Slot};
 use swap::Swap;
-use vm::{pte, MmStruct, PteTables, Vma, MAX_VPN, MMAP_BASE_VPN, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
+use vm::{
+    pmd_is_table, pmd_leaf_pte, pte, MmStruct, PteTables, Vma, MAX_VPN, MMAP_BASE_VPN, PMD_HUGE, PMD_NONE, PMD_YOUNG,
+    PTRS_PER_PTE,
+};
 use vmstat::{Counters, Stat};
 
 /// Page size in bytes.
@@ -155,6 +159,10 @@ pub struct MachineConfig {
     /// `kswapd_high_wmark_hit_quickly` and kswapd runs again. Off: kswapd runs only when woken.
     #[serde(default)]
     pub kswapd_sleep: bool,
+    /// `/sys/kernel/mm/transparent_hugepage/enabled` (`[machine] thp`, `lrugen run --thp`):
+    /// default `never`, as every run had it before THP was modelled; docs/thp.md.
+    #[serde(default, skip_serializing_if = "thp::Thp::is_never")]
+    pub thp: thp::Thp,
 }
 
 /// The kernel memory a memcg is charged for besides its anon and file pages (`memory.stat`
@@ -318,6 +326,7 @@ impl MachineConfig {
             lowmem_reserve: false,
             zone_boot: Vec::new(),
             kswapd_sleep: false,
+            thp: thp::Thp::Never,
         }
     }
 
@@ -583,6 +592,9 @@ pub struct Machine {
     /// When NUMA balancing's next scan may be due (`reclaim::tiering::task_numa_work`), ns;
     /// `u64::MAX` unless it runs in memory-tiering mode.
     pub numa_next_scan_ns: u64,
+    /// THP events and `NR_ANON_THPS` (kept apart from [`vmstat::Stat`] until faults make THPs:
+    /// [`thp::ThpStats`], docs/thp.md).
+    pub thp: thp::ThpStats,
 }
 
 /// Hint the CPU to load the cache line holding `*r` (read, all cache levels) and go on without
@@ -702,6 +714,7 @@ impl Machine {
             lock_log: Vec::new(),
             fbatch_pending: [0; 2],
             rmap_count: std::cell::Cell::new(0),
+            thp: thp::ThpStats::default(),
         }
     }
 
@@ -1226,7 +1239,8 @@ impl Machine {
                 break;
             }
             let pmd = m.pmds[pi];
-            if pmd == PMD_NONE {
+            if !pmd_is_table(pmd) {
+                debug_assert!(pmd == PMD_NONE, "a huge PMD outside every VMA");
                 continue;
             }
             let base = MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32;
@@ -1284,7 +1298,9 @@ impl Machine {
             let (first, last) = (MmStruct::pmd_index(v.start), MmStruct::pmd_index(v.end - 1));
             for pi in first..=last {
                 let pmd = self.mms[parent as usize].pmds[pi];
-                if pmd == PMD_NONE {
+                if !pmd_is_table(pmd) {
+                    // copy_huge_pmd is not modelled yet (docs/thp.md)
+                    debug_assert!(pmd == PMD_NONE, "fork of a huge PMD");
                     continue;
                 }
                 let base = MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32;
@@ -1536,10 +1552,12 @@ impl Machine {
         self.now_ns / (1_000_000_000 / HZ)
     }
 
-    /// `update_lru_size`: a folio of `(memcg, node, zone)` joins (`+1`) or leaves (`-1`) list `lru`.
+    /// `update_lru_size`: a folio of `(memcg, node, zone)` joins (`+1`) or leaves (`-1`) list
+    /// `lru`, counted in pages (`d` times `folio_nr_pages`).
     #[inline]
     pub fn update_lru_size(&mut self, id: FolioId, lru: Lru, d: i64) {
         let f = self.folios[id];
+        let d = d * i64::from(self.folios.nr_pages(id));
         let (memcg, node, zone) = (f.memcg, f.node(), f.zone());
         self.mod_lruvec_state(memcg, node, lru.node_stat(), d);
         self.zone_stats[node][zone].add(lru.zone_stat(), d);
@@ -1815,6 +1833,23 @@ impl Machine {
         Some(slot)
     }
 
+    /// Allocate a free cluster of `n` slots charged to `memcg` for a large folio
+    /// (`folio_alloc_swap` of a large folio: `get_swap_pages` for its pages, bypassing the
+    /// per-CPU slot cache; `mem_cgroup_try_charge_swap` of its pages). `None`: no free cluster,
+    /// or the memcg's swap limit has no room for them.
+    pub fn swap_acquire_cluster(&mut self, memcg: MemcgId, n: u32) -> Option<u32> {
+        let memcg = self.memcgs.online_ancestor(memcg);
+        if self.memcgs.swap_margin(memcg) < u64::from(n) {
+            return None;
+        }
+        let first = self.swap.alloc_cluster(n)?;
+        for s in first..first + n {
+            self.swap.owner[s as usize] = memcg;
+        }
+        self.memcgs.swap_charge(memcg, i64::from(n));
+        Some(first)
+    }
+
     /// A slot allocated (`kind` 0) or freed (1) on the current CPU: when its per-CPU slot cache
     /// or cluster runs out (or its return cache fills), the swap device's lock is taken for the
     /// batch (`get_swap_pages` refilling `SWAP_BATCH` = 64 slots, `swapcache_free_entries`
@@ -1992,13 +2027,15 @@ impl Machine {
     // Page tables and rmap
     // ---------------------------------------------------------------------------------------------
 
-    /// The PTE of `vpn` in `mm`, or `pte::NONE` when no PTE table covers it.
+    /// The PTE of `vpn` in `mm`, or `pte::NONE` when no PTE table covers it. Under a huge PMD
+    /// every page reads as the PMD's present, young and dirty bits and its head folio
+    /// ([`vm::pmd_leaf_pte`]).
     #[inline]
     pub fn pte(&self, mm: u32, vpn: u32) -> u32 {
         let m = &self.mms[mm as usize];
         let pmd = m.pmds[MmStruct::pmd_index(vpn)];
-        if pmd == PMD_NONE {
-            return pte::NONE;
+        if !pmd_is_table(pmd) {
+            return pmd_leaf_pte(pmd);
         }
         self.ptes.table(pmd & !PMD_YOUNG)[(vpn as usize) % PTRS_PER_PTE]
     }
@@ -2008,12 +2045,13 @@ impl Machine {
     #[inline]
     fn pte_entry(&self, mm: u32, vpn: u32) -> Option<&u32> {
         let m = self.mms.get(mm as usize)?;
-        let &pmd = m.pmds.get(m.pmd_index_checked(vpn)?)?;
-        if pmd == PMD_NONE {
-            return None;
+        let pmd = m.pmds.get(m.pmd_index_checked(vpn)?)?;
+        if !pmd_is_table(*pmd) {
+            // a huge PMD is its pages' PTE
+            return (*pmd != PMD_NONE).then_some(pmd);
         }
         self.ptes
-            .get(pmd & !PMD_YOUNG)
+            .get(*pmd & !PMD_YOUNG)
             .map(|t| &t[(vpn as usize) % PTRS_PER_PTE])
     }
 
@@ -2028,16 +2066,23 @@ impl Machine {
     /// `vpn`'s PTE, `pte::NONE` where the mm or its table does not exist.
     #[inline]
     pub fn pte_or_none(&self, mm: u32, vpn: u32) -> u32 {
-        self.pte_entry(mm, vpn).copied().unwrap_or(pte::NONE)
+        // a huge PMD's own bit is no PTE bit (it is `pte::SWAP`'s)
+        self.pte_entry(mm, vpn)
+            .map_or(pte::NONE, |&e| if e & pte::PRESENT != 0 { e & !PMD_HUGE } else { e })
     }
 
     /// Mutable PTE of `vpn`, allocating the PTE table if needed. The simulated MMU also sets the
-    /// PMD entry's accessed bit, as x86 does for non-leaf entries on every walk.
+    /// PMD entry's accessed bit, as x86 does for non-leaf entries on every walk. Under a huge PMD
+    /// it is the PMD itself, whose young and dirty bits are the PTE's: set or clear those, never
+    /// store a whole PTE value there (split the PMD first).
     #[inline]
     pub fn pte_mut(&mut self, mm: u32, vpn: u32) -> &mut u32 {
         let pi = MmStruct::pmd_index(vpn);
         let mut pmd = self.mms[mm as usize].pmds[pi];
-        if pmd == PMD_NONE {
+        if !pmd_is_table(pmd) {
+            if pmd != PMD_NONE {
+                return &mut self.mms[mm as usize].pmds[pi];
+            }
             pmd = self.ptes.alloc();
             self.pte_table_kmem(mm, 1);
         }

@@ -76,7 +76,14 @@ pub struct Zone {
     fresh: u64,
     /// Free list head (LIFO, like the per-cpu page lists).
     free_head: FolioId,
+    /// Free blocks of [`HUGE_BLOCK`] frames, aligned to their size, that a large folio freed
+    /// whole (LIFO through the first frame's `next`): what [`Zone::take_block`] hands out first.
+    /// Order-0 frames are never merged into blocks (no buddy coalescing, no compaction).
+    block_head: FolioId,
 }
+
+/// Frames of the one large-folio size the model allocates (`HPAGE_PMD_NR`).
+pub const HUGE_BLOCK: u64 = crate::mm::thp::HPAGE_PMD_NR as u64;
 
 impl Zone {
     /// Watermark `w` (`WMARK_*`).
@@ -246,6 +253,7 @@ impl Zone {
             first_folio: first,
             fresh: managed,
             free_head: NIL,
+            block_head: NIL,
         }
     }
 
@@ -269,13 +277,70 @@ impl Zone {
             self.free_head = folios[id].next;
             folios[id].next = NIL;
             Some(id)
-        } else {
-            debug_assert!(self.fresh > 0);
+        } else if self.fresh > 0 {
             let id = self.first_folio + (self.managed - self.fresh) as FolioId;
             self.fresh -= 1;
             folios.materialize(id, self.node, self.zidx);
             Some(id)
+        } else {
+            // only free blocks left: break one (`expand`), its other frames to the free list
+            let head = self.block_head;
+            debug_assert!(head != NIL);
+            self.block_head = folios[head].next;
+            folios[head].next = NIL;
+            for id in (head + 1..head + HUGE_BLOCK as FolioId).rev() {
+                folios[id].next = self.free_head;
+                self.free_head = id;
+            }
+            Some(head)
         }
+    }
+
+    /// Take a free block of [`HUGE_BLOCK`] frames aligned to its size (`rmqueue` of order 9; the
+    /// caller has checked watermarks): a block a large folio freed, else the next aligned block of
+    /// the frames never handed out (those skipped to align it go to the free list). `None` if
+    /// neither has one: the zone's free frames are too fragmented. Returns the first frame.
+    pub fn take_block(&mut self, folios: &mut Folios) -> Option<FolioId> {
+        if self.free < HUGE_BLOCK {
+            return None;
+        }
+        let head = if self.block_head != NIL {
+            let head = self.block_head;
+            self.block_head = folios[head].next;
+            folios[head].next = NIL;
+            head
+        } else {
+            let next = u64::from(self.first_folio) + (self.managed - self.fresh);
+            let head = next.next_multiple_of(HUGE_BLOCK);
+            let end = u64::from(self.first_folio) + self.managed;
+            if head + HUGE_BLOCK > end {
+                return None;
+            }
+            for id in next..head + HUGE_BLOCK {
+                folios.materialize(id as FolioId, self.node, self.zidx);
+            }
+            // the frames before the block: free order-0 frames now (lowest id taken first)
+            for id in (next..head).rev() {
+                let id = id as FolioId;
+                folios[id].next = self.free_head;
+                self.free_head = id;
+            }
+            self.fresh -= head + HUGE_BLOCK - next;
+            head as FolioId
+        };
+        self.free -= HUGE_BLOCK;
+        Some(head)
+    }
+
+    /// Return a block taken by [`Zone::take_block`] whole: its records reset, onto the block list.
+    pub fn give_block(&mut self, folios: &mut Folios, head: FolioId) {
+        debug_assert!(u64::from(head) % HUGE_BLOCK == 0 && self.contains(head));
+        for id in head..head + HUGE_BLOCK as FolioId {
+            folios.reset(id);
+        }
+        folios[head].next = self.block_head;
+        self.block_head = head;
+        self.free += HUGE_BLOCK;
     }
 
     /// Return a folio to the free list.
@@ -295,6 +360,124 @@ impl Zone {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// A zone of `managed` frames from frame `first`, its folio records in `t`.
+    fn zone_at(first: FolioId, managed: u64) -> (Zone, Folios) {
+        let mut t = Folios::with_capacity(0);
+        for _ in 0..first {
+            t.push_free(0, 0);
+        }
+        (Zone::new(0, 1, ZoneType::Normal, managed, [0; 4], first), t)
+    }
+
+    #[test]
+    fn a_block_is_aligned_and_the_frames_skipped_are_free() {
+        // frames 100..2148: the first aligned block is 512..1024
+        let (mut z, mut t) = zone_at(100, 2048);
+        assert_eq!(z.take(&mut t), Some(100));
+        assert_eq!(z.take_block(&mut t), Some(512));
+        assert_eq!(z.free, 2048 - 1 - 512);
+        // the 411 frames 101..512 skipped are handed out first, lowest first
+        assert_eq!(z.take(&mut t), Some(101));
+        assert_eq!(z.take_block(&mut t), Some(1024));
+        // 1536..2148 holds no aligned block of 512 within the zone: 1536 + 512 = 2048 fits
+        assert_eq!(z.take_block(&mut t), Some(1536));
+        assert_eq!(z.take_block(&mut t), None, "2048..2148 is not a block");
+        assert!(t[1536].node() == 0 && t[1536].zone() == 1 && t[2047].zone() == 1);
+        // a freed block is reused whole
+        z.give_block(&mut t, 1024);
+        assert_eq!(z.take_block(&mut t), Some(1024));
+    }
+
+    #[test]
+    fn order_0_breaks_a_free_block_when_nothing_else_is_free() {
+        let (mut z, mut t) = zone_at(0, 1024);
+        let a = z.take_block(&mut t).unwrap();
+        let b = z.take_block(&mut t).unwrap();
+        assert_eq!((a, b, z.free), (0, 512, 0));
+        assert_eq!(z.take(&mut t), None);
+        z.give_block(&mut t, b);
+        assert_eq!(z.take(&mut t), Some(512));
+        assert_eq!(z.take(&mut t), Some(513));
+        assert_eq!(z.take_block(&mut t), None, "the block was broken");
+        assert_eq!(z.free, 510);
+    }
+
+    #[derive(Debug, Clone)]
+    enum ZoneOp {
+        Take,
+        Give(usize),
+        TakeBlock,
+        GiveBlock(usize),
+    }
+
+    proptest! {
+        /// Order-0 frames and blocks of 512 never overlap, blocks are aligned, every frame is the
+        /// zone's, and the free count is the managed pages less those handed out; an allocation
+        /// fails only when nothing (order 0) or no block (order 9) is left.
+        #[test]
+        fn frames_and_blocks_are_handed_out_once(
+            first in 0u32..1500,
+            managed in 1u64..3000,
+            ops in proptest::collection::vec(prop_oneof![
+                4 => Just(ZoneOp::Take),
+                2 => (0usize..1000).prop_map(ZoneOp::Give),
+                1 => Just(ZoneOp::TakeBlock),
+                1 => (0usize..10).prop_map(ZoneOp::GiveBlock),
+            ], 0..400),
+        ) {
+            let (mut z, mut t) = zone_at(first, managed);
+            let mut small: Vec<FolioId> = Vec::new();
+            let mut blocks: Vec<FolioId> = Vec::new();
+            let mut owned = std::collections::BTreeSet::new();
+            for op in ops {
+                match op {
+                    ZoneOp::Take => match z.take(&mut t) {
+                        Some(id) => {
+                            prop_assert!(z.contains(id));
+                            prop_assert!(owned.insert(id), "frame {} handed out twice", id);
+                            small.push(id);
+                        }
+                        None => prop_assert_eq!(owned.len() as u64, managed),
+                    },
+                    ZoneOp::Give(i) => {
+                        if !small.is_empty() {
+                            let id = small.swap_remove(i % small.len());
+                            owned.remove(&id);
+                            z.give(&mut t, id);
+                        }
+                    }
+                    ZoneOp::TakeBlock => match z.take_block(&mut t) {
+                        Some(h) => {
+                            prop_assert_eq!(u64::from(h) % HUGE_BLOCK, 0);
+                            for id in h..h + HUGE_BLOCK as FolioId {
+                                prop_assert!(z.contains(id));
+                                prop_assert!(owned.insert(id), "frame {} handed out twice", id);
+                                prop_assert_eq!((t[id].node(), t[id].zone()), (0, 1));
+                            }
+                            blocks.push(h);
+                        }
+                        None => {
+                            // no free aligned block anywhere: every aligned block of the zone has
+                            // a frame handed out, or a frame on the order-0 free list
+                            prop_assert!(z.block_head == NIL);
+                        }
+                    },
+                    ZoneOp::GiveBlock(i) => {
+                        if !blocks.is_empty() {
+                            let h = blocks.swap_remove(i % blocks.len());
+                            for id in h..h + HUGE_BLOCK as FolioId {
+                                owned.remove(&id);
+                            }
+                            z.give_block(&mut t, h);
+                        }
+                    }
+                }
+                prop_assert_eq!(z.free, managed - owned.len() as u64);
+            }
+        }
+    }
 
     #[test]
     fn min_free_kbytes_matches_kernel_table() {

@@ -75,6 +75,43 @@ impl Swap {
             None
         }
     }
+    /// Allocate the `n` slots (a power of two) of one free cluster aligned to `n`: a large
+    /// folio's (`swap_alloc_cluster` in 6.1, `cluster_alloc_swap_entry` of its order in 6.12 and
+    /// 7.2: only a wholly free cluster will do). The lowest free one below the high-water mark,
+    /// else the next aligned one above it (the slots skipped to align it become free). Returns
+    /// the first slot.
+    pub fn alloc_cluster(&mut self, n: u32) -> Option<u32> {
+        debug_assert!(n.is_power_of_two());
+        // a free cluster among the slots handed out before
+        let mut it = self.free.iter().copied().filter(|s| s % n == 0);
+        let below = loop {
+            let Some(s) = it.next() else { break None };
+            if s + n <= self.fresh && self.free.range(s..s + n).count() == n as usize {
+                break Some(s);
+            }
+        };
+        if let Some(s) = below {
+            for x in s..s + n {
+                self.free.remove(&x);
+            }
+            return Some(s);
+        }
+        let s = self.fresh.next_multiple_of(n);
+        if u64::from(s) + u64::from(n) > self.nr_slots {
+            return None;
+        }
+        for x in self.fresh..s + n {
+            self.count.push(0);
+            self.cache.push(PackedSlot::default());
+            self.owner.push(0);
+            self.zbytes.push(0);
+            if x < s {
+                self.free.insert(x);
+            }
+        }
+        self.fresh = s + n;
+        Some(s)
+    }
     /// Return a slot to the free pool; its shadow is dropped.
     pub fn free_slot(&mut self, s: u32) {
         debug_assert_eq!(self.count[s as usize], 0);

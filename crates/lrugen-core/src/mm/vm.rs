@@ -53,6 +53,34 @@ pub mod pte {
 pub const PMD_YOUNG: u32 = 1 << 31;
 /// PMD entry: no PTE table.
 pub const PMD_NONE: u32 = u32::MAX;
+/// PMD entry bit: a leaf mapping a PMD-sized folio (`pmd_trans_huge`). Such an entry is laid
+/// out as a PTE (`pte::PRESENT`, `pte::YOUNG`, `pte::DIRTY`, the head folio's id) with this bit,
+/// which a PTE table's index (below 2^28) never has; [`PMD_NONE`] has it too, so one test tells
+/// a PTE table from both (`pmd_is_table`), and the huge case is resolved behind it.
+pub const PMD_HUGE: u32 = 1 << 28;
+
+/// Whether a PMD entry points to a PTE table (not [`PMD_NONE`], not a huge PMD).
+#[inline]
+pub fn pmd_is_table(pmd: u32) -> bool {
+    pmd & PMD_HUGE == 0
+}
+
+/// Whether a PMD entry maps a PMD-sized folio (`pmd_trans_huge`).
+#[inline]
+pub fn pmd_trans_huge(pmd: u32) -> bool {
+    pmd & PMD_HUGE != 0 && pmd != PMD_NONE
+}
+
+/// The PTE that every page of a PMD entry's range reads as, for an entry that is not a table:
+/// `pte::NONE` for [`PMD_NONE`], else the huge PMD's present, young and dirty bits and its folio.
+#[inline]
+pub fn pmd_leaf_pte(pmd: u32) -> u32 {
+    if pmd == PMD_NONE {
+        pte::NONE
+    } else {
+        pmd & !PMD_HUGE
+    }
+}
 
 /// VMA flags.
 pub mod vmf {
@@ -68,6 +96,10 @@ pub mod vmf {
     pub const EXEC: u32 = 1 << 4;
     /// `VM_WRITE`.
     pub const WRITE: u32 = 1 << 5;
+    /// `VM_HUGEPAGE` (MADV_HUGEPAGE): THP under `transparent_hugepage=madvise`.
+    pub const HUGEPAGE: u32 = 1 << 6;
+    /// `VM_NOHUGEPAGE` (MADV_NOHUGEPAGE): never THP.
+    pub const NOHUGEPAGE: u32 = 1 << 7;
 }
 
 /// `madvise` advice.
@@ -87,6 +119,12 @@ pub enum Madv {
     Cold,
     /// `MADV_PAGEOUT`: reclaim the pages only this process maps.
     PageOut,
+    /// `MADV_HUGEPAGE`: set `VM_HUGEPAGE`, clear `VM_NOHUGEPAGE` (`hugepage_madvise`).
+    #[serde(rename = "hugepage")]
+    HugePage,
+    /// `MADV_NOHUGEPAGE`: set `VM_NOHUGEPAGE`, clear `VM_HUGEPAGE`.
+    #[serde(rename = "nohugepage")]
+    NoHugePage,
 }
 
 /// A virtual memory area.
@@ -204,6 +242,7 @@ impl PteTables {
             i
         } else {
             self.tables.push([pte::NONE; PTRS_PER_PTE]);
+            debug_assert!(self.tables.len() <= PMD_HUGE as usize, "PTE table index past PMD_HUGE");
             (self.tables.len() - 1) as u32
         }
     }

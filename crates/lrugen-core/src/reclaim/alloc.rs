@@ -14,7 +14,7 @@ use crate::mm::folio::{pg, FolioId};
 use crate::mm::memcg::{MemcgId, OverLimit};
 use crate::mm::node::{WMARK_LOW, WMARK_MIN};
 use crate::mm::pagecache::Slot;
-use crate::mm::vm::{pte, vmf, MmStruct, Vma, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
+use crate::mm::vm::{pmd_is_table, pte, vmf, MmStruct, Vma, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 
@@ -288,7 +288,7 @@ pub fn out_of_memory<P: Policy>(m: &mut Machine, p: &mut P, memcg: Option<MemcgI
                 continue;
             }
         }
-        let tables = mm.pmds.iter().filter(|&&x| x != PMD_NONE).count() as u64;
+        let tables = mm.pmds.iter().filter(|&&x| pmd_is_table(x)).count() as u64;
         let points = mm.rss_anon + mm.rss_file + mm.swap_ents + tables;
         if chosen.is_none_or(|(_, best)| points > best) {
             chosen = Some((mm.id, points));
@@ -315,7 +315,7 @@ pub fn release_mm<P: Policy>(m: &mut Machine, p: &mut P, mm: u32) {
     let tables: Vec<u32> = mmr
         .pmds
         .iter()
-        .filter(|&&x| x != PMD_NONE)
+        .filter(|&&x| pmd_is_table(x))
         .map(|&x| x & !PMD_YOUNG)
         .collect();
     mmr.pmds.iter_mut().for_each(|x| *x = PMD_NONE);
@@ -345,12 +345,27 @@ pub fn zap_range<P: Policy>(m: &mut Machine, p: &mut P, mm: u32, vma: &Vma, star
     let base = crate::mm::vm::MMAP_BASE_VPN;
     let (first, last) = (MmStruct::pmd_index(start), MmStruct::pmd_index(end - 1));
     for pi in first..=last {
-        let pmd = m.mms[mm as usize].pmds[pi];
-        if pmd == PMD_NONE {
-            continue;
+        let mut pmd = m.mms[mm as usize].pmds[pi];
+        let tbase = base + (pi * PTRS_PER_PTE) as u32;
+        if !pmd_is_table(pmd) {
+            if pmd == PMD_NONE {
+                continue;
+            }
+            // zap_pmd_range on a huge PMD: the whole 2 MiB goes at once (zap_huge_pmd), part of
+            // it splits the PMD first (and in the model the folio)
+            if start <= tbase && end >= tbase + PTRS_PER_PTE as u32 {
+                let head = m.unmap_huge_pmd(mm, tbase);
+                if m.folios[head].mapcount == 0 && !m.folios[head].test(pg::ISOLATED) {
+                    free_anon_folio(m, p, head);
+                }
+                continue;
+            }
+            if !super::huge_memory::split_huge_pmd(m, p, mm, tbase) {
+                continue;
+            }
+            pmd = m.mms[mm as usize].pmds[pi];
         }
         let table = pmd & !PMD_YOUNG;
-        let tbase = base + (pi * PTRS_PER_PTE) as u32;
         for vpn in start.max(tbase)..end.min(tbase + PTRS_PER_PTE as u32) {
             let i = (vpn - tbase) as usize;
             let e = m.ptes.table(table)[i];

@@ -6,7 +6,10 @@
 //! * free plus allocated frames equal the total, zone free counts equal the free folios;
 //! * each memcg's usage equals the pages charged to it and its descendants;
 //! * page-cache and swap-cache slots point to folios that point back; mapcounts equal the PTEs
-//!   that map each folio; `NR_ISOLATED_*` equal the isolated folios;
+//!   that map each folio; `NR_ISOLATED_*` equal the isolated pages;
+//! * a large folio (`PG_head`) counts its `folio_nr_pages` in every count above, its tail frames
+//!   belong to it and to nothing else, and a huge PMD maps the head of a PMD-sized anon folio
+//!   at its aligned address, inside a VMA (docs/thp.md);
 //! * every PTE lies in a VMA; each mm's rss and swap-entry counts equal its PTEs; every mapped
 //!   anon folio is found by its rmap root's walk; each file VMA is registered once with its file.
 //!
@@ -16,7 +19,7 @@ use super::Policy;
 use crate::mm::folio::{pg, FolioId};
 use crate::mm::memcg::MemcgId;
 use crate::mm::pagecache::Slot;
-use crate::mm::vm::{pte, MMAP_BASE_VPN, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
+use crate::mm::vm::{pmd_is_table, pte, MMAP_BASE_VPN, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 
@@ -58,8 +61,33 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
     let mut allocated = 0u64;
     let mut charged = vec![0u64; m.memcgs.len()];
     let mut isolated = [0i64; 2];
+    let mut next = 0 as FolioId;
     for id in 0..n as FolioId {
+        if id < next {
+            continue; // a tail of the large folio checked below
+        }
         let f = m.folios[id];
+        let nr = if f.test(pg::HEAD) {
+            let order = m.folios.order(id);
+            if !f.test(pg::ALLOCATED)
+                || order == 0
+                || order > 9
+                || id % (1 << order) != 0
+                || id as usize + (1 << order) > n
+            {
+                return Err(format!("folio {id} has PG_head with order {order}"));
+            }
+            for t in id + 1..id + (1 << order) {
+                let tf = m.folios[t];
+                if tf.test(pg::ALLOCATED) || tf.flags & 0xffff != 0 || tf.mapcount != 0 || tf.mapping != id {
+                    return Err(format!("tail {t} of large folio {id} is used on its own"));
+                }
+            }
+            next = id + (1 << order);
+            1u64 << order
+        } else {
+            1
+        };
         if !f.test(pg::ALLOCATED) {
             if f.flags & 0xffff != 0 || f.mapcount != 0 {
                 return Err(format!(
@@ -69,9 +97,9 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
             }
             continue;
         }
-        allocated += 1;
+        allocated += nr;
         if f.test(pg::CHARGED) {
-            charged[f.memcg as usize] += 1;
+            charged[f.memcg as usize] += nr;
         }
         if id == m.in_flight || f.test(pg::ZSPAGE) {
             continue;
@@ -90,7 +118,7 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
                     return Err(format!("folio {id} has PG_lru but is on no list"));
                 }
             }
-            (false, true) => isolated[f.lru_type()] += 1,
+            (false, true) => isolated[f.lru_type()] += nr as i64,
             (true, true) => return Err(format!("folio {id} is both on a list and isolated")),
             (false, false) => return Err(format!("allocated folio {id} is neither on a list nor isolated")),
         }
@@ -166,7 +194,7 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
     let iso = |s: Stat| -> i64 { (0..m.nr_nodes()).map(|nd| m.lruvec_state(0 as MemcgId, nd, s)).sum() };
     if iso(Stat::NrIsolatedAnon) != isolated[0] || iso(Stat::NrIsolatedFile) != isolated[1] {
         return Err(format!(
-            "nr_isolated_anon/file {}/{} but {}/{} folios isolated",
+            "nr_isolated_anon/file {}/{} but {}/{} pages isolated",
             iso(Stat::NrIsolatedAnon),
             iso(Stat::NrIsolatedFile),
             isolated[0],
@@ -243,7 +271,36 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
     for mm in &m.mms {
         let (mut anon, mut file, mut swap) = (0u64, 0u64, 0u64);
         for (pi, &pmd) in mm.pmds.iter().enumerate() {
-            if pmd == PMD_NONE {
+            if !pmd_is_table(pmd) {
+                if pmd == PMD_NONE {
+                    continue;
+                }
+                // a huge PMD: the head of a PMD-sized anon folio, at the aligned address, in a VMA
+                let base = MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32;
+                let id = pmd & pte::PFN_MASK;
+                let f = m.folios[id];
+                let v = mm.find_vma(base).map(|vi| mm.vmas[vi]);
+                if pmd & pte::PRESENT == 0
+                    || !f.test(pg::ALLOCATED)
+                    || !f.is_anon()
+                    || m.folios.nr_pages(id) != PTRS_PER_PTE as u32
+                    || f.index != base
+                    || v.is_none_or(|v| v.end < base + PTRS_PER_PTE as u32)
+                {
+                    return Err(format!(
+                        "mm {}: huge PMD {pmd:#x} at {base:#x} does not map a PMD-sized anon folio there",
+                        mm.id
+                    ));
+                }
+                let r = m.anon_root(id);
+                if mm.anon_root != r || !m.mms[r as usize].anon_family.contains(&mm.id) {
+                    return Err(format!(
+                        "mm {} maps folio {id} by a huge PMD its rmap cannot find",
+                        mm.id
+                    ));
+                }
+                maps[id as usize] += 1;
+                anon += PTRS_PER_PTE as u64;
                 continue;
             }
             for (i, &e) in m.ptes.table(pmd & !PMD_YOUNG).iter().take(PTRS_PER_PTE).enumerate() {

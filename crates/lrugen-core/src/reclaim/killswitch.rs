@@ -325,6 +325,10 @@ impl Policy for Switchable {
         live!(mut self, p => p.del_folio(m, id))
     }
 
+    fn add_split_tail(&mut self, m: &mut Machine, head: FolioId, tail: FolioId) {
+        live!(mut self, p => p.add_split_tail(m, head, tail))
+    }
+
     fn mark_accessed(&mut self, m: &mut Machine, id: FolioId) {
         live!(mut self, p => p.mark_accessed(m, id))
     }

@@ -14,6 +14,7 @@ pub mod alloc;
 pub mod check;
 pub mod classic;
 pub mod ext;
+pub mod huge_memory;
 pub mod killswitch;
 pub mod memory_reclaim;
 pub mod mglru;
@@ -260,6 +261,13 @@ pub trait Policy {
     /// Remove a folio from its LRU list because it is being freed outside reclaim (truncation,
     /// unmap of its last user, process exit).
     fn del_folio(&mut self, m: &mut Machine, id: FolioId);
+
+    /// `lru_add_split_folio` (`lru_add_page_tail` in 6.1) of a large folio split while on its LRU
+    /// list: `tail`, now an order-0 folio with the head's LRU flags (`PG_lru`, `PG_active`,
+    /// MGLRU's generation and refs), goes on the head's list right before the head, toward the
+    /// young end (`list_add_tail(&tail->lru, &head->lru)`). Sizes do not move: the head's pages
+    /// counted the tails ([`crate::reclaim::huge_memory::split_folio`]).
+    fn add_split_tail(&mut self, m: &mut Machine, head: FolioId, tail: FolioId);
 
     /// `folio_isolate_lru` outside reclaim (a NUMA hint fault's promotion): take an LRU folio
     /// off its list (MGLRU: a folio of an active generation keeps `PG_active`, for

@@ -51,7 +51,8 @@ pub fn mark_isolated(m: &mut Machine, id: FolioId) {
     } else {
         Stat::NrIsolatedAnon
     };
-    m.mod_lruvec_state(mc, n, s, 1);
+    let nr = i64::from(m.folios.nr_pages(id));
+    m.mod_lruvec_state(mc, n, s, nr);
 }
 
 /// Undo [`mark_isolated`] before the folio goes back on a list or is freed.
@@ -66,7 +67,8 @@ pub fn clear_isolated(m: &mut Machine, id: FolioId) {
     } else {
         Stat::NrIsolatedAnon
     };
-    m.mod_lruvec_state(mc, n, s, -1);
+    let nr = i64::from(m.folios.nr_pages(id));
+    m.mod_lruvec_state(mc, n, s, -nr);
 }
 
 /// `add_to_swap`: give an anon folio a swap slot and put it in the swap cache, dirty.
@@ -81,8 +83,13 @@ pub fn add_to_swap(m: &mut Machine, id: FolioId) -> bool {
     true
 }
 
-/// Free a folio that is off every list and unmapped: uncharge and return the frame.
+/// Free a folio that is off every list and unmapped: uncharge and return the frame (a large
+/// folio: its pages and its block, [`Machine::free_large`]).
 pub fn free_folio(m: &mut Machine, id: FolioId) {
+    if m.folios[id].test(pg::HEAD) {
+        m.free_large(id);
+        return;
+    }
     m.uncharge(id);
     m.free_frame(id);
 }
@@ -141,9 +148,11 @@ fn shrink_folio_pass<P: Policy>(
     // try_to_unmap with TTU_BATCH_FLUSH: one TLB flush (with its IPIs) for the whole list
     let mut unmapped = false;
     m.count_scanned(list.len() as u64);
-    for i in 0..list.len() {
+    let mut i = 0;
+    while i < list.len() {
         let id = list[i];
-        sc.nr_scanned += 1;
+        i += 1;
+        sc.nr_scanned += u64::from(m.folios.nr_pages(id));
         let keep = 'decide: {
             let f = m.folios[id];
             if !f.evictable() {
@@ -185,8 +194,20 @@ fn shrink_folio_pass<P: Policy>(
                 break 'decide Outcome::Demote;
             }
             // Anon: allocate swap and put it in the swap cache.
-            if f.lru_type() == ANON && f.is_anon() && !f.test(pg::SWAPCACHE) && (!sc.may_swap || !add_to_swap(m, id)) {
-                break 'decide Outcome::Activate;
+            if f.lru_type() == ANON && f.is_anon() && !f.test(pg::SWAPCACHE) {
+                if !sc.may_swap {
+                    break 'decide Outcome::Activate;
+                }
+                if f.test(pg::HEAD) {
+                    // a large folio: swapped out whole into one free cluster, else split and
+                    // swapped out page by page (the tails come next in the list)
+                    add_large_to_swap(m, p, id, list, i - 1, sc);
+                    if !m.folios[id].test(pg::SWAPCACHE) && !add_to_swap(m, id) {
+                        break 'decide Outcome::Activate;
+                    }
+                } else if !add_to_swap(m, id) {
+                    break 'decide Outcome::Activate;
+                }
             }
             if m.folios[id].mapped() {
                 m.try_to_unmap(id);
@@ -251,10 +272,11 @@ fn shrink_folio_pass<P: Policy>(
                     m.folio_free_swap(id);
                 }
                 if f.evictable() {
+                    let nr = u64::from(m.folios.nr_pages(id));
                     m.folios[id].set(pg::ACTIVE);
-                    sc.stat.nr_activate[f.lru_type()] += 1;
-                    m.count_memcg_events(f.memcg, Stat::Pgactivate, 1);
-                    pgactivate += 1;
+                    sc.stat.nr_activate[f.lru_type()] += nr;
+                    m.count_memcg_events(f.memcg, Stat::Pgactivate, nr);
+                    pgactivate += nr;
                 }
                 list[survivors] = id;
                 survivors += 1;
@@ -273,6 +295,39 @@ fn shrink_folio_pass<P: Policy>(
         m.count_tlb_flush();
     }
     nr_reclaimed
+}
+
+/// `add_to_swap` of the isolated large anon folio `id` at `list[pos]` (`shrink_folio_list`):
+/// a free cluster of swap for all its pages swaps it out whole (`thp_swpout`); the model then
+/// splits it with each page in the swap cache at its slot of the cluster and dirty, so that its
+/// pages are unmapped, written and freed one by one in this pass, as the kernel does the whole
+/// folio at once (one shadow per page: their eviction counters differ by up to 511). No cluster:
+/// `split_folio_to_list` and `thp_swpout_fallback` (6.12 on: also in the memcg), the head left
+/// for `add_to_swap` of order 0. Either way the tails follow `id` in `list`, and `nr_scanned`
+/// drops by the pages they bring, counted again as each passes (`sc->nr_scanned -= nr - 1`).
+fn add_large_to_swap<P: Policy>(
+    m: &mut Machine,
+    p: &mut P,
+    id: FolioId,
+    list: &mut Vec<FolioId>,
+    pos: usize,
+    sc: &mut ScanControl,
+) {
+    let nr = m.folios.nr_pages(id);
+    let slots = m.swap_acquire_cluster(m.folios[id].memcg, nr);
+    super::huge_memory::split_folio(m, p, id, Some((list, pos)));
+    sc.nr_scanned -= u64::from(nr) - 1;
+    m.count_scanned(u64::from(nr) - 1);
+    match slots {
+        Some(first) => {
+            for k in 0..nr {
+                m.swap_cache_add(id + k, first + k);
+                m.folio_mark_dirty(id + k);
+            }
+            m.thp.swpout += 1;
+        }
+        None => m.thp.swpout_fallback += 1,
+    }
 }
 
 /// [`clear_isolated`] of the folios [`shrink_folio_pass`] frees, with the counters' updates

@@ -421,6 +421,13 @@ fn check_frame_limits(mc: &crate::mm::MachineConfig) -> Result<(), RunError> {
     let slots = crate::mm::vm::pte::PFN_MASK as u64 + 1;
     let frames = crate::budget::FRAME_LIMIT;
     let gib = |p: u64| p as f64 * 4096.0 / (1u64 << 30) as f64;
+    if mc.nodes.len() > crate::mm::folio::MAX_NUMNODES {
+        return Err(RunError::Config(format!(
+            "{} nodes: the model has at most {} (a folio's node field has 5 bits)",
+            mc.nodes.len(),
+            crate::mm::folio::MAX_NUMNODES
+        )));
+    }
     let mut first = 0u64;
     for (node, zones) in mc.nodes.iter().enumerate() {
         for &(t, pages) in zones {
@@ -649,6 +656,14 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
         )));
     }
     check_frame_limits(&mc)?;
+    if !mc.thp.is_never() && mc.tiers.is_some() {
+        // migration of a large folio (demotion, promotion) is not modelled (docs/thp.md)
+        return Err(RunError::Config(format!(
+            "transparent_hugepage {} with memory tiers: the model does not migrate large folios yet; \
+             use thp never",
+            mc.thp.name()
+        )));
+    }
     let mut m = Machine::new(mc);
     if let Some(a) = cfg.engine.as_ref().and_then(|e| e.swap_device.zram_algorithm) {
         m.zram_algorithm = a;
@@ -1677,6 +1692,13 @@ mod tests {
         );
         let err = check_frame_limits(&MachineConfig::simple(1024, slots + 1)).unwrap_err();
         assert!(err.to_string().contains("make the swap smaller"), "{err}");
+        // a folio's node field names 32 nodes
+        let mut many = MachineConfig::simple(1024, 0);
+        many.nodes = vec![vec![(ZoneType::Normal, 1024)]; crate::mm::folio::MAX_NUMNODES];
+        assert!(check_frame_limits(&many).is_ok());
+        many.nodes.push(vec![(ZoneType::Normal, 1024)]);
+        let msg = check_frame_limits(&many).unwrap_err().to_string();
+        assert!(msg.contains("33 nodes") && msg.contains("at most 32"), "{msg}");
     }
 
     /// Zoo policies parse by libCacheSim's names (any case), print and serialize as their names,

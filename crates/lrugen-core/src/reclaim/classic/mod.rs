@@ -159,7 +159,8 @@ impl Classic {
     /// Local size of list `lru` in lruvec (memcg, node) over zones ≤ `reclaim_idx`
     /// (`lruvec_lru_size`).
     fn lru_size(&self, m: &Machine, memcg: MemcgId, node: usize, lru: Lru) -> u64 {
-        self.lruvecs[m.lruvec(memcg, node)].lists[lru as usize].len as u64
+        // in pages: the list's length while every folio is one page
+        m.lruvec_state_local(memcg, node, Stat::LRU_LISTS[lru as usize]) as u64
     }
 
     /// `inactive_is_low` of lruvec (memcg, node), hierarchical sizes as of the last rstat flush
@@ -304,7 +305,9 @@ impl Classic {
             if id == NIL {
                 break;
             }
-            total_scan += 1;
+            // every count in pages (`folio_nr_pages`)
+            let nr = u64::from(m.folios.nr_pages(id));
+            total_scan += nr;
             let f = m.folios[id];
             m.folios.list_del(&mut self.lruvecs[lv].lists[lru as usize], id);
             if f.zone() > sc.reclaim_idx {
@@ -314,7 +317,7 @@ impl Classic {
                 }
                 continue;
             }
-            scan += 1;
+            scan += nr;
             if !sc.may_unmap && f.mapped() {
                 rotate.push(id);
                 continue;
@@ -328,7 +331,7 @@ impl Classic {
             let fm = &mut m.folios[id];
             fm.clear(pg::LRU);
             fm.set(pg::ISOLATED);
-            zone_taken[f.zone()] += 1;
+            zone_taken[f.zone()] += nr as i64;
             dst.push(id);
         }
         let nr_taken: i64 = zone_taken.iter().sum();
@@ -375,7 +378,8 @@ impl Classic {
             self.lruvec_add(m, id);
             if m.folios[id].test(pg::ACTIVE) {
                 let f = m.folios[id];
-                self.age_nonresident(m, f.memcg, f.node(), 1);
+                let nr = u64::from(m.folios.nr_pages(id));
+                self.age_nonresident(m, f.memcg, f.node(), nr);
             }
         }
         list.clear();
@@ -394,7 +398,7 @@ impl Classic {
         let file = lru.is_file();
         let mut list = std::mem::take(&mut self.scratch);
         let nr_scanned = self.isolate(m, memcg, node, lru, nr_to_scan, sc, &mut list);
-        let nr_taken = list.len() as u64;
+        let nr_taken: u64 = list.iter().map(|&id| u64::from(m.folios.nr_pages(id))).sum();
         let (scan_ev, steal_ev) = vmscan::scan_event(sc.reclaimer, self.sw().proactive_reclaim_stats);
         count_scan(
             m,
@@ -469,7 +473,7 @@ impl Classic {
             }
             let r = m.folio_referenced(id, sc.target_memcg, self.sw().vma_has_recency);
             if r.ptes > 0 && r.vm_flags & vmf::EXEC != 0 && f.is_file_lru() {
-                nr_rotated += 1;
+                nr_rotated += u64::from(m.folios.nr_pages(id));
                 active.push(id);
                 continue;
             }
@@ -477,7 +481,7 @@ impl Classic {
             m.folios[id].set(pg::WORKINGSET);
             inactive.push(id);
         }
-        let nr_deactivate = inactive.len() as u64;
+        let nr_deactivate: u64 = inactive.iter().map(|&id| u64::from(m.folios.nr_pages(id))).sum();
         // l_active/l_inactive are built with list_add and move_folios_to_lru takes from their
         // tails: folios go back in the order they were isolated. One hold for both lists (6.1,
         // 6.12; 7.2's move_folios_to_lru takes the lock per list).
@@ -525,6 +529,14 @@ impl Classic {
 }
 
 impl Policy for Classic {
+    fn add_split_tail(&mut self, m: &mut Machine, head: FolioId, tail: FolioId) {
+        let lru = Self::folio_lru_list(m, head);
+        let f = m.folios[head];
+        let lv = m.lruvec(f.memcg, f.node());
+        m.folios
+            .list_add_before(&mut self.lruvecs[lv].lists[lru as usize], head, tail);
+    }
+
     fn name(&self) -> &'static str {
         if self.profile == Profile::MAINLINE {
             return "classic";
@@ -860,11 +872,14 @@ impl Policy for Classic {
                 let lv = &self.lruvecs[m.lruvec(memcg, node)];
                 for (i, stat) in Stat::LRU_LISTS.into_iter().enumerate() {
                     let mut bad = None;
+                    let mut pages = 0i64;
                     m.folios.walk_list(&lv.lists[i], |id| {
                         if Self::folio_lru_list(m, id) as usize != i && bad.is_none() {
                             bad = Some(id);
                         }
-                        zone_count[m.folios[id].zone()][i] += 1;
+                        let nr = i64::from(m.folios.nr_pages(id));
+                        zone_count[m.folios[id].zone()][i] += nr;
+                        pages += nr;
                         Ok(())
                     })?;
                     if let Some(id) = bad {
@@ -876,10 +891,9 @@ impl Policy for Classic {
                         ));
                     }
                     let local = m.lruvec_state_local(memcg, node, stat);
-                    if lv.lists[i].len as i64 != local {
+                    if pages != local {
                         return Err(format!(
-                            "memcg {memcg} node {node}: list {i} holds {} folios but {} = {local}",
-                            lv.lists[i].len,
+                            "memcg {memcg} node {node}: list {i} holds {pages} pages but {} = {local}",
                             stat.name()
                         ));
                     }
@@ -899,7 +913,7 @@ impl Policy for Classic {
                     let (want, got) = (zone_count[node][zone][i], counters.get(stat));
                     if want != got {
                         return Err(format!(
-                            "node {node} zone {zone}: {want} folios on {} lists but {} = {got}",
+                            "node {node} zone {zone}: {want} pages on {} lists but {} = {got}",
                             LRU_NAMES[i],
                             stat.name()
                         ));

@@ -1085,6 +1085,11 @@ impl<P: CacheExtOps> Policy for CacheExt<P> {
         self.classic.folio_batch_size()
     }
 
+    fn add_split_tail(&mut self, m: &mut Machine, head: FolioId, tail: FolioId) {
+        // only anon folios are large, and cache_ext governs the page cache
+        self.classic.add_split_tail(m, head, tail);
+    }
+
     fn del_folio(&mut self, m: &mut Machine, id: FolioId) {
         // off the LRU, still in the page cache (mlock, MADV_PAGEOUT's isolation): the policy's
         // node stays, as cache_ext's does until the folio leaves the page cache

@@ -143,7 +143,7 @@ impl Mglru {
                 fm.set(pg::RECLAIM);
             }
         }
-        self.update_size(m, &f, Some(old_gen), Some(new_gen));
+        self.update_size(m, id, &f, Some(old_gen), Some(new_gen));
         new_gen
     }
 
@@ -404,8 +404,11 @@ impl Mglru {
     /// filter if it was dense with young entries.
     fn walk_pmd(&mut self, m: &mut Machine, mm: u32, vma: &Vma, pi: usize, w: &mut Walk) {
         let pmd = m.mms[mm as usize].pmds[pi];
-        if pmd == PMD_NONE {
+        if !crate::mm::vm::pmd_is_table(pmd) {
             w.mm_stats[mm_stat::LEAF_TOTAL] += 1;
+            if pmd != PMD_NONE {
+                self.walk_huge_pmd(m, mm, pi, pmd, w);
+            }
             return;
         }
         w.mm_stats[mm_stat::NONLEAF_TOTAL] += 1;
@@ -434,6 +437,39 @@ impl Mglru {
         w.mm_stats[mm_stat::NONLEAF_ADDED] += 1;
         m.count_pmds(0, 1);
         update_bloom_filter(&mut self.lruvecs[w.lv].mm_state, w.seq + 1, item);
+    }
+
+    /// A huge PMD in `walk_pmd_range`, and `walk_pmd_range_locked` on it (done at once, not
+    /// batched with its neighbours): an old one is skipped (6.1 counts it `MM_LEAF_OLD`; from the
+    /// rework of `forced_walk_keeps_nonleaf_young` on, `get_pmd_pfn` skips it uncounted); a young
+    /// one whose folio qualifies (`get_pfn_folio`) has its accessed bit cleared, counts
+    /// `MM_LEAF_YOUNG`, passes its dirty bit on as a PTE's would, and its folio moves to the
+    /// walk's generation, all its pages in the batch.
+    fn walk_huge_pmd(&mut self, m: &mut Machine, mm: u32, pi: usize, pmd: u32, w: &mut Walk) {
+        m.count_pmds(1, 0);
+        if pmd & pte::YOUNG == 0 {
+            if !self.sw().forced_walk_keeps_nonleaf_young {
+                w.mm_stats[mm_stat::LEAF_OLD] += 1;
+            }
+            return;
+        }
+        let id = pmd & pte::PFN_MASK;
+        if !self.pfn_folio_ok(m, id, w.memcg, w.node, w.swappiness) {
+            return;
+        }
+        m.mms[mm as usize].pmds[pi] &= !pte::YOUNG;
+        w.mm_stats[mm_stat::LEAF_YOUNG] += 1;
+        self.propagate_dirty(m, id, pmd);
+        let new_gen = gen_from_seq(w.seq);
+        if let Some(old) = self.folio_update_gen(m, id, new_gen) {
+            if old != new_gen {
+                let f = m.folios[id];
+                let delta = i64::from(m.folios.nr_pages(id));
+                w.nr_pages[old][f.lru_type()][f.zone()] -= delta;
+                w.nr_pages[new_gen][f.lru_type()][f.zone()] += delta;
+                w.batched += 1;
+            }
+        }
     }
 
     /// `walk_pte_range`: clear young PTEs and promote their folios to the walk's generation.
@@ -474,8 +510,9 @@ impl Mglru {
             if let Some(old) = self.folio_update_gen(m, id, new_gen) {
                 if old != new_gen {
                     let f = m.folios[id];
-                    w.nr_pages[old][f.lru_type()][f.zone()] -= 1;
-                    w.nr_pages[new_gen][f.lru_type()][f.zone()] += 1;
+                    let delta = i64::from(m.folios.nr_pages(id));
+                    w.nr_pages[old][f.lru_type()][f.zone()] -= delta;
+                    w.nr_pages[new_gen][f.lru_type()][f.zone()] += delta;
                     w.batched += 1;
                 }
             }
@@ -622,7 +659,8 @@ impl Mglru {
         }
         let pi = MmStruct::pmd_index(vpn);
         let pmd = m.mms[mm as usize].pmds[pi];
-        if pmd == PMD_NONE {
+        if !crate::mm::vm::pmd_is_table(pmd) {
+            // look-around runs for PTE-mapped folios only (`lru_gen_look_around`)
             return;
         }
         let table = pmd & !PMD_YOUNG;
@@ -662,7 +700,7 @@ impl Mglru {
                     if let Some(old) = self.folio_update_gen(m, id, new_gen) {
                         if old != new_gen {
                             let f = m.folios[id];
-                            self.update_size(m, &f, Some(old), Some(new_gen));
+                            self.update_size(m, id, &f, Some(old), Some(new_gen));
                         }
                     }
                 }
@@ -713,7 +751,7 @@ impl Mglru {
                     if let Some(old) = self.folio_update_gen(m, id, new_gen) {
                         if old != new_gen {
                             let f = m.folios[id];
-                            self.update_size(m, &f, Some(old), Some(new_gen));
+                            self.update_size(m, id, &f, Some(old), Some(new_gen));
                         }
                     }
                 }
@@ -972,7 +1010,7 @@ pub fn check_lruvecs(p: &Mglru, m: &Machine) -> Result<(), String> {
                 for z in 0..super::state::MAX_NR_ZONES {
                     m.folios.walk_list(&lg.folios[g][t][z], |id| {
                         let fg = m.folios[id].gen_counter() as usize - 1;
-                        counted[fg][t][z] += 1;
+                        counted[fg][t][z] += i64::from(m.folios.nr_pages(id));
                         Ok(())
                     })?;
                 }

@@ -663,7 +663,7 @@ fn scan_folios(
     } else {
         MAX_LRU_BATCH
     };
-    let (mut scanned, mut sorted, mut isolated) = (0u64, 0u64, 0u64);
+    let (mut scanned, mut sorted, mut isolated, mut skipped) = (0u64, 0u64, 0u64, 0u64);
     let reclaim_idx = sc.reclaim_idx.min(MAX_NR_ZONES - 1);
     for i in (1..=MAX_NR_ZONES).rev() {
         let zone = (reclaim_idx + i) % MAX_NR_ZONES;
@@ -673,18 +673,21 @@ fn scan_folios(
             if id == NIL {
                 break;
             }
-            scanned += 1;
+            // `delta`: every count in pages (`folio_nr_pages`)
+            let delta = u64::from(m.folios.nr_pages(id));
+            scanned += delta;
             if sort_folio(p, m, lv, id, sc, tier) {
-                sorted += 1;
+                sorted += delta;
             } else if isolate_folio(p, m, id, sc) {
                 list.push(id);
-                isolated += 1;
+                isolated += delta;
             } else {
                 m.folios.list_del(&mut p.lruvecs[lv].folios[gen][ty][zone], id);
                 moved.push(id);
+                skipped += delta;
             }
             remaining -= 1;
-            if remaining == 0 || isolated.max(moved.len() as u64) >= MIN_LRU_BATCH {
+            if remaining == 0 || isolated.max(skipped) >= MIN_LRU_BATCH {
                 break;
             }
         }
@@ -698,7 +701,8 @@ fn scan_folios(
                 Stat::PgskipNormal,
                 Stat::PgskipMovable,
             ][zone];
-            m.count_vm_events(s, moved.len() as u64);
+            m.count_vm_events(s, skipped);
+            skipped = 0;
         }
         if remaining == 0 || isolated >= MIN_LRU_BATCH {
             break;
@@ -747,6 +751,7 @@ pub(crate) fn relink(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, fro
 /// `sort_folio`: true if the folio was moved instead of being a candidate for isolation.
 fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut ScanControl, tier_idx: usize) -> bool {
     let f = m.folios[id];
+    let delta = u64::from(m.folios.nr_pages(id));
     let (t, z) = (f.lru_type(), f.zone());
     let gen = f.gen_counter() as usize - 1;
     let lg = &p.lruvecs[lv];
@@ -763,7 +768,7 @@ fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut S
             return false; // the generic path culls it
         }
         p.del(m, id, true);
-        m.count_vm_events(Stat::UnevictablePgsCulled, 1);
+        m.count_vm_events(Stat::UnevictablePgsCulled, delta);
         let fm = &mut m.folios[id];
         fm.set(pg::UNEVICTABLE | pg::LRU);
         fm.clear(pg::ACTIVE);
@@ -799,7 +804,7 @@ fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut S
             false => {
                 relink(p, m, lv, id, on_gen, new_gen, true);
                 if tier > 0 {
-                    p.lruvecs[lv].protected[hist][t][tier - 1] += 1;
+                    p.lruvecs[lv].protected[hist][t][tier - 1] += delta;
                 }
                 if !sw.workingset_activate_at_refault {
                     let s = if t == FILE {
@@ -807,13 +812,13 @@ fn sort_folio(p: &mut Mglru, m: &mut Machine, lv: usize, id: FolioId, sc: &mut S
                     } else {
                         Stat::WorkingsetActivateAnon
                     };
-                    m.mod_lruvec_state(f.memcg, f.node(), s, 1);
+                    m.mod_lruvec_state(f.memcg, f.node(), s, delta as i64);
                 }
             }
             true => {
                 relink(p, m, lv, id, on_gen, new_gen, false);
                 if !saturated {
-                    p.lruvecs[lv].protected[hist][t][tier] += 1;
+                    p.lruvecs[lv].protected[hist][t][tier] += delta;
                 }
             }
         }

@@ -197,7 +197,9 @@ switches! {
     /// should_clear_pmd_young()`): a forced walk (an mm new to the list, a forced `+`) neither
     /// skips a PMD table whose non-leaf accessed bit is clear nor clears the bit, so the next
     /// walk still finds every table the task touched. Off (6.1): tested and cleared in every
-    /// walk, so the walk after a forced one visits only the tables used since.
+    /// walk, so the walk after a forced one visits only the tables used since. The same rework
+    /// moved the young test of a huge PMD into `get_pmd_pfn`, which skips an old one without
+    /// counting it `MM_LEAF_OLD` (6.1 counts it).
     forced_walk_keeps_nonleaf_young,
     /// 6.15, "mm: add swappiness=max arg to memory.reclaim for only anon reclaim" (Zhongkun He):
     /// swappiness 201 (`SWAPPINESS_ANON_ONLY`; debugfs `max`) reclaims anon only.
