@@ -460,7 +460,13 @@ impl Mglru {
         m.mms[mm as usize].pmds[pi] &= !pte::YOUNG;
         w.mm_stats[mm_stat::LEAF_YOUNG] += 1;
         self.propagate_dirty(m, id, pmd);
-        let new_gen = gen_from_seq(w.seq);
+        self.walk_update_gen(m, w, id, gen_from_seq(w.seq));
+    }
+
+    /// The walk found folio `id` young: `folio_update_gen` to `new_gen`, its pages moved in the
+    /// walk's batch (`update_batch_size`) when its generation changed.
+    #[inline]
+    fn walk_update_gen(&mut self, m: &mut Machine, w: &mut Walk, id: FolioId, new_gen: usize) {
         if let Some(old) = self.folio_update_gen(m, id, new_gen) {
             if old != new_gen {
                 let f = m.folios[id];
@@ -507,15 +513,7 @@ impl Mglru {
             young += 1;
             w.mm_stats[mm_stat::LEAF_YOUNG] += 1;
             self.propagate_dirty(m, id, e);
-            if let Some(old) = self.folio_update_gen(m, id, new_gen) {
-                if old != new_gen {
-                    let f = m.folios[id];
-                    let delta = i64::from(m.folios.nr_pages(id));
-                    w.nr_pages[old][f.lru_type()][f.zone()] -= delta;
-                    w.nr_pages[new_gen][f.lru_type()][f.zone()] += delta;
-                    w.batched += 1;
-                }
-            }
+            self.walk_update_gen(m, w, id, new_gen);
         }
         let _ = mm;
         m.count_ptes(total);
