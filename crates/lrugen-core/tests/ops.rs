@@ -14,7 +14,7 @@ use lrugen::mm::{Lru, Machine, MachineConfig, CTX_TASK};
 use lrugen::reclaim::classic::Classic;
 use lrugen::reclaim::mglru::{gen_from_seq, Mglru, Profile};
 use lrugen::reclaim::Policy;
-use lrugen::workload::{Op, ANON_FILE};
+use lrugen::workload::Op;
 use proptest::prelude::*;
 
 mod common;
@@ -69,17 +69,7 @@ fn ok<P: Policy>(k: &mut Kernel<P>, op: Op) -> Access {
     run(k, op).unwrap_or_else(|e| panic!("{op:?}: {e}"))
 }
 
-fn anon(task: u32, vpn: u32, pages: u32) -> Op {
-    Op::Mmap {
-        task,
-        vpn,
-        pages,
-        file: ANON_FILE,
-        pgoff: 0,
-        flags: vmf::WRITE as u8,
-        compressed_pct: 0,
-    }
-}
+use common::anon_mmap as anon;
 
 fn fmap(task: u32, vpn: u32, pages: u32, file: u32, pgoff: u32) -> Op {
     Op::Mmap {

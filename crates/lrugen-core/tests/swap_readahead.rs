@@ -12,13 +12,13 @@ use lrugen::kernel::{Access, AccessError, Kernel};
 use lrugen::mm::folio::{pg, FolioId};
 use lrugen::mm::memcg::{MemcgId, ROOT_MEMCG};
 use lrugen::mm::pagecache::Slot;
-use lrugen::mm::vm::{pte, vmf, Madv, MMAP_BASE_VPN};
+use lrugen::mm::vm::{pte, Madv, MMAP_BASE_VPN};
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Machine, MachineConfig};
 use lrugen::reclaim::classic::Classic;
 use lrugen::reclaim::mglru::{Mglru, Profile};
 use lrugen::reclaim::Policy;
-use lrugen::workload::{Op, ANON_FILE};
+use lrugen::workload::Op;
 
 mod common;
 
@@ -94,16 +94,7 @@ fn vm(k: &dyn Probe, s: Stat) -> i64 {
 /// Map `pages` of anon memory at `vpn`, store to each, and swap them all out (MADV_PAGEOUT): page
 /// `vpn + i` goes to the next free slot, in order.
 fn swapped_region(k: &mut dyn Probe, task: u32, vpn: u32, pages: u32) {
-    k.op(Op::Mmap {
-        task,
-        vpn,
-        pages,
-        file: ANON_FILE,
-        pgoff: 0,
-        flags: vmf::WRITE as u8,
-        compressed_pct: 0,
-    })
-    .unwrap();
+    k.op(common::anon_mmap(task, vpn, pages)).unwrap();
     for i in 0..pages {
         k.op(Op::Store { task, vpn: vpn + i }).unwrap();
     }

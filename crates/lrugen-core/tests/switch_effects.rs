@@ -2223,26 +2223,35 @@ fn proactive_reclaim_stats_count_memory_reclaim_apart() {
 /// the oldest generation and its odd ones in the next, then read again: every folio eviction
 /// meets is young, and so are its neighbours on the list (not isolated with it) outside
 /// `max_seq`.
+/// An anon set in a 6.12 memcg with swap, aged so that its even pages are in the oldest generation
+/// and its odd ones in the next, then read again, so that every folio eviction meets is young and
+/// so are its neighbours on the list outside `max_seq`. Returns the kernel, `t` and the
+/// pages' `pgactivate` so far.
+fn young_neighbours(profile: Profile) -> (K, MemcgId, i64) {
+    let (mut k, t, task) = kernel(profile, 8192, 8192, None);
+    mmap(&mut k, task, B, 2048, ANON_FILE);
+    for i in 0..2048 {
+        k.step(Op::Store { task, vpn: B + i }).unwrap();
+    }
+    // the first aging finds them all young, the second the odd pages only (forced, since the
+    // four generations are in use)
+    age(&mut k, t, "100", true);
+    for i in (1..2048).step_by(2) {
+        k.step(Op::Load { task, vpn: B + i }).unwrap();
+    }
+    age(&mut k, t, "100", true);
+    for i in 0..2048 {
+        k.step(Op::Load { task, vpn: B + i }).unwrap();
+    }
+    let activated = k.m.memcg_stat(t).get(Stat::Pgactivate);
+    (k, t, activated)
+}
+
 #[test]
 fn proactive_mm_walk_updates_neighbours_in_place() {
     use lrugen::reclaim::memory_reclaim;
     let run = |on: bool| {
-        let (mut k, t, task) = kernel(with(Profile::V6_12, "proactive_mm_walk", on), 8192, 8192, None);
-        mmap(&mut k, task, B, 2048, ANON_FILE);
-        for i in 0..2048 {
-            k.step(Op::Store { task, vpn: B + i }).unwrap();
-        }
-        // the first aging finds them all young, the second the odd pages only: even pages two
-        // generations below max_seq, odd pages one (forced, since the four generations are in use)
-        age(&mut k, t, "100", true);
-        for i in (1..2048).step_by(2) {
-            k.step(Op::Load { task, vpn: B + i }).unwrap();
-        }
-        age(&mut k, t, "100", true);
-        for i in 0..2048 {
-            k.step(Op::Load { task, vpn: B + i }).unwrap();
-        }
-        let activated = k.m.memcg_stat(t).get(Stat::Pgactivate);
+        let (mut k, t, activated) = young_neighbours(with(Profile::V6_12, "proactive_mm_walk", on));
         let r = memory_reclaim::write(&mut k.m, &mut k.p, t, "1M");
         assert_eq!(r.error, None);
         let ms = k.m.memcg_stat(t);
@@ -2259,6 +2268,38 @@ fn proactive_mm_walk_updates_neighbours_in_place() {
         "without the walk the neighbours are activated: pgactivate {} against {}",
         off.0,
         on.0
+    );
+}
+
+/// Every kernel: a debugfs write runs under a page-table walk of its own (`lru_gen_seq_write`:
+/// `set_mm_walk(NULL, true)` before its commands, `clear_mm_walk` after), so the look-around of a
+/// `-` eviction moves young neighbours in place instead of activating them, as `memory.reclaim`
+/// without a walk does (6.1's `set_mm_walk(pgdat)`; here 6.12 with `proactive_mm_walk` off). On
+/// the same young set: 60 activations (the young targets) against 1,084 (every neighbour too);
+/// without the write's walk the eviction counts 1,084 as well.
+#[test]
+fn a_debugfs_eviction_runs_under_a_walk() {
+    use lrugen::reclaim::memory_reclaim;
+    let base = with(Profile::V6_12, "proactive_mm_walk", false);
+    let (mut k, t, activated) = young_neighbours(base);
+    let id = debugfs_id(&k);
+    // the generation of the even pages, the oldest with pages
+    let oldest = k.p.lrugen(t, 0).max_seq - 2;
+    let cmd = format!("- {id} 0 {oldest} 100 256");
+    k.p.debugfs_write(&mut k.m, &cmd)
+        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    let debugfs = k.m.memcg_stat(t).get(Stat::Pgactivate) - activated;
+    assert!(
+        k.m.memcg_stat(t).get(Stat::PgscanDirect) >= 256,
+        "{cmd} scanned too little"
+    );
+    let (mut k, t, activated) = young_neighbours(base);
+    assert_eq!(memory_reclaim::write(&mut k.m, &mut k.p, t, "1M").error, None);
+    let no_walk = k.m.memcg_stat(t).get(Stat::Pgactivate) - activated;
+    eprintln!("pgactivate: debugfs {debugfs}, memory.reclaim without a walk {no_walk}");
+    assert!(
+        debugfs * 4 < no_walk,
+        "a debugfs eviction activates its young neighbours: pgactivate {debugfs} against {no_walk} without a walk"
     );
 }
 

@@ -389,15 +389,7 @@ fn thp_machine(thp: Thp, swap: u64) -> Machine {
 }
 
 fn mmap_anon<P: Policy>(k: &mut Kernel<P>, task: u32, vpn: u32, pages: u32) {
-    let r = k.step(Op::Mmap {
-        task,
-        vpn,
-        pages,
-        file: ANON_FILE,
-        pgoff: 0,
-        flags: vmf::WRITE as u8,
-        compressed_pct: 0,
-    });
+    let r = k.step(common::anon_mmap(task, vpn, pages));
     assert_eq!(r, Ok(Access::Minor));
 }
 

@@ -421,3 +421,16 @@ pub fn check_golden(path: &Path, actual: &str, test: &str) {
         path.parent().unwrap().display()
     );
 }
+
+/// `mmap` of `pages` of writable anonymous memory at `vpn` (`MAP_FIXED_NOREPLACE`).
+pub fn anon_mmap(task: u32, vpn: u32, pages: u32) -> lrugen::workload::Op {
+    lrugen::workload::Op::Mmap {
+        task,
+        vpn,
+        pages,
+        file: lrugen::workload::ANON_FILE,
+        pgoff: 0,
+        flags: vmf::WRITE as u8,
+        compressed_pct: 0,
+    }
+}
