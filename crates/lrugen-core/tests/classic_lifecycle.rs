@@ -136,6 +136,66 @@ fn page_read_once_is_reclaimed_by_memcg_reclaim() {
     assert_eq!(vm(&k, Stat::WorkingsetRefaultFile), 1);
 }
 
+/// A block device's page cache of filesystem metadata (`File::bdev_metadata`: the data disk's
+/// ext4 blocks that a mounted filesystem keeps, `lrugen_kernel::data_disk_metadata_pages`): the
+/// filesystem holds the folio's buffer heads, so `filemap_release_folio` fails in
+/// `shrink_folio_list` and reclaim activates the folio (`activate_locked`: `pgactivate`, the
+/// active list) instead of freeing it, pass after pass; its inode is the block device's, made at
+/// boot, so caching it charges the memcg the folio and no inode or dentry. A plain file's page
+/// beside it is reclaimed as usual.
+#[test]
+fn a_held_metadata_folio_is_activated_not_freed() {
+    let mut k = kernel_kmem(1024, 0);
+    let t = k.create_memcg(ROOT_MEMCG, "t");
+    let task = k.m.create_mm(t);
+    let meta = file(&mut k, "vda (ext4 metadata)", 1);
+    k.m.files[meta as usize].bdev_metadata = true;
+    let f = file(&mut k, "f", 8);
+
+    let slab = k.m.memcgs[t].slab_bytes;
+    k.read_page(task, meta, 0).unwrap();
+    let id = cached(&k, meta, 0);
+    let nodes = k.m.files[meta as usize].xa_nodes();
+    assert_eq!(
+        k.m.memcgs[t].slab_bytes,
+        slab + nodes * lrugen::mm::XA_NODE_BYTES,
+        "its xarray nodes, no inode or dentry"
+    );
+    assert_eq!(
+        k.m.files[meta as usize].kmem_memcg,
+        Some(t),
+        "its xarray is the memcg's"
+    );
+    k.read_page(task, f, 0).unwrap();
+    assert!(
+        k.m.memcgs[t].slab_bytes >= slab + k.m.cfg.kmem.file_slab_bytes,
+        "a plain file's first page charges its inode and dentry"
+    );
+    let plain = cached(&k, f, 0);
+
+    // reclaim everything: the plain page goes, the metadata page is activated and stays
+    let reclaimed = try_to_free_mem_cgroup_pages(&mut k.m, &mut k.p, t, 2, true);
+    assert_eq!(reclaimed, 1);
+    assert!(!k.m.folios[plain].test(pg::ALLOCATED), "the plain page was freed");
+    assert!(matches!(k.m.files[f as usize].slot(0), Slot::Shadow(_)));
+    assert_on(&k, id, Lru::ActiveFile);
+    assert_eq!(vm(&k, Stat::Pgactivate), 1);
+    assert_eq!(mc(&k, t, Stat::Pgactivate), 1);
+    assert_eq!(vm(&k, Stat::PgstealFile), 1);
+    assert_eq!(k.m.files[meta as usize].nr_pages, 1);
+    k.check().unwrap();
+
+    // deactivated and scanned again, it is activated again, never freed
+    for _ in 0..3 {
+        try_to_free_mem_cgroup_pages(&mut k.m, &mut k.p, t, 1, true);
+    }
+    assert!(k.m.folios[id].test(pg::ALLOCATED));
+    assert!(matches!(k.m.files[meta as usize].slot(0), Slot::Folio(x) if x == id));
+    assert_eq!(vm(&k, Stat::PgstealFile), 1, "reclaim never frees it");
+    assert!(vm(&k, Stat::Pgactivate) > 1, "each scan of it activates it");
+    k.check().unwrap();
+}
+
 /// The same page under kswapd (global) reclaim: `pgscan_kswapd`/`pgsteal_kswapd` count globally
 /// and for the memcg, and the shadow names the root memcg (the reclaim target is NULL).
 #[test]

@@ -58,6 +58,10 @@ pub struct Layout {
     /// only on flushed statistics (`reclaim_ratelimited_stats_flush`). Empty: [`GUEST_CLOCK`]
     /// (before the first measured step too).
     pub guest_clock: Vec<(u64, u64)>,
+    /// The pages of the data disk's ext4 metadata the replay's first file access reads into the
+    /// block device's page cache and the filesystem keeps ([`crate::data_disk_metadata_pages`],
+    /// by the kernel that ran); 0 before [`Layout::with_kernel`].
+    pub bdev_metadata_pages: u64,
 }
 
 /// The page tables of the guest's replayer, counted off its `smaps` as the kernel allocates them:
@@ -212,6 +216,13 @@ impl Layout {
         if !trace {
             self.pgtables = None;
         }
+        self
+    }
+
+    /// With what the kernel `release` that ran puts in the memcg besides the replay's pages: the
+    /// data disk's metadata ([`Layout::bdev_metadata_pages`]).
+    pub fn with_kernel(mut self, release: &str) -> Layout {
+        self.bdev_metadata_pages = crate::data_disk_metadata_pages(release);
         self
     }
 
@@ -376,6 +387,13 @@ fn steps_of(
         let pgd = m.cfg.kmem.mm_pgd_pages;
         m.set_mm_pgtables(task, [(p.own_pte + p.pmd).saturating_sub(own_tables), p.pud, pgd]);
     }
+    let meta_key = keys;
+    let meta_pages = if replayer && !ops.files.is_empty() {
+        layout.bdev_metadata_pages
+    } else {
+        0
+    };
+    keys += meta_pages;
     if keys > u32::MAX as u64 {
         return Err(Error::Config(format!("{keys} pages are too many for the model")));
     }
@@ -390,6 +408,9 @@ fn steps_of(
             key: (own_key + p) as u32,
             measure: false,
         }));
+    }
+    if meta_pages > 0 {
+        out.extend(data_disk_metadata(m, task, meta_key, meta_pages));
     }
     let per_page = (4096 / std::mem::size_of::<ReplayOp>()) as u64;
     let file = |id: u32| {
@@ -473,6 +494,21 @@ pub const INTERLEAVE_OP_NS: u64 = 1_000;
 /// region), allocated after the fork.
 pub fn replayer_task_pages(anon_pages: u64) -> u64 {
     crate::REPLAYER_HOT_PAGES + anon_pages.div_ceil(4096)
+}
+
+/// The reads that bring `pages` of the data disk's metadata into the page cache at the replay's
+/// first file access ([`crate::data_disk_metadata_pages`]): a file of its own whose buffers the
+/// filesystem holds, read by `task` (so charged to its memcg), not measured; keys from `key`.
+fn data_disk_metadata(m: &mut Machine, task: u32, key: u64, pages: u64) -> Vec<Step> {
+    let id = m.create_file("vda (ext4 metadata)", pages, Advice::Normal);
+    m.files[id as usize].bdev_metadata = true;
+    (0..pages)
+        .map(|index| Step {
+            op: Op::Read { task, file: id, index },
+            key: (key + index) as u32,
+            measure: false,
+        })
+        .collect()
 }
 
 /// The memcg of each task of `ops`: `t`, or the children of `t` the op file names (created here
@@ -1480,6 +1516,7 @@ Size:              65536 kB
             heap_pages: None,
             pgtables: None,
             guest_clock: Vec::new(),
+            bdev_metadata_pages: 0,
         };
         let (a, b) = (at(&Layout::default()), at(&shifted));
         let vpn = |op: &Op| match op {

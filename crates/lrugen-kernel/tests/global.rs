@@ -69,12 +69,6 @@ const GAPS: &[(&str, &str, &str)] = &[
     ("debian-6.12-classic-mixed", "pgscan_kswapd", SCAN_SPLIT),
     ("debian-6.12-mglru-mixed", "pgscan_direct", DIRECT),
     ("debian-6.12-mglru-mixed", "pgsteal_direct", DIRECT),
-    (
-        "debian-6.12-mglru-mixed",
-        "workingset_refault_file",
-        "kernel 1,316/1,318, model 1,183 (-10.1 %): the model has the kernel's pgscan_kswapd and \
-         pgsteal_kswapd (within 10 %) but evicts other file pages than the kernel",
-    ),
     ("debian-7.2-classic-mixed", "pgscan_direct", DIRECT),
     ("debian-7.2-classic-mixed", "pgsteal_direct", DIRECT),
     ("debian-7.2-classic-mixed", "pswpout", SHMEM),

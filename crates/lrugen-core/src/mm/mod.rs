@@ -1060,7 +1060,8 @@ impl Machine {
             Some(m) => m,
             None => {
                 f.kmem_memcg = Some(memcg);
-                if k.file_slab_bytes > 0 {
+                // a block device's inode is made at boot, charged to no memcg
+                if k.file_slab_bytes > 0 && !f.bdev_metadata {
                     self.kmem_slab(memcg, k.file_slab_bytes as i64, true);
                 }
                 memcg

@@ -149,6 +149,12 @@ pub struct File {
     /// The memcg its kernel objects (inode, dentry, xarray nodes) are charged to: the first
     /// that cached a page of it ([`crate::mm::KmemConfig`]).
     pub kmem_memcg: Option<crate::mm::memcg::MemcgId>,
+    /// A block device's page cache of filesystem metadata (the data disk's ext4 blocks): its
+    /// inode is the device's, made at boot and charged to no memcg (no inode or dentry charge at
+    /// its first page), and the mounted filesystem holds the buffer heads of its folios
+    /// (`PG_private`, `buffer_busy`), so `filemap_release_folio` fails on them and reclaim
+    /// activates them (`activate_locked`) instead of freeing them.
+    pub bdev_metadata: bool,
     /// Per leaf (chunk of `slots`, by chunk number): its shadow entries, and its place on the
     /// shadow-node list while it holds nothing else ([`ShadowLru`]).
     pub leaves: Vec<Leaf>,
@@ -283,6 +289,7 @@ impl File {
             writeback_index: 0,
             xa: XaUpper::default(),
             kmem_memcg: None,
+            bdev_metadata: false,
             leaves: Vec::new(),
         }
     }

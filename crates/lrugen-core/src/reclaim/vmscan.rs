@@ -248,6 +248,10 @@ fn shrink_folio_pass<P: Policy>(
                 m.count_vm_events(Stat::Pgpgout, 4);
                 sc.stat.nr_pageout += 1;
             }
+            // folio_has_private: filemap_release_folio fails while a filesystem holds its buffers
+            if !m.folios[id].is_anon() && m.files[m.folios[id].mapping as usize].bdev_metadata {
+                break 'decide Outcome::Activate;
+            }
             // __remove_mapping: folio_ref_freeze fails while a per-CPU batch holds the folio
             if m.lru_activate.holds(id) {
                 break 'decide Outcome::Keep;

@@ -241,7 +241,9 @@ pub fn kmem_per_memcg(m: &Machine) -> Vec<u64> {
     for f in &m.files {
         if let Some(c) = f.kmem_memcg {
             let nodes = if k.xa_nodes { f.xa_nodes() } else { 0 };
-            slab[c as usize] += k.file_slab_bytes + nodes * lrugen::mm::XA_NODE_BYTES;
+            // a block device's inode is made at boot, charged to no memcg
+            let inode = if f.bdev_metadata { 0 } else { k.file_slab_bytes };
+            slab[c as usize] += inode + nodes * lrugen::mm::XA_NODE_BYTES;
         }
     }
     pages
