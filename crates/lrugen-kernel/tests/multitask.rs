@@ -38,7 +38,16 @@ const MGLRU_YCSB_PAGEIN: &str = "6.12 MGLRU YCSB-B (5 % whole-record updates, so
     own pages that each write needs (ext4 metadata and journal blocks, page cache of the block \
     device, which the model does not have) evicted by MGLRU and read again is one candidate, a \
     pread racing reclaim on the other vCPU between mincore and the read another; MGLRU also \
-    tags 1,286-1,519 dirty folios for immediate reclaim and rotates 767-1,036";
+    tags 1,286-1,519 dirty folios for immediate reclaim and rotates 767-1,036. A boot traced with \
+    `lrugen kernel --ftrace filemap/mm_filemap_add_to_page_cache --ftrace \
+    filemap/mm_filemap_delete_from_page_cache` (2026-12-06, not a fixture) rules out the metadata: \
+    every page added to /t's page cache is the data file's, by the replayer's tasks (37,905 adds: \
+    35,556 misses, 1,600 writes of uncached pages, about 750 more), and the filesystem's own pages \
+    are the journal's 90, added by jbd2 in the root memcg. Traced, the excess fell to about 750 \
+    (pgpgin 36,309 pages against 35,556 misses) and the model's file refaults were within 1 % \
+    (27,251 against 27,008): the extra reads depend on the vCPUs' timing, which fits the race of \
+    a pread with reclaim on the other vCPU better (only 22 adds came within 1 ms of their page's \
+    deletion in that boot, so it cannot be told there)";
 
 const CLASSIC_YCSB_SCAN: &str = "6.12 classic YCSB-B, in lockstep: the kernel scans 3-7 % more file \
     folios than the model (34,882-36,053 against 33,764) for the same misses (-0.3 %); it tags \
