@@ -319,7 +319,8 @@ fn steps_of(
                 "control ops in a multi-task op file: the model places them in the replay of one task only".into(),
             ));
         }
-        return multi_steps(ops, m, t, replayer).map(|(s, n, _)| (s, n));
+        let meta = if replayer { layout.bdev_metadata_pages } else { 0 };
+        return multi_steps(ops, m, t, replayer, meta).map(|(s, n, _)| (s, n));
     }
     let memcg = task_memcgs(ops, m, t)[0];
     let task = m.create_mm(memcg);
@@ -543,7 +544,13 @@ fn task_memcgs(ops: &OpFile, m: &mut Machine, t: MemcgId) -> Vec<MemcgId> {
 /// access of the round, task by task, then the next round (think time then changes nothing:
 /// the others wait for the sleeper at the round's end). The third
 /// value is the replay task of every step (`u32::MAX` for the setup's).
-fn multi_steps(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Result<(Vec<Step>, u32, Vec<u32>), Error> {
+fn multi_steps(
+    ops: &OpFile,
+    m: &mut Machine,
+    t: MemcgId,
+    replayer: bool,
+    metadata_pages: u64,
+) -> Result<(Vec<Step>, u32, Vec<u32>), Error> {
     let n = ops.nr_tasks();
     // the parent runs in task 0's memcg, each task in its own (guest: `--memcgs`)
     let memcgs = task_memcgs(ops, m, t);
@@ -598,6 +605,11 @@ fn multi_steps(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Res
     let parent_key = keys;
     let parent_base = (fixed + list > 0).then(|| m.mmap(parent, (fixed + list) as u32, vmf::WRITE, None));
     keys += fixed + list;
+    // the data disk's metadata: the parent opens the files before it forks the tasks (traced: the
+    // block device's pages are added by the parent's pid), so they are charged to its memcg
+    let meta_key = keys;
+    let meta_pages = if ops.files.is_empty() { 0 } else { metadata_pages };
+    keys += meta_pages;
     // each task's private pages
     let mut own = Vec::with_capacity(n);
     for (i, &mm) in mms.iter().enumerate() {
@@ -629,6 +641,12 @@ fn multi_steps(ops: &OpFile, m: &mut Machine, t: MemcgId, replayer: bool) -> Res
     if let Some(base) = parent_base {
         for p in 0..fixed + list {
             out.push(store(parent, base, parent_key, p));
+            owner.push(u32::MAX);
+        }
+    }
+    if meta_pages > 0 {
+        for step in data_disk_metadata(m, parent, meta_key, meta_pages) {
+            out.push(step);
             owner.push(u32::MAX);
         }
     }
@@ -817,7 +835,7 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
     let mut ctl_at = Vec::new();
     let (steps, nr, owner) = if ops.nr_tasks() > 1 {
-        multi_steps(ops, &mut m, t, true)?
+        multi_steps(ops, &mut m, t, true, layout.bdev_metadata_pages)?
     } else {
         // one process: every measured step is the task's (its own pages' steps are unmeasured)
         let (s, n) = steps_of(ops, &mut m, t, true, layout, &mut ctl_at)?;
@@ -1564,7 +1582,7 @@ Size:              65536 kB
         let order = |ops: &OpFile| {
             let mut m = Machine::new(lrugen::mm::MachineConfig::simple(4096, 0));
             let t = m.create_memcg(lrugen::mm::memcg::ROOT_MEMCG, "t");
-            let (steps, _, owner) = multi_steps(ops, &mut m, t, false).unwrap();
+            let (steps, _, owner) = multi_steps(ops, &mut m, t, false, 0).unwrap();
             steps
                 .iter()
                 .zip(&owner)
