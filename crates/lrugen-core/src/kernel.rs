@@ -710,7 +710,7 @@ impl<P: Policy> Kernel<P> {
         let head = crate::mm::thp::alloc_anon_thp(&mut self.m, node, memcg).ok()?;
         let haddr = vpn & !(crate::mm::thp::HPAGE_PMD_NR - 1);
         self.m.map_folio_pmd(task, haddr, head, true);
-        self.m.thp.fault_alloc += 1;
+        self.m.count_events(memcg, Stat::ThpFaultAlloc, 1);
         if !self.m.memcgs.over_high(memcg).is_empty() {
             self.over_high = (self.over_high.0 + u64::from(crate::mm::thp::HPAGE_PMD_NR), memcg);
         }
