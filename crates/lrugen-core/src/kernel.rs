@@ -706,6 +706,11 @@ impl<P: Policy> Kernel<P> {
             return None;
         }
         let memcg = mm.memcg;
+        if vma.flags & crate::mm::vm::vmf::HUGEPAGE != 0 {
+            // `defrag` `madvise` (the default): a MADV_HUGEPAGE VMA's fault asks for
+            // GFP_TRANSHUGE (`vma_thp_gfp_mask`), whose charge may reclaim from the memcg
+            crate::reclaim::alloc::reclaim_for_thp_charge(&mut self.m, &mut self.p, memcg);
+        }
         let node = tiering::fault_node(&self.m, task, vpn);
         let head = crate::mm::thp::alloc_anon_thp(&mut self.m, node, memcg).ok()?;
         let haddr = vpn & !(crate::mm::thp::HPAGE_PMD_NR - 1);

@@ -613,6 +613,78 @@ fn the_knob_and_the_charge_decide_at_the_fault() {
     check(&k, "fallback");
 }
 
+/// A `MADV_HUGEPAGE` VMA's fault in a full memcg: its charge (`GFP_TRANSHUGE` under `defrag`
+/// `madvise`) reclaims order-0 pages from the memcg to make room for 512 and gets its THP,
+/// counting `max` events; the same fault without `MADV_HUGEPAGE` (`always`,
+/// `GFP_TRANSHUGE_LIGHT`) reclaims nothing and falls back to order 0.
+fn a_madvised_charge_reclaims<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
+    mmap_anon(&mut k, task, B, 4096);
+    // fill the memcg with order-0 pages of the first, unadvised 2 MiB (already a PTE table)
+    k.m.memcgs[t].max = k.m.memcgs[t].usage + 1100;
+    let r = k.step(Op::Madvise {
+        task,
+        vpn: B + 2048,
+        pages: 2048,
+        advice: Madv::NoHugePage,
+    });
+    assert_eq!(r, Ok(Access::Minor), "{name}");
+    for v in 0..1000 {
+        assert_eq!(
+            k.step(Op::Store {
+                task,
+                vpn: B + 2048 + v
+            }),
+            Ok(Access::Minor),
+            "{name}"
+        );
+    }
+    let (max0, pswpout0) = (k.m.memcgs[t].events.max, k.m.vmstat().get(Stat::Pswpout));
+    assert_eq!(k.m.thp_stats().fault_alloc, 0, "{name}");
+    // unadvised under `always`: no room, no reclaim, order 0
+    assert_eq!(k.step(Op::Store { task, vpn: B }), Ok(Access::Minor), "{name}");
+    assert_eq!(
+        (k.m.thp_stats().fault_alloc, k.m.thp_stats().fault_fallback_charge),
+        (0, 1),
+        "{name}"
+    );
+    assert_eq!(
+        k.m.memcgs[t].events.max, max0,
+        "{name}: the light charge does not reclaim"
+    );
+    // advised: reclaim, then the THP
+    let r = k.step(Op::Madvise {
+        task,
+        vpn: B + 512,
+        pages: 512,
+        advice: Madv::HugePage,
+    });
+    assert_eq!(r, Ok(Access::Minor), "{name}");
+    assert_eq!(k.step(Op::Store { task, vpn: B + 700 }), Ok(Access::Minor), "{name}");
+    assert_eq!(k.m.thp_stats().fault_alloc, 1, "{name}: the advised charge made room");
+    assert_eq!(
+        k.m.folios.nr_pages(k.m.pte(task, B + 700) & pte::PFN_MASK),
+        512,
+        "{name}"
+    );
+    assert!(k.m.memcgs[t].events.max > max0, "{name}");
+    assert!(
+        k.m.vmstat().get(Stat::Pswpout) - pswpout0 >= 400,
+        "{name}: order-0 pages swapped out"
+    );
+    assert!(k.m.memcgs[t].usage <= k.m.memcgs[t].max, "{name}");
+    check(&k, &format!("{name}: reclaimed for a THP"));
+}
+
+#[test]
+fn a_madvised_thp_charge_reclaims_in_its_memcg() {
+    let (k, t, task) = common::classic_on(thp_machine(Thp::Always, 4096));
+    a_madvised_charge_reclaims(k, t, task, "classic");
+    for profile in [Profile::V6_1, Profile::V6_12, Profile::V7_2] {
+        let (k, t, task) = common::mglru_on(thp_machine(Thp::Always, 4096), profile);
+        a_madvised_charge_reclaims(k, t, task, profile.name());
+    }
+}
+
 #[derive(Clone, Debug)]
 enum ThpOp {
     Store(u32),
