@@ -313,6 +313,8 @@ const KERNEL_MEMORY_EVENTS_ORDER: &[&str] = &["low", "high", "max", "oom", "oom_
 const MEMCG_PAGES: u64 = 2048;
 
 fn config(name: &str) -> RunConfig {
+    let thp = name.ends_with("-thp");
+    let name = name.trim_end_matches("-thp");
     let (workload, swap) = match name {
         // Zipf reads over 2 files x 16 MiB (8192 pages) in an 8 MiB memcg: reclaim, refaults,
         // activations.
@@ -341,6 +343,9 @@ fn config(name: &str) -> RunConfig {
     let mut machine = MachineConfig::simple(MEMCG_PAGES + 16_384, swap);
     // kernel memory charged, so that `kernel`, `pagetables` and the slab items have values
     machine.kmem = lrugen::mm::KmemConfig::kernel();
+    if thp {
+        machine.thp = lrugen::mm::thp::Thp::Always;
+    }
     let memcg = MemcgConfig {
         max: Some(MEMCG_PAGES),
         ..Default::default()
@@ -398,6 +403,21 @@ fn golden_anon() {
     let r = run("anon");
     for (suffix, text) in texts(&r) {
         check_golden(&format!("anon.{suffix}"), &text);
+    }
+}
+
+/// The anon run under THP `always`: the THP lines of `/proc/vmstat` and `memory.stat` with the
+/// values a run that faults, swaps out and splits THPs gives them.
+#[test]
+fn golden_anon_thp() {
+    let r = run("anon-thp");
+    let vm = r.vmstat.as_ref().unwrap();
+    assert!(
+        vm.get(Stat::ThpFaultAlloc) > 0 && vm.get(Stat::ThpSwpout) > 0,
+        "the run makes and swaps THPs"
+    );
+    for (suffix, text) in texts(&r) {
+        check_golden(&format!("anon-thp.{suffix}"), &text);
     }
 }
 
