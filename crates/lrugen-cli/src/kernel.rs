@@ -8,6 +8,7 @@ use crate::out::{out, outln};
 use clap::Args;
 use lrugen::experiment::outdir::{self, Request, Staging};
 use lrugen::experiment::size::parse_pages;
+use lrugen::mm::thp::Thp;
 use lrugen::sim::PolicyKind;
 use lrugen::workload::dist::Dist;
 use lrugen_kernel::ops::{self, Access};
@@ -254,6 +255,15 @@ pub struct KernelArgs {
     /// of that file, kernel beside model. Other actions are refused.
     #[arg(long, value_name = "FILE.toml")]
     ctl: Option<PathBuf>,
+    /// transparent_hugepage of the guest (its `transparent_hugepage=` boot parameter) and of the
+    /// model: always, madvise or never. Default: the experiment's `[machine] thp`, else never
+    /// (docs/thp.md).
+    #[arg(long, value_name = "always|madvise|never")]
+    thp: Option<String>,
+    /// The built-in anon and mixed workloads' anon region advised MADV_HUGEPAGE (the replayer
+    /// maps it 2 MiB-aligned; `anon N hugepage` in the op file), as the model's mapping is.
+    #[arg(long)]
+    madv_hugepage: bool,
 }
 
 /// Swap of a run.
@@ -287,6 +297,8 @@ struct Plan {
     cpus: u32,
     /// The experiment's TOML text (`--exp`).
     experiment: Option<String>,
+    /// transparent_hugepage: the flag's, else the experiment's.
+    thp: Thp,
 }
 
 fn plan(a: &KernelArgs) -> Result<Plan, String> {
@@ -317,6 +329,17 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     }
     let mut bits = super::parse_enabled(&a.lru_gen_enabled)?;
     let (mut swappiness, mut min_ttl_ms) = (a.swappiness, a.min_ttl_ms);
+    let mut thp = match a.thp.as_deref() {
+        None => None,
+        Some(t) => Some(Thp::parse(t).ok_or_else(|| format!("--thp: expected always, madvise or never, found '{t}'"))?),
+    };
+    if a.madv_hugepage && (a.exp.is_some() || a.trace.is_some() || !matches!(access, Access::Anon | Access::Mixed)) {
+        return Err(
+            "--madv-hugepage: advises the anon region of the built-in anon and mixed workloads; expected \
+             --access anon or mixed without --trace or --exp"
+                .into(),
+        );
+    }
     if let Some(path) = &a.exp {
         // the experiment's own kernel settings, where the flags leave the kernel's defaults
         let exp = lrugen::experiment::spec::Experiment::from_file(path).map_err(|e| e.to_string())?;
@@ -337,6 +360,9 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
             }
             if min_ttl_ms.is_none() && c.mglru.min_ttl_ms > 0 {
                 min_ttl_ms = Some(c.mglru.min_ttl_ms.min(u32::MAX as u64) as u32);
+            }
+            if thp.is_none() {
+                thp = Some(c.machine.thp);
             }
         }
     }
@@ -455,6 +481,7 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
             ));
         }
         let b = ops::BuiltIn {
+            hugepage: a.madv_hugepage,
             access,
             file_pages,
             anon_pages,
@@ -512,6 +539,7 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         min_ttl_ms,
         cpus: a.cpus.unwrap_or(cpus).max(1),
         experiment,
+        thp: thp.unwrap_or_default(),
     })
 }
 
@@ -698,6 +726,7 @@ fn kernel_opts(a: &KernelArgs, p: &Plan, source: KernelSource, replayer: Option<
     o.lru_gen_every_window = p.policy == PolicyKind::Mglru;
     o.lru_gen_full_every_window = p.policy == PolicyKind::Mglru && a.debugfs_every_window;
     o.ftrace = a.ftrace.clone();
+    o.thp = p.thp;
     if let Some(r) = replayer {
         o.replayer = r;
     }
@@ -719,6 +748,7 @@ fn settings_of(a: &KernelArgs, p: &Plan, o: &KernelOpts, run: &lrugen_kernel::Ke
     let cap = run.model_capacity_for(&p.ops).max(1);
     let profile = lrugen_kernel::model::profile_for_release(&run.kernel_release);
     Settings {
+        thp: p.thp,
         lru: p.policy.name().into(),
         lru_gen_enabled: p.enabled.clone(),
         memcg_max_bytes: p.memcg_bytes,
@@ -866,5 +896,47 @@ mod tests {
         // the built-in workload keeps the kernel's defaults
         let p = plan_of(&[]).unwrap();
         assert_eq!((p.swappiness, p.min_ttl_ms, p.enabled.as_str()), (None, None, "0x0007"));
+    }
+
+    /// `--thp` sets the guest's and the model's knob (default the experiment's, else never);
+    /// `--madv-hugepage` advises the built-in anon region (`anon N hugepage`) and is refused where
+    /// there is none to advise.
+    #[test]
+    fn thp_and_madv_hugepage() {
+        let p = plan_of(&["--access", "anon", "--anon-size", "4M", "--accesses", "10"]).unwrap();
+        assert_eq!((p.thp, p.ops.anon_hugepage), (Thp::Never, false));
+        let p = plan_of(&[
+            "--access",
+            "anon",
+            "--anon-size",
+            "4M",
+            "--accesses",
+            "10",
+            "--thp",
+            "madvise",
+            "--madv-hugepage",
+        ])
+        .unwrap();
+        assert_eq!((p.thp, p.ops.anon_hugepage), (Thp::Madvise, true));
+        assert!(p.builtin.as_ref().unwrap().hugepage);
+        assert!(p.ops.to_text().contains("\nanon 1024 hugepage\n"));
+        let e = plan_of(&["--thp", "sometimes"]).err().unwrap();
+        assert!(
+            e.contains("--thp: expected always, madvise or never, found 'sometimes'"),
+            "{e}"
+        );
+        let e = plan_of(&["--access", "file", "--madv-hugepage"]).err().unwrap();
+        assert!(e.contains("--madv-hugepage"), "{e}");
+        let d = tempfile::tempdir().unwrap();
+        let exp = d.path().join("e.toml");
+        std::fs::write(
+            &exp,
+            "[machine]\nmemory = \"64M\"\nthp = \"always\"\n[memcg]\nmax = \"4M\"\n[workload]\n\
+             kind = \"file-read\"\nfiles = 1\nfile_pages = 64\ndist = \"uniform\"\naccesses = 100\n",
+        )
+        .unwrap();
+        let e = exp.to_str().unwrap();
+        assert_eq!(plan_of(&["--exp", e]).unwrap().thp, Thp::Always);
+        assert_eq!(plan_of(&["--exp", e, "--thp", "never"]).unwrap().thp, Thp::Never);
     }
 }

@@ -706,11 +706,16 @@ impl<P: Policy> Kernel<P> {
             return None;
         }
         let memcg = mm.memcg;
+        if vma.flags & crate::mm::vm::vmf::HUGEPAGE != 0 {
+            // `defrag` `madvise` (the default): a MADV_HUGEPAGE VMA's fault asks for
+            // GFP_TRANSHUGE (`vma_thp_gfp_mask`), whose charge may reclaim from the memcg
+            crate::reclaim::alloc::reclaim_for_thp_charge(&mut self.m, &mut self.p, memcg);
+        }
         let node = tiering::fault_node(&self.m, task, vpn);
         let head = crate::mm::thp::alloc_anon_thp(&mut self.m, node, memcg).ok()?;
         let haddr = vpn & !(crate::mm::thp::HPAGE_PMD_NR - 1);
         self.m.map_folio_pmd(task, haddr, head, true);
-        self.m.thp.fault_alloc += 1;
+        self.m.count_events(memcg, Stat::ThpFaultAlloc, 1);
         if !self.m.memcgs.over_high(memcg).is_empty() {
             self.over_high = (self.over_high.0 + u64::from(crate::mm::thp::HPAGE_PMD_NR), memcg);
         }

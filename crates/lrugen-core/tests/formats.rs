@@ -178,6 +178,25 @@ const KERNEL_VMSTAT_ORDER: &[&str] = &[
     "unevictable_pgs_cleared",
     "unevictable_pgs_stranded",
     "thp_fault_alloc",
+    "thp_fault_fallback",
+    "thp_fault_fallback_charge",
+    "thp_collapse_alloc",
+    "thp_collapse_alloc_failed",
+    "thp_file_alloc",
+    "thp_file_fallback",
+    "thp_file_fallback_charge",
+    "thp_file_mapped",
+    "thp_split_page",
+    "thp_split_page_failed",
+    "thp_deferred_split_page",
+    "thp_underused_split_page",
+    "thp_split_pmd",
+    "thp_scan_exceed_none_pte",
+    "thp_scan_exceed_swap_pte",
+    "thp_scan_exceed_share_pte",
+    "thp_split_pud",
+    "thp_zero_page_alloc",
+    "thp_zero_page_alloc_failed",
     "thp_swpout",
     "thp_swpout_fallback",
     "swap_ra",
@@ -294,6 +313,8 @@ const KERNEL_MEMORY_EVENTS_ORDER: &[&str] = &["low", "high", "max", "oom", "oom_
 const MEMCG_PAGES: u64 = 2048;
 
 fn config(name: &str) -> RunConfig {
+    let thp = name.ends_with("-thp");
+    let name = name.trim_end_matches("-thp");
     let (workload, swap) = match name {
         // Zipf reads over 2 files x 16 MiB (8192 pages) in an 8 MiB memcg: reclaim, refaults,
         // activations.
@@ -322,6 +343,9 @@ fn config(name: &str) -> RunConfig {
     let mut machine = MachineConfig::simple(MEMCG_PAGES + 16_384, swap);
     // kernel memory charged, so that `kernel`, `pagetables` and the slab items have values
     machine.kmem = lrugen::mm::KmemConfig::kernel();
+    if thp {
+        machine.thp = lrugen::mm::thp::Thp::Always;
+    }
     let memcg = MemcgConfig {
         max: Some(MEMCG_PAGES),
         ..Default::default()
@@ -379,6 +403,21 @@ fn golden_anon() {
     let r = run("anon");
     for (suffix, text) in texts(&r) {
         check_golden(&format!("anon.{suffix}"), &text);
+    }
+}
+
+/// The anon run under THP `always`: the THP lines of `/proc/vmstat` and `memory.stat` with the
+/// values a run that faults, swaps out and splits THPs gives them.
+#[test]
+fn golden_anon_thp() {
+    let r = run("anon-thp");
+    let vm = r.vmstat.as_ref().unwrap();
+    assert!(
+        vm.get(Stat::ThpFaultAlloc) > 0 && vm.get(Stat::ThpSwpout) > 0,
+        "the run makes and swaps THPs"
+    );
+    for (suffix, text) in texts(&r) {
+        check_golden(&format!("anon-thp.{suffix}"), &text);
     }
 }
 

@@ -351,6 +351,7 @@ fn counter_lines_read_the_counters_they_name() {
                     ("file_dirty", "nr_dirty"),
                     ("file_writeback", "nr_writeback"),
                     ("swapcached", "nr_swapcached"),
+                    ("anon_thp", "nr_anon_transparent_hugepages"),
                 ]
                 .contains(&(l.name, s.name()))
                     || format!("nr_{}", l.name) == s.name(),

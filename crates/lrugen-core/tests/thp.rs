@@ -144,9 +144,15 @@ fn split_on_the_lru<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &s
     let before: Vec<Vec<FolioId>> = lists(&k, t);
     split_folio(&mut k.m, &mut k.p, head, None);
     check(&k, &format!("{name}: split"));
+    // `split_folio` splits the PMD (`thp_split_pmd`); `thp_split_page` is its callers' to count
+    // (reclaim's whole swap-out splits in the model where the kernel splits nothing)
     assert_eq!(
-        (k.m.thp.split_pmd, k.m.thp.split_page, k.m.thp.nr_anon_thps),
-        (1, 1, 0),
+        (
+            k.m.thp_stats().split_pmd,
+            k.m.thp_stats().split_page,
+            k.m.thp_stats().nr_anon_thps
+        ),
+        (1, 0, 0),
         "{name}"
     );
     // 512 order-0 folios where the one was: its tails right before it (young side), in order
@@ -232,7 +238,11 @@ fn unmaps<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
     assert_eq!(r, Ok(Access::Minor), "{name}");
     check(&k, &format!("{name}: munmap of the 2 MiB"));
     assert_eq!((lru_pages(&k, t), k.m.memcgs[t].usage), (0, usage0), "{name}");
-    assert_eq!((k.m.thp.split_pmd, k.m.thp.nr_anon_thps), (0, 0), "{name}");
+    assert_eq!(
+        (k.m.thp_stats().split_pmd, k.m.thp_stats().nr_anon_thps),
+        (0, 0),
+        "{name}"
+    );
     assert!(!k.m.folios[head].test(pg::ALLOCATED), "{name}: freed");
     // MADV_DONTNEED of 10 pages in the middle of another one
     let fault = |k: &mut Kernel<P>, haddr: u32| {
@@ -252,7 +262,11 @@ fn unmaps<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
     });
     assert_eq!(r, Ok(Access::Minor), "{name}");
     check(&k, &format!("{name}: MADV_DONTNEED of part"));
-    assert_eq!((k.m.thp.split_pmd, k.m.thp.split_page), (1, 1), "{name}");
+    assert_eq!(
+        (k.m.thp_stats().split_pmd, k.m.thp_stats().split_page),
+        (1, 1),
+        "{name}"
+    );
     assert_eq!(lru_pages(&k, t), 502, "{name}");
     assert_eq!(k.m.pte(task, h + 100), pte::NONE, "{name}");
     assert_eq!(k.m.pte(task, h + 110) & pte::PFN_MASK, head + 110, "{name}");
@@ -267,7 +281,7 @@ fn unmaps<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
     });
     assert_eq!(r, Ok(Access::Minor), "{name}");
     check(&k, &format!("{name}: MADV_COLD"));
-    assert_eq!(k.m.thp.split_page, 2, "{name}");
+    assert_eq!(k.m.thp_stats().split_page, 2, "{name}");
     assert_eq!(lru_pages(&k, t), 502 + 512, "{name}");
     // fork: the parent's huge PMD is split, the child shares its pages
     let h3 = B;
@@ -275,7 +289,7 @@ fn unmaps<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
     let child = k.m.reserve_mm(t);
     assert_eq!(k.step(Op::Fork { task, child }), Ok(Access::Minor), "{name}");
     check(&k, &format!("{name}: fork"));
-    assert_eq!(k.m.thp.split_page, 3, "{name}");
+    assert_eq!(k.m.thp_stats().split_page, 3, "{name}");
     assert_eq!(k.m.folios[head3 + 7].mapcount, 2, "{name}");
     assert_eq!(k.m.pte(child, h3 + 7) & pte::PFN_MASK, head3 + 7, "{name}");
     // exit of both frees everything
@@ -296,7 +310,7 @@ fn unmaps<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
     assert_eq!(k.step(Op::Exit { task }), Ok(Access::Hit), "{name}");
     check(&k, &format!("{name}: exit"));
     assert_eq!(lru_pages(&k, t), 0, "{name}");
-    assert_eq!(k.m.thp.nr_anon_thps, 0, "{name}");
+    assert_eq!(k.m.thp_stats().nr_anon_thps, 0, "{name}");
 }
 
 /// Runs `f` on the classic LRU and on MGLRU of 6.1, 6.12 and 7.2.
@@ -407,6 +421,21 @@ fn reclaim_all<P: Policy>(k: &mut Kernel<P>, t: MemcgId, name: &str) -> u64 {
     total
 }
 
+/// `/proc/vmstat` of the machine as the model prints it.
+fn vmstat_text<P: Policy>(k: &Kernel<P>) -> String {
+    lrugen::mm::vmstat::format_proc_vmstat(&k.m.vmstat())
+}
+
+/// `memory.stat` of memcg `t` as the kernel of `k`'s profile prints it.
+fn memory_stat_text<P: Policy>(k: &Kernel<P>, t: MemcgId) -> String {
+    lrugen::mm::memory_stat::format(&k.m.memcg_stat(t), 4096, k.p.switches())
+}
+
+/// `Some(())` if `text` has the whole line `line`.
+fn stat_line(text: &str, line: &str) -> Option<()> {
+    text.lines().any(|l| l == line).then_some(())
+}
+
 /// The whole lifecycle under `always`: a write fault on an empty aligned 2 MiB of an anon VMA
 /// makes one PMD-sized folio (`thp_fault_alloc`), later stores in it are hits; a read fault
 /// elsewhere keeps the order-0 zero page and its write an order-0 page; reclaim with room in
@@ -417,8 +446,25 @@ fn fault_reclaim_refault<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, nam
     assert_eq!(k.step(Op::Store { task, vpn: HADDR + 3 }), Ok(Access::Minor), "{name}");
     check(&k, &format!("{name}: THP fault"));
     let head = k.m.pte(task, HADDR) & pte::PFN_MASK;
-    assert_eq!((k.m.thp.fault_alloc, k.m.folios.nr_pages(head)), (1, 512), "{name}");
+    assert_eq!(
+        (k.m.thp_stats().fault_alloc, k.m.folios.nr_pages(head)),
+        (1, 512),
+        "{name}"
+    );
     assert_eq!(k.m.pte(task, HADDR + 511) & pte::PFN_MASK, head, "{name}");
+    // /proc/vmstat counts THPs in 2 MiB pages, memory.stat in bytes; both count the fault
+    let vm = vmstat_text(&k);
+    for l in [
+        "nr_anon_transparent_hugepages 1",
+        "thp_fault_alloc 1",
+        "thp_fault_fallback 0",
+    ] {
+        assert_eq!(stat_line(&vm, l), Some(()), "{name}: /proc/vmstat has `{l}`:\n{vm}");
+    }
+    let ms = memory_stat_text(&k, t);
+    for l in ["anon_thp 2097152", "thp_fault_alloc 1", "anon 2097152"] {
+        assert_eq!(stat_line(&ms, l), Some(()), "{name}: memory.stat has `{l}`:\n{ms}");
+    }
     assert_eq!(lru_pages(&k, t), 512, "{name}");
     assert_eq!(k.step(Op::Store { task, vpn: HADDR + 400 }), Ok(Access::Hit), "{name}");
     // read, then write: order 0 (the huge zero page's split in 6.1 and 6.12)
@@ -428,21 +474,47 @@ fn fault_reclaim_refault<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, nam
     assert_eq!(k.m.folios.nr_pages(k.m.pte(task, v) & pte::PFN_MASK), 1, "{name}");
     // a write next to it: its PMD has a PTE table, order 0
     assert_eq!(k.step(Op::Store { task, vpn: v + 1 }), Ok(Access::Minor), "{name}");
-    assert_eq!(k.m.thp.fault_alloc, 1, "{name}");
+    assert_eq!(k.m.thp_stats().fault_alloc, 1, "{name}");
     check(&k, &format!("{name}: order-0 faults"));
     let pswpout0 = k.m.vmstat().get(Stat::Pswpout);
     let reclaimed = reclaim_all(&mut k, t, name);
-    assert_eq!(k.m.thp.swpout, 1, "{name}: swapped out whole");
-    assert_eq!(k.m.thp.swpout_fallback, 0, "{name}");
+    assert_eq!(k.m.thp_stats().swpout, 1, "{name}: swapped out whole");
+    assert_eq!(k.m.thp_stats().swpout_fallback, 0, "{name}");
     assert!(reclaimed >= 512, "{name}: {reclaimed}");
     assert!(k.m.vmstat().get(Stat::Pswpout) - pswpout0 >= 512, "{name}");
-    assert_eq!(k.m.thp.nr_anon_thps, 0, "{name}");
+    assert_eq!(k.m.thp_stats().nr_anon_thps, 0, "{name}");
+    // the folio was not split (the model's split for the write is not counted), its PMD was
+    // (`try_to_unmap` with `TTU_SPLIT_HUGE_PMD`)
+    assert_eq!(
+        (k.m.thp_stats().split_page, k.m.thp_stats().split_pmd),
+        (0, 1),
+        "{name}"
+    );
+    let vm = vmstat_text(&k);
+    for l in [
+        "thp_swpout 1",
+        "thp_swpout_fallback 0",
+        "thp_split_pmd 1",
+        "thp_split_page 0",
+    ] {
+        assert_eq!(stat_line(&vm, l), Some(()), "{name}: /proc/vmstat has `{l}`:\n{vm}");
+    }
+    let ms = memory_stat_text(&k, t);
+    assert_eq!(stat_line(&ms, "anon_thp 0"), Some(()), "{name}:\n{ms}");
+    // 6.12 on, the memcg counts and prints the swap-out (`memcg_thp_swpout_stats`)
+    let swpout = if k.p.switches().memcg_thp_swpout_stats {
+        Some(())
+    } else {
+        None
+    };
+    assert_eq!(stat_line(&ms, "thp_swpout 1"), swpout, "{name}:\n{ms}");
+    assert_eq!(stat_line(&ms, "thp_swpout_fallback 0"), swpout, "{name}:\n{ms}");
     // the pages come back one by one
     let r = k.step(Op::Load { task, vpn: HADDR + 3 });
     assert_eq!(r, Ok(Access::Major), "{name}");
     let id = k.m.pte(task, HADDR + 3) & pte::PFN_MASK;
     assert_eq!(k.m.folios.nr_pages(id), 1, "{name}: swap-in is order 0");
-    assert_eq!(k.m.thp.fault_alloc, 1, "{name}");
+    assert_eq!(k.m.thp_stats().fault_alloc, 1, "{name}");
     check(&k, &format!("{name}: refault"));
 }
 
@@ -451,10 +523,30 @@ fn fault_reclaim_refault<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, nam
 fn reclaim_without_a_cluster<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
     mmap_anon(&mut k, task, B, 1024);
     assert_eq!(k.step(Op::Store { task, vpn: HADDR }), Ok(Access::Minor), "{name}");
-    assert_eq!(k.m.thp.fault_alloc, 1, "{name}");
+    assert_eq!(k.m.thp_stats().fault_alloc, 1, "{name}");
     reclaim_all(&mut k, t, name);
-    assert_eq!((k.m.thp.swpout, k.m.thp.swpout_fallback), (0, 1), "{name}");
-    assert_eq!(k.m.thp.split_page, 1, "{name}");
+    assert_eq!(
+        (k.m.thp_stats().swpout, k.m.thp_stats().swpout_fallback),
+        (0, 1),
+        "{name}"
+    );
+    assert_eq!(k.m.thp_stats().split_page, 1, "{name}");
+    let vm = vmstat_text(&k);
+    for l in [
+        "thp_swpout 0",
+        "thp_swpout_fallback 1",
+        "thp_split_page 1",
+        "thp_split_pmd 1",
+    ] {
+        assert_eq!(stat_line(&vm, l), Some(()), "{name}: /proc/vmstat has `{l}`:\n{vm}");
+    }
+    let ms = memory_stat_text(&k, t);
+    let fallback = if k.p.switches().memcg_thp_swpout_stats {
+        Some(())
+    } else {
+        None
+    };
+    assert_eq!(stat_line(&ms, "thp_swpout_fallback 1"), fallback, "{name}:\n{ms}");
     assert_eq!(
         k.m.vmstat().get(Stat::Pswpout),
         300,
@@ -489,7 +581,7 @@ fn the_knob_and_the_charge_decide_at_the_fault() {
     let (mut k, _, task) = common::classic_on(thp_machine(Thp::Madvise, 0));
     mmap_anon(&mut k, task, B, 2048);
     assert_eq!(k.step(Op::Store { task, vpn: B }), Ok(Access::Minor));
-    assert_eq!(k.m.thp.fault_alloc, 0);
+    assert_eq!(k.m.thp_stats().fault_alloc, 0);
     let r = k.step(Op::Madvise {
         task,
         vpn: B + 1024,
@@ -498,12 +590,12 @@ fn the_knob_and_the_charge_decide_at_the_fault() {
     });
     assert_eq!(r, Ok(Access::Minor));
     assert_eq!(k.step(Op::Store { task, vpn: B + 1500 }), Ok(Access::Minor));
-    assert_eq!(k.m.thp.fault_alloc, 1);
+    assert_eq!(k.m.thp_stats().fault_alloc, 1);
     check(&k, "madvise");
     let (mut k, _, task) = common::classic_on(thp_machine(Thp::Never, 0));
     mmap_anon(&mut k, task, B, 2048);
     assert_eq!(k.step(Op::Store { task, vpn: B }), Ok(Access::Minor));
-    assert_eq!((k.m.thp.fault_alloc, k.m.thp.fault_fallback), (0, 0));
+    assert_eq!((k.m.thp_stats().fault_alloc, k.m.thp_stats().fault_fallback), (0, 0));
     // room for 300 pages in the memcg: the charge fails, the fault falls back to order 0
     let (mut k, t, task) = common::classic_on(thp_machine(Thp::Always, 0));
     k.m.memcgs[t].max = k.m.memcgs[t].usage + 300;
@@ -511,14 +603,86 @@ fn the_knob_and_the_charge_decide_at_the_fault() {
     assert_eq!(k.step(Op::Store { task, vpn: B }), Ok(Access::Minor));
     assert_eq!(
         (
-            k.m.thp.fault_alloc,
-            k.m.thp.fault_fallback,
-            k.m.thp.fault_fallback_charge
+            k.m.thp_stats().fault_alloc,
+            k.m.thp_stats().fault_fallback,
+            k.m.thp_stats().fault_fallback_charge
         ),
         (0, 1, 1)
     );
     assert_eq!(k.m.folios.nr_pages(k.m.pte(task, B) & pte::PFN_MASK), 1);
     check(&k, "fallback");
+}
+
+/// A `MADV_HUGEPAGE` VMA's fault in a full memcg: its charge (`GFP_TRANSHUGE` under `defrag`
+/// `madvise`) reclaims order-0 pages from the memcg to make room for 512 and gets its THP,
+/// counting `max` events; the same fault without `MADV_HUGEPAGE` (`always`,
+/// `GFP_TRANSHUGE_LIGHT`) reclaims nothing and falls back to order 0.
+fn a_madvised_charge_reclaims<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
+    mmap_anon(&mut k, task, B, 4096);
+    // fill the memcg with order-0 pages of the first, unadvised 2 MiB (already a PTE table)
+    k.m.memcgs[t].max = k.m.memcgs[t].usage + 1100;
+    let r = k.step(Op::Madvise {
+        task,
+        vpn: B + 2048,
+        pages: 2048,
+        advice: Madv::NoHugePage,
+    });
+    assert_eq!(r, Ok(Access::Minor), "{name}");
+    for v in 0..1000 {
+        assert_eq!(
+            k.step(Op::Store {
+                task,
+                vpn: B + 2048 + v
+            }),
+            Ok(Access::Minor),
+            "{name}"
+        );
+    }
+    let (max0, pswpout0) = (k.m.memcgs[t].events.max, k.m.vmstat().get(Stat::Pswpout));
+    assert_eq!(k.m.thp_stats().fault_alloc, 0, "{name}");
+    // unadvised under `always`: no room, no reclaim, order 0
+    assert_eq!(k.step(Op::Store { task, vpn: B }), Ok(Access::Minor), "{name}");
+    assert_eq!(
+        (k.m.thp_stats().fault_alloc, k.m.thp_stats().fault_fallback_charge),
+        (0, 1),
+        "{name}"
+    );
+    assert_eq!(
+        k.m.memcgs[t].events.max, max0,
+        "{name}: the light charge does not reclaim"
+    );
+    // advised: reclaim, then the THP
+    let r = k.step(Op::Madvise {
+        task,
+        vpn: B + 512,
+        pages: 512,
+        advice: Madv::HugePage,
+    });
+    assert_eq!(r, Ok(Access::Minor), "{name}");
+    assert_eq!(k.step(Op::Store { task, vpn: B + 700 }), Ok(Access::Minor), "{name}");
+    assert_eq!(k.m.thp_stats().fault_alloc, 1, "{name}: the advised charge made room");
+    assert_eq!(
+        k.m.folios.nr_pages(k.m.pte(task, B + 700) & pte::PFN_MASK),
+        512,
+        "{name}"
+    );
+    assert!(k.m.memcgs[t].events.max > max0, "{name}");
+    assert!(
+        k.m.vmstat().get(Stat::Pswpout) - pswpout0 >= 400,
+        "{name}: order-0 pages swapped out"
+    );
+    assert!(k.m.memcgs[t].usage <= k.m.memcgs[t].max, "{name}");
+    check(&k, &format!("{name}: reclaimed for a THP"));
+}
+
+#[test]
+fn a_madvised_thp_charge_reclaims_in_its_memcg() {
+    let (k, t, task) = common::classic_on(thp_machine(Thp::Always, 4096));
+    a_madvised_charge_reclaims(k, t, task, "classic");
+    for profile in [Profile::V6_1, Profile::V6_12, Profile::V7_2] {
+        let (k, t, task) = common::mglru_on(thp_machine(Thp::Always, 4096), profile);
+        a_madvised_charge_reclaims(k, t, task, profile.name());
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -551,7 +715,7 @@ fn thp_ops_keep_the_invariants<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u3
     mmap_anon(&mut k, task, B, 2048);
     // one THP fault (or its fallback) to begin with
     let _ = k.step(Op::Store { task, vpn: B + 700 });
-    assert_eq!(k.m.thp.fault_alloc + k.m.thp.fault_fallback, 1);
+    assert_eq!(k.m.thp_stats().fault_alloc + k.m.thp_stats().fault_fallback, 1);
     check(&k, "first fault");
     for op in ops {
         let op2 = match *op {

@@ -51,7 +51,17 @@ pub struct InitSpec {
     pub progress_every: u64,
     /// ftrace events to trace during the replay ([`check_ftrace`]), dumped after it as `ftrace`.
     pub ftrace: Vec<String>,
+    /// `transparent_hugepage` (also on the kernel command line): unless `never`, written to
+    /// sysfs with the kernel's other THP defaults, and read back into the serial log
+    /// ([`THP_ENABLED`], [`THP_DEFRAG`]).
+    pub thp: lrugen::mm::thp::Thp,
 }
+
+/// The dump of `/sys/kernel/mm/transparent_hugepage/enabled` after `/init` set it (runs with
+/// THP other than `never`).
+pub const THP_ENABLED: &str = "thp-enabled";
+/// The dump of `/sys/kernel/mm/transparent_hugepage/defrag`, likewise.
+pub const THP_DEFRAG: &str = "thp-defrag";
 
 /// The ftrace buffer per CPU, KiB: room for about a million short events, in a guest of 512 MiB.
 pub const FTRACE_BUFFER_KB: u32 = 65536;
@@ -154,6 +164,21 @@ pub fn init_script(s: &InitSpec) -> String {
         let _ = writeln!(o, "echo {v} > /proc/sys/vm/swappiness");
     }
     let _ = writeln!(o, "echo {} > /proc/sys/vm/page-cluster", s.page_cluster);
+    if !s.thp.is_never() {
+        // `hugepage_init` clears every THP flag on a machine of less than 512 MiB (the guests'
+        // usual 512 MiB leave less), whatever `transparent_hugepage=` said; the knobs are put
+        // back as a larger machine boots with them: the run's `enabled`, `defrag` `madvise`,
+        // the huge zero page, khugepaged's defrag (docs/thp.md, "Real-kernel fixtures")
+        let t = "/sys/kernel/mm/transparent_hugepage";
+        for (v, f) in [
+            (s.thp.name(), "enabled"),
+            ("madvise", "defrag"),
+            ("1", "use_zero_page"),
+            ("1", "khugepaged/defrag"),
+        ] {
+            let _ = writeln!(o, "echo {v} > {t}/{f} || echo 'lrugen: {f} failed'");
+        }
+    }
     // The model maps one page per file fault: no fault-around (do_fault_around), which would map
     // the cached neighbours with young PTEs.
     o.push_str("echo 4096 > /sys/kernel/debug/fault_around_bytes || echo 'lrugen: fault_around_bytes failed'\n");
@@ -194,6 +219,10 @@ pub fn init_script(s: &InitSpec) -> String {
     cap(&mut o, "uname", "/proc/sys/kernel/osrelease");
     cap(&mut o, "enabled", "/sys/kernel/mm/lru_gen/enabled");
     cap(&mut o, "cpus-online", "/sys/devices/system/cpu/online");
+    if !s.thp.is_never() {
+        cap(&mut o, THP_ENABLED, "/sys/kernel/mm/transparent_hugepage/enabled");
+        cap(&mut o, THP_DEFRAG, "/sys/kernel/mm/transparent_hugepage/defrag");
+    }
     cap(&mut o, "vmstat-before", "/proc/vmstat");
     if !s.ftrace.is_empty() {
         ftrace_setup(&mut o, &s.ftrace);
@@ -396,6 +425,7 @@ mod tests {
 
     fn spec(lru: LruMode) -> InitSpec {
         InitSpec {
+            thp: lrugen::mm::thp::Thp::Never,
             modules: vec!["/lib/modules/virtio_blk.ko".into()],
             memcg_max_bytes: 32 << 20,
             lru,
@@ -412,6 +442,26 @@ mod tests {
             progress_every: 0,
             ftrace: Vec::new(),
         }
+    }
+
+    /// THP other than `never`: the knobs a guest under 512 MiB loses at boot (`hugepage_init`)
+    /// written back before the workload memcg is made, and `enabled`/`defrag` read back before
+    /// the replay; `never` (every fixture before THP) writes and reads none of them.
+    #[test]
+    fn init_script_sets_the_thp_knobs_unless_never() {
+        let mut s = spec(LruMode::Classic);
+        assert!(!init_script(&s).contains("transparent_hugepage"));
+        s.thp = lrugen::mm::thp::Thp::Madvise;
+        let o = init_script(&s);
+        let at = |needle: &str| o.find(needle).unwrap_or_else(|| panic!("no `{needle}` in\n{o}"));
+        let t = "/sys/kernel/mm/transparent_hugepage";
+        let en = at(&format!("echo madvise > {t}/enabled"));
+        assert!(en < at(&format!("echo madvise > {t}/defrag")));
+        assert!(en < at(&format!("echo 1 > {t}/use_zero_page")));
+        assert!(en < at("mkdir /sys/fs/cgroup/t"));
+        let dump = at(&format!("echo '{BEGIN}{THP_ENABLED}'\ncat {t}/enabled"));
+        assert!(en < dump && dump < at(&format!("echo '{BEGIN}replay'")));
+        assert!(at(&format!("echo '{BEGIN}{THP_DEFRAG}'\ncat {t}/defrag")) < at(&format!("echo '{BEGIN}replay'")));
     }
 
     /// `--ftrace`: tracefs on the monotonic clock, each kprobe defined and every event enabled

@@ -19,6 +19,7 @@ pub mod report;
 pub mod serial;
 pub mod zoneinfo;
 
+use lrugen::mm::thp::Thp;
 use lrugen::reclaim::mglru::debugfs::{self, ParseError, ParsedLruvec};
 use lrugen_replay::{OpFile, ReplayFile, ReplayOp};
 use serde::{Deserialize, Serialize};
@@ -155,6 +156,10 @@ pub struct KernelOpts {
     /// $retval`; [`initramfs::check_ftrace`]), read back into [`KernelRun::ftrace`] (empty: no
     /// tracing).
     pub ftrace: Vec<String>,
+    /// `/sys/kernel/mm/transparent_hugepage/enabled`, set on the kernel command line
+    /// (`transparent_hugepage=`; default `never`, which every fixture made before THP was
+    /// modelled booted with, as the model's default is).
+    pub thp: Thp,
 }
 
 impl KernelOpts {
@@ -188,6 +193,7 @@ impl KernelOpts {
             data_image: None,
             cpus: 1,
             ftrace: Vec::new(),
+            thp: Thp::Never,
         }
     }
 }
@@ -247,6 +253,11 @@ pub struct KernelRun {
     /// `/proc/meminfo` at the same place.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub meminfo_before: String,
+    /// `/sys/kernel/mm/transparent_hugepage/enabled` and `defrag` as the guest had them before
+    /// the replay (`enabled` first, one line each; empty in runs with THP `never`, which write
+    /// neither, and in captures made before THP was modelled).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub thp_knobs: String,
     /// `/proc/zoneinfo` as the replayer read it after its last access.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub zoneinfo_at_end_of_replay: String,
@@ -528,6 +539,7 @@ pub fn file_read_ops(
 ) -> OpFile {
     let mut s = lrugen::workload::dist::Sampler::new(dist, file_pages, seed);
     OpFile {
+        anon_hugepage: false,
         lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
@@ -604,6 +616,7 @@ pub fn anon_ops(
         });
     }
     Ok(OpFile {
+        anon_hugepage: false,
         lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
@@ -695,6 +708,7 @@ pub fn mixed_ops(
         ops.push(*op.ok_or_else(|| Error::Config("mixed workload: a sub-stream ended early".into()))?);
     }
     Ok(OpFile {
+        anon_hugepage: false,
         lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
@@ -774,6 +788,8 @@ pub struct GuestShape {
     pub icount: bool,
     /// vCPUs.
     pub cpus: u32,
+    /// `transparent_hugepage=` on the kernel command line (the knob's boot value).
+    pub thp: Thp,
 }
 
 /// The qemu command line (`swap`: a second, writable virtio disk, `/dev/vdb` in the guest).
@@ -785,7 +801,7 @@ pub fn qemu_args(
     serial: &Path,
     g: GuestShape,
 ) -> Vec<String> {
-    let (mem_mib, icount, cpus) = (g.mem_mib, g.icount, g.cpus);
+    let (mem_mib, icount, cpus, thp) = (g.mem_mib, g.icount, g.cpus, g.thp);
     let mut a: Vec<String> = [
         "-accel",
         "tcg",
@@ -814,7 +830,10 @@ pub fn qemu_args(
     a.extend(["-serial".into(), format!("file:{}", serial.display())]);
     a.extend([
         "-append".into(),
-        "console=ttyS0 panic=-1 loglevel=3 mitigations=off transparent_hugepage=never".into(),
+        format!(
+            "console=ttyS0 panic=-1 loglevel=3 mitigations=off transparent_hugepage={}",
+            thp.name()
+        ),
     ]);
     if icount {
         a.extend(["-icount".into(), "shift=0,sleep=off".into()]);
@@ -898,6 +917,7 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         // thrashing prevention may end the replay in the OOM killer: note how far it got
         progress_every: if opts.min_ttl_ms.is_some() { PROGRESS_EVERY } else { 0 },
         ftrace: opts.ftrace.clone(),
+        thp: opts.thp,
     };
     initramfs::build(
         &w.join("initramfs"),
@@ -925,6 +945,7 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
             mem_mib: opts.guest_mem_mib,
             icount: opts.icount,
             cpus: opts.cpus,
+            thp: opts.thp,
         },
     );
     let log = boot(&args, &serial, opts.timeout)?;
@@ -1246,5 +1267,31 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("write ratio"), "{e}");
+    }
+
+    /// The kernel command line carries the run's `transparent_hugepage` (`never` unless set).
+    #[test]
+    fn qemu_boots_with_the_runs_thp_setting() {
+        let p = Path::new("x");
+        let append = |thp| {
+            let a = qemu_args(
+                p,
+                p,
+                p,
+                None,
+                p,
+                GuestShape {
+                    mem_mib: 512,
+                    icount: true,
+                    cpus: 1,
+                    thp,
+                },
+            );
+            let i = a.iter().position(|x| x == "-append").unwrap();
+            a[i + 1].clone()
+        };
+        assert!(append(Thp::Never).ends_with(" transparent_hugepage=never"));
+        assert!(append(Thp::Madvise).ends_with(" transparent_hugepage=madvise"));
+        assert!(append(Thp::Always).ends_with(" transparent_hugepage=always"));
     }
 }

@@ -354,7 +354,14 @@ fn steps_of(
     }
     let anon_key = keys;
     let anon_base = if ops.anon_pages > 0 {
-        Some(map_at(m, task, ops.anon_pages as u32, vmf::WRITE, None, layout.anon)?)
+        // `anon N hugepage`: the replayer's madvise(MADV_HUGEPAGE) of the whole fresh mapping
+        // sets VM_HUGEPAGE on it (`hugepage_madvise`)
+        let flags = if ops.anon_hugepage {
+            lrugen::mm::thp::hugepage_madvise(vmf::WRITE, true)
+        } else {
+            vmf::WRITE
+        };
+        Some(map_at(m, task, ops.anon_pages as u32, flags, None, layout.anon)?)
     } else {
         None
     };
@@ -588,7 +595,12 @@ fn multi_steps(
     let mut anon = Vec::with_capacity(n);
     for (i, &mm) in mms.iter().enumerate() {
         let (pages, _) = ops.task(i);
-        anon.push((keys, (pages > 0).then(|| m.mmap(mm, pages as u32, vmf::WRITE, None))));
+        let flags = if ops.anon_hugepage(i) {
+            lrugen::mm::thp::hugepage_madvise(vmf::WRITE, true)
+        } else {
+            vmf::WRITE
+        };
+        anon.push((keys, (pages > 0).then(|| m.mmap(mm, pages as u32, flags, None))));
         keys += pages;
     }
     // the parent's own pages: fixed, then the op list (every task's)
@@ -875,6 +887,7 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
     for (i, c) in per.iter_mut().enumerate() {
         let (anon, tops) = ops.task(i);
         let one = OpFile {
+            anon_hugepage: false,
             lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
@@ -972,6 +985,7 @@ pub fn replayer_minor(ops: &OpFile) -> u64 {
             .map(|i| {
                 let (anon, tops) = ops.task(i);
                 replayer_minor(&OpFile {
+                    anon_hugepage: false,
                     lockstep: 0,
                     ctl: Vec::new(),
                     memcgs: Vec::new(),
@@ -1294,6 +1308,7 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
     // synchronous nor non-rotational: read-ahead by swap offset (`nr_rotate_swap`)
     machine.page_cluster = s.page_cluster;
     machine.swap_rotational = s.swap == "disk";
+    machine.thp = s.thp;
     let mut cfg = RunConfig::new(
         machine,
         MemcgConfig {
@@ -1367,6 +1382,7 @@ mod tests {
     #[test]
     fn minor_faults_are_the_replayers_first_touches() {
         let ops = OpFile {
+            anon_hugepage: false,
             lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
@@ -1502,6 +1518,7 @@ Size:              65536 kB
 7ffd1c3d1000-7ffd1c3f2000 rw-p 00000000 00:00 0                          [stack]
 ";
         let ops = OpFile {
+            anon_hugepage: false,
             lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
@@ -1568,10 +1585,12 @@ Size:              65536 kB
             ops: t0,
             tasks: vec![
                 lrugen_replay::ReplayTask {
+                    anon_hugepage: false,
                     anon_pages: 6,
                     ops: loads(6),
                 },
                 lrugen_replay::ReplayTask {
+                    anon_hugepage: false,
                     anon_pages: 1,
                     ops: loads(1),
                 },
@@ -1613,6 +1632,7 @@ Rss:                   8 kB
 Swap:                  0 kB
 ";
         let ops = OpFile {
+            anon_hugepage: false,
             lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
@@ -1691,6 +1711,7 @@ Swap:                  0 kB
 ";
         // the trace's shape: 7,566 accesses over 600 anon pages, every page touched
         let ops = OpFile {
+            anon_hugepage: false,
             lockstep: 0,
             window: 0,
             files: Vec::new(),

@@ -67,7 +67,7 @@ enum FileAdviceDef {
 
 /// A built-in workload of `lrugen kernel`, everything that determines its op file: what
 /// `--access`, `--size`, `--anon-size`, `--hot-size`, `--accesses`, `--dist`, `--write-ratio`,
-/// `--advice`, `--seed` and `--every` say. Kept in a fixture so that a test rebuilds the very ops
+/// `--advice`, `--seed`, `--every` and `--madv-hugepage` say. Kept in a fixture so that a test rebuilds the very ops
 /// the kernel ran.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BuiltIn {
@@ -92,6 +92,10 @@ pub struct BuiltIn {
     pub seed: u64,
     /// Measured accesses per window.
     pub window: u64,
+    /// `--madv-hugepage`: the anon region advised `MADV_HUGEPAGE` (and mapped 2 MiB-aligned by
+    /// the replayer; `anon N hugepage` in the op file). Absent from fixtures made without it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hugepage: bool,
 }
 
 impl BuiltIn {
@@ -116,6 +120,7 @@ impl BuiltIn {
         for f in &mut o.files {
             f.advice = self.advice;
         }
+        o.anon_hugepage = self.hugepage && o.anon_pages > 0;
         Ok(o)
     }
 
@@ -149,7 +154,12 @@ impl BuiltIn {
             FileAdvice::Random => "",
             FileAdvice::Normal => ", MADV_NORMAL",
         };
-        format!("{w}, {}{advice}, seed {}", self.dist, self.seed)
+        let huge = if self.hugepage && matches!(self.access, Access::Anon | Access::Mixed) {
+            ", MADV_HUGEPAGE"
+        } else {
+            ""
+        };
+        format!("{w}{huge}, {}{advice}, seed {}", self.dist, self.seed)
     }
 }
 
@@ -198,6 +208,7 @@ pub fn hot_and_cold(
         advice: FileAdvice::Random,
     };
     Ok(OpFile {
+        anon_hugepage: false,
         lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
@@ -223,6 +234,7 @@ fn one_file(pages: u64) -> Vec<ReplayFile> {
 pub fn mmap_reads(file_pages: u64, accesses: u64, dist: Dist, seed: u64, window: u64) -> OpFile {
     let mut s = Sampler::new(dist, file_pages, seed);
     OpFile {
+        anon_hugepage: false,
         lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
@@ -283,6 +295,7 @@ pub fn file_and_anon(
         });
     }
     OpFile {
+        anon_hugepage: false,
         lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
@@ -298,6 +311,7 @@ pub fn file_and_anon(
 /// (`mmap: false`) or mmap loads of one file of `nr_pages` pages, page id = page index.
 pub fn trace_ops(pages: &[u32], nr_pages: u32, mmap: bool, window: u64) -> OpFile {
     OpFile {
+        anon_hugepage: false,
         lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
@@ -350,6 +364,7 @@ pub fn typed_trace_ops(t: &lrugen::workload::trace_ops::TraceOps, window: u64) -
         });
     }
     Ok(OpFile {
+        anon_hugepage: false,
         lockstep: 0,
         ctl: Vec::new(),
         memcgs: Vec::new(),
@@ -504,7 +519,11 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
                 "the workload has no measured step".into()
             }));
         }
-        tasks.push(lrugen_replay::ReplayTask { anon_pages, ops });
+        tasks.push(lrugen_replay::ReplayTask {
+            anon_hugepage: false,
+            anon_pages,
+            ops,
+        });
     }
     let memcgs = task_memcg_names(m, &memcgs)?;
     let mut it = tasks.into_iter();
@@ -512,6 +531,7 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
         .next()
         .ok_or_else(|| Error::Config("the workload has no task".into()))?;
     Ok(OpFile {
+        anon_hugepage: false,
         lockstep: 0,
         ctl: Vec::new(),
         memcgs,

@@ -65,6 +65,11 @@ pub struct Settings {
     /// from here ([`crate::Capture::ops`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub lockstep: u32,
+    /// `transparent_hugepage` of the guest (its boot parameter) and of the model
+    /// (`MachineConfig::thp`); absent (`never`) from fixtures made before THP was modelled, whose
+    /// guests booted with `transparent_hugepage=never`.
+    #[serde(default, skip_serializing_if = "lrugen::mm::thp::Thp::is_never")]
+    pub thp: lrugen::mm::thp::Thp,
 }
 
 /// `memory.max` as a person reads it: `32 MiB`, or `max` (no limit: 0 bytes here).

@@ -283,6 +283,11 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
         ftrace: s.get("ftrace").cloned().unwrap_or_default(),
         zoneinfo_before: s.get("zoneinfo-before").cloned().unwrap_or_default(),
         meminfo_before: s.get("meminfo-before").cloned().unwrap_or_default(),
+        thp_knobs: [crate::initramfs::THP_ENABLED, crate::initramfs::THP_DEFRAG]
+            .iter()
+            .filter_map(|k| s.get(*k).map(|t| t.trim().to_string()))
+            .collect::<Vec<_>>()
+            .join("\n"),
         memory_current_at_end_of_replay: last("memory.current").and_then(|t| t.trim().parse().ok()).unwrap_or(0),
         memory_swap_current_at_end_of_replay: last("memory.swap.current")
             .and_then(|t| t.trim().parse().ok())

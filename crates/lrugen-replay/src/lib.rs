@@ -6,7 +6,8 @@
 //! window 1000              # print miss counts every 1000 measured accesses
 //! file 0 data/file0 16384  # file id, path relative to the data mount, pages
 //! file 1 data/file1 512 normal  # optional advice: random (the default) or normal
-//! anon 4096                # an anonymous region of 4096 pages (optional)
+//! anon 4096                # an anonymous region of 4096 pages (optional; `anon 4096 hugepage`:
+//!                          # advised MADV_HUGEPAGE)
 //! r 0 123                  # buffered pread of page 123 of file 0
 //! p 0 123                  # buffered pwrite of the whole page 123 of file 0
 //! m 0 123                  # a load from page 123 of file 0 through a shared mmap
@@ -412,6 +413,8 @@ pub struct ReplayFile {
 pub struct ReplayTask {
     /// Its anon region, pages (0: none).
     pub anon_pages: u64,
+    /// Whether its anon region is advised `MADV_HUGEPAGE` (`anon N hugepage`).
+    pub anon_hugepage: bool,
     /// Its ops.
     pub ops: Vec<ReplayOp>,
 }
@@ -425,6 +428,12 @@ pub struct OpFile {
     pub files: Vec<ReplayFile>,
     /// Task 0's anon region size in pages (0: none).
     pub anon_pages: u64,
+    /// Whether task 0's anon region is advised `MADV_HUGEPAGE` (`anon N hugepage`): the replayer
+    /// maps it 2 MiB-aligned and advises it before its first access, so that the guest's
+    /// `transparent_hugepage` `madvise` (or `always`) serves its faults with 2 MiB folios where
+    /// they fit; its stores write without reading first, as the model's do (a load first would
+    /// map the huge zero page; docs/thp.md).
+    pub anon_hugepage: bool,
     /// Task 0's ops.
     pub ops: Vec<ReplayOp>,
     /// Tasks 1, 2, … (empty: one task). A file with more than one task, think ops or request
@@ -500,6 +509,15 @@ impl OpFile {
         }
     }
 
+    /// Whether task `i`'s anon region is advised `MADV_HUGEPAGE`.
+    pub fn anon_hugepage(&self, i: usize) -> bool {
+        if i == 0 {
+            self.anon_hugepage
+        } else {
+            self.tasks[i - 1].anon_hugepage
+        }
+    }
+
     /// Every op of every task, task 0 first.
     pub fn all_ops(&self) -> impl Iterator<Item = &ReplayOp> {
         self.ops.iter().chain(self.tasks.iter().flat_map(|t| t.ops.iter()))
@@ -556,7 +574,9 @@ impl OpFile {
             } else if version >= 2 {
                 let _ = writeln!(s, "task {i}");
             }
-            if anon > 0 {
+            if anon > 0 && self.anon_hugepage(i) {
+                let _ = writeln!(s, "anon {anon} hugepage");
+            } else if anon > 0 {
                 let _ = writeln!(s, "anon {anon}");
             }
             for op in ops {
@@ -746,10 +766,24 @@ impl OpFile {
                     if n > MAX_PAGES {
                         return Err(err(format!("anon region of {n} pages: at most {MAX_PAGES} (16 TiB)")));
                     }
+                    let huge = match it.next() {
+                        None => false,
+                        Some("hugepage") => true,
+                        Some(t) => {
+                            return Err(err(format!(
+                                "expected the anon region's advice (hugepage) after its size, found '{t}'"
+                            )))
+                        }
+                    };
+                    if let Some(t) = it.next() {
+                        return Err(err(format!("unexpected '{t}' after the anon region's advice")));
+                    }
                     if t == 0 {
                         out.anon_pages = n;
+                        out.anon_hugepage = huge;
                     } else {
                         out.tasks[t - 1].anon_pages = n;
+                        out.tasks[t - 1].anon_hugepage = huge;
                     }
                     continue;
                 }
@@ -948,6 +982,24 @@ pub const CTL_PREFIX: &str = "lrugen-replay ctl";
 mod tests {
     use super::*;
 
+    /// `anon N hugepage`: the region advised MADV_HUGEPAGE, per task, written back as read; any
+    /// other word after the size is refused.
+    #[test]
+    fn anon_hugepage_advice() {
+        let f = OpFile::parse("lrugen-ops 1\nanon 1024 hugepage\ns 2\n").unwrap();
+        assert!(f.anon_hugepage && f.anon_hugepage(0));
+        assert_eq!(f.to_text(), "lrugen-ops 1\nwindow 0\nanon 1024 hugepage\ns 2\n");
+        assert!(!OpFile::parse("lrugen-ops 1\nanon 1024\n").unwrap().anon_hugepage);
+        let e = OpFile::parse("lrugen-ops 1\nanon 4 huge\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.msg.contains("expected the anon region's advice (hugepage)"), "{e}");
+        let e = OpFile::parse("lrugen-ops 1\nanon 4 hugepage x\n").unwrap_err();
+        assert!(e.msg.contains("unexpected 'x'"), "{e}");
+        let t = OpFile::parse("lrugen-ops 2\ntask 0\nanon 2\ntask 1\nanon 512 hugepage\n").unwrap();
+        assert_eq!((t.anon_hugepage(0), t.anon_hugepage(1)), (false, true));
+        assert_eq!(OpFile::parse(&t.to_text()).unwrap(), t);
+    }
+
     /// Fuzzing found a second `anon` line accepted: one shrinking the region left earlier stores
     /// beyond it (and the printed file did not parse back).
     #[test]
@@ -964,6 +1016,7 @@ mod tests {
     #[test]
     fn round_trip() {
         let f = OpFile {
+            anon_hugepage: false,
             lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
@@ -1056,6 +1109,7 @@ mod tests {
 
     fn two_tasks() -> OpFile {
         OpFile {
+            anon_hugepage: false,
             lockstep: 0,
             ctl: Vec::new(),
             memcgs: Vec::new(),
@@ -1075,10 +1129,12 @@ mod tests {
             ],
             tasks: vec![
                 ReplayTask {
+                    anon_hugepage: false,
                     anon_pages: 0,
                     ops: vec![ReplayOp::MmapLoad { file: 3, index: 0 }, ReplayOp::Think { ns: 20_000 }],
                 },
                 ReplayTask {
+                    anon_hugepage: false,
                     anon_pages: 5,
                     ops: vec![ReplayOp::Load { vpn: 4 }, ReplayOp::Write { file: 3, index: 1 }],
                 },
@@ -1466,11 +1522,16 @@ memcg     2 /t\n node     0\n          1       3316          0x          0 \n\
                         })
                     })
                     .collect();
-                ReplayTask { anon_pages: anon, ops }
+                ReplayTask {
+                    anon_hugepage: false,
+                    anon_pages: anon,
+                    ops,
+                }
             };
             let t0 = task(&mut next);
             let tasks: Vec<ReplayTask> = (0..next(4)).map(|_| task(&mut next)).collect();
             let f = OpFile {
+                anon_hugepage: false,
                 lockstep: if tasks.is_empty() { 0 } else { next(3) as u32 },
                 ctl: Vec::new(),
                 memcgs: Vec::new(),

@@ -19,7 +19,7 @@
 //! in the table.
 //!
 //! Values: what the model counts comes from its counters ([`Value`]); a line for something the
-//! model has none of (sockets, vmalloc, shmem, zswap, THPs, khugepaged, `MADV_FREE`,
+//! model has none of (sockets, vmalloc, shmem, zswap, file and shmem THPs, khugepaged, `MADV_FREE`,
 //! zero-filled pages, kernel stacks and per-CPU memory kept apart from `kernel`) prints 0, which
 //! is the truth in the model's world (`docs/control.md`, "memory.stat").
 
@@ -116,7 +116,7 @@ pub const LINES: &[Line] = &[
     line("file_dirty", Pages(Stat::NrDirty), always),
     line("file_writeback", Pages(Stat::NrWriteback), always),
     line("swapcached", Pages(Stat::NrSwapcached), always),
-    line("anon_thp", Zero, always),
+    line("anon_thp", Pages(Stat::NrAnonThps), always),
     line("file_thp", Zero, always),
     line("shmem_thp", Zero, always),
     line("inactive_anon", Pages(Stat::NrInactiveAnon), always),
@@ -194,10 +194,12 @@ pub const LINES: &[Line] = &[
     line("zswpin", Zero, always),
     line("zswpout", Zero, always),
     line("zswpwb", Zero, |s| s.memcg_zswap_writeback_stat),
-    line("thp_fault_alloc", Zero, always),
+    line("thp_fault_alloc", Count(Stat::ThpFaultAlloc), always),
     line("thp_collapse_alloc", Zero, always),
-    line("thp_swpout", Zero, |s| s.memcg_thp_swpout_stats),
-    line("thp_swpout_fallback", Zero, |s| s.memcg_thp_swpout_stats),
+    line("thp_swpout", Count(Stat::ThpSwpout), |s| s.memcg_thp_swpout_stats),
+    line("thp_swpout_fallback", Count(Stat::ThpSwpoutFallback), |s| {
+        s.memcg_thp_swpout_stats
+    }),
     line("numa_pages_migrated", Count(Stat::NumaPagesMigrated), numa),
     line("numa_pte_updates", Count(Stat::NumaPteUpdates), numa),
     line("numa_hint_faults", Count(Stat::NumaHintFaults), numa),

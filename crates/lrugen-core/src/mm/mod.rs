@@ -592,9 +592,6 @@ pub struct Machine {
     /// When NUMA balancing's next scan may be due (`reclaim::tiering::task_numa_work`), ns;
     /// `u64::MAX` unless it runs in memory-tiering mode.
     pub numa_next_scan_ns: u64,
-    /// THP events and `NR_ANON_THPS` (kept apart from [`vmstat::Stat`] until faults make THPs:
-    /// [`thp::ThpStats`], docs/thp.md).
-    pub thp: thp::ThpStats,
 }
 
 /// Hint the CPU to load the cache line holding `*r` (read, all cache levels) and go on without
@@ -714,7 +711,6 @@ impl Machine {
             lock_log: Vec::new(),
             fbatch_pending: [0; 2],
             rmap_count: std::cell::Cell::new(0),
-            thp: thp::ThpStats::default(),
         }
     }
 

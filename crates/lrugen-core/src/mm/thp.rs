@@ -104,9 +104,11 @@ pub fn fault_allows_pmd(thp: Thp, vma: &Vma, vpn: u32) -> bool {
     start >= vma.start && start as u64 + HPAGE_PMD_NR as u64 <= vma.end as u64
 }
 
-/// The THP events (`enum vm_event_item`'s `THP_*`) and `NR_ANON_THPS`, machine-wide. Not in
-/// [`Stat`] yet: `/proc/vmstat`'s text prints every `Stat`, and a run with THP `never` must print
-/// what it printed before THP was modelled (docs/thp.md, "Status").
+/// The THP events (`enum vm_event_item`'s `THP_*`) and `NR_ANON_THPS` the model counts,
+/// machine-wide: a snapshot of their [`Stat`]s ([`Machine::thp_stats`]), for tests and reports.
+/// `/proc/vmstat` prints them as the kernel does (`nr_anon_transparent_hugepages` in 2 MiB pages),
+/// `memory.stat` its per-memcg lines (`anon_thp`, `thp_fault_alloc`, and from 6.12
+/// `thp_swpout`, `thp_swpout_fallback`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ThpStats {
     /// `thp_fault_alloc`.
@@ -126,6 +128,25 @@ pub struct ThpStats {
     /// `nr_anon_transparent_hugepages` in pages (`NR_ANON_THPS`; the file divides by 512,
     /// `memory.stat`'s `anon_thp` multiplies by the page size).
     pub nr_anon_thps: i64,
+}
+
+impl Machine {
+    /// The THP counters now ([`ThpStats`]): the global events and the root's `NR_ANON_THPS`.
+    pub fn thp_stats(&self) -> ThpStats {
+        let e = |s: Stat| self.events.get(s) as u64;
+        ThpStats {
+            fault_alloc: e(Stat::ThpFaultAlloc),
+            fault_fallback: e(Stat::ThpFaultFallback),
+            fault_fallback_charge: e(Stat::ThpFaultFallbackCharge),
+            split_pmd: e(Stat::ThpSplitPmd),
+            swpout: e(Stat::ThpSwpout),
+            swpout_fallback: e(Stat::ThpSwpoutFallback),
+            split_page: e(Stat::ThpSplitPage),
+            nr_anon_thps: (0..self.nodes.len())
+                .map(|n| self.lruvec_state(super::memcg::ROOT_MEMCG, n, Stat::NrAnonThps))
+                .sum(),
+        }
+    }
 }
 
 /// Why a PMD-sized folio could not be had: the fault falls back to order 0.
@@ -168,7 +189,7 @@ pub fn alloc_anon_thp(m: &mut Machine, node: usize, memcg: MemcgId) -> Result<Fo
         }
     }
     let Some((head, kind)) = got else {
-        m.thp.fault_fallback += 1;
+        m.count_vm_events(Stat::ThpFaultFallback, 1);
         return Err(ThpFallback::Alloc);
     };
     m.folios[head].set(pg::ALLOCATED);
@@ -182,8 +203,8 @@ pub fn alloc_anon_thp(m: &mut Machine, node: usize, memcg: MemcgId) -> Result<Fo
     m.count_vm_events(s, nr);
     if m.memcgs.try_charge(memcg, nr).is_err() {
         m.free_large(head);
-        m.thp.fault_fallback += 1;
-        m.thp.fault_fallback_charge += 1;
+        m.count_vm_events(Stat::ThpFaultFallback, 1);
+        m.count_vm_events(Stat::ThpFaultFallbackCharge, 1);
         return Err(ThpFallback::Charge);
     }
     m.folios[head].memcg = memcg;
@@ -218,7 +239,7 @@ impl Machine {
         let (memcg, node) = (f.memcg, f.node());
         if f.mapcount == 1 {
             self.mod_lruvec_state(memcg, node, Stat::NrAnonPages, nr);
-            self.thp.nr_anon_thps += nr;
+            self.mod_lruvec_state(memcg, node, Stat::NrAnonThps, nr);
         }
     }
 
@@ -244,7 +265,7 @@ impl Machine {
         let (memcg, node) = (f.memcg, f.node());
         if f.mapcount == 0 {
             self.mod_lruvec_state(memcg, node, Stat::NrAnonPages, -nr);
-            self.thp.nr_anon_thps -= nr;
+            self.mod_lruvec_state(memcg, node, Stat::NrAnonThps, -nr);
         }
         head
     }
@@ -376,7 +397,10 @@ mod tests {
         let free0 = m.nodes[0].free();
         assert_eq!(alloc_anon_thp(&mut m, 0, t), Err(ThpFallback::Charge));
         assert_eq!((m.memcgs[t].usage, m.nodes[0].free(), m.in_flight), (0, free0, NIL));
-        assert_eq!((m.thp.fault_fallback, m.thp.fault_fallback_charge), (1, 1));
+        assert_eq!(
+            (m.thp_stats().fault_fallback, m.thp_stats().fault_fallback_charge),
+            (1, 1)
+        );
         assert_eq!(
             m.memcgs[t].events.max, 0,
             "a charge that may not block raises no max event"
@@ -399,7 +423,10 @@ mod tests {
             m.nodes[0].zones[0].give(&mut m.folios, id);
         }
         assert_eq!(alloc_anon_thp(&mut m, 0, t), Err(ThpFallback::Alloc));
-        assert_eq!((m.thp.fault_fallback, m.thp.fault_fallback_charge), (1, 0));
+        assert_eq!(
+            (m.thp_stats().fault_fallback, m.thp_stats().fault_fallback_charge),
+            (1, 0)
+        );
     }
 
     #[test]
@@ -411,7 +438,7 @@ mod tests {
         m.map_folio_pmd(mm, haddr, head, true);
         assert_eq!(m.mms[mm as usize].rss_anon, 512);
         assert_eq!(m.lruvec_state(t, 0, Stat::NrAnonPages), 512);
-        assert_eq!(m.thp.nr_anon_thps, 512);
+        assert_eq!(m.thp_stats().nr_anon_thps, 512);
         assert_eq!(m.folios[head].index, haddr);
         // every page reads as the head, present, young and dirty; the next 2 MiB has nothing
         for vpn in [haddr, haddr + 1, haddr + 511] {
@@ -438,7 +465,7 @@ mod tests {
         // unmapped whole: everything back, the dirty bit to the folio
         assert_eq!(m.unmap_huge_pmd(mm, haddr), head);
         assert!(m.folios[head].test(pg::DIRTY));
-        assert_eq!((m.mms[mm as usize].rss_anon, m.thp.nr_anon_thps), (0, 0));
+        assert_eq!((m.mms[mm as usize].rss_anon, m.thp_stats().nr_anon_thps), (0, 0));
         assert_eq!(m.lruvec_state(t, 0, Stat::NrAnonPages), 0);
         assert_eq!(m.pte(mm, haddr), pte::NONE);
         m.folio_clear_dirty(head);

@@ -5,6 +5,10 @@
 //! One enum, [`Stat`], lists every counter the model maintains, in the order `/proc/vmstat` prints
 //! them (zone items, node items, then vm events; `mm/vmstat.c` `vmstat_text`). Items the model does
 //! not maintain are not printed: a reader diffing against a real kernel sees exactly what is modelled.
+//! The THP items (`nr_anon_transparent_hugepages`, `thp_*`) are printed whatever the
+//! `transparent_hugepage` knob, as a kernel with `CONFIG_TRANSPARENT_HUGEPAGE` prints them; those
+//! the model does not count (khugepaged's, file THPs', the deferred split queue's, the huge zero
+//! page's, `thp_split_page_failed`) are left out (docs/thp.md, "Counters").
 //!
 //! Node items and memcg-visible events are kept per lruvec (memcg × node), both local and
 //! hierarchical (every update walks up the memcg tree, as the kernel's rstat flush would aggregate),
@@ -78,6 +82,7 @@ stats! {
     NrFilePages = "nr_file_pages": Node,
     NrDirty = "nr_dirty": Node,
     NrWriteback = "nr_writeback": Node,
+    NrAnonThps = "nr_anon_transparent_hugepages": Node,
     NrVmscanWrite = "nr_vmscan_write": Node,
     NrVmscanImmediateReclaim = "nr_vmscan_immediate_reclaim": Node,
     NrDirtied = "nr_dirtied": Node,
@@ -136,6 +141,13 @@ stats! {
     UnevictablePgsCulled = "unevictable_pgs_culled": Event,
     UnevictablePgsScanned = "unevictable_pgs_scanned": Event,
     UnevictablePgsRescued = "unevictable_pgs_rescued": Event,
+    ThpFaultAlloc = "thp_fault_alloc": Event,
+    ThpFaultFallback = "thp_fault_fallback": Event,
+    ThpFaultFallbackCharge = "thp_fault_fallback_charge": Event,
+    ThpSplitPage = "thp_split_page": Event,
+    ThpSplitPmd = "thp_split_pmd": Event,
+    ThpSwpout = "thp_swpout": Event,
+    ThpSwpoutFallback = "thp_swpout_fallback": Event,
     SwapRa = "swap_ra": Event,
     SwapRaHit = "swap_ra_hit": Event,
     MemcgKmem = "kernel": Memcg,
@@ -155,6 +167,13 @@ impl Stat {
     /// `/proc/vmstat` prints it in pages, `memory.stat` in bytes.
     pub const fn in_bytes(self) -> bool {
         matches!(self, Stat::NrSlabReclaimableB | Stat::NrSlabUnreclaimableB)
+    }
+
+    /// Whether `/proc/vmstat` prints the item in PMD-sized pages though it is kept in pages
+    /// (`vmstat_item_print_in_thp`: `NR_ANON_THPS`, of the THP items the model keeps);
+    /// `memory.stat` prints it in bytes.
+    pub const fn in_thps(self) -> bool {
+        matches!(self, Stat::NrAnonThps)
     }
 }
 
@@ -189,10 +208,13 @@ impl Counters {
         }
     }
     /// The value as `/proc/vmstat` shows it: pages for the items kept in bytes
-    /// ([`Stat::in_bytes`], `global_node_page_state_pages`), the value itself for the others.
+    /// ([`Stat::in_bytes`], `global_node_page_state_pages`), PMD-sized pages for
+    /// `nr_anon_transparent_hugepages` ([`Stat::in_thps`]), the value itself for the others.
     pub fn shown(&self, s: Stat) -> i64 {
         if s.in_bytes() {
             self.get(s) >> 12
+        } else if s.in_thps() {
+            self.get(s) / i64::from(super::thp::HPAGE_PMD_NR)
         } else {
             self.get(s)
         }
@@ -285,5 +307,29 @@ mod tests {
         assert!(text.contains("\nnr_slab_reclaimable 3\n"), "bytes shown in pages");
         assert!(!text.contains("kernel"), "a memcg-only item is not in /proc/vmstat");
         assert_eq!(text.lines().count(), NR_STATS - 1);
+    }
+
+    /// `nr_anon_transparent_hugepages` is kept in pages and printed in 2 MiB pages, in the
+    /// kernel's place among the node items; the THP events follow `unevictable_pgs_rescued` in
+    /// `vmstat_text`'s order (the same in 6.1, 6.12 and 7.2 for the events the model counts).
+    #[test]
+    fn thp_items_in_the_kernels_order_and_unit() {
+        let mut c = Counters::default();
+        c.add(Stat::NrAnonThps, 3 * 512);
+        c.add(Stat::ThpFaultAlloc, 3);
+        c.add(Stat::ThpSwpoutFallback, 1);
+        let text = format_proc_vmstat(&c);
+        assert!(
+            text.contains("\nnr_writeback 0\nnr_anon_transparent_hugepages 3\nnr_vmscan_write 0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "\nunevictable_pgs_rescued 0\nthp_fault_alloc 3\nthp_fault_fallback 0\n\
+                 thp_fault_fallback_charge 0\nthp_split_page 0\nthp_split_pmd 0\nthp_swpout 0\n\
+                 thp_swpout_fallback 1\nswap_ra 0\n"
+            ),
+            "{text}"
+        );
     }
 }

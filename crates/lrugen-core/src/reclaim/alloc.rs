@@ -228,6 +228,41 @@ pub fn charge<P: Policy>(
     }
 }
 
+/// The reclaim `try_charge_memcg` does for a PMD-sized folio charged with `GFP_TRANSHUGE` (a
+/// `MADV_HUGEPAGE` VMA's fault under `defrag` `madvise`, the default; `vma_thp_gfp_mask` leaves
+/// `__GFP_NORETRY` out for it): while the charge of 512 pages to `memcg` would fail, reclaim 512
+/// pages from the memcg over its limit (`try_to_free_mem_cgroup_pages`, swapping allowed),
+/// counting a `max` event each time, up to `MAX_RECLAIM_RETRIES` + 1 times; no retry after a
+/// reclaim that made progress but too little room (only orders up to `PAGE_ALLOC_COSTLY_ORDER`
+/// get that) and no OOM kill (`mem_cgroup_oom` skips a costly order): the charge then fails and
+/// the fault falls back to order 0 ([`crate::mm::thp::alloc_anon_thp`] charges, or counts
+/// `thp_fault_fallback_charge`). The same in 6.1, 6.12 and 7.2. Without `MADV_HUGEPAGE`
+/// (`GFP_TRANSHUGE_LIGHT`) the charge cannot block and nothing is reclaimed. Not modelled: the
+/// per-CPU charge stock drained before the last retries, and the allocation's own direct
+/// reclaim and compaction (the model's zones hand out free 2 MiB blocks or none).
+pub fn reclaim_for_thp_charge<P: Policy>(m: &mut Machine, p: &mut P, memcg: MemcgId) {
+    let nr = u64::from(crate::mm::thp::HPAGE_PMD_NR);
+    let mut retries = MAX_RECLAIM_RETRIES;
+    loop {
+        let over = match m.memcgs.try_charge(memcg, nr) {
+            Ok(()) => {
+                m.memcgs.uncharge(memcg, nr);
+                return;
+            }
+            Err(OverLimit(over)) => over,
+        };
+        m.memcgs[over].events.max += 1;
+        try_to_free_mem_cgroup_pages(m, p, over, nr, true);
+        if m.memcgs.margin(over) >= nr {
+            continue;
+        }
+        if retries == 0 {
+            return;
+        }
+        retries -= 1;
+    }
+}
+
 /// Reclaim what kernel memory ([`crate::mm::KmemConfig`]) charged over a `memory.max`: the
 /// kernel's `__GFP_ACCOUNT` allocations go through `try_charge_memcg` and reclaim from the memcg
 /// at its limit before they charge, OOM-killing in it when reclaim cannot make room. The model

@@ -11,6 +11,7 @@ use super::Policy;
 use crate::mm::folio::{pg, FolioId};
 use crate::mm::thp::HPAGE_PMD_NR;
 use crate::mm::vm::{pmd_trans_huge, pte, MmStruct};
+use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
 
 /// Split the PMD-sized folio that a huge PMD of `mm` maps at `haddr`, where the kernel splits
@@ -29,6 +30,7 @@ pub fn split_huge_pmd<P: Policy>(m: &mut Machine, p: &mut P, mm: u32, haddr: u32
         super::lru_add_drain(m, p);
     }
     split_folio(m, p, head, None);
+    m.count_vm_events(Stat::ThpSplitPage, 1);
     true
 }
 
@@ -44,7 +46,10 @@ const TAIL_FLAGS: u32 = !pg::HEAD;
 /// state. A head on an LRU list gets its tails right before it (toward the young end,
 /// [`Policy::add_split_tail`]); an isolated head gets them in `list` right after position `pos`
 /// (reclaim processes them next: `list_add_tail` onto the folio list that `lru_to_folio` takes
-/// from), first tail first. Counts `thp_split_pmd` and `thp_split_page`; `NR_ANON_THPS` drops.
+/// from), first tail first. Counts `thp_split_pmd` (`try_to_unmap`'s `TTU_SPLIT_HUGE_PMD` counts
+/// it too when reclaim swaps the folio out whole) and `NR_ANON_THPS` drops; `thp_split_page` is
+/// the caller's to count, as the model also splits a folio the kernel swaps out whole (which
+/// counts none).
 /// Sizes in pages do not move. The folio must be on a list or isolated (drain the `lru_add`
 /// batch first), not in the swap cache.
 pub fn split_folio<P: Policy>(m: &mut Machine, p: &mut P, head: FolioId, list: Option<(&mut Vec<FolioId>, usize)>) {
@@ -77,8 +82,8 @@ pub fn split_folio<P: Policy>(m: &mut Machine, p: &mut P, head: FolioId, list: O
         for (i, e) in t.iter_mut().enumerate() {
             *e = pte::PRESENT | if young { pte::YOUNG } else { 0 } | (head + i as u32);
         }
-        m.thp.split_pmd += 1;
-        m.thp.nr_anon_thps -= i64::from(HPAGE_PMD_NR);
+        m.count_vm_events(Stat::ThpSplitPmd, 1);
+        m.mod_lruvec_state(h.memcg, h.node(), Stat::NrAnonThps, -i64::from(HPAGE_PMD_NR));
     }
     let h = m.folios[head];
     m.folios.clear_large(head);
@@ -99,5 +104,4 @@ pub fn split_folio<P: Policy>(m: &mut Machine, p: &mut P, head: FolioId, list: O
     } else {
         debug_assert!(false, "an isolated folio split without its list");
     }
-    m.thp.split_page += 1;
 }

@@ -328,9 +328,22 @@ fn add_large_to_swap<P: Policy>(
                 m.swap_cache_add(id + k, first + k);
                 m.folio_mark_dirty(id + k);
             }
-            m.thp.swpout += 1;
+            count_thp_event(m, p, id, Stat::ThpSwpout);
         }
-        None => m.thp.swpout_fallback += 1,
+        None => {
+            m.count_vm_events(Stat::ThpSplitPage, 1);
+            count_thp_event(m, p, id, Stat::ThpSwpoutFallback);
+        }
+    }
+}
+
+/// `thp_swpout` or `thp_swpout_fallback` of folio `id`: globally, and in its memcg from 6.12
+/// (`memcg_thp_swpout_stats`).
+fn count_thp_event<P: Policy>(m: &mut Machine, p: &P, id: FolioId, s: Stat) {
+    if p.switches().memcg_thp_swpout_stats {
+        m.count_events(m.folios[id].memcg, s, 1);
+    } else {
+        m.count_vm_events(s, 1);
     }
 }
 

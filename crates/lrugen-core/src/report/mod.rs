@@ -152,7 +152,10 @@ pub fn json(results: &[RunResult]) -> serde_json::Value {
         c.as_ref().map(|c| {
             let mut m = serde_json::Map::new();
             for &s in Stat::ALL {
-                m.insert(s.name().into(), c.get(s).into());
+                // `nr_anon_transparent_hugepages` in the unit its name says (2 MiB pages), as
+                // `/proc/vmstat` prints it
+                let v = if s.in_thps() { c.shown(s) } else { c.get(s) };
+                m.insert(s.name().into(), v.into());
             }
             serde_json::Value::Object(m)
         })

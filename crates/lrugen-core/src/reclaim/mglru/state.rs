@@ -407,8 +407,9 @@ switches! {
     memcg_zswap_writeback_stat,
     /// Between 6.1 and 6.12 (≈6.8, "mm: memcg: add THP swap out info for anonymous reclaim",
     /// Xin Hao; first release unconfirmed: Debian 6.12.118's `memcg_vm_event_stat[]` has it,
-    /// 6.1.192's not): `memory.stat` prints `thp_swpout` and `thp_swpout_fallback` (no THP in
-    /// the model: 0). Off (6.1). Changes only the text.
+    /// 6.1.192's not): `memory.stat` prints `thp_swpout` and `thp_swpout_fallback`, which the
+    /// memcg counts from then on (`count_memcg_folio_events` beside `count_vm_event` in
+    /// `swap_writepage` and `shrink_folio_list`). Off (6.1).
     memcg_thp_swpout_stats,
     /// 6.11, "mm,memcg: provide per-cgroup counters for NUMA balancing operations" (Kaiyang
     /// Zhao): `memory.stat` prints `pgdemote_kswapd`, `pgdemote_direct`, `pgdemote_khugepaged`
