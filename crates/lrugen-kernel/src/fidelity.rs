@@ -123,7 +123,8 @@ pub fn seqs(full: &str) -> Option<(u64, u64, u64)> {
     Some((min(0)?, min(1)?, lv.gens.last()?.seq))
 }
 
-fn counter(what: &'static str, k: u64, m: u64, tol: f64, floor: u64) -> Check {
+/// A counter's check: the model's `m` within `tol` of the kernel's `k`, or `floor` events.
+pub fn counter(what: &'static str, k: u64, m: u64, tol: f64, floor: u64) -> Check {
     let allowed = ((k as f64 * tol).ceil() as u64).max(floor);
     Check {
         what,

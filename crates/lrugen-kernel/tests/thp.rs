@@ -12,7 +12,7 @@
 //! too. No qemu here.
 
 use lrugen::mm::vmstat::Stat;
-use lrugen_kernel::fidelity::{self, Check, Compared, COUNTER_TOLERANCE};
+use lrugen_kernel::fidelity::{self, Compared, COUNTER_TOLERANCE};
 use lrugen_kernel::{model, Capture};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -78,19 +78,6 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/thp")
 }
 
-fn check(what: &'static str, k: u64, m: u64, tol: f64, floor: u64) -> Check {
-    let allowed = ((k as f64 * tol).ceil() as u64).max(floor);
-    Check {
-        what,
-        kernel: k,
-        model: m,
-        ok: k.abs_diff(m) <= allowed,
-        detail: format!("±{:.0} % or {floor}", tol * 100.0),
-        boots: Vec::new(),
-        tolerance: tol,
-    }
-}
-
 /// The shape checks of `path` and its THP checks.
 fn compare(path: &Path) -> Compared {
     let mut c = fidelity::compare(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -103,7 +90,7 @@ fn compare(path: &Path) -> Compared {
     let m = model::run_at(&ops, &cfg, &cap.layout(&ops)).unwrap();
     let kv = |k: &str| cap.run.vmstat_delta.get(k).copied().unwrap_or(0).max(0) as u64;
     for &(name, s) in THP_EVENTS {
-        c.checks.push(check(
+        c.checks.push(fidelity::counter(
             name,
             kv(name),
             m.vm(s).max(0) as u64,
@@ -121,8 +108,13 @@ fn compare(path: &Path) -> Compared {
         .max(0) as u64
         >> 21;
     let m_thps = m.memcg(Stat::NrAnonThps).max(0) as u64 / 512;
-    c.checks
-        .push(check("anon_thp", k_thps, m_thps, COUNTER_TOLERANCE, THP_FLOOR));
+    c.checks.push(fidelity::counter(
+        "anon_thp",
+        k_thps,
+        m_thps,
+        COUNTER_TOLERANCE,
+        THP_FLOOR,
+    ));
     c
 }
 
