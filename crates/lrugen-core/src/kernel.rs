@@ -497,7 +497,7 @@ impl<P: Policy> Kernel<P> {
         match *op {
             Op::Read { file, index, .. } | Op::Write { file, index, .. } => {
                 if let Some(f) = self.m.files.get(file as usize) {
-                    if let crate::mm::pagecache::Slot::Folio(id) = f.slots.get(index).get() {
+                    if let crate::mm::pagecache::Slot::Folio(id) = f.slots.get(index) {
                         self.m.folios.prefetch(id);
                     }
                 }
