@@ -1035,6 +1035,18 @@ impl PageSlots {
         }
     }
 
+    /// Ask the CPU to bring the record of the leaf of `index` into cache (the first of two
+    /// prefetching stages: [`PageSlots::prefetch`] then reads it to find the entry).
+    #[inline]
+    pub fn prefetch_leaf(&self, index: u64) {
+        let (t, d, _) = self.split(index);
+        if let Some(l) = self.leaf(t, d) {
+            if let Some(l) = self.leaves.get(l as usize) {
+                crate::mm::prefetch(l);
+            }
+        }
+    }
+
     /// Replace the slot at `index` with `s`: what that did (see [`SlotsReplaced`]).
     #[inline(always)]
     pub fn replace(&mut self, index: u64, s: Slot) -> SlotsReplaced {
