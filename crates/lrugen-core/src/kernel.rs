@@ -489,6 +489,35 @@ impl<P: Policy> Kernel<P> {
         }
     }
 
+    /// The first of three stages of [`crate::sim::run_kernel`]'s prefetching, farthest ahead:
+    /// the page-cache leaf record a buffered read or write will look its slot up in, or the PTE
+    /// of a load or store. Changes nothing.
+    #[inline]
+    pub fn prefetch_leaf(&self, op: &crate::workload::Op) {
+        use crate::workload::Op;
+        match *op {
+            Op::Read { file, index, .. } | Op::Write { file, index, .. } => {
+                if let Some(f) = self.m.files.get(file as usize) {
+                    f.slots.prefetch_leaf(index);
+                }
+            }
+            Op::Load { task, vpn } | Op::Store { task, vpn } => self.m.prefetch_pte(task, vpn),
+            _ => {}
+        }
+    }
+
+    /// The second of those three stages: the page-cache entry of a buffered read or write, found
+    /// through its leaf record (which the first stage brought in). Changes nothing.
+    #[inline]
+    pub fn prefetch_entry(&self, op: &crate::workload::Op) {
+        use crate::workload::Op;
+        if let Op::Read { file, index, .. } | Op::Write { file, index, .. } = *op {
+            if let Some(f) = self.m.files.get(file as usize) {
+                f.slots.prefetch(index);
+            }
+        }
+    }
+
     /// The second stage, closer to the operation: the folio now in that slot or mapped by that
     /// PTE, if any.
     #[inline]
@@ -497,7 +526,7 @@ impl<P: Policy> Kernel<P> {
         match *op {
             Op::Read { file, index, .. } | Op::Write { file, index, .. } => {
                 if let Some(f) = self.m.files.get(file as usize) {
-                    if let crate::mm::pagecache::Slot::Folio(id) = f.slots.get(index).get() {
+                    if let crate::mm::pagecache::Slot::Folio(id) = f.slots.get(index) {
                         self.m.folios.prefetch(id);
                     }
                 }

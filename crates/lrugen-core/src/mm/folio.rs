@@ -4,8 +4,8 @@
 //! Every page frame of the simulated machine is one `Folio` record in a single `Vec`, addressed by a
 //! `FolioId` (`u32`). Nothing is allocated per folio: free folios sit on per-zone free lists threaded
 //! through the same `next` link that LRU lists use. A record is 24 bytes (see `folio_size` test), so
-//! a resident file page costs 32 bytes with its page-cache slot (8 bytes), and a mapped anon page
-//! 28 with its PTE (4 bytes).
+//! a resident file page costs 28 bytes with its page-cache entry (4 bytes, `pagecache::PageSlots`),
+//! and a mapped anon page 28 with its PTE (4 bytes).
 //!
 //! Where the bytes go: `flags` (32 bits, every one used: the `pg::*` bits below), the two list
 //! links, `mapping` and `index`, and `memcg` + `mapcount` (16 bits each) — six 32-bit words. The
@@ -563,7 +563,7 @@ mod tests {
 
     #[test]
     fn folio_size() {
-        // six 32-bit words: 32 bytes per resident file page with its page-cache slot
+        // six 32-bit words: 28 bytes per resident file page with its 4-byte page-cache entry
         assert_eq!(std::mem::size_of::<Folio>(), 24);
         assert_eq!(std::mem::align_of::<Folio>(), 4);
     }

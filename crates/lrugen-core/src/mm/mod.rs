@@ -458,8 +458,9 @@ pub struct StateSplit {
     /// The state of the resident pages and the model's fixed structures: `state_bytes` less
     /// `nonresident_bytes`.
     pub resident_bytes: u64,
-    /// The state kept for pages that are not resident: `nonresident_file_bytes` and the swap
-    /// slots of swapped-out pages.
+    /// The state kept for pages that are not resident: `nonresident_file_bytes`, the swap slots
+    /// of swapped-out pages, the PTEs holding their swap entries (4 bytes each) and the folio
+    /// records of the zram pool's frames.
     pub nonresident_bytes: u64,
     /// File pages not resident that the page cache remembers (its shadow entries).
     pub nonresident_file_pages: u64,
@@ -730,9 +731,10 @@ impl Machine {
     }
 
     /// [`Machine::state_bytes`] split by the pages it is kept for: the state of pages not
-    /// resident (the page cache's shadow entries with their share of its leaves and the
-    /// shadow-node list; the swap slots of swapped-out pages), the rest being that of the
-    /// resident pages and the model's fixed structures.
+    /// resident (the page cache's shadow entries with their share of its leaves, the shadow
+    /// values' store and the shadow-node list; the swap slots of swapped-out pages, the PTEs
+    /// holding their swap entries and the folio records of the zram pool's frames), the rest
+    /// being that of the resident pages and the model's fixed structures.
     pub fn state_split(&self) -> StateSplit {
         let (mut pages, mut bytes) = (0, self.shadow_lru.bytes());
         for f in &self.files {
@@ -742,7 +744,11 @@ impl Machine {
         }
         let swapped = self.swap.swapped_out();
         let total = self.state_bytes();
-        let nonresident = (bytes + swapped * Swap::SLOT_BYTES).min(total);
+        // a swapped-out page's swap slot, the PTEs holding its swap entry (4 bytes each in their
+        // tables), and the folio records of the zram pool's frames that hold the compressed pages
+        let ptes = self.swap.swapped_out_ptes() * 4;
+        let zram = self.zram_pool.len() as u64 * std::mem::size_of::<folio::Folio>() as u64;
+        let nonresident = (bytes + swapped * Swap::SLOT_BYTES + ptes + zram).min(total);
         StateSplit {
             resident_bytes: total - nonresident,
             nonresident_bytes: nonresident,
@@ -1663,7 +1669,7 @@ impl Machine {
     pub fn page_cache_insert(&mut self, id: FolioId, file: u32, index: u64) -> Option<u64> {
         let f = &mut self.files[file as usize];
         let ch = f.set_slot(index, Slot::Folio(id));
-        let old = ch.old.get();
+        let old = ch.old;
         debug_assert!(!matches!(old, Slot::Folio(_)));
         f.nr_pages += 1;
         {

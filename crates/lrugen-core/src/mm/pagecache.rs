@@ -9,19 +9,24 @@
 //! ([`crate::mm::KmemConfig::xa_nodes`]), and without that charge every shadow stays until its
 //! slot is reused or the file is truncated.
 //!
-//! Like the xarray, a [`SlotTable`] allocates its nodes on first touch, so its memory follows the
-//! pages a run touches, not the size of the file: a top array of one `u32` per 128 MiB of file
-//! (grown up to the highest index touched) points to directory blocks of 512 chunk numbers
-//! (2 KiB, one per 128 MiB region touched), which point to chunks of 64 slots (512 bytes); a chunk
-//! whose slots all become empty again is freed for reuse. A lookup is three array reads, no
-//! hashing.
+//! Like the xarray, a file's [`PageSlots`] allocates its nodes on first touch, so its memory
+//! follows the pages a run touches, not the size of the file: a top array of one `u32` per
+//! directory block's span (grown up to the highest index touched) points to directory blocks of
+//! leaf numbers (one per 64 indices; a block covers the whole file up to 128 MiB of it, so 256
+//! bytes for a 16 MiB file, 2 KiB per 128 MiB region touched of a larger one), which point to
+//! leaves of 64 slots; a leaf whose slots all become empty again is freed for reuse. A leaf keeps
+//! only its slots in use: a bit each in a 64-bit map and a 4-byte entry each (a folio id, or the
+//! place of a shadow's 8-byte value), packed in one arena, so that a resident page costs 4 bytes
+//! of page cache however sparse its leaf is (issue #15). A lookup is four array reads and a bit
+//! count, no hashing.
 
 use super::folio::FolioId;
 
 /// A page-cache or swap-cache slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Slot {
     /// Nothing cached and no shadow.
+    #[default]
     Empty,
     /// A resident folio.
     Folio(FolioId),
@@ -38,7 +43,7 @@ pub const SHADOW_MASK: u64 = TAG_SHADOW - 1;
 /// bits, below both tags.
 pub const FOLIO_EXTRA_MAX: u32 = (1 << 30) - 1;
 
-/// A packed slot: 8 bytes per file page.
+/// A packed slot, 8 bytes: the swap cache's entry per swap slot ([`crate::mm::swap::Swap`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PackedSlot(u64);
 
@@ -124,8 +129,9 @@ pub struct File {
     pub name: String,
     /// Size in pages.
     pub size: u64,
-    /// One slot per page, allocated 512 at a time on first touch.
-    pub slots: SlotTable,
+    /// Its slots: a 4-byte entry per page cached or with a shadow entry, in leaves of 64 slots
+    /// allocated on first touch ([`PageSlots`]).
+    pub slots: PageSlots,
     /// Read-ahead state.
     pub ra: RaState,
     /// Access advice.
@@ -163,17 +169,23 @@ pub struct File {
 impl File {
     /// Its shadow entries (pages not resident whose eviction the page cache remembers: the
     /// leaves' `nr_values` summed) and the bytes of its page cache kept for them: each leaf in
-    /// use (its chunk of 64 slots with the count of live ones, and its [`Leaf`] record) shared
-    /// equally among its live entries, the shadow entries' share (rounded down per leaf).
+    /// use (its block of 4-byte entries with its header, its [`LeafSlots`] and its [`Leaf`]
+    /// record) shared equally among its live entries, the shadow entries' share (rounded down
+    /// per leaf); the arena's garbage and unused room shared the same way over the whole file;
+    /// and the shadow values' store ([`ShadowStore`]: 8 bytes per value, its free ones and
+    /// unused room) whole.
     pub fn shadow_state(&self) -> (u64, u64) {
-        let leaf_bytes = SlotTable::CHUNK_BYTES + std::mem::size_of::<Leaf>() as u64;
-        let (mut entries, mut bytes) = (0, 0);
+        let (mut entries, mut live_all, mut bytes) = (0, 0, 0);
         for (c, live) in self.slots.chunks_live() {
             let values = self.leaves.get(c).map_or(0, |l| l.values) as u64;
+            let leaf_bytes = self.slots.leaf_bytes(c) + std::mem::size_of::<Leaf>() as u64;
             entries += values;
+            live_all += live as u64;
             bytes += leaf_bytes * values / live as u64;
         }
-        (entries, bytes)
+        // the arena's garbage and room, shared by count as the leaves are
+        let overhead = self.slots.arena_overhead() * entries / live_all.max(1);
+        (entries, bytes + overhead + self.slots.shadows.bytes())
     }
 }
 
@@ -216,7 +228,7 @@ pub struct SlotChange {
     /// came in, or its last entry went and the leaf with it); `None`: neither.
     pub shadow_only: Option<bool>,
     /// The entry the change replaced (empty when the slot had no leaf).
-    pub old: PackedSlot,
+    pub old: Slot,
 }
 
 /// Levels of xarray nodes above the leaves that [`XaUpper`] counts: enough for 2^42 indices.
@@ -274,7 +286,7 @@ impl File {
         File {
             name: name.into(),
             size,
-            slots: SlotTable::default(),
+            slots: PageSlots::for_pages(size),
             ra: RaState {
                 ra_pages,
                 prev_index: u64::MAX,
@@ -294,7 +306,7 @@ impl File {
         }
     }
     /// Slot at `index`.
-    #[inline]
+    #[inline(always)]
     pub fn slot(&self, index: u64) -> Slot {
         debug_assert!(
             index < self.size,
@@ -302,7 +314,7 @@ impl File {
             self.name,
             self.size
         );
-        self.slots.get(index).get()
+        self.slots.get(index)
     }
     /// Replace the slot at `index`: what that did to the xarray's nodes and to the leaf's place
     /// on the shadow-node list.
@@ -314,8 +326,7 @@ impl File {
             self.name,
             self.size
         );
-        let new = PackedSlot::pack(s);
-        let r = self.slots.replace(index, new);
+        let r = self.slots.replace(index, s);
         if r.chunk == NO_CHUNK {
             return SlotChange::default();
         }
@@ -323,11 +334,12 @@ impl File {
         if r.chunks > 0 {
             self.leaf_born(c);
         }
-        let (was, is) = (r.old != PackedSlot::default(), new != PackedSlot::default());
+        let (was, is) = (r.old != Slot::Empty, s != Slot::Empty);
         let live_before = r.live + u8::from(was) - u8::from(is);
         let leaf = &mut self.leaves[c];
         let only_before = live_before != 0 && live_before == leaf.values;
-        leaf.values = leaf.values + u8::from(new.is_shadow()) - u8::from(r.old.is_shadow());
+        let shadow = |s: Slot| u8::from(matches!(s, Slot::Shadow(_)));
+        leaf.values = leaf.values + shadow(s) - shadow(r.old);
         let only_after = r.live != 0 && r.live == leaf.values;
         SlotChange {
             nodes: match r.chunks {
@@ -357,15 +369,15 @@ impl File {
     pub fn delete_shadow_leaf(&mut self, leaf: u64) -> i64 {
         let mut nodes = 0;
         for index in leaf << CHUNK_SHIFT..(leaf + 1) << CHUNK_SHIFT {
-            let r = self.slots.replace(index, PackedSlot::default());
+            let r = self.slots.replace(index, Slot::Empty);
             if r.chunk == NO_CHUNK {
                 break;
             }
             debug_assert!(
-                matches!(r.old.get(), Slot::Shadow(_) | Slot::Empty),
+                matches!(r.old, Slot::Shadow(_) | Slot::Empty),
                 "a shadow-only leaf holds a folio"
             );
-            if matches!(r.old.get(), Slot::Shadow(_)) {
+            if matches!(r.old, Slot::Shadow(_)) {
                 self.leaves[r.chunk as usize].values -= 1;
             }
             if r.chunks < 0 {
@@ -565,8 +577,9 @@ const NO_CHUNK: u32 = u32::MAX;
 
 /// A sparse array indexed by page (a three-level radix tree: a top array, directory blocks of
 /// 512 chunk numbers, and chunks of 64 entries, the lower two allocated on first touch), whose
-/// absent entries read as `T::default()`: the page cache's slots ([`SlotTable`]), and any table
-/// keyed by page that must not grow with the key space.
+/// absent entries read as `T::default()`: any table keyed by page that must not grow with the key
+/// space (the xarray's interior node counts, [`XaUpper`]; a workload's dense renumbering of its
+/// keys). The page cache's own slots are [`PageSlots`], whose leaves keep only their entries in use.
 ///
 /// Reading never allocates; writing a non-default value allocates its chunk (and directory block)
 /// if needed, the growth point counted in [`Radix::bytes`]; writing the last non-default value of
@@ -585,9 +598,6 @@ pub struct Radix<T> {
     /// Chunks freed for reuse.
     free: Vec<u32>,
 }
-
-/// The slots of a file's page cache.
-pub type SlotTable = Radix<PackedSlot>;
 
 /// What [`Radix::replace`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -776,6 +786,592 @@ impl<T: Copy + Default + PartialEq> Radix<T> {
     }
 }
 
+/// Folio ids a [`PageSlots`] entry can hold: below this bit, which marks a shadow entry's index
+/// in the file's [`ShadowStore`]. A frame id has at most 27 bits (`budget::FRAME_LIMIT`).
+const ENTRY_SHADOW: u32 = 1 << 31;
+/// The header of a block of the arena that no leaf owns any more: its capacity in the low bits.
+const BLOCK_GARBAGE: u32 = 1 << 31;
+/// A leaf's block grows by this many entries at a time (16 bytes).
+const BLOCK_STEP: u16 = 4;
+/// A leaf's block of this many entries is dense: entry `i` is slot `i`'s, read without counting.
+const DENSE: u16 = CHUNK_SLOTS as u16;
+/// A packed leaf that would hold more entries than this becomes dense.
+const DENSE_ABOVE: u16 = 48;
+/// A dense leaf left with fewer entries than this is packed again.
+const PACKED_BELOW: u16 = 32;
+
+/// Where a leaf of a [`PageSlots`] keeps its entries: which of its 64 slots are in use (`occ`, a
+/// bit per slot) and their 4-byte entries in its block of the arena (`off`: the first entry;
+/// `cap`: the block's room): packed in slot order (a slot's entry found by counting the map's
+/// bits below it) while it has at most [`DENSE_ABOVE`] entries, or, once it has more, dense, one
+/// entry per slot (`cap` 64) until it falls below [`PACKED_BELOW`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LeafSlots {
+    /// Slots in use, a bit each.
+    pub occ: u64,
+    /// First entry of its block in the arena.
+    pub off: u32,
+    /// Entries its block has room for (64: dense).
+    pub cap: u16,
+    /// Slots in use (`occ`'s bits).
+    pub n: u16,
+}
+
+impl LeafSlots {
+    /// Where slot `i`'s entry is (or would go), as an offset in the arena.
+    #[inline(always)]
+    fn at(&self, i: u32) -> usize {
+        if self.cap == DENSE {
+            self.off as usize + i as usize
+        } else {
+            self.off as usize + (self.occ & ((1u64 << i) - 1)).count_ones() as usize
+        }
+    }
+}
+
+/// The shadow entries' values of a file's page cache, 8 bytes each, in one array that grows by a
+/// sixteenth at a time as the high-water mark of shadows grows; a freed value is reused first (its
+/// place holds the next free one: no list of its own).
+#[derive(Clone, Debug)]
+pub struct ShadowStore {
+    values: Vec<u64>,
+    /// The first free value, or `NO_CHUNK`.
+    free: u32,
+    /// Values in use.
+    used: u32,
+}
+
+impl Default for ShadowStore {
+    fn default() -> Self {
+        ShadowStore {
+            values: Vec::new(),
+            free: NO_CHUNK,
+            used: 0,
+        }
+    }
+}
+
+impl ShadowStore {
+    /// The value at `i`.
+    #[inline(always)]
+    pub fn get(&self, i: u32) -> u64 {
+        self.values[i as usize]
+    }
+    /// Keep `v`; returns its place.
+    #[inline(always)]
+    fn alloc(&mut self, v: u64) -> u32 {
+        self.used += 1;
+        if self.free != NO_CHUNK {
+            let i = self.free;
+            let e = &mut self.values[i as usize];
+            self.free = *e as u32;
+            *e = v;
+            i
+        } else {
+            self.push(v)
+        }
+    }
+    #[cold]
+    fn push(&mut self, v: u64) -> u32 {
+        if self.values.len() == self.values.capacity() {
+            self.values.reserve_exact((self.values.len() / 16).max(512));
+        }
+        self.values.push(v);
+        (self.values.len() - 1) as u32
+    }
+    /// Give back the value at `i`.
+    #[inline(always)]
+    fn free(&mut self, i: u32) {
+        self.used -= 1;
+        self.values[i as usize] = u64::from(self.free);
+        self.free = i;
+    }
+    /// Values in use.
+    pub fn len(&self) -> u64 {
+        u64::from(self.used)
+    }
+    /// Whether it holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.used == 0
+    }
+    /// Bytes held (the array, its values in use or free, and its unused room).
+    pub fn bytes(&self) -> u64 {
+        (self.values.capacity() * 8) as u64
+    }
+}
+
+/// What [`PageSlots::replace`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotsReplaced {
+    /// Leaves allocated (1) or freed (-1).
+    pub chunks: i64,
+    /// The leaf (its number in the table) of the slot, freed if its live entries are 0;
+    /// `u32::MAX` if there was none and the slot stayed empty.
+    pub chunk: u32,
+    /// Entries in use in the leaf after the change.
+    pub live: u8,
+    /// The slot replaced.
+    pub old: Slot,
+}
+
+/// The slots of a file's page cache: a sparse table by page index, like [`Radix`] (a top array,
+/// directory blocks, leaves of 64 slots allocated on first touch and freed when emptied; no
+/// hashing), whose leaves hold only their slots in use: a 64-bit map of them and a 4-byte entry
+/// each (a folio id, or the place of a shadow entry's 8-byte value in the file's
+/// [`ShadowStore`]), packed in slot order in a block of one arena, found by counting the map's
+/// bits below the slot. A resident page costs its 4-byte entry (and its leaf's share of the map
+/// and block rounding), whatever the leaf's other slots hold; a shadow entry 4 + 8.
+///
+/// A packed leaf whose block is full moves to a block 16 bytes larger at the arena's end (in place
+/// when it is the last), and past 48 entries to a dense block of 64, where a slot's entry is read
+/// without counting ([`LeafSlots`]); the blocks left behind are garbage, reused by leaves that
+/// need a block of their size, until the arena is compacted, in place and in order, once they are
+/// an eighth of it. The arena grows by a sixteenth at a time. Directory
+/// blocks are sized to the file (64 indices per leaf number, up to 512 per block: a 16 MiB file
+/// has one block of 64).
+#[derive(Clone, Debug)]
+pub struct PageSlots {
+    /// Leaves per directory block (log2).
+    dir_shift: u32,
+    /// `index >> top_shift` is an index's place in `top` (`CHUNK_SHIFT + dir_shift`).
+    top_shift: u32,
+    /// Mask of a leaf's place in its directory block.
+    dir_mask: usize,
+    /// Per directory block's worth of indices: its first leaf number in `dirs`, or `NO_CHUNK`.
+    top: Vec<u32>,
+    /// Directory blocks, one after the other: per 64 indices, the leaf, or `NO_CHUNK`.
+    dirs: Vec<u32>,
+    /// The leaves, by number.
+    leaves: Vec<LeafSlots>,
+    /// Leaf numbers freed for reuse.
+    free: Vec<u32>,
+    /// Blocks of entries, each a header (its leaf's number, or `BLOCK_GARBAGE` with its
+    /// capacity) then its entries.
+    arena: Vec<u32>,
+    /// Words of the arena in garbage blocks.
+    garbage: usize,
+    /// Per block size (`cap / BLOCK_STEP`), the first garbage block of that size, its entries'
+    /// offset (the next one's in its first entry), or `NO_CHUNK`: reused before the arena grows.
+    spare: [u32; CHUNK_SLOTS / BLOCK_STEP as usize + 1],
+    /// Shadow entries' values.
+    pub shadows: ShadowStore,
+}
+
+impl Default for PageSlots {
+    fn default() -> Self {
+        PageSlots::for_pages(1 << (CHUNK_SHIFT + DIR_SHIFT))
+    }
+}
+
+impl PageSlots {
+    /// A table for a file of `pages` pages (it may grow past them; only the directory blocks'
+    /// size is chosen from it).
+    pub fn for_pages(pages: u64) -> Self {
+        let leaves = pages.div_ceil(CHUNK_SLOTS as u64).max(1);
+        let dir_shift = (64 - (leaves - 1).leading_zeros()).min(DIR_SHIFT);
+        PageSlots {
+            dir_shift,
+            top_shift: CHUNK_SHIFT + dir_shift,
+            dir_mask: (1 << dir_shift) - 1,
+            top: Vec::new(),
+            dirs: Vec::new(),
+            leaves: Vec::new(),
+            free: Vec::new(),
+            arena: Vec::new(),
+            garbage: 0,
+            spare: [NO_CHUNK; CHUNK_SLOTS / BLOCK_STEP as usize + 1],
+            shadows: ShadowStore::default(),
+        }
+    }
+
+    /// (top, directory, slot) positions of `index`.
+    #[inline(always)]
+    fn split(&self, index: u64) -> (usize, usize, u32) {
+        (
+            (index >> self.top_shift) as usize,
+            (index >> CHUNK_SHIFT) as usize & self.dir_mask,
+            index as u32 & (CHUNK_SLOTS as u32 - 1),
+        )
+    }
+
+    /// The leaf holding `(t, d)`, if any.
+    #[inline(always)]
+    fn leaf(&self, t: usize, d: usize) -> Option<u32> {
+        match self.top.get(t) {
+            Some(&b) if b != NO_CHUNK => Some(self.dirs[b as usize + d]).filter(|&c| c != NO_CHUNK),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn decode(&self, e: u32) -> Slot {
+        if e & ENTRY_SHADOW == 0 {
+            Slot::Folio(e)
+        } else {
+            Slot::Shadow(self.shadows.get(e & !ENTRY_SHADOW))
+        }
+    }
+
+    /// The slot at `index`.
+    #[inline(always)]
+    pub fn get(&self, index: u64) -> Slot {
+        let (t, d, i) = self.split(index);
+        let Some(l) = self.leaf(t, d) else {
+            return Slot::Empty;
+        };
+        let leaf = &self.leaves[l as usize];
+        if leaf.occ & (1u64 << i) == 0 {
+            return Slot::Empty;
+        }
+        self.decode(self.arena[leaf.at(i)])
+    }
+
+    /// Ask the CPU to bring the entry of `index` into cache, without waiting for it (a hint with
+    /// no effect on any value; nothing when the slot is empty).
+    #[inline]
+    pub fn prefetch(&self, index: u64) {
+        let (t, d, i) = self.split(index);
+        if let Some(l) = self.leaf(t, d) {
+            if let Some(l) = self.leaves.get(l as usize) {
+                if l.occ & (1u64 << i) != 0 {
+                    if let Some(e) = self.arena.get(l.at(i)) {
+                        crate::mm::prefetch(e);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ask the CPU to bring the record of the leaf of `index` into cache (the first of two
+    /// prefetching stages: [`PageSlots::prefetch`] then reads it to find the entry).
+    #[inline]
+    pub fn prefetch_leaf(&self, index: u64) {
+        let (t, d, _) = self.split(index);
+        if let Some(l) = self.leaf(t, d) {
+            if let Some(l) = self.leaves.get(l as usize) {
+                crate::mm::prefetch(l);
+            }
+        }
+    }
+
+    /// Replace the slot at `index` with `s`: what that did (see [`SlotsReplaced`]).
+    #[inline(always)]
+    pub fn replace(&mut self, index: u64, s: Slot) -> SlotsReplaced {
+        let (t, d, i) = self.split(index);
+        let (l, mut chunks) = match self.leaf(t, d) {
+            Some(l) => (l, 0),
+            None if s == Slot::Empty => {
+                return SlotsReplaced {
+                    chunks: 0,
+                    chunk: NO_CHUNK,
+                    live: 0,
+                    old: Slot::Empty,
+                }
+            }
+            None => (self.alloc_leaf(t, d), 1),
+        };
+        let leaf = self.leaves[l as usize];
+        let bit = 1u64 << i;
+        let at = leaf.at(i);
+        let old = if leaf.occ & bit != 0 {
+            let e = self.arena[at];
+            if e & ENTRY_SHADOW != 0 {
+                let v = self.shadows.get(e & !ENTRY_SHADOW);
+                if let Slot::Shadow(n) = s {
+                    // a shadow over a shadow keeps its place in the store
+                    self.shadows.values[(e & !ENTRY_SHADOW) as usize] = n;
+                    return SlotsReplaced {
+                        chunks,
+                        chunk: l,
+                        live: leaf.n as u8,
+                        old: Slot::Shadow(v),
+                    };
+                }
+                self.shadows.free(e & !ENTRY_SHADOW);
+                Slot::Shadow(v)
+            } else {
+                Slot::Folio(e)
+            }
+        } else {
+            Slot::Empty
+        };
+        let new = match s {
+            Slot::Empty => None,
+            Slot::Folio(f) => {
+                debug_assert!(f & ENTRY_SHADOW == 0, "folio id {f} too large for a page-cache entry");
+                Some(f)
+            }
+            Slot::Shadow(v) => Some(ENTRY_SHADOW | self.shadows.alloc(v)),
+        };
+        let live = match (old != Slot::Empty, new) {
+            (true, Some(e)) => {
+                self.arena[at] = e;
+                leaf.n
+            }
+            (false, Some(e)) => self.insert(l, i, e),
+            (true, None) => {
+                let n = self.remove(l, i);
+                if n == 0 {
+                    self.free_leaf(l, t, d);
+                    chunks -= 1;
+                }
+                n
+            }
+            (false, None) => leaf.n,
+        };
+        SlotsReplaced {
+            chunks,
+            chunk: l,
+            live: live as u8,
+            old,
+        }
+    }
+
+    /// Put entry `e` in leaf `l` at slot `i` (empty until now); returns its entries after.
+    #[inline]
+    fn insert(&mut self, l: u32, i: u32, e: u32) -> u16 {
+        let leaf = self.leaves[l as usize];
+        if leaf.cap != DENSE && leaf.n == leaf.cap {
+            self.grow_block(l);
+        }
+        let leaf = &mut self.leaves[l as usize];
+        let at = leaf.at(i);
+        leaf.occ |= 1u64 << i;
+        leaf.n += 1;
+        let n = leaf.n;
+        if leaf.cap != DENSE {
+            let end = leaf.off as usize + n as usize - 1;
+            self.arena.copy_within(at..end, at + 1);
+        }
+        self.arena[at] = e;
+        n
+    }
+
+    /// Take slot `i`'s entry out of leaf `l`; returns its entries after.
+    #[inline]
+    fn remove(&mut self, l: u32, i: u32) -> u16 {
+        let leaf = &mut self.leaves[l as usize];
+        let at = leaf.at(i);
+        leaf.occ &= !(1u64 << i);
+        leaf.n -= 1;
+        let n = leaf.n;
+        if leaf.cap != DENSE {
+            let end = leaf.off as usize + n as usize + 1;
+            self.arena.copy_within(at + 1..end, at);
+        } else if n < PACKED_BELOW && n > 0 {
+            self.pack(l);
+        }
+        n
+    }
+
+    /// Give leaf `l`, whose packed block is full, a block [`BLOCK_STEP`] entries larger (or a
+    /// dense one past [`DENSE_ABOVE`]), its entries moved there.
+    #[cold]
+    fn grow_block(&mut self, l: u32) {
+        let leaf = self.leaves[l as usize];
+        if leaf.cap >= DENSE_ABOVE {
+            self.move_block(l, DENSE);
+            return;
+        }
+        let cap = leaf.cap + BLOCK_STEP;
+        if leaf.cap > 0 && leaf.off as usize + leaf.cap as usize == self.arena.len() {
+            // the last block: grow it where it is
+            self.reserve(BLOCK_STEP as usize);
+            self.arena.resize(self.arena.len() + BLOCK_STEP as usize, 0);
+            self.leaves[l as usize].cap = cap;
+            return;
+        }
+        self.move_block(l, cap);
+    }
+
+    /// A dense leaf `l` with few entries left: packed into a block just large enough.
+    #[cold]
+    fn pack(&mut self, l: u32) {
+        let n = self.leaves[l as usize].n;
+        self.move_block(l, n.div_ceil(BLOCK_STEP) * BLOCK_STEP);
+    }
+
+    /// Move leaf `l`'s entries to a new block of `cap` entries (a garbage block of that size if
+    /// there is one, else at the arena's end), dense if `cap` is [`DENSE`], else packed; its old
+    /// block becomes garbage.
+    fn move_block(&mut self, l: u32, cap: u16) {
+        let class = (cap / BLOCK_STEP) as usize;
+        let off = if self.spare[class] != NO_CHUNK {
+            let off = self.spare[class] as usize;
+            self.spare[class] = self.arena[off];
+            self.arena[off - 1] = l;
+            self.garbage -= 1 + cap as usize;
+            off
+        } else {
+            if self.garbage > 64 && self.garbage * 8 > self.arena.len() {
+                self.compact();
+            }
+            self.reserve(1 + cap as usize);
+            let off = self.arena.len() + 1;
+            self.arena.push(l);
+            self.arena.resize(off + cap as usize, 0);
+            off
+        };
+        let leaf = self.leaves[l as usize];
+        if leaf.cap > 0 {
+            let from = leaf.off as usize;
+            if leaf.cap == DENSE || cap == DENSE {
+                // entry by entry, in slot order: packed from dense or dense from packed
+                let (mut occ, mut r) = (leaf.occ, 0usize);
+                while occ != 0 {
+                    let i = occ.trailing_zeros() as usize;
+                    occ &= occ - 1;
+                    let (src, dst) = match (leaf.cap == DENSE, cap == DENSE) {
+                        (true, false) => (from + i, off + r),
+                        (false, true) => (from + r, off + i),
+                        _ => (from + r, off + r),
+                    };
+                    self.arena[dst] = self.arena[src];
+                    r += 1;
+                }
+            } else {
+                self.arena.copy_within(from..from + leaf.n as usize, off);
+            }
+            self.discard(from, leaf.cap);
+        }
+        let leaf = &mut self.leaves[l as usize];
+        leaf.off = off as u32;
+        leaf.cap = cap;
+    }
+
+    /// The block whose entries start at `off`, of `cap` entries, is garbage from now on: kept for
+    /// reuse by a leaf that needs a block of its size.
+    fn discard(&mut self, off: usize, cap: u16) {
+        let class = (cap / BLOCK_STEP) as usize;
+        self.arena[off - 1] = BLOCK_GARBAGE | u32::from(cap);
+        self.arena[off] = self.spare[class];
+        self.spare[class] = off as u32;
+        self.garbage += 1 + cap as usize;
+    }
+
+    /// Room for `n` more words in the arena, growing it by a sixteenth (not doubling).
+    #[inline]
+    fn reserve(&mut self, n: usize) {
+        if self.arena.capacity() - self.arena.len() < n {
+            self.arena.reserve_exact(n.max(self.arena.len() / 16).max(256));
+        }
+    }
+
+    /// Move every leaf's block down over the garbage, in arena order.
+    #[cold]
+    fn compact(&mut self) {
+        let (mut r, mut w) = (0, 0);
+        while r < self.arena.len() {
+            let h = self.arena[r];
+            if h & BLOCK_GARBAGE != 0 {
+                r += 1 + (h & !BLOCK_GARBAGE) as usize;
+                continue;
+            }
+            let cap = self.leaves[h as usize].cap as usize;
+            self.arena.copy_within(r..r + 1 + cap, w);
+            self.leaves[h as usize].off = (w + 1) as u32;
+            r += 1 + cap;
+            w += 1 + cap;
+        }
+        self.arena.truncate(w);
+        self.garbage = 0;
+        self.spare = [NO_CHUNK; CHUNK_SLOTS / BLOCK_STEP as usize + 1];
+    }
+
+    #[cold]
+    fn alloc_leaf(&mut self, t: usize, d: usize) -> u32 {
+        if self.top.len() <= t {
+            self.top.resize(t + 1, NO_CHUNK);
+        }
+        if self.top[t] == NO_CHUNK {
+            self.top[t] = self.dirs.len() as u32;
+            self.dirs.resize(self.dirs.len() + (1 << self.dir_shift), NO_CHUNK);
+        }
+        let l = match self.free.pop() {
+            Some(l) => l,
+            None => {
+                self.leaves.push(LeafSlots::default());
+                (self.leaves.len() - 1) as u32
+            }
+        };
+        self.dirs[self.top[t] as usize + d] = l;
+        l
+    }
+
+    /// Leaf `l` holds nothing any more: its block becomes garbage and its number free.
+    #[cold]
+    fn free_leaf(&mut self, l: u32, t: usize, d: usize) {
+        let leaf = std::mem::take(&mut self.leaves[l as usize]);
+        if leaf.cap > 0 {
+            self.discard(leaf.off as usize, leaf.cap);
+        }
+        self.dirs[self.top[t] as usize + d] = NO_CHUNK;
+        self.free.push(l);
+    }
+
+    /// Every slot in use, by index.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, Slot)> + '_ {
+        let per = 1usize << self.dir_shift;
+        self.top
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b != NO_CHUNK)
+            .flat_map(move |(t, &b)| {
+                self.dirs[b as usize..b as usize + per]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &c)| c != NO_CHUNK)
+                    .map(move |(d, &c)| (((t << self.dir_shift) + d) as u64, c))
+            })
+            .flat_map(move |(base, c)| {
+                let leaf = self.leaves[c as usize];
+                (0..CHUNK_SLOTS as u32)
+                    .filter(move |&i| leaf.occ & (1 << i) != 0)
+                    .map(move |i| {
+                        let index = (base << CHUNK_SHIFT) + u64::from(i);
+                        (index, self.get(index))
+                    })
+            })
+    }
+
+    /// The leaves in use, by number, with their entries in use: `(leaf, live)`.
+    pub fn chunks_live(&self) -> impl Iterator<Item = (usize, u8)> + '_ {
+        self.leaves
+            .iter()
+            .map(|l| l.n as u8)
+            .enumerate()
+            .filter(|&(_, n)| n > 0)
+    }
+
+    /// Bytes of leaf `l`'s own state: its block (header and room) and its [`LeafSlots`].
+    pub fn leaf_bytes(&self, l: usize) -> u64 {
+        let cap = self.leaves[l].cap as u64;
+        (1 + cap) * 4 + std::mem::size_of::<LeafSlots>() as u64
+    }
+
+    /// Leaves in use (allocated and not freed).
+    pub fn nr_chunks(&self) -> usize {
+        self.leaves.len() - self.free.len()
+    }
+
+    /// Bytes of the arena that no leaf's block holds: garbage blocks and room not yet used.
+    pub fn arena_overhead(&self) -> u64 {
+        let blocks: u64 = self.chunks_live().map(|(l, _)| 1 + u64::from(self.leaves[l].cap)).sum();
+        (self.arena.capacity() as u64 - blocks) * 4
+    }
+
+    /// Bytes held: top array, directory blocks, leaves, the arena (in use, garbage and room),
+    /// free leaf numbers and the shadow store.
+    pub fn bytes(&self) -> u64 {
+        (self.top.capacity() * 4
+            + self.dirs.capacity() * 4
+            + self.leaves.capacity() * std::mem::size_of::<LeafSlots>()
+            + self.free.capacity() * 4
+            + self.arena.capacity() * 4) as u64
+            + self.shadows.bytes()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -804,7 +1400,7 @@ mod tests {
         fn slot_table_matches_a_map(ops in proptest::collection::vec(
             (0u64..5_000, 0u8..3, any::<u32>(), 0u64..1_000), 0..400)
         ) {
-            let mut t = SlotTable::default();
+            let mut t = Radix::<PackedSlot>::default();
             let mut model = std::collections::BTreeMap::new();
             for (index, kind, f, v) in ops {
                 // mostly a few indices, so that slots are replaced and chunks emptied
@@ -830,6 +1426,146 @@ mod tests {
             prop_assert_eq!(all, want);
             let chunks: std::collections::BTreeSet<u64> = model.keys().map(|i| i >> CHUNK_SHIFT).collect();
             prop_assert_eq!(t.nr_chunks(), chunks.len(), "a chunk lives while it holds a slot");
+        }
+    }
+
+    proptest! {
+        /// The page cache's compact leaves behave as a map from index to slot (absent = empty)
+        /// through inserts (growing and moving blocks), replacements of every kind and deletes
+        /// (freeing leaves and compacting the arena), over files of several sizes (directory
+        /// blocks of 1 to 512 leaves); a shadow's value is kept exactly, one store value per
+        /// shadow entry, and a leaf lives while it holds a slot.
+        #[test]
+        fn page_slots_match_a_map(
+            pages in prop_oneof![Just(64u64), Just(4096), Just(1 << 20)],
+            ops in proptest::collection::vec((0u64..20_000, 0u8..4, 0u32..1 << 27, any::<u64>()), 0..3000)
+        ) {
+            let mut t = PageSlots::for_pages(pages);
+            let mut model = std::collections::BTreeMap::new();
+            for (k, (index, kind, f, v)) in ops.into_iter().enumerate() {
+                // dense runs of a few leaves (blocks grow, garbage piles up), and far indices
+                let index = match index % 4 {
+                    0 => index * 37 % (pages * 4),
+                    _ => index % 700,
+                };
+                let s = match kind {
+                    0 => Slot::Empty,
+                    1 => Slot::Folio(f),
+                    _ => Slot::Shadow(v & SHADOW_MASK),
+                };
+                let old = model.get(&index).copied().unwrap_or(Slot::Empty);
+                let r = t.replace(index, s);
+                prop_assert_eq!(r.old, old);
+                if s == Slot::Empty {
+                    model.remove(&index);
+                } else {
+                    model.insert(index, s);
+                }
+                let in_leaf = model.keys().filter(|&&i| i >> CHUNK_SHIFT == index >> CHUNK_SHIFT).count();
+                if r.chunk != NO_CHUNK {
+                    prop_assert_eq!(r.live as usize, in_leaf);
+                }
+                prop_assert_eq!(t.get(index), s);
+                let probe = (index * 7 + k as u64) % 800;
+                prop_assert_eq!(t.get(probe), model.get(&probe).copied().unwrap_or(Slot::Empty));
+            }
+            let all: Vec<(u64, Slot)> = t.iter().collect();
+            let want: Vec<(u64, Slot)> = model.iter().map(|(&i, &s)| (i, s)).collect();
+            prop_assert_eq!(all, want);
+            let leaves: std::collections::BTreeSet<u64> = model.keys().map(|i| i >> CHUNK_SHIFT).collect();
+            prop_assert_eq!(t.nr_chunks(), leaves.len(), "a leaf lives while it holds a slot");
+            let shadows = model.values().filter(|s| matches!(s, Slot::Shadow(_))).count() as u64;
+            prop_assert_eq!(t.shadows.len(), shadows);
+            let live: u64 = t.chunks_live().map(|(_, n)| u64::from(n)).sum();
+            prop_assert_eq!(live, model.len() as u64);
+        }
+    }
+
+    /// The page cache's per-leaf records stay small: a resident page's share of its leaf's
+    /// [`LeafSlots`] and [`Leaf`] (24 bytes) is under a byte once the leaf holds 24 entries.
+    #[test]
+    fn page_cache_record_sizes() {
+        assert_eq!(std::mem::size_of::<LeafSlots>(), 16);
+        assert_eq!(std::mem::size_of::<Leaf>(), 8);
+        // a 4-byte entry per slot in use (a folio id or a shadow value's place)
+        assert_eq!(ENTRY_SHADOW, 1 << 31);
+        assert!(
+            crate::budget::FRAME_LIMIT <= u64::from(ENTRY_SHADOW),
+            "every frame id fits an entry"
+        );
+    }
+
+    /// A leaf goes from packed to dense as it fills past 48 entries and back once fewer than 32
+    /// are left, keeping every entry; a neighbour leaf grown meanwhile keeps its own.
+    #[test]
+    fn page_slots_leaf_packs_and_unpacks() {
+        let mut t = PageSlots::for_pages(1 << 12);
+        let order: Vec<u64> = (0..64).map(|k| k * 37 % 64).collect();
+        for (k, &i) in order.iter().enumerate() {
+            t.replace(
+                i,
+                if k % 3 == 0 {
+                    Slot::Shadow(i * 1000)
+                } else {
+                    Slot::Folio(i as u32)
+                },
+            );
+            t.replace(64 + i, Slot::Folio(7));
+            let leaf = t.leaves[t.leaf(0, 0).unwrap() as usize];
+            assert_eq!(leaf.cap == DENSE, k + 1 > DENSE_ABOVE as usize, "{k}");
+        }
+        let want = |i: u64| {
+            if order.iter().position(|&j| j == i).unwrap() % 3 == 0 {
+                Slot::Shadow(i * 1000)
+            } else {
+                Slot::Folio(i as u32)
+            }
+        };
+        for i in 0..64 {
+            assert_eq!(t.get(i), want(i));
+            assert_eq!(t.get(64 + i), Slot::Folio(7));
+        }
+        for i in 0..40 {
+            let r = t.replace(i, Slot::Empty);
+            assert_eq!(r.old, want(i));
+            assert_eq!(r.live as u64, 63 - i);
+        }
+        let leaf = t.leaves[t.leaf(0, 0).unwrap() as usize];
+        assert_ne!(leaf.cap, DENSE, "24 entries left: packed again");
+        for i in 40..64 {
+            assert_eq!(t.get(i), want(i));
+        }
+        assert_eq!(
+            t.shadows.len(),
+            (40..64).filter(|&i| matches!(want(i), Slot::Shadow(_))).count() as u64
+        );
+        for i in 40..64 {
+            t.replace(i, Slot::Empty);
+        }
+        assert_eq!(t.nr_chunks(), 1, "the emptied leaf is freed, its neighbour stays");
+        assert!(t.shadows.is_empty());
+    }
+
+    /// A resident page costs its 4-byte entry and its share of the leaf's map and block, however
+    /// sparse its leaf: a whole file's worth of folios in one slot of every second leaf, or in
+    /// every slot, stays under 5 bytes a page besides the directory.
+    #[test]
+    fn page_slots_cost_per_entry() {
+        for stride in [1u64, 2, 3, 64 + 5] {
+            let mut t = PageSlots::for_pages(1 << 20);
+            let mut n = 0;
+            for i in (0..1u64 << 20).step_by(stride as usize) {
+                t.replace(i, Slot::Folio(i as u32));
+                n += 1;
+            }
+            let leaves = t.nr_chunks() as u64;
+            let bytes = t.bytes() - (t.top.capacity() as u64 + t.dirs.capacity() as u64) * 4;
+            let per_leaf_fixed = 4 + std::mem::size_of::<LeafSlots>() as u64;
+            assert!(
+                bytes <= n * 4 * 9 / 8 + leaves * (per_leaf_fixed + BLOCK_STEP as u64 * 4) + 4096 * 4,
+                "stride {stride}: {bytes} bytes for {n} entries in {leaves} leaves"
+            );
+            assert_eq!(t.get(0), Slot::Folio(0));
         }
     }
 
@@ -903,7 +1639,7 @@ mod tests {
             want.sort_unstable();
             prop_assert_eq!(listed, want);
             prop_assert_eq!(lru.len(0), order.len() as u64);
-            let all: Vec<(u64, Slot)> = f.slots.iter().map(|(i, p)| (i, p.get())).collect();
+            let all: Vec<(u64, Slot)> = f.slots.iter().collect();
             let want_slots: Vec<(u64, Slot)> = model.iter().map(|(&i, &s)| (i, s)).collect();
             prop_assert_eq!(all, want_slots);
         }

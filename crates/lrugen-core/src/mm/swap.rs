@@ -158,6 +158,14 @@ impl Swap {
             .filter(|&s| self.count[s as usize] > 0 && !matches!(self.cache_slot(s), Slot::Folio(_)))
             .count() as u64
     }
+    /// PTEs that hold the swap entries of swapped-out pages ([`Swap::swapped_out`]'s slots'
+    /// references).
+    pub fn swapped_out_ptes(&self) -> u64 {
+        (0..self.count.len() as u32)
+            .filter(|&s| self.count[s as usize] > 0 && !matches!(self.cache_slot(s), Slot::Folio(_)))
+            .map(|s| u64::from(self.count[s as usize]))
+            .sum()
+    }
     /// Bytes held by the per-slot arrays and the free set.
     pub fn bytes(&self) -> u64 {
         (self.count.capacity() * 2 + self.cache.capacity() * 8 + self.owner.capacity() * 2 + self.zbytes.capacity() * 2)

@@ -209,11 +209,11 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
         let mut leaves = std::collections::BTreeMap::<u64, (u32, u32)>::new();
         for (idx, s) in file.slots.iter() {
             let l = leaves.entry(idx >> crate::mm::pagecache::CHUNK_SHIFT).or_default();
-            match s.get() {
+            match s {
                 Slot::Shadow(_) => l.0 += 1,
                 _ => l.1 += 1,
             }
-            if let Slot::Folio(id) = s.get() {
+            if let Slot::Folio(id) = s {
                 cached += 1;
                 let f = m.folios[id];
                 dirty += f.test(pg::DIRTY) as u64;

@@ -494,6 +494,9 @@ const PREFETCH_AHEAD: usize = 16;
 /// Which of them (0: the next) has its folio prefetched. 16 and 7 measured best of 8/3, 16/7 and
 /// 32/14 at full scale (40 GiB of files, 16 GiB memcg, Zipf 0.9).
 const PREFETCH_FOLIO_AT: usize = 7;
+/// Which of them has its page-cache entry prefetched, its leaf record having been prefetched at
+/// the farthest ([`Kernel::prefetch_leaf`], [`Kernel::prefetch_entry`]).
+const PREFETCH_ENTRY_AT: usize = 11;
 
 /// The next [`PREFETCH_AHEAD`] steps of the replay loop: a ring in a fixed array, indexed by a
 /// mask (the loop pops and pushes one step per access; a `VecDeque` cost it about 40 instructions
@@ -504,7 +507,9 @@ struct Ahead {
     len: usize,
 }
 
-const _: () = assert!(PREFETCH_AHEAD.is_power_of_two() && PREFETCH_FOLIO_AT < PREFETCH_AHEAD);
+const _: () = assert!(
+    PREFETCH_AHEAD.is_power_of_two() && PREFETCH_FOLIO_AT < PREFETCH_ENTRY_AT && PREFETCH_ENTRY_AT < PREFETCH_AHEAD
+);
 
 impl Default for Ahead {
     fn default() -> Self {
@@ -1346,8 +1351,11 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
         if let Some(b) = ahead.get(PREFETCH_FOLIO_AT) {
             k.prefetch_folio(&b.op);
         }
+        if let Some(e) = ahead.get(PREFETCH_ENTRY_AT) {
+            k.prefetch_entry(&e.op);
+        }
         if let Some(a) = ahead.back() {
-            k.prefetch_slot(&a.op);
+            k.prefetch_leaf(&a.op);
         }
         between(k, steps, &mut r);
         let a = k.step(s.op);
@@ -1659,6 +1667,7 @@ mod tests {
                 model.push_back(n);
             }
             assert_eq!(ring.get(PREFETCH_FOLIO_AT), model.get(PREFETCH_FOLIO_AT));
+            assert_eq!(ring.get(PREFETCH_ENTRY_AT), model.get(PREFETCH_ENTRY_AT));
             assert_eq!(ring.back(), model.back());
             out.push(s.key);
         }
