@@ -646,9 +646,7 @@ pub fn cmd_kernel(k: KernelCmd) -> Result<(), String> {
     let settings = settings_of(&a, &p, &o, &run);
     let profile = lrugen_kernel::model::profile_for_release(&run.kernel_release);
     let cfg = lrugen_kernel::model::config(&settings, profile).map_err(|e| e.to_string())?;
-    let layout = lrugen_kernel::model::Layout::from_smaps(&run.smaps_at_end_of_replay, &p.ops)
-        .for_replay(a.trace.is_some())
-        .with_kernel(&run.kernel_release);
+    let layout = run.layout(&p.ops, a.trace.is_some());
     let (model, model_tasks) = lrugen_kernel::model::run_tasks_at(&p.ops, &cfg, &layout).map_err(|e| e.to_string())?;
     let mut report = Report::build(&run, &model, p.workload.clone(), settings.clone()).map_err(|e| e.to_string())?;
     report.model_oom_killed =

@@ -394,6 +394,19 @@ pub fn errno_name(code: i32) -> String {
 }
 
 impl KernelRun {
+    /// Where this run's guest mapped `ops`, read off the replayer's `smaps` (PMD-aligned where
+    /// none was read), with the replayer's page tables for a trace's replay (`trace`,
+    /// [`model::Layout::for_replay`]), the guest's clock of its windows
+    /// ([`model::Layout::with_guest_clock`]) and what its kernel puts in the memcg
+    /// ([`model::Layout::with_kernel`]): the layout the model is replayed at, for a fresh run
+    /// (`lrugen kernel`) as for a fixture ([`Capture::layout`]).
+    pub fn layout(&self, ops: &OpFile, trace: bool) -> model::Layout {
+        model::Layout::from_smaps(&self.smaps_at_end_of_replay, ops)
+            .for_replay(trace)
+            .with_guest_clock(&self.windows, ops)
+            .with_kernel(&self.kernel_release)
+    }
+
     /// `lru_gen` parsed (empty with the classic LRU).
     pub fn lru_gen_parsed(&self) -> Result<Vec<ParsedLruvec>, ParseError> {
         debugfs::parse(&self.lru_gen)
@@ -1020,10 +1033,7 @@ impl Capture {
     /// `smaps`; PMD-aligned (the default) in captures made before it was read. With the
     /// replayer's page tables for a trace's replay ([`model::Layout::for_replay`]).
     pub fn layout(&self, ops: &OpFile) -> model::Layout {
-        model::Layout::from_smaps(&self.run.smaps_at_end_of_replay, ops)
-            .for_replay(self.command.contains("--trace "))
-            .with_guest_clock(&self.run.windows, ops)
-            .with_kernel(&self.run.kernel_release)
+        self.run.layout(ops, self.command.contains("--trace "))
     }
 
     /// The op file the guest replayed.
