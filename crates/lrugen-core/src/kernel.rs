@@ -901,7 +901,9 @@ impl<P: Policy> Kernel<P> {
         // swap_read_folio: the folio is charged before the read, which counts for its memcg too
         let charged = self.m.folios[id].memcg;
         self.m.count_events(charged, Stat::Pswpin, 1);
-        self.m.count_vm_events(Stat::Pgpgin, 4);
+        if self.m.swap_io_counts_pgpg() {
+            self.m.count_vm_events(Stat::Pgpgin, 4);
+        }
         Ok(id)
     }
 

@@ -1701,6 +1701,57 @@ fn sync_io_skips_readahead_reads_one_page_of_a_shared_zram_slot() {
     }
 }
 
+/// `remove_rw_page` (6.3, "block: remove ->rw_page"): 192 anon pages stored in a 64-page memcg
+/// and loaded again, swapping out and in. Swap I/O counts 4 KiB in `pgpgin`/`pgpgout` per page
+/// through the block layer; in 6.1 (off) a synchronous device's `->rw_page` (zram, brd) bypasses
+/// it, so those two stay at 0 there while `pswpin`/`pswpout` count as always. A disk swaps
+/// through bios on every kernel.
+#[test]
+fn remove_rw_page_counts_synchronous_swap_io_in_pgpgin_and_pgpgout() {
+    for base in KERNELS {
+        for device in ["zram", "ramdisk", "disk"] {
+            let mut pswp = Vec::new();
+            for on in [false, true] {
+                let (mut k, _t, task) = classic(with(base, "remove_rw_page", on), 1024, 512, Some(64));
+                match device {
+                    "zram" => k.m.cfg.zram_ratio = Some(3.0),
+                    "ramdisk" => k.m.cfg.swap_synchronous = true,
+                    _ => {}
+                }
+                let va = k.m.mmap(task, 192, vmf::WRITE, None);
+                for i in 0..192 {
+                    k.step(Op::Store { task, vpn: va + i }).unwrap();
+                }
+                for i in 0..192 {
+                    k.step(Op::Load { task, vpn: va + i }).unwrap();
+                }
+                k.check().unwrap();
+                let v = k.m.vmstat();
+                let (pin, pout) = (v.get(Stat::Pswpin), v.get(Stat::Pswpout));
+                assert!(
+                    pin > 0 && pout > 0,
+                    "{} {device}: pswpin {pin} pswpout {pout}",
+                    base.label()
+                );
+                let counted = on || device == "disk";
+                let label = format!("{} {device} remove_rw_page={on}", base.label());
+                assert_eq!(
+                    v.get(Stat::Pgpgin),
+                    if counted { 4 * pin } else { 0 },
+                    "{label}: pgpgin"
+                );
+                assert_eq!(
+                    v.get(Stat::Pgpgout),
+                    if counted { 4 * pout } else { 0 },
+                    "{label}: pgpgout"
+                );
+                pswp.push((pin, pout));
+            }
+            assert_eq!(pswp[0], pswp[1], "{} {device}: only pgpgin/pgpgout move", base.label());
+        }
+    }
+}
+
 /// A one-pass read stream of 400 leaves (25,600 pages) in a 4,096-page memcg with its kernel
 /// memory charged (`KmemConfig::kernel`), so that its xarray leaves end up holding only
 /// shadows; then the stream's first 8,192 pages again. Returns the leaves reclaimed by the

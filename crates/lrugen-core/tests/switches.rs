@@ -250,6 +250,9 @@ macro_rules! switch_tests {
             // needs a fork-shared slot on zram read with read-ahead: `switch_effects.rs`,
             // `sync_io_skips_readahead_reads_one_page_of_a_shared_zram_slot`
             tested.push("sync_io_skips_readahead");
+            // needs swap on a synchronous device: `switch_effects.rs`,
+            // `remove_rw_page_counts_synchronous_swap_io_in_pgpgin_and_pgpgout`
+            tested.push("remove_rw_page");
             // `switch_effects.rs`, `proactive_reclaim_stats_count_memory_reclaim_apart`;
             // `mglru_debugfs_write.rs` for the debugfs `-`
             tested.push("proactive_reclaim_stats");

@@ -493,6 +493,9 @@ pub struct Machine {
     /// ([`KmemConfig::mm_pud_pages`]) count in `pagetables`. Set before the first address space
     /// is created ([`Machine::apply_switches`]).
     pub pud_pgtable_stats: bool,
+    /// From the profile (`remove_rw_page`): swap I/O goes through `submit_bio` on every device
+    /// ([`Machine::swap_io_counts_pgpg`]).
+    pub remove_rw_page: bool,
     /// From the profile (`pgd_pgtable_stats`): its PGD ([`KmemConfig::mm_pgd_pages`]) counts in
     /// `pagetables`.
     pub pgd_pgtable_stats: bool,
@@ -707,6 +710,7 @@ impl Machine {
             cpu: 0,
             swap_percpu_cluster: false,
             pud_pgtable_stats: false,
+            remove_rw_page: true,
             pgd_pgtable_stats: false,
             swap_left: Vec::new(),
             lock_log: Vec::new(),
@@ -952,6 +956,7 @@ impl Machine {
     /// the first one).
     pub fn apply_switches(&mut self, s: &crate::reclaim::mglru::Switches) {
         self.swap_percpu_cluster = s.swap_percpu_cluster;
+        self.remove_rw_page = s.remove_rw_page;
         if self.mms.is_empty() {
             self.pud_pgtable_stats = s.pud_pgtable_stats;
             self.pgd_pgtable_stats = s.pgd_pgtable_stats;
@@ -1805,6 +1810,14 @@ impl Machine {
         if self.swap.count[slot as usize] == 0 {
             self.swap_release(slot);
         }
+    }
+
+    /// Whether the swap I/O of an order-0 folio counts `pgpgin`/`pgpgout` (`submit_bio`): always
+    /// from 6.3; in 6.1 (switch `remove_rw_page` off) not on a synchronous device, whose
+    /// `->rw_page` (`bdev_read_page`, `bdev_write_page`) bypasses the block layer's accounting.
+    #[inline]
+    pub fn swap_io_counts_pgpg(&self) -> bool {
+        self.remove_rw_page || !self.swap_synchronous()
     }
 
     /// Whether the swap device is `SWP_SYNCHRONOUS_IO` (zram, or a device configured so: brd,

@@ -245,7 +245,10 @@ fn shrink_folio_pass<P: Policy>(
                 // the write completes at once: `__folio_end_writeback`
                 m.mod_node_state(mc, n, Stat::NrWritten, 1);
                 m.count_pswpout(id);
-                m.count_vm_events(Stat::Pgpgout, 4);
+                // 6.1 on zram: counted for a large folio's whole write in `add_large_to_swap`
+                if m.swap_io_counts_pgpg() {
+                    m.count_vm_events(Stat::Pgpgout, 4);
+                }
                 sc.stat.nr_pageout += 1;
             }
             // folio_has_private: filemap_release_folio fails while a filesystem holds its buffers
@@ -329,6 +332,11 @@ fn add_large_to_swap<P: Policy>(
                 m.folio_mark_dirty(id + k);
             }
             count_thp_event(m, p, id, Stat::ThpSwpout);
+            // 6.1: `zram_rw_page` refuses a large folio, which `__swap_writepage` then writes
+            // whole by a bio, counted in `pgpgout` (its pages' writes below count nothing)
+            if !m.swap_io_counts_pgpg() {
+                m.count_vm_events(Stat::Pgpgout, 4 * u64::from(nr));
+            }
         }
         None => {
             m.count_vm_events(Stat::ThpSplitPage, 1);

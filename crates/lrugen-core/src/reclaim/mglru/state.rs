@@ -397,6 +397,16 @@ switches! {
     /// updates generations in place. Off (6.1: `set_mm_walk(pgdat)`): only kswapd starts with
     /// one; any other reclaimer gets one from its first aging on, until the end of the pass.
     proactive_mm_walk,
+    /// 6.3, 3222d8c2a7f8 "block: remove ->rw_page" (Christoph Hellwig; the series "remove
+    /// ->rw_page"): swap I/O to a synchronous device (zram, brd) goes through `submit_bio` like
+    /// any other, so it counts `pgpgin`/`pgpgout`. Off (6.1): such a device has a `->rw_page`
+    /// (which is also what makes it `SWP_SYNCHRONOUS_IO`), `swap_readpage` reads through
+    /// `bdev_read_page` and `__swap_writepage` writes through `bdev_write_page`, neither of which
+    /// counts `pgpgin`/`pgpgout`; only a large folio, which `zram_rw_page` refuses, is written
+    /// by a bio and counted (a 6.1 guest swapping to zram shows `pgpgin 0` and `pgpgout` 2048
+    /// per THP swapped out whole). Machine-wide (`Machine::swap_io_counts_pgpg`): both LRUs read
+    /// it. Changes only those two counters.
+    remove_rw_page,
     /// 6.3, "mm: vmscan: split khugepaged stats from direct reclaim stats" (Johannes Weiner):
     /// `memory.stat` prints `pgscan_khugepaged` and `pgsteal_khugepaged` (the model has no
     /// khugepaged: 0) and its `pgscan`/`pgsteal` sums include them (`mm::memory_stat`). Off
@@ -464,6 +474,7 @@ impl Switches {
         memcg_thp_swpout_stats: true,
         memcg_numa_balancing_stats: true,
         memcg_swap_zero_stats: true,
+        remove_rw_page: true,
         ..Switches::ALL_OFF
     };
     /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
