@@ -803,7 +803,7 @@ impl<P: Policy> Kernel<P> {
         // swapcache"), so the next reclaim of the page writes it again; 7.2 frees the slot of
         // every zram swap fault once no entry holds it
         let sync_io = self.m.swap_synchronous();
-        let skip_swapcache = sync_io && self.m.swap.count[slot as usize] == 1;
+        let skip_swapcache = sync_io && self.m.swap.count(slot) == 1;
         let (id, access) = match self.m.swap.cache_slot(slot) {
             Slot::Folio(id) => {
                 self.swap_cache_hit(task, vi, vpn, id);
@@ -835,12 +835,12 @@ impl<P: Policy> Kernel<P> {
             self.m.set_anon_rmap(id, root, vpn);
         }
         // Replace the swap entry by the page.
-        self.m.swap.count[slot as usize] -= 1;
+        self.m.swap.put(slot);
         self.m.mms[task as usize].swap_ents -= 1;
         *self.m.pte_mut(task, vpn) = pte::NONE;
         // A folio that another PTE maps, or whose slot another swap entry (a forked sibling)
         // still holds, is mapped read-only and a store copies it (do_wp_page).
-        let shared = self.m.folios[id].mapcount > 0 || self.m.swap.count[slot as usize] > 0;
+        let shared = self.m.folios[id].mapcount > 0 || self.m.swap.count(slot) > 0;
         self.m.map_folio(task, vpn, id, write && !shared);
         // should_try_to_free_swap: a write fault (or a full swap device) drops the swap copy.
         let skipped = if self.p.switches().sync_io_always_frees_swap {
@@ -861,7 +861,7 @@ impl<P: Policy> Kernel<P> {
     /// The charge target of a swap-in of `slot` (`mem_cgroup_swapin_charge_folio`): the memcg
     /// the entry records, or the faulting task's once that memcg is offline.
     fn swapin_memcg(&self, task: u32, slot: u32) -> MemcgId {
-        let owner = self.m.swap.owner[slot as usize];
+        let owner = self.m.swap.owner(slot);
         if self.m.memcgs[owner].online() {
             owner
         } else {
@@ -1035,10 +1035,7 @@ impl<P: Policy> Kernel<P> {
     /// it (`swap_swapcount` 0: "skip read ahead for unused swap slot"). False once the task was
     /// killed (the window stops).
     fn swap_ra_read(&mut self, task: u32, vpn: u32, slot: u32, ctx: AddCtx) -> bool {
-        if (slot as usize) >= self.m.swap.count.len()
-            || self.m.swap.count[slot as usize] == 0
-            || matches!(self.m.swap.cache_slot(slot), Slot::Folio(_))
-        {
+        if self.m.swap.count(slot) == 0 || self.m.swap.cached(slot) {
             return true;
         }
         match self.swap_read_folio(task, vpn, slot, ctx) {

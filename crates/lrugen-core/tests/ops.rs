@@ -588,7 +588,7 @@ fn fork_duplicates_swap_entries_and_releases_them() {
     ok(&mut k, Op::Fork { task: parent, child });
     let slot = k.m.pte(child, B) & pte::PFN_MASK;
     assert_eq!(k.m.pte(parent, B), pte::SWAP | slot);
-    assert_eq!(k.m.swap.count[slot as usize], 2);
+    assert_eq!(k.m.swap.count(slot), 2);
     assert_eq!(k.m.mms[child as usize].swap_ents, 4);
     // the child swaps it in; the parent finds it in the swap cache and shares it
     assert_eq!(ok(&mut k, load(child, B)), Access::Major);
@@ -605,7 +605,7 @@ fn fork_duplicates_swap_entries_and_releases_them() {
     assert_eq!(pages(&k, t), usage + 2, "the swap-cache folio and the copy");
     assert_eq!(k.m.swap.nr_free(), free);
     ok(&mut k, Op::Exit { task: child });
-    assert_eq!(k.m.swap.count[slot as usize], 0, "the parent maps the page now");
+    assert_eq!(k.m.swap.count(slot), 0, "the parent maps the page now");
     assert_eq!(k.m.mms[parent as usize].swap_ents, 3);
     ok(&mut k, Op::Exit { task: parent });
     assert_eq!(k.m.swap.nr_free(), 64, "every slot is released");

@@ -254,7 +254,7 @@ impl<P: Policy> Kernel<P> {
     /// fails): another PTE maps it, or a swap entry still refers to its swap-cache copy.
     pub(super) fn cow_needed(&self, id: FolioId) -> bool {
         let f = &self.m.folios[id];
-        f.is_anon() && (f.mapcount > 1 || (f.test(pg::SWAPCACHE) && self.m.swap.count[f.swap_slot() as usize] > 0))
+        f.is_anon() && (f.mapcount > 1 || (f.test(pg::SWAPCACHE) && self.m.swap.count(f.swap_slot()) > 0))
     }
 
     /// `wp_page_copy`: a store by `task` at `vpn` to the shared anon folio `old`: allocate and

@@ -11,20 +11,20 @@
 //! links, `mapping` and `index`, and `memcg` + `mapcount` (16 bits each) — six 32-bit words. The
 //! kernel's third word, `folio->swap` (`private`), has no field of its own: only an anon folio in
 //! the swap cache has a swap slot, and it keeps it in `mapping`, while the anon rmap root that
-//! `mapping` holds otherwise moves into that slot's swap-cache entry (`Swap::cache_root`), whose
-//! folio form has 30 bits to spare. So `mapping` means:
+//! `mapping` holds otherwise moves into that slot's class (`Swap::cache_root`: the slot's owner,
+//! root and zram size, interned in two bytes per slot, see `mm::swap`). So `mapping` means:
 //!
 //! | folio | `mapping` | `index` |
 //! |---|---|---|
 //! | page cache | file id | page index in the file |
 //! | anon, not `PG_swapcache` | mm id of its rmap root (`anon_root`) | virtual page number |
-//! | anon, `PG_swapcache` | swap slot (`folio->swap`); the root is in the slot's cache entry | virtual page number |
+//! | anon, `PG_swapcache` | swap slot (`folio->swap`); the root is in the slot's class | virtual page number |
 //!
 //! Read and set it through [`Folio::swap_slot`], `Machine::anon_root` and `Machine::set_anon_rmap`,
-//! never as a raw field for an anon folio. The price is one array read (the swap-cache entry of a
-//! slot the folio names) where the rmap of a swap-cache folio is walked; nothing on the access
-//! path reads it. The limit this brings, at most 2^30 address spaces, is checked where an mm is
-//! created (`Machine::new_mm`).
+//! never as a raw field for an anon folio. The price is two array reads (the class code of the
+//! slot the folio names, then the class) where the rmap of a swap-cache folio is walked; nothing on
+//! the access path reads it. At most 2^30 address spaces are allowed, checked where an mm is
+//! created (`Machine::new_mm`; the bound of the swap-cache entry that held the root before).
 //!
 //! A large folio (order > 0, `pg::HEAD`) is `2^order` contiguous frames, the first aligned to
 //! its size. The head's record is the folio; as in the kernel, the first tail frame's record holds

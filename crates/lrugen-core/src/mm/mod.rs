@@ -737,8 +737,9 @@ impl Machine {
     /// [`Machine::state_bytes`] split by the pages it is kept for: the state of pages not
     /// resident (the page cache's shadow entries with their share of its leaves, the shadow
     /// values' store and the shadow-node list; the swap slots of swapped-out pages, the PTEs
-    /// holding their swap entries and the folio records of the zram pool's frames), the rest
-    /// being that of the resident pages and the model's fixed structures.
+    /// holding their swap entries, their shadow entries in the swap cache and the folio records
+    /// of the zram pool's frames), the rest being that of the resident pages and the model's
+    /// fixed structures.
     pub fn state_split(&self) -> StateSplit {
         let (mut pages, mut bytes) = (0, self.shadow_lru.bytes());
         for f in &self.files {
@@ -748,11 +749,14 @@ impl Machine {
         }
         let swapped = self.swap.swapped_out();
         let total = self.state_bytes();
-        // a swapped-out page's swap slot, the PTEs holding its swap entry (4 bytes each in their
-        // tables), and the folio records of the zram pool's frames that hold the compressed pages
+        // a swapped-out page's swap slot (its bytes in the per-slot arrays, and its shadow entry
+        // in the swap cache with the entry's share of the cache's table), the PTEs holding its
+        // swap entry (4 bytes each in their tables), and the folio records of the zram pool's
+        // frames that hold the compressed pages
+        let slots = swapped * Swap::SLOT_BYTES + self.swap.shadow_bytes();
         let ptes = self.swap.swapped_out_ptes() * 4;
         let zram = self.zram_pool.len() as u64 * std::mem::size_of::<folio::Folio>() as u64;
-        let nonresident = (bytes + swapped * Swap::SLOT_BYTES + ptes + zram).min(total);
+        let nonresident = (bytes + slots + ptes + zram).min(total);
         StateSplit {
             resident_bytes: total - nonresident,
             nonresident_bytes: nonresident,
@@ -1080,9 +1084,10 @@ impl Machine {
     }
 
     fn new_mm(&mut self, memcg: MemcgId) -> u32 {
-        // An anon folio in the swap cache keeps its rmap root in 30 bits of the slot's cache
-        // entry (see `mm::folio`). Unreachable in practice: 2^30 address spaces would take far
-        // more than any memory budget (each is over a hundred bytes).
+        // An anon folio in the swap cache kept its rmap root in 30 bits of the slot's cache entry
+        // until its slot's class took it (see `mm::folio`); the bound stays. Unreachable in
+        // practice: 2^30 address spaces would take far more than any memory budget (each is over
+        // a hundred bytes).
         assert!(
             self.mms.len() <= pagecache::FOLIO_EXTRA_MAX as usize,
             "too many address spaces: at most {} (2^30) per machine, the mm ids an anon folio's \
@@ -1321,7 +1326,8 @@ impl Machine {
                         self.folios[id].mapcount += 1;
                         self.mms[child as usize].rss_anon += 1;
                     } else if x & pte::SWAP != 0 {
-                        self.swap.count[(x & pte::PFN_MASK) as usize] += 1;
+                        // a swap entry in the parent holds the slot already
+                        self.swap.dup(x & pte::PFN_MASK, folio::NIL);
                         self.mms[child as usize].swap_ents += 1;
                     } else if x & pte::ZERO == 0 {
                         continue;
@@ -1338,8 +1344,8 @@ impl Machine {
     }
 
     /// The mm id of anon folio `id`'s rmap root (`folio->mapping`'s anon_vma, in the model the
-    /// fork family's first address space): in `mapping`, or in the swap-cache entry of its slot
-    /// while `PG_swapcache` (see `mm::folio`).
+    /// fork family's first address space): in `mapping`, or in its swap slot's class while
+    /// `PG_swapcache` (see `mm::folio`).
     #[inline]
     pub fn anon_root(&self, id: FolioId) -> u32 {
         let f = &self.folios[id];
@@ -1363,14 +1369,14 @@ impl Machine {
     }
 
     /// Make folio `id` anon page `vpn` of `root`'s fork family (`__folio_set_anon`): the rmap
-    /// root goes to `mapping`, or to the swap-cache entry while the folio is in the swap cache.
+    /// root goes to `mapping`, or to its swap slot's class while the folio is in the swap cache.
     #[inline]
     pub fn set_anon_rmap(&mut self, id: FolioId, root: u32, vpn: u32) {
         let f = &mut self.folios[id];
         f.index = vpn;
         if f.test(pg::SWAPCACHE) {
             let slot = f.mapping;
-            self.swap.set_cache_folio(slot, id, root);
+            self.swap.set_cache_root(slot, root);
         } else {
             f.mapping = root;
         }
@@ -1781,19 +1787,15 @@ impl Machine {
 
     /// Add an anon folio to the swap cache at `slot` (`add_to_swap_cache`).
     pub fn swap_cache_add(&mut self, id: FolioId, slot: u32) -> Option<u64> {
-        let old = self.swap.cache_slot(slot);
         let fo = &mut self.folios[id];
         debug_assert!(fo.is_anon() && !fo.test(pg::SWAPCACHE));
-        // the rmap root moves to the cache entry, the slot takes its place (see `mm::folio`)
-        self.swap.set_cache_folio(slot, id, fo.mapping);
+        // the rmap root moves to the slot's class, the slot takes its place (see `mm::folio`)
+        let old = self.swap.cache_add(slot, id, fo.mapping);
         fo.set(pg::SWAPCACHE);
         fo.mapping = slot;
         let (m, n) = (fo.memcg, fo.node());
         self.mod_lruvec_state(m, n, Stat::NrSwapcached, 1);
-        match old {
-            Slot::Shadow(s) => Some(s),
-            _ => None,
-        }
+        old
     }
 
     /// Remove a folio from the swap cache, leaving `shadow` (`__delete_from_swap_cache`); frees the
@@ -1801,13 +1803,12 @@ impl Machine {
     pub fn swap_cache_delete(&mut self, id: FolioId, shadow: Option<u64>) {
         let fo = self.folios[id];
         let slot = fo.swap_slot();
-        let root = self.swap.cache_root(slot);
-        self.swap.set_cache_slot(slot, shadow.map_or(Slot::Empty, Slot::Shadow));
+        let root = self.swap.cache_delete(slot, shadow);
         let f = &mut self.folios[id];
         f.clear(pg::SWAPCACHE);
         f.mapping = root;
         self.mod_lruvec_state(fo.memcg, fo.node(), Stat::NrSwapcached, -1);
-        if self.swap.count[slot as usize] == 0 {
+        if self.swap.count(slot) == 0 {
             self.swap_release(slot);
         }
     }
@@ -1843,7 +1844,7 @@ impl Machine {
             return None;
         }
         let slot = self.swap.alloc()?;
-        self.swap.owner[slot as usize] = memcg;
+        self.swap.set_owner(slot, memcg);
         self.memcgs.swap_charge(memcg, 1);
         self.swap_lock_tick(0);
         Some(slot)
@@ -1860,7 +1861,7 @@ impl Machine {
         }
         let first = self.swap.alloc_cluster(n)?;
         for s in first..first + n {
-            self.swap.owner[s as usize] = memcg;
+            self.swap.set_owner(s, memcg);
         }
         self.memcgs.swap_charge(memcg, i64::from(n));
         Some(first)
@@ -1963,13 +1964,13 @@ impl Machine {
             0 => (100.0 / ratio.max(1.0)).round() as u64,
             p => p as u64,
         };
-        let mut bytes = PAGE_SIZE * pct.clamp(1, 100) / 100;
-        let huge = bytes >= zram::HUGE_CLASS_SIZE;
-        if huge {
-            bytes = PAGE_SIZE;
-        }
+        // zram_write_page: what the page compresses to, kept as its percentage (the bytes are a
+        // function of it, `swap::zram_stored_bytes`)
+        let pct = pct.clamp(1, 100) as u8;
+        let bytes = swap::zram_stored_bytes(pct);
+        let huge = bytes == PAGE_SIZE;
         self.zram_bytes += bytes;
-        self.swap.zbytes[slot as usize] = bytes as u16;
+        self.swap.set_zram_pct(slot, pct);
         while (self.zram_pool.len() as u64) < self.zram_bytes.div_ceil(PAGE_SIZE) {
             let node = f.node();
             let zone = (0..self.nodes[node].zones.len())
@@ -1997,10 +1998,12 @@ impl Machine {
 
     /// zram: drop the compressed copy held for `slot`, shrinking the pool.
     pub fn zram_free(&mut self, slot: u32) {
-        let b = std::mem::take(&mut self.swap.zbytes[slot as usize]) as u64;
-        if b == 0 {
+        let pct = self.swap.zram_pct(slot);
+        if pct == 0 {
             return;
         }
+        self.swap.set_zram_pct(slot, 0);
+        let b = swap::zram_stored_bytes(pct);
         self.zram_stats.pages_stored -= 1;
         if b == PAGE_SIZE {
             self.zram_stats.huge_pages -= 1;
@@ -2021,7 +2024,7 @@ impl Machine {
             self.zram_stats.notify_free += 1;
         }
         self.zram_free(slot);
-        let owner = self.swap.owner[slot as usize];
+        let owner = self.swap.owner(slot);
         self.memcgs.swap_charge(owner, -1);
         self.swap.free_slot(slot);
         self.swap_lock_tick(1);
@@ -2031,7 +2034,7 @@ impl Machine {
     /// still holds the entry. Returns whether it was freed.
     pub fn folio_free_swap(&mut self, id: FolioId) -> bool {
         let fo = self.folios[id];
-        if !fo.test(pg::SWAPCACHE) || self.swap.count[fo.swap_slot() as usize] > 0 {
+        if !fo.test(pg::SWAPCACHE) || self.swap.count(fo.swap_slot()) > 0 {
             return false;
         }
         self.swap_cache_delete(id, None);
@@ -2253,7 +2256,7 @@ impl Machine {
         let new = if anon {
             debug_assert!(self.folios[id].test(pg::SWAPCACHE));
             let slot = self.folios[id].swap_slot();
-            self.swap.count[slot as usize] += 1;
+            self.swap.dup(slot, id);
             self.mms[mm as usize].swap_ents += 1;
             pte::SWAP | slot
         } else {
@@ -2305,8 +2308,7 @@ impl Machine {
         let anon = f.is_anon();
         if f.test(pg::SWAPCACHE) {
             let slot = f.swap_slot();
-            let root = self.swap.cache_root(slot);
-            self.swap.set_cache_folio(slot, dst, root);
+            self.swap.cache_move(slot, dst);
         } else if !anon {
             self.files[f.mapping as usize].set_slot(f.index as u64, Slot::Folio(dst));
         }
@@ -2434,13 +2436,18 @@ mod tests {
         m.try_to_unmap(id);
         assert!(m.folios[id].test(pg::DIRTY), "dirty PTE bit moved to the folio");
         assert_eq!(m.pte(mm, va + 1), pte::SWAP | slot);
-        assert_eq!(m.swap.count[slot as usize], 1);
+        assert_eq!(m.swap.count(slot), 1);
+        assert_eq!(
+            m.swap.cache_slot(slot),
+            Slot::Folio(id),
+            "an entry holds the slot: the folio is found by it"
+        );
         assert_eq!(m.mms[mm as usize].rss_anon, 0);
         assert_eq!(m.lruvec_state(ROOT_MEMCG, 0, Stat::NrAnonPages), 0);
     }
 
     /// An anon folio in the swap cache keeps its slot in `mapping` and its rmap root in the slot's
-    /// cache entry (the 24-byte folio record has no `private` word): the rmap walk still finds
+    /// class (the 24-byte folio record has no `private` word): the rmap walk still finds
     /// every PTE of the fork family, a late `set_anon_rmap` (a swap-in learning its page) and a
     /// migration keep the root, and leaving the swap cache gives `mapping` back to the root.
     #[test]
@@ -2478,7 +2485,7 @@ mod tests {
         assert_eq!((m.folios[id].mapping, m.folios[id].swap_slot()), (slot, slot));
         assert_eq!(m.anon_root(id), root);
         assert_eq!(m.folio_mapping(id), root);
-        assert_eq!(m.swap.cache_slot(slot), Slot::Folio(id));
+        assert!(m.swap.cached(slot));
         assert_eq!(walk(&m, id), both, "the rmap of a swap-cache folio");
         m.set_anon_rmap(id, root, va + 1);
         assert_eq!((m.folios[id].mapping, m.anon_root(id)), (slot, root));
@@ -2486,13 +2493,14 @@ mod tests {
         m.folios[id].set(pg::ISOLATED);
         let dst = m.take_frame(0, 0).unwrap();
         m.move_folio(id, dst);
-        assert_eq!(m.swap.cache_slot(slot), Slot::Folio(dst));
+        assert!(m.swap.cached(slot));
         assert_eq!((m.folios[dst].swap_slot(), m.anon_root(dst)), (slot, root));
         assert_eq!(walk(&m, dst), both, "the PTEs follow the migration");
 
         m.swap_cache_delete(dst, None);
         assert!(!m.folios[dst].test(pg::SWAPCACHE));
         assert_eq!((m.folios[dst].mapping, m.anon_root(dst)), (root, root));
+        assert!(!m.swap.cached(slot));
         assert_eq!(m.swap.cache_slot(slot), Slot::Empty);
         assert_eq!(walk(&m, dst), both);
     }

@@ -43,7 +43,8 @@ pub const SHADOW_MASK: u64 = TAG_SHADOW - 1;
 /// bits, below both tags.
 pub const FOLIO_EXTRA_MAX: u32 = (1 << 30) - 1;
 
-/// A packed slot, 8 bytes: the swap cache's entry per swap slot ([`crate::mm::swap::Swap`]).
+/// A packed slot, 8 bytes (the swap cache's entry per swap slot until 2026-12-06, when the swap
+/// cache became a [`PageSlots`] by slot; kept for [`Radix`]'s tests).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PackedSlot(u64);
 
@@ -58,8 +59,8 @@ impl PackedSlot {
         })
     }
     /// Pack a folio with `extra` (at most [`FOLIO_EXTRA_MAX`]) in the bits a folio entry leaves
-    /// free; [`PackedSlot::get`] reads the same `Slot::Folio` as without it. The swap cache keeps
-    /// an anon folio's rmap root there (`Swap::cache_root`).
+    /// free; [`PackedSlot::get`] reads the same `Slot::Folio` as without it. (The swap cache kept
+    /// an anon folio's rmap root there before its slots' classes did.)
     #[inline]
     pub fn pack_folio_with(f: FolioId, extra: u32) -> Self {
         debug_assert!(extra <= FOLIO_EXTRA_MAX);

@@ -13,7 +13,6 @@ use super::{Policy, MAX_RECLAIM_RETRIES};
 use crate::mm::folio::{pg, FolioId};
 use crate::mm::memcg::{MemcgId, OverLimit};
 use crate::mm::node::{WMARK_LOW, WMARK_MIN};
-use crate::mm::pagecache::Slot;
 use crate::mm::vm::{pmd_is_table, pte, vmf, MmStruct, Vma, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
@@ -450,7 +449,7 @@ pub fn drop_anon_mapping<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
     let (mc, n) = (f.memcg, f.node());
     m.mod_lruvec_state(mc, n, Stat::NrAnonPages, -1);
     let f = m.folios[id];
-    if f.test(pg::SWAPCACHE) && m.swap.count[f.swap_slot() as usize] > 0 {
+    if f.test(pg::SWAPCACHE) && m.swap.count(f.swap_slot()) > 0 {
         return;
     }
     free_anon_folio(m, p, id);
@@ -471,17 +470,17 @@ pub fn munlock_folio<P: Policy>(m: &mut Machine, p: &mut P, id: FolioId) {
 /// Drop one PTE reference to a swap slot (`free_swap_and_cache`): when the last reference goes,
 /// an unmapped swap-cache folio is freed too, and the slot is released.
 pub fn put_swap_entry<P: Policy>(m: &mut Machine, p: &mut P, slot: u32) {
-    m.swap.count[slot as usize] -= 1;
-    if m.swap.count[slot as usize] > 0 {
+    let (left, cached) = m.swap.put(slot);
+    if left > 0 {
         return;
     }
-    match m.swap.cache_slot(slot) {
-        Slot::Folio(id) => {
+    match cached {
+        Some(id) => {
             if m.folios[id].mapcount == 0 && m.folios[id].test(pg::LRU) {
                 free_anon_folio(m, p, id);
             }
         }
-        _ => m.swap_release(slot),
+        None => m.swap_release(slot),
     }
 }
 

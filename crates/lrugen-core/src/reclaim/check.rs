@@ -16,7 +16,7 @@
 //! It is O(memory) and meant for tests and `--check` runs.
 
 use super::Policy;
-use crate::mm::folio::{pg, FolioId};
+use crate::mm::folio::{pg, FolioId, NIL};
 use crate::mm::memcg::MemcgId;
 use crate::mm::pagecache::Slot;
 use crate::mm::vm::{pmd_is_table, pte, MMAP_BASE_VPN, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
@@ -131,7 +131,12 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
             m.zram_bytes
         ));
     }
-    let stored: u64 = m.swap.zbytes.iter().map(|&b| b as u64).sum();
+    let zpct: Vec<u8> = (0..m.swap.high_water()).map(|s| m.swap.zram_pct(s)).collect();
+    let stored: u64 = zpct
+        .iter()
+        .filter(|&&p| p > 0)
+        .map(|&p| crate::mm::swap::zram_stored_bytes(p))
+        .sum();
     if stored != m.zram_bytes {
         return Err(format!(
             "zram slots hold {stored} bytes but the pool counts {}",
@@ -139,8 +144,11 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
         ));
     }
     // zram's mm_stat: pages stored and stored whole are the slots holding bytes and a whole page
-    let (pages, huge) = m.swap.zbytes.iter().fold((0u64, 0u64), |(n, h), &b| {
-        (n + (b > 0) as u64, h + (b as u64 == crate::mm::PAGE_SIZE) as u64)
+    let (pages, huge) = zpct.iter().filter(|&&p| p > 0).fold((0u64, 0u64), |(n, h), &p| {
+        (
+            n + 1,
+            h + (crate::mm::swap::zram_stored_bytes(p) == crate::mm::PAGE_SIZE) as u64,
+        )
     });
     let z = &m.zram_stats;
     if (z.pages_stored, z.huge_pages) != (pages, huge) || z.max_used_pages < m.zram_pool.len() as u64 {
@@ -256,12 +264,63 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
         ));
     }
     // swap cache
-    for slot in 0..m.swap.high_water() {
-        if let Slot::Folio(id) = m.swap.cache_slot(slot) {
-            let f = m.folios[id];
-            if !f.test(pg::SWAPCACHE) || f.swap_slot() != slot {
-                return Err(format!("swap slot {slot} caches folio {id} which does not point back"));
+    // swap cache: every cached slot held by exactly one swap-cache folio; a folio entry for each
+    // cached slot a swap entry holds, naming that folio, and none for any other slot; shadows
+    // only at swapped-out slots; no slot's class with a root unless cached
+    let mut holders = vec![NIL; m.swap.high_water() as usize];
+    for id in 0..n as FolioId {
+        let f = m.folios[id];
+        if f.test(pg::ALLOCATED) && f.test(pg::SWAPCACHE) {
+            let slot = f.swap_slot();
+            if slot >= m.swap.high_water() || !m.swap.cached(slot) {
+                return Err(format!(
+                    "folio {id} is in the swap cache at slot {slot}, which is not cached"
+                ));
             }
+            if holders[slot as usize] != NIL {
+                return Err(format!(
+                    "swap slot {slot} is held by folios {} and {id}",
+                    holders[slot as usize]
+                ));
+            }
+            holders[slot as usize] = id;
+        }
+    }
+    for slot in 0..m.swap.high_water() {
+        if m.swap.cached(slot) != (holders[slot as usize] != NIL) {
+            return Err(format!("swap slot {slot}: cached but no folio holds it"));
+        }
+        if (m.swap.class_of(slot).root != crate::mm::swap::NO_ROOT) != m.swap.cached(slot) {
+            return Err(format!(
+                "swap slot {slot}: a root without a swap-cache folio, or none with one"
+            ));
+        }
+        if !m.swap.in_use(slot) && m.swap.class_of(slot) != crate::mm::swap::SlotClass::NONE {
+            return Err(format!("free swap slot {slot} has a class"));
+        }
+    }
+    for (slot, e) in m.swap.cache_entries() {
+        let ok = match e {
+            Slot::Folio(id) => m.swap.count(slot) > 0 && holders[slot as usize] == id,
+            Slot::Shadow(_) => m.swap.count(slot) > 0 && !m.swap.cached(slot),
+            Slot::Empty => false,
+        };
+        if !ok {
+            return Err(format!(
+                "swap slot {slot} (count {}, cached {}) has the entry {e:?}",
+                m.swap.count(slot),
+                m.swap.cached(slot)
+            ));
+        }
+    }
+    for slot in 0..m.swap.high_water() {
+        if m.swap.cached(slot)
+            && m.swap.count(slot) > 0
+            && m.swap.cache_slot(slot) != Slot::Folio(holders[slot as usize])
+        {
+            return Err(format!(
+                "swap slot {slot}: an entry holds it but its folio is not found by it"
+            ));
         }
     }
     // mapcounts against the page tables; per-mm rss and swap counts; anon folios reachable
@@ -374,10 +433,10 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
         }
     }
     for (slot, &r) in swaprefs.iter().enumerate() {
-        if r != m.swap.count[slot] as u32 {
+        if r != m.swap.count(slot as u32) {
             return Err(format!(
                 "swap slot {slot}: count {} but {r} PTEs hold it",
-                m.swap.count[slot]
+                m.swap.count(slot as u32)
             ));
         }
     }
