@@ -2,7 +2,7 @@
 # Regenerate docs/explain/: `lrugen explain` of MGLRU 7.2 against the classic LRU (7.2) on the
 # shared traces (TRACES, default ../shared/traces), on single-stream fio and YCSB workloads and,
 # in virtual time, on MGLRU-FG's hot lookups under a cold stream (examples/fg-hot-cold.toml) and
-# four fio jobs (examples/fio-jobs-nvme.toml, whose MGLRU is 6.17), each with the switch ablation. Usage: sh scripts/explain-docs.sh [TRACES]
+# four fio jobs (examples/fio-jobs-nvme.toml, whose MGLRU is `mainline`, 7.2), each with the switch ablation. Usage: sh scripts/explain-docs.sh [TRACES]
 set -eu
 T=${1:-../shared/traces}
 L=${LRUGEN:-target/release/lrugen}
@@ -17,4 +17,4 @@ run default --seeds 5
 # engine runs: A and B are the experiment file's policy labels
 runx() { name=$1; shift; "$L" explain --ablate --out docs/explain/$name --force "$@" > /dev/null; }
 runx fg-hot-cold --exp examples/fg-hot-cold.toml --policy mglru-7.2,classic --seeds 3
-runx fio-jobs-nvme --exp examples/fio-jobs-nvme.toml --policy mglru-6.17,classic --seeds 3
+runx fio-jobs-nvme --exp examples/fio-jobs-nvme.toml --policy mglru-7.2,classic --seeds 3

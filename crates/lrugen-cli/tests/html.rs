@@ -124,7 +124,7 @@ fn the_report_renders_its_tables_and_plots_in_chromium() {
         .and_then(|b| b.split("</tbody>").next())
         .unwrap_or_else(|| panic!("no table body in the DOM: {dom:.2000}"));
     assert_eq!(body_rows.matches("<tr>").count(), 15, "one row per point and policy");
-    for policy in ["mglru-6.17", "mglru-6.1", "classic", "lru", "opt"] {
+    for policy in ["mglru-7.2", "mglru-6.1", "classic", "lru", "opt"] {
         assert!(body_rows.contains(&format!("<td>{policy}</td>")), "{policy}");
     }
     assert_eq!(dom.matches("<svg").count(), svgs, "every plot inline");
@@ -202,7 +202,7 @@ fn the_explain_report_renders_its_summary_tables_and_plots_in_chromium() {
     let o = Command::new(env!("CARGO_BIN_EXE_lrugen"))
         .args(["explain", "--exp"])
         .arg(root().join("examples/fio-jobs-nvme.toml"))
-        .args(["--policy", "mglru-6.17,classic", "--out"])
+        .args(["--policy", "mglru-7.2,classic", "--out"])
         .arg(&out)
         .output()
         .unwrap();
@@ -249,7 +249,7 @@ fn the_explain_report_renders_its_summary_tables_and_plots_in_chromium() {
     let dom = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(
-        dom.contains("<h1>lrugen explain: A = mglru-6.17, B = classic</h1>"),
+        dom.contains("<h1>lrugen explain: A = mglru-7.2, B = classic</h1>"),
         "{dom:.2000}"
     );
     // the summary's three largest time parts, then the misses'

@@ -96,7 +96,7 @@ accesses = 10
     )
     .unwrap();
     let labels: Vec<&str> = e.variants.iter().map(|v| v.label.as_str()).collect();
-    assert_eq!(labels, ["mglru-6.1", "mglru-6.17", "classic", "lru", "opt"]);
+    assert_eq!(labels, ["mglru-6.1", "mglru-7.2", "classic", "lru", "opt"]);
     assert_eq!(e.baseline, 2);
     assert_eq!((e.repetitions, e.seed, e.samples), (1, 1, 100));
     assert_eq!(e.metric, "refaults");

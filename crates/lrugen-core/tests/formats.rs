@@ -22,10 +22,11 @@
 
 mod common;
 
+use common::memory_stat_lists::DEBIAN_7_2;
 use lrugen::mm::memory_stat;
 use lrugen::mm::vmstat::{format_proc_vmstat, Counters, Stat, StatKind, NR_STATS};
 use lrugen::mm::{MachineConfig, PAGE_SIZE};
-use lrugen::reclaim::mglru::Profile;
+use lrugen::reclaim::mglru::{Profile, Switches};
 use lrugen::report;
 use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
 use lrugen::workload::dist::Dist;
@@ -484,10 +485,21 @@ fn check_vmstat_text(what: &str, text: &str, c: &Counters) {
     }
 }
 
-fn check_memory_stat_text(what: &str, text: &str) -> Vec<(String, i64)> {
+/// The order `memory.stat` prints its lines in on the kernel with switches `sw`: 7.2's own list
+/// where the reclaim counters moved among the state items (`node_reclaim_stats`), the union of
+/// the earlier kernels' otherwise.
+fn memory_stat_order(sw: &Switches) -> &'static [&'static str] {
+    if sw.node_reclaim_stats {
+        DEBIAN_7_2
+    } else {
+        KERNEL_MEMORY_STAT_ORDER
+    }
+}
+
+fn check_memory_stat_text(what: &str, text: &str, sw: &Switches) -> Vec<(String, i64)> {
     let lines = parse(what, text);
     let names: Vec<String> = lines.iter().map(|l| l.0.clone()).collect();
-    assert_kernel_order(what, &names, KERNEL_MEMORY_STAT_ORDER);
+    assert_kernel_order(what, &names, memory_stat_order(sw));
     for (name, v) in &lines {
         assert!(*v >= 0, "{what}: {name} is negative: {v}");
         if MEMORY_STAT_SIZES.contains(&name.as_str()) {
@@ -525,7 +537,8 @@ fn format_properties_of_real_runs() {
             r.vmstat.as_ref().unwrap(),
         );
         let ms = report::memory_stat(&r).unwrap();
-        let lines = check_memory_stat_text(&format!("{name} memory.stat"), &ms);
+        let sw = r.kernel_switches.expect("a kernel policy's run names its switches");
+        let lines = check_memory_stat_text(&format!("{name} memory.stat"), &ms, &sw);
         check_memory_events_text(&format!("{name} memory.events"), &r.memory_events.unwrap().format());
         // The runs are sized to reclaim, so the checks above saw non-zero sizes and events.
         let (size, pages) = match name {
@@ -562,12 +575,21 @@ fn proc_vmstat_prints_each_counter_under_its_name() {
     check_vmstat_text("synthetic /proc/vmstat", &format_proc_vmstat(&c), &c);
 }
 
+/// On 6.17 and on `mainline` (7.2), the two orders (the reclaim counters among the events, and
+/// among the state items).
 #[test]
 fn memory_stat_prints_each_counter_under_its_name() {
+    for p in [Profile::V6_17, Profile::MAINLINE] {
+        memory_stat_prints_each_counter_on(p);
+    }
+}
+
+fn memory_stat_prints_each_counter_on(p: Profile) {
     let c = distinct_counters();
     let lines = check_memory_stat_text(
-        "synthetic memory.stat",
-        &memory_stat::format(&c, PAGE_SIZE, &Profile::MAINLINE.switches),
+        &format!("{} synthetic memory.stat", p.name()),
+        &memory_stat::format(&c, PAGE_SIZE, &p.switches),
+        &p.switches,
     );
     let bytes = |s: Stat| c.get(s) * PAGE_SIZE as i64;
     for (name, s) in [

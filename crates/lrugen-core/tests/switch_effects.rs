@@ -1437,7 +1437,12 @@ fn classic_names_follow_the_preset() {
     assert_eq!(Classic::new(&m).name(), "classic");
     assert_eq!(Classic::with_profile(&m, Profile::MAINLINE).name(), "classic");
     assert_eq!(Classic::with_profile(&m, Profile::V6_1).name(), "classic-6.1");
-    assert_eq!(Classic::with_profile(&m, Profile::V7_2).name(), "classic-7.2");
+    assert_eq!(Classic::with_profile(&m, Profile::V6_17).name(), "classic-6.17");
+    // `mainline` is 7.2, so the 7.2 classic LRU goes by the plain name; a flipped switch does not
+    let mut flipped = Profile::V7_2;
+    flipped.set_switch("node_reclaim_stats", false).unwrap();
+    assert_eq!(Classic::with_profile(&m, Profile::V7_2).name(), "classic");
+    assert_eq!(Classic::with_profile(&m, flipped).name(), "classic-7.2");
 }
 
 /// `mglru_proportional_protection` (7.2.13's `get_nr_to_scan`; 6.12.118's scales nothing): under

@@ -3,6 +3,8 @@
 //! walking the lists (not by reading flags), and independent recounts of what the checker checks.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod memory_stat_lists;
+
 use lrugen::kernel::{AccessError, Kernel};
 use lrugen::mm::folio::{pg, FolioId};
 use lrugen::mm::memcg::{MemcgId, ROOT_MEMCG};
