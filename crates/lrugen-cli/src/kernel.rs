@@ -222,9 +222,10 @@ pub struct KernelArgs {
     out: Option<PathBuf>,
     /// Also write the run as a fixture (the command, the built-in workload, the settings and
     /// everything the guest reported) for the model's tests: a new file, or one `lrugen kernel`
-    /// wrote (replaced). Built-in workloads and experiments (--exp, the TOML text kept in it).
-    /// Checked before booting; written whole.
-    #[arg(long, value_name = "FILE.json", conflicts_with = "trace")]
+    /// wrote (replaced). Built-in workloads, experiments (--exp, the TOML text kept in it) and
+    /// traces (--trace, the op file kept in it, as `--matrix ... --fixtures` keeps it). Checked
+    /// before booting; written whole.
+    #[arg(long, value_name = "FILE.json")]
     fixture: Option<PathBuf>,
     /// Write --out into a non-empty directory lrugen did not write (files of the same names are
     /// replaced, the others kept).
@@ -642,8 +643,16 @@ pub fn cmd_kernel(k: KernelCmd) -> Result<(), String> {
         .or_else(|| std::env::var_os("LRUGEN_REPLAYER").map(PathBuf::from));
     let o = kernel_opts(&a, &p, source, replayer);
     eprintln!("booting the kernel under qemu (TCG, -icount): this takes a minute or more ...");
-    let run = lrugen_kernel::run(&o).map_err(|e| e.to_string())?;
+    let run = lrugen_kernel::run(&o).map_err(|e| {
+        format!(
+            "{e} (the guest's serial log and disks are kept in {})",
+            o.work_dir.display()
+        )
+    })?;
     let settings = settings_of(&a, &p, &o, &run);
+    // its disk images (the data disk is as large as the files) are not needed any more; the
+    // serial log's content is in `run` (`--out` writes it as kernel-run.json)
+    let _ = std::fs::remove_dir_all(&o.work_dir);
     let profile = lrugen_kernel::model::profile_for_release(&run.kernel_release);
     let cfg = lrugen_kernel::model::config(&settings, profile).map_err(|e| e.to_string())?;
     let layout = run.layout(&p.ops, a.trace.is_some());
