@@ -927,9 +927,11 @@ fn bare_replay(t: &workload::LoadedTrace) -> std::io::Result<(u64, f64)> {
 /// The built-in comparison `lrugen` runs with no arguments.
 fn cmd_default() -> Result<(), String> {
     outln!("lrugen: Linux page reclaim on a simulated machine.\n");
-    outln!("Built-in comparison: the kernel's multi-gen LRU (mainline) and classic active/inactive LRU");
     outln!(
-        "against plain LRU and the optimum (Belady's OPT), on two workloads in a memcg half the\nsize of the data.\n"
+        "Built-in comparison: the kernel's multi-gen LRU and classic active/inactive LRU (mainline,\n\
+         the {} kernel preset) against plain LRU and the optimum (Belady's OPT), on two workloads in\n\
+         a memcg half the size of the data.\n",
+        lrugen::reclaim::mglru::Preset::MAINLINE.name()
     );
     let runs = [
         (

@@ -261,7 +261,9 @@ fn default_command_prints_the_comparison() {
         .filter(|l| l.starts_with("policy") && l.contains("hit ratio"))
         .count();
     assert!(headers >= 2, "a table per workload (file, anon):\n{out}");
-    for policy in ["classic", "lru", "opt"] {
+    // it says which kernel its MGLRU and classic LRU are
+    assert!(out.contains("(mainline,\nthe 7.2 kernel preset)"), "{out}");
+    for policy in ["mglru", "classic", "lru", "opt"] {
         let rows = table_rows(&out, policy);
         assert_eq!(rows.len(), headers, "a {policy} row in each table:\n{out}");
         for row in rows {
