@@ -7,7 +7,9 @@
 //! second boot under `boots/`, judged as `tests/shapes.rs` judges several boots). Checked: the shape checks of
 //! `lrugen_kernel::fidelity` (misses, refaults, scans, `pswpout`, `memory.current`, ...) and the
 //! THP events of `/proc/vmstat` the model counts, each within 10 % or one event (a THP event is
-//! 512 pages), and `memory.stat` `anon_thp` at the end of the replay. A check out of tolerance
+//! 512 pages), `pgpgin`/`pgpgout` within 10 % or 200 KiB (6.1's whole-THP swap-out counts 2048
+//! KiB and its order-0 swap I/O none: switch `remove_rw_page`), and `memory.stat` `anon_thp` at
+//! the end of the replay. A check out of tolerance
 //! fails unless [`GAPS`] lists it with its measured reason; a listed gap that has closed fails
 //! too. No qemu here.
 
@@ -23,6 +25,9 @@ const KNOBS: &[&str] = &["never", "madvise"];
 
 /// A THP event moves by one folio of 512 pages: a difference of one is the floor.
 const THP_FLOOR: u64 = 1;
+
+/// `pgpgin`/`pgpgout` count KiB: the shape checks' floor of 50 events is 200 KiB of 4 KiB pages.
+const PGPG_FLOOR: u64 = 200;
 
 /// The THP events compared: (`/proc/vmstat` name, the model's counter).
 const THP_EVENTS: &[(&str, Stat)] = &[
@@ -96,6 +101,17 @@ fn compare(path: &Path) -> Compared {
             m.vm(s).max(0) as u64,
             COUNTER_TOLERANCE,
             THP_FLOOR,
+        ));
+    }
+    // the swap I/O in KiB: 6.1 counts none for order-0 pages written to zram through ->rw_page
+    // and 2048 for a THP swapped out whole, which a bio writes (switch `remove_rw_page`)
+    for (name, s) in [("pgpgin", Stat::Pgpgin), ("pgpgout", Stat::Pgpgout)] {
+        c.checks.push(fidelity::counter(
+            name,
+            kv(name),
+            m.vm(s).max(0) as u64,
+            COUNTER_TOLERANCE,
+            PGPG_FLOOR,
         ));
     }
     // memory.stat anon_thp (bytes) when the replayer's last access is done, in 2 MiB folios
