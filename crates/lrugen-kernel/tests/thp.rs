@@ -94,24 +94,21 @@ fn compare(path: &Path) -> Compared {
     let cfg = model::config(&settings, profile).unwrap();
     let m = model::run_at(&ops, &cfg, &cap.layout(&ops)).unwrap();
     let kv = |k: &str| cap.run.vmstat_delta.get(k).copied().unwrap_or(0).max(0) as u64;
-    for &(name, s) in THP_EVENTS {
+    // the THP events, and the swap I/O in KiB: 6.1 counts none for order-0 pages written to zram
+    // through ->rw_page and 2048 for a THP swapped out whole, which a bio writes (switch
+    // `remove_rw_page`)
+    let pgpg = [("pgpgin", Stat::Pgpgin), ("pgpgout", Stat::Pgpgout)];
+    let compared = THP_EVENTS
+        .iter()
+        .map(|&e| (e, THP_FLOOR))
+        .chain(pgpg.into_iter().map(|e| (e, PGPG_FLOOR)));
+    for ((name, s), floor) in compared {
         c.checks.push(fidelity::counter(
             name,
             kv(name),
             m.vm(s).max(0) as u64,
             COUNTER_TOLERANCE,
-            THP_FLOOR,
-        ));
-    }
-    // the swap I/O in KiB: 6.1 counts none for order-0 pages written to zram through ->rw_page
-    // and 2048 for a THP swapped out whole, which a bio writes (switch `remove_rw_page`)
-    for (name, s) in [("pgpgin", Stat::Pgpgin), ("pgpgout", Stat::Pgpgout)] {
-        c.checks.push(fidelity::counter(
-            name,
-            kv(name),
-            m.vm(s).max(0) as u64,
-            COUNTER_TOLERANCE,
-            PGPG_FLOOR,
+            floor,
         ));
     }
     // memory.stat anon_thp (bytes) when the replayer's last access is done, in 2 MiB folios
