@@ -1161,6 +1161,41 @@ fn direct_reclaim_without_kswapd() {
     k.check().unwrap();
 }
 
+/// `shrink_active_list`'s cost note when nothing rotated (unmapped file folios, all deactivated):
+/// 6.12 skips the call (`if (nr_rotated)`); 7.2 takes the lruvec's lock for
+/// `lru_note_cost_unlock_irq` after every pass, which then returns at once (switch
+/// `lru_note_cost_skips_zero`). One `lru_lock` round more on 7.2, the costs untouched on both.
+#[test]
+fn shrink_active_list_takes_the_lock_for_a_zero_cost_only_on_7_2() {
+    use lrugen::reclaim::mglru::Profile;
+    for (profile, note_rounds) in [(Profile::V6_12, 0), (Profile::V7_2, 1)] {
+        let (mut k, t, task) = setup(1024, 0);
+        k.p = Classic::with_profile(&k.m, profile);
+        let f = file(&mut k, "f", 8);
+        activate_by_reads(&mut k, task, f, 0..4);
+        let lv = k.m.lruvec(t, 0);
+        let costs = |k: &K| (k.p.lruvecs[lv].anon_cost, k.p.lruvecs[lv].file_cost);
+        let before = (k.m.work[k.m.ctx].lru_lock_rounds, costs(&k));
+        let mut sc = sc_memcg(t);
+        k.p.shrink_active_list(&mut k.m, t, 0, Lru::ActiveFile, 4, &mut sc);
+        assert_eq!(
+            list_len(&k, t, Lru::InactiveFile),
+            4,
+            "{}: all deactivated",
+            profile.name()
+        );
+        // isolation and putback, then the note's hold on 7.2
+        assert_eq!(
+            k.m.work[k.m.ctx].lru_lock_rounds - before.0,
+            2 + note_rounds,
+            "{}",
+            profile.name()
+        );
+        assert_eq!(costs(&k), before.1, "{}: no cost noted, none decayed", profile.name());
+        k.check().unwrap();
+    }
+}
+
 // -------------------------------------------------------------------------------------------------
 // Memcg limits and protection
 // -------------------------------------------------------------------------------------------------

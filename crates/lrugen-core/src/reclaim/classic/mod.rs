@@ -495,9 +495,10 @@ impl Classic {
         hold.clear();
         self.active_scratch = [hold, active, inactive];
         m.count_events(memcg, Stat::Pgdeactivate, nr_deactivate);
-        // Only when something rotated (`if (nr_rotated)`): a zero-cost call would still decay the
-        // costs through lru_note_cost's halving.
-        if nr_rotated > 0 && self.sw().lru_cost_rotations {
+        // 6.x: only when something rotated (`if (nr_rotated)`), since a zero-cost call would still
+        // decay the costs through lru_note_cost's halving; 7.2 (`lru_note_cost_skips_zero`) takes
+        // the lock and calls `lru_note_cost_unlock_irq` every time, which returns at once on zero
+        if self.sw().lru_cost_rotations && (nr_rotated > 0 || self.sw().lru_note_cost_skips_zero) {
             self.lru_note_cost(m, memcg, node, file, 0, nr_rotated);
         }
     }

@@ -115,8 +115,10 @@ switches! {
     /// reclaimed every folio it scanned no longer walks the lruvec and its ancestors, and no longer
     /// halves both costs where they exceed a quarter of an LRU that has shrunk since the last
     /// note: the anon/file balance `get_scan_count` reads decays only when a cost is added. Off
-    /// (6.1, 6.12): every `lru_note_cost` call from `shrink_inactive_list` decays, cost or not
-    /// (`shrink_active_list` calls it only with rotations in every kernel).
+    /// (6.1, 6.12): every `lru_note_cost` call from `shrink_inactive_list` decays, cost or not,
+    /// and `shrink_active_list` calls it only with rotations; on, `shrink_active_list` takes the
+    /// lock for it after every pass (`lruvec_lock_irq` + `lru_note_cost_unlock_irq`, 7.2.13's
+    /// `mm/vmscan.c`), rotations or not.
     lru_note_cost_skips_zero,
     /// 6.9, "mm: madvise: pageout: ignore references rather than clearing young" (Barry Song):
     /// `MADV_PAGEOUT` leaves the accessed bits and reclaims ignoring references. Off: 6.1,
