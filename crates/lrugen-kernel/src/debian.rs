@@ -487,8 +487,36 @@ fn finish(image: &Path, modules: &Path, out_dir: &Path, package: Option<String>)
     })
 }
 
-/// Make a kernel bootable: resolve, download, unpack, extract, depmod.
+/// Hold the cache's lock (`cache/.lock`, an exclusive `flock`) until the guard drops: two
+/// `lrugen kernel` runs started together (`scripts/regen-kernel-*.sh` boot two at a time) would
+/// otherwise download into the same directory, unpack into the same `root.tmp` and remove each
+/// other's files, and update the sid lists at once.
+fn lock_cache(cache: &Path) -> Result<std::fs::File, Error> {
+    std::fs::create_dir_all(cache).map_err(|e| Error::Io(format!("mkdir {}: {e}", cache.display())))?;
+    let path = cache.join(".lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+    // `File::lock` would do, but it needs Rust 1.89 and the workspace's MSRV is 1.85.
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor `f` owns and keeps open; the lock goes with the descriptor.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(Error::Io(format!("flock {}: {e}", path.display())));
+    }
+    Ok(f)
+}
+
+/// Make a kernel bootable: resolve, download, unpack, extract, depmod; one process at a time per
+/// cache directory.
 pub fn prepare(src: &KernelSource, cache: &Path) -> Result<PreparedKernel, Error> {
+    if let KernelSource::Prepared(k) = src {
+        return Ok(k.clone());
+    }
+    let _lock = lock_cache(cache)?;
     let (packages, apt_options) = match src {
         KernelSource::Prepared(k) => return Ok(k.clone()),
         KernelSource::Image { image, modules } => {
@@ -525,6 +553,41 @@ pub fn prepare(src: &KernelSource, cache: &Path) -> Result<PreparedKernel, Error
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A second preparation in the same cache waits for the first: it neither downloads nor
+    /// unpacks while another holds `cache/.lock`.
+    #[test]
+    fn prepare_waits_for_the_cache_lock() {
+        let dir = std::env::temp_dir().join(format!("lrugen-lock-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let modules = dir.join("tree/lib/modules/6.1.0-test");
+        std::fs::create_dir_all(&modules).unwrap();
+        std::fs::write(modules.join("modules.dep"), "").unwrap();
+        let image = dir.join("tree/vmlinuz");
+        std::fs::write(&image, b"\x7fELF not really").unwrap();
+        let cache = dir.join("cache");
+        let held = lock_cache(&cache).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let src = KernelSource::Image {
+            image: image.clone(),
+            modules: modules.clone(),
+        };
+        let c = cache.clone();
+        let t = std::thread::spawn(move || {
+            let r = prepare(&src, &c);
+            tx.send(()).unwrap();
+            r
+        });
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(300)).is_err(),
+            "prepare ran while another held the cache's lock"
+        );
+        assert!(!cache.join("user/vmlinux").exists());
+        drop(held);
+        let k = t.join().unwrap().unwrap();
+        assert_eq!(std::fs::read(&k.vmlinux).unwrap(), b"\x7fELF not really");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn newest_sorts_numbers_as_numbers() {
