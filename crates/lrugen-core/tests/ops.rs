@@ -53,7 +53,7 @@ fn kmem<P: Policy>(k: &Kernel<P>, t: MemcgId) -> u64 {
 
 /// Pages (folios) charged to memcg `t`: its usage less its kernel memory.
 fn pages<P: Policy>(k: &Kernel<P>, t: MemcgId) -> u64 {
-    k.m.memcgs[t].usage - kmem(k, t)
+    k.m.memcgs[t].usage - kmem(k, t) - k.m.memcgs.stocked(t)
 }
 
 /// Run one op and the invariant checker.
@@ -650,7 +650,11 @@ fn forked_children_join_the_mglru_mm_walk() {
         assert!(pages(&k, t) <= 6);
         ok(&mut k, Op::Exit { task: parent });
         ok(&mut k, Op::Exit { task: child });
-        assert_eq!(k.m.memcgs[t].usage, 0, "{profile:?}");
+        assert_eq!(
+            k.m.memcgs[t].usage,
+            k.m.memcgs.stocked(t),
+            "{profile:?}: stocked pages only"
+        );
     }
 }
 
@@ -786,6 +790,8 @@ fn kernel_memory_over_the_limit_is_reclaimed_before_the_op_returns() {
             },
         );
     }
+    // the limit at what is charged, the CPUs' stocks returned as a `memory.max` write returns them
+    k.m.memcgs.drain_all_stock(t);
     k.m.memcgs[t].max = k.m.memcgs[t].usage;
     let (cached, kmem_before, max_events) = (k.m.files[f as usize].nr_pages, kmem(&k, t), k.m.memcgs[t].events.max);
     let child = k.m.reserve_mm(t);
@@ -805,6 +811,7 @@ fn kernel_memory_over_the_limit_is_reclaimed_before_the_op_returns() {
     for i in 0..8 {
         ok(&mut k, store(parent, B + i));
     }
+    k.m.memcgs.drain_all_stock(t);
     k.m.memcgs[t].max = k.m.memcgs[t].usage;
     let child = k.m.reserve_mm(t);
     ok(&mut k, Op::Fork { task: parent, child });

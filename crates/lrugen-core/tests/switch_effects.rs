@@ -2111,10 +2111,43 @@ fn kmem_kernel(profile: Profile) -> (Kernel<Classic>, MemcgId) {
     (k, t)
 }
 
+/// `memcg_stock_multi` (7.2, "memcg: multi-memcg percpu charge cache"): two memcgs fault anon
+/// pages in turn on one CPU, with the per-CPU charge stock (`KmemConfig::kernel`). Off (6.1,
+/// 6.12) the CPU's stock caches one memcg, so each one's charge drains the other's: the memcg
+/// that did not fault last has nothing stocked, and its `memory.current` is what it holds. On,
+/// both keep their stocks. Neither is near its limit: nothing is reclaimed either way.
+#[test]
+fn memcg_stock_multi_keeps_two_memcgs_stocked_on_one_cpu() {
+    for on in [false, true] {
+        let (mut k, a) = kmem_kernel(with(Profile::V6_12, "memcg_stock_multi", on));
+        let b = k.create_memcg(ROOT_MEMCG, "b");
+        let (ta, tb) = (k.create_mm(a), k.create_mm(b));
+        let va = k.m.mmap(ta, 8, vmf::WRITE, None);
+        let vb = k.m.mmap(tb, 8, vmf::WRITE, None);
+        for i in 0..4 {
+            k.step(Op::Store { task: ta, vpn: va + i }).unwrap();
+            k.step(Op::Store { task: tb, vpn: vb + i }).unwrap();
+        }
+        assert!(k.m.check_failure.is_none(), "{:?}", k.m.check_failure);
+        let (sa, sb) = (k.m.memcgs.stocked(a), k.m.memcgs.stocked(b));
+        assert!(sb > 0, "on {on}: the memcg that charged last keeps its stock");
+        if on {
+            assert!(sa > 0, "two slots: {sa} stocked for a");
+        } else {
+            assert_eq!(sa, 0, "one slot: b's charges drained a's stock");
+        }
+        let held = k.m.memcgs[a].usage - sa;
+        assert_eq!(k.m.memcg_stat(a).get(Stat::NrAnonPages), 4, "on {on}");
+        assert!(held >= 4, "on {on}: {held} pages charged to a");
+        assert_eq!(k.m.vmstat().get(Stat::PgscanDirect), 0, "on {on}: no reclaim");
+    }
+}
+
 /// The kernel memory of one address space with its kernel memory charged
 /// (`KmemConfig::kernel`), under `profile` and the classic LRU (the switches are the machine's):
-/// (`memory.stat` `pagetables`, `kernel`, `memory.current`) after it is created and after it
-/// faults in one anon page (one PTE table more), and (`pagetables`, `kernel`) after it exits.
+/// (`memory.stat` `pagetables`, `kernel`, `memory.current` less the pages in CPU charge stocks)
+/// after it is created and after it faults in one anon page (one PTE table more), and
+/// (`pagetables`, `kernel`) after it exits.
 fn one_mm_kmem(profile: Profile) -> [(i64, i64, i64); 3] {
     let (mut k, t) = kmem_kernel(profile);
     let read = |k: &Kernel<Classic>| {
@@ -2122,7 +2155,7 @@ fn one_mm_kmem(profile: Profile) -> [(i64, i64, i64); 3] {
         (
             ms.get(Stat::NrPageTablePages),
             ms.get(Stat::MemcgKmem),
-            k.m.memcgs[t].usage as i64,
+            (k.m.memcgs[t].usage - k.m.memcgs.stocked(t)) as i64,
         )
     };
     let task = k.create_mm(t);

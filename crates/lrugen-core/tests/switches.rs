@@ -295,6 +295,9 @@ macro_rules! switch_tests {
             // `pud_and_pgd_pgtable_stats_count_the_upper_levels_in_pagetables`
             tested.push("pud_pgtable_stats");
             tested.push("pgd_pgtable_stats");
+            // the charge stock's slots, two memcgs on one CPU: `switch_effects.rs`,
+            // `memcg_stock_multi_keeps_two_memcgs_stocked_on_one_cpu`
+            tested.push("memcg_stock_multi");
             // memory.reclaim with young neighbours: `switch_effects.rs`,
             // `proactive_mm_walk_updates_neighbours_in_place`
             tested.push("proactive_mm_walk");
@@ -408,6 +411,7 @@ fn presets_are_the_kernels() {
         "lru_gen_memcg_id_u64",
         "lru_note_cost_skips_zero",
         "memcg_zswap_incomp_stat",
+        "memcg_stock_multi",
     ];
     for n in kernel_switches() {
         assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");

@@ -21,6 +21,11 @@ use proptest::prelude::*;
 mod common;
 
 const B: u32 = MMAP_BASE_VPN;
+/// The pages charged to `t`: `memory.current` less what the CPUs' charge stocks hold for it.
+fn charged<P: Policy>(k: &Kernel<P>, t: MemcgId) -> u64 {
+    k.m.memcgs[t].usage - k.m.memcgs.stocked(t)
+}
+
 /// Where the THP of these tests is mapped: the second 2 MiB of the VMA.
 const HADDR: u32 = B + HPAGE_PMD_NR;
 
@@ -65,7 +70,7 @@ fn thp_on_the_lru<P: Policy>(k: &mut Kernel<P>, t: MemcgId, task: u32, name: &st
         compressed_pct: 0,
     });
     assert_eq!(r, Ok(Access::Minor), "{name}");
-    let usage0 = k.m.memcgs[t].usage;
+    let usage0 = charged(k, t);
     let head = alloc_anon_thp(&mut k.m, 0, t).unwrap();
     k.m.map_folio_pmd(task, HADDR, head, true);
     check(k, &format!("{name}: in flight"));
@@ -109,7 +114,7 @@ fn lifecycle<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
     assert_eq!(lists(&k, t).iter().map(Vec::len).sum::<usize>(), 1, "{name}: one folio");
     assert_eq!(k.m.lruvec_state_local(t, 0, Stat::NrAnonPages), 512, "{name}");
     // 512 pages and the PTE table deposited for a split (a page table)
-    assert_eq!(k.m.memcgs[t].usage - usage0, 513, "{name}");
+    assert_eq!(charged(&k, t) - usage0, 513, "{name}");
     assert_eq!(k.m.mms[task as usize].rss_anon, 512, "{name}");
     // the MMU: a store or load anywhere in the 2 MiB is a hit that sets the one young bit
     k.m.folio_referenced(head, None, true);
@@ -134,7 +139,7 @@ fn lifecycle<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
     k.m.free_large(head);
     check(&k, &format!("{name}: freed"));
     assert_eq!(lru_pages(&k, t), 0, "{name}");
-    assert_eq!(k.m.memcgs[t].usage, usage0, "{name}");
+    assert_eq!(charged(&k, t), usage0, "{name}");
     assert_eq!(k.m.lruvec_state_local(t, 0, Stat::NrAnonPages), 0, "{name}");
 }
 
@@ -175,7 +180,7 @@ fn split_on_the_lru<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &s
         );
     }
     assert_eq!(k.m.ptes.live(), tables0 + 1, "{name}: the deposited table");
-    assert_eq!(k.m.memcgs[t].usage - usage0, 513, "{name}: nothing more charged");
+    assert_eq!(charged(&k, t) - usage0, 513, "{name}: nothing more charged");
     assert_eq!(k.m.mms[task as usize].rss_anon, 512, "{name}");
     assert_eq!(k.m.lruvec_state_local(t, 0, Stat::NrAnonPages), 512, "{name}");
     // order-0 pages now: a munmap of part of the range frees what it unmaps
@@ -194,7 +199,7 @@ fn split_on_the_lru<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &s
     });
     assert_eq!(r, Ok(Access::Minor), "{name}");
     check(&k, &format!("{name}: unmapped"));
-    assert_eq!((lru_pages(&k, t), k.m.memcgs[t].usage), (0, usage0), "{name}");
+    assert_eq!((lru_pages(&k, t), charged(&k, t)), (0, usage0), "{name}");
 }
 
 fn split_isolated<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
@@ -237,7 +242,7 @@ fn unmaps<P: Policy>(mut k: Kernel<P>, t: MemcgId, task: u32, name: &str) {
     });
     assert_eq!(r, Ok(Access::Minor), "{name}");
     check(&k, &format!("{name}: munmap of the 2 MiB"));
-    assert_eq!((lru_pages(&k, t), k.m.memcgs[t].usage), (0, usage0), "{name}");
+    assert_eq!((lru_pages(&k, t), charged(&k, t)), (0, usage0), "{name}");
     assert_eq!(
         (k.m.thp_stats().split_pmd, k.m.thp_stats().nr_anon_thps),
         (0, 0),

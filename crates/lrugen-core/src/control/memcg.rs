@@ -58,10 +58,17 @@ pub fn write_max<P: Policy>(m: &mut Machine, p: &mut P, t: MemcgId, text: &str) 
     let before = m.memcgs[t].usage;
     m.memcgs[t].max = max;
     let mut nr_reclaims = MAX_RECLAIM_RETRIES;
+    let mut drained = false;
     loop {
         let nr_pages = m.memcgs[t].usage;
         if nr_pages <= max {
             break;
+        }
+        // the CPUs' charge stocks go back before anything is reclaimed
+        if !drained {
+            m.memcgs.drain_all_stock(t);
+            drained = true;
+            continue;
         }
         if nr_reclaims > 0 {
             if try_to_free_mem_cgroup_pages(m, p, t, nr_pages - max, true) == 0 {
@@ -83,10 +90,16 @@ pub fn write_high<P: Policy>(m: &mut Machine, p: &mut P, t: MemcgId, text: &str)
     let before = m.memcgs[t].usage;
     m.memcgs[t].high = high;
     let mut nr_retries = MAX_RECLAIM_RETRIES;
+    let mut drained = false;
     loop {
         let nr_pages = m.memcgs[t].usage;
         if nr_pages <= high {
             break;
+        }
+        if !drained {
+            m.memcgs.drain_all_stock(t);
+            drained = true;
+            continue;
         }
         let reclaimed = try_to_free_mem_cgroup_pages(m, p, t, nr_pages - high, true);
         if reclaimed == 0 {

@@ -3,8 +3,16 @@
 //!
 //! The page counter is hierarchical as in the kernel (`page_counter_try_charge`): a charge raises the
 //! usage of the memcg and of every ancestor, and fails at the first one that would exceed its
-//! `memory.max`. The per-cpu charge stock (`MEMCG_CHARGE_BATCH`) is not modelled: usage is always
-//! exactly the number of charged pages.
+//! `memory.max`.
+//!
+//! The per-CPU charge stock is modelled (`memcg_stock_pcp`, [`Memcgs::charge_pages`]): an order-0
+//! charge that the CPU's stock cannot serve charges a batch of `MEMCG_CHARGE_BATCH` (64) pages to
+//! the page counter and keeps the rest in the stock, which later charges on that CPU consume and
+//! kernel-memory uncharges refill. The stock's pages are in `usage` (`memory.current`, the limit
+//! checks) but in no folio: so `usage` runs up to 63 pages per CPU above the charged pages, a
+//! 2 MiB charge that cannot reclaim (`GFP_TRANSHUGE_LIGHT`) fails that much earlier, and a charge
+//! that reclaimed without making room drains every CPU's stock before its next try
+//! (`drain_all_stock`), as do `memory.max`/`memory.high` writes and a memcg's removal.
 
 use super::vmstat::MemcgEvents;
 
@@ -57,8 +65,11 @@ pub struct Memcg {
     pub swappiness: u32,
     /// Hierarchical usage in pages (`memory.current`).
     pub usage: u64,
-    /// Pages charged to this memcg itself (not descendants).
+    /// Pages charged to this memcg itself (not descendants), the stocked ones excepted.
     pub usage_local: u64,
+    /// Pages charged to this memcg itself that sit in CPUs' charge stocks (in `usage`, in no
+    /// folio or kernel object).
+    pub stocked: u64,
     /// Hierarchical swap usage in pages (`memory.swap.current`).
     pub swap_usage: u64,
     /// Swap entries recorded with this memcg's id (`swap_cgroup`), each pinning its id.
@@ -100,6 +111,7 @@ impl Memcg {
             swappiness,
             usage: 0,
             usage_local: 0,
+            stocked: 0,
             swap_usage: 0,
             swap_local: 0,
             state: MemcgState::Online,
@@ -131,10 +143,35 @@ pub struct ReclaimCookie {
     pub generation: u64,
 }
 
+/// Pages a CPU's charge stock holds for one memcg before it is drained, and the batch an order-0
+/// charge takes from the page counter (`MEMCG_CHARGE_BATCH`).
+pub const MEMCG_CHARGE_BATCH: u64 = 64;
+
+/// Memcgs one CPU's charge stock holds with switch `memcg_stock_multi` (`NR_MEMCG_STOCK`); 1
+/// without it.
+pub const NR_MEMCG_STOCK: usize = 7;
+
+/// One CPU's charge stock (`struct memcg_stock_pcp`): pages charged to the page counter of the
+/// memcgs it caches and not used yet.
+#[derive(Clone, Copy, Debug, Default)]
+struct ChargeStock {
+    /// The memcg of each slot (`cached[]`; one slot before 6.16).
+    cached: [Option<MemcgId>; NR_MEMCG_STOCK],
+    /// Its pages (`nr_pages[]`).
+    nr: [u8; NR_MEMCG_STOCK],
+    /// The slot a refill for a memcg not cached replaces when none is free (`drain_idx`).
+    drain_idx: u8,
+}
+
 /// The memcg tree.
 #[derive(Clone, Debug)]
 pub struct Memcgs {
     list: Vec<Memcg>,
+    /// Each CPU's charge stock, grown as CPUs charge.
+    stocks: Vec<ChargeStock>,
+    /// Slots per CPU stock: 0 (no stock), 1, or [`NR_MEMCG_STOCK`] (switch `memcg_stock_multi`;
+    /// [`Memcgs::set_stock_slots`]).
+    stock_slots: usize,
     /// Offline memcgs not freed yet.
     pub zombies: u32,
     /// An offline memcg's last page or swap entry went since the last reap: one may be freed
@@ -152,6 +189,8 @@ impl Memcgs {
     pub fn new(swappiness: u32) -> Self {
         Memcgs {
             list: vec![Memcg::unlimited(ROOT_MEMCG, "/".into(), None, swappiness)],
+            stocks: Vec::new(),
+            stock_slots: 0,
             zombies: 0,
             reap_pending: false,
         }
@@ -260,6 +299,217 @@ impl Memcgs {
     /// Charge `nr` pages to `m` and its ancestors (`page_counter_try_charge`). On failure nothing is
     /// charged and the memcg whose `memory.max` was hit is returned.
     pub fn try_charge(&mut self, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
+        self.check_limits(m, nr)?;
+        self.force_charge(m, nr);
+        Ok(())
+    }
+
+    /// `try_charge_memcg`'s page-counter part for `nr` pages charged to `m` on CPU `cpu`, with
+    /// the CPU's charge stock: an order-0 charge (up to `MEMCG_CHARGE_BATCH` pages) is served by
+    /// the stock if it holds enough for `m` (`consume_stock`); otherwise a batch of
+    /// `MEMCG_CHARGE_BATCH` pages (or `nr`, if larger) is charged and what `nr` does not use goes
+    /// to the stock (`refill_stock`); if the batch does not fit, `nr` alone. On failure nothing
+    /// is charged and the memcg whose `memory.max` was hit is returned. The root memcg is charged
+    /// without a stock.
+    pub fn charge_pages(&mut self, cpu: u32, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
+        if m == ROOT_MEMCG || self.stock_slots == 0 {
+            return self.try_charge(m, nr);
+        }
+        if self.consume_stock(cpu, m, nr) {
+            return Ok(());
+        }
+        let batch = nr.max(MEMCG_CHARGE_BATCH);
+        if batch > nr && self.check_limits(m, batch).is_ok() {
+            self.counter_add(m, batch as i64);
+            self.list[m as usize].usage_local += nr;
+            self.list[m as usize].stocked += batch - nr;
+            self.refill_stock(cpu, m, batch - nr);
+            return Ok(());
+        }
+        self.try_charge(m, nr)
+    }
+
+    /// Uncharge `nr` pages of kernel memory from `m` on CPU `cpu` (`obj_cgroup_uncharge_pages`):
+    /// they go to the CPU's stock (`refill_stock`), not straight back to the page counter.
+    pub fn uncharge_kmem(&mut self, cpu: u32, m: MemcgId, nr: u64) {
+        // an offline memcg's stocks were drained when it went (`mem_cgroup_css_offline`)
+        if m == ROOT_MEMCG || self.stock_slots == 0 || !self.list[m as usize].online() {
+            return self.uncharge(m, nr);
+        }
+        let l = &mut self.list[m as usize];
+        l.usage_local -= nr;
+        l.stocked += nr;
+        self.refill_stock(cpu, m, nr);
+        self.note_unpinned(m);
+    }
+
+    /// Slots per CPU stock from now on ([`NR_MEMCG_STOCK`] with switch `memcg_stock_multi`,
+    /// else 1; 0: no stock, [`crate::mm::KmemConfig::charge_stock`] off); the slots beyond are
+    /// drained.
+    pub fn set_stock_slots(&mut self, n: usize) {
+        assert!(n <= NR_MEMCG_STOCK, "{n} stock slots");
+        for cpu in 0..self.stocks.len() {
+            for i in n..NR_MEMCG_STOCK {
+                self.drain_slot(cpu, i);
+            }
+            if usize::from(self.stocks[cpu].drain_idx) >= n.max(1) {
+                self.stocks[cpu].drain_idx = 0;
+            }
+        }
+        self.stock_slots = n;
+    }
+
+    /// Pages the CPU stocks hold for `m` itself.
+    pub fn stocked(&self, m: MemcgId) -> u64 {
+        self.list[m as usize].stocked
+    }
+
+    /// The stocks' invariants: each memcg's `stocked` is what the CPUs' slots hold for it, no
+    /// slot holds more than `MEMCG_CHARGE_BATCH`, a slot with pages names a memcg, no memcg
+    /// has two slots on one CPU, and only online memcgs other than the root are cached.
+    pub fn check_stocks(&self) -> Result<(), String> {
+        let mut sum = vec![0u64; self.list.len()];
+        for (cpu, st) in self.stocks.iter().enumerate() {
+            for i in 0..NR_MEMCG_STOCK {
+                let nr = u64::from(st.nr[i]);
+                let Some(c) = st.cached[i] else {
+                    if nr > 0 {
+                        return Err(format!("cpu {cpu} stock slot {i}: {nr} pages of no memcg"));
+                    }
+                    continue;
+                };
+                if i >= self.stock_slots || nr > MEMCG_CHARGE_BATCH {
+                    return Err(format!(
+                        "cpu {cpu} stock slot {i} of {} slots holds {nr} pages",
+                        self.stock_slots
+                    ));
+                }
+                if c == ROOT_MEMCG || !self.list[c as usize].online() {
+                    return Err(format!("cpu {cpu} stocks memcg {c}, the root or offline"));
+                }
+                if st.cached[..i].contains(&Some(c)) {
+                    return Err(format!("cpu {cpu} stocks memcg {c} in two slots"));
+                }
+                sum[c as usize] += nr;
+            }
+        }
+        for mc in &self.list {
+            if mc.stocked != sum[mc.id as usize] {
+                return Err(format!(
+                    "memcg {} ({}): {} pages stocked but the CPUs' stocks hold {}",
+                    mc.id, mc.path, mc.stocked, sum[mc.id as usize]
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Empty every CPU's stock that holds pages of `root` or a descendant (`drain_all_stock`;
+    /// the kernel drains other CPUs' stocks from a work item, the model at once). With
+    /// `memcg_stock_multi` a CPU's whole stock goes (`drain_stock_fully`).
+    pub fn drain_all_stock(&mut self, root: MemcgId) {
+        for cpu in 0..self.stocks.len() {
+            let st = self.stocks[cpu];
+            let needed = (0..self.stock_slots)
+                .any(|i| st.nr[i] > 0 && st.cached[i].is_some_and(|c| self.is_descendant(c, root)));
+            if needed {
+                for i in 0..self.stock_slots {
+                    self.drain_slot(cpu, i);
+                }
+            }
+        }
+    }
+
+    /// `consume_stock`: take `nr` pages for `m` from CPU `cpu`'s stock if it caches `m` with
+    /// that many.
+    fn consume_stock(&mut self, cpu: u32, m: MemcgId, nr: u64) -> bool {
+        if nr > MEMCG_CHARGE_BATCH {
+            return false;
+        }
+        let Some(st) = self.stocks.get_mut(cpu as usize) else {
+            return false;
+        };
+        for i in 0..self.stock_slots {
+            if st.cached[i] != Some(m) {
+                continue;
+            }
+            if u64::from(st.nr[i]) < nr {
+                return false;
+            }
+            st.nr[i] -= nr as u8;
+            let l = &mut self.list[m as usize];
+            l.stocked -= nr;
+            l.usage_local += nr;
+            return true;
+        }
+        false
+    }
+
+    /// `refill_stock`: put `nr` pages already in `m`'s `usage` (and counted in its `stocked`)
+    /// into CPU `cpu`'s stock. One slot (before 6.16): a stock caching another memcg is drained
+    /// first. Several (`memcg_stock_multi`): `m`'s slot, else a free one, else the one at
+    /// `drain_idx`, drained; more than a batch goes straight back to the page counter. Either
+    /// way a slot over `MEMCG_CHARGE_BATCH` is drained.
+    fn refill_stock(&mut self, cpu: u32, m: MemcgId, nr: u64) {
+        let cpu = cpu as usize;
+        if self.stocks.len() <= cpu {
+            self.stocks.resize(cpu + 1, ChargeStock::default());
+        }
+        let multi = self.stock_slots > 1;
+        if multi && nr > MEMCG_CHARGE_BATCH {
+            self.list[m as usize].stocked -= nr;
+            self.counter_add(m, -(nr as i64));
+            return;
+        }
+        let st = &self.stocks[cpu];
+        let slot = match (0..self.stock_slots).find(|&i| st.cached[i] == Some(m)) {
+            Some(i) => i,
+            None => {
+                let i = if multi {
+                    match (0..self.stock_slots).find(|&i| st.cached[i].is_none()) {
+                        Some(i) => i,
+                        None => {
+                            let i = usize::from(st.drain_idx);
+                            self.stocks[cpu].drain_idx = ((i + 1) % self.stock_slots) as u8;
+                            i
+                        }
+                    }
+                } else {
+                    0
+                };
+                self.drain_slot(cpu, i);
+                self.stocks[cpu].cached[i] = Some(m);
+                i
+            }
+        };
+        let have = u64::from(self.stocks[cpu].nr[slot]);
+        if have + nr > MEMCG_CHARGE_BATCH {
+            // the slot overflows and goes back whole, the pages just added with it
+            self.list[m as usize].stocked -= nr;
+            self.counter_add(m, -(nr as i64));
+            self.drain_slot(cpu, slot);
+        } else {
+            self.stocks[cpu].nr[slot] = (have + nr) as u8;
+        }
+    }
+
+    /// `drain_stock`: return slot `i` of CPU `cpu`'s stock to its memcg's page counter and
+    /// forget the memcg.
+    fn drain_slot(&mut self, cpu: usize, i: usize) {
+        let st = &mut self.stocks[cpu];
+        let Some(c) = st.cached[i].take() else {
+            return;
+        };
+        let nr = u64::from(std::mem::take(&mut st.nr[i]));
+        if nr > 0 {
+            self.list[c as usize].stocked -= nr;
+            self.counter_add(c, -(nr as i64));
+        }
+        self.note_unpinned(c);
+    }
+
+    /// Whether `nr` more pages charged to `m` stay within every `memory.max` up the tree.
+    fn check_limits(&self, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
         let mut cur = Some(m);
         while let Some(c) = cur {
             let mc = &self.list[c as usize];
@@ -268,8 +518,17 @@ impl Memcgs {
             }
             cur = mc.parent;
         }
-        self.force_charge(m, nr);
         Ok(())
+    }
+
+    /// Add `d` pages to the page counters of `m` and its ancestors (`usage` only).
+    fn counter_add(&mut self, m: MemcgId, d: i64) {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let l = &mut self.list[c as usize];
+            l.usage = l.usage.wrapping_add_signed(d);
+            cur = l.parent;
+        }
     }
 
     /// Charge without checking limits (`page_counter_charge`).
@@ -297,7 +556,7 @@ impl Memcgs {
     #[inline]
     fn note_unpinned(&mut self, m: MemcgId) {
         let l = &self.list[m as usize];
-        if l.state == MemcgState::Offline && l.usage_local == 0 && l.swap_local == 0 {
+        if l.state == MemcgState::Offline && l.usage_local == 0 && l.swap_local == 0 && l.stocked == 0 {
             self.reap_pending = true;
         }
     }
@@ -511,6 +770,183 @@ mod tests {
         assert!(!t.reap_pending, "a swap entry still records it");
         t.swap_charge(a, -1);
         assert!(t.reap_pending);
+    }
+
+    /// `usage` of every memcg is what it and its descendants hold, charged or stocked.
+    fn usage_adds_up(t: &Memcgs) {
+        for mc in t.iter() {
+            let sub: u64 = t.subtree(mc.id).iter().map(|&c| t[c].usage_local + t[c].stocked).sum();
+            assert_eq!(mc.usage, sub, "memcg {}", mc.id);
+        }
+        t.check_stocks().unwrap();
+    }
+
+    /// `try_charge_memcg` on an empty stock charges a batch of 64 pages and keeps 63; the next
+    /// 63 order-0 charges on that CPU take from the stock and leave `usage` alone; the 65th
+    /// charges a batch again. Another CPU has a stock of its own.
+    #[test]
+    fn an_order0_charge_takes_a_batch_and_stocks_the_rest() {
+        let mut t = Memcgs::new(60);
+        t.set_stock_slots(1);
+        let a = t.create(ROOT_MEMCG, "a");
+        t.charge_pages(0, a, 1).unwrap();
+        assert_eq!((t[a].usage, t[a].usage_local, t.stocked(a)), (64, 1, 63));
+        for _ in 0..63 {
+            t.charge_pages(0, a, 1).unwrap();
+        }
+        assert_eq!((t[a].usage, t[a].usage_local, t.stocked(a)), (64, 64, 0));
+        t.charge_pages(0, a, 1).unwrap();
+        assert_eq!((t[a].usage, t.stocked(a)), (128, 63));
+        t.charge_pages(1, a, 1).unwrap();
+        assert_eq!((t[a].usage, t.stocked(a)), (192, 126));
+        usage_adds_up(&t);
+        t.drain_all_stock(a);
+        assert_eq!((t[a].usage, t[a].usage_local, t.stocked(a)), (66, 66, 0));
+        usage_adds_up(&t);
+    }
+
+    /// Near the limit the batch does not fit and the page is charged alone; a 2 MiB charge
+    /// never uses the stock, and the stocked pages count against it, so it fails while the
+    /// pages in folios alone would leave room (the THP fault without reclaim,
+    /// `GFP_TRANSHUGE_LIGHT`); after `drain_all_stock` it fits.
+    #[test]
+    fn stocked_pages_count_against_the_limit() {
+        let mut t = Memcgs::new(60);
+        t.set_stock_slots(1);
+        let a = t.create(ROOT_MEMCG, "a");
+        t[a].max = 560;
+        t.charge_pages(0, a, 1).unwrap();
+        t.charge_pages(0, a, 20).unwrap();
+        assert_eq!((t[a].usage, t[a].usage_local, t.stocked(a)), (64, 21, 43));
+        assert_eq!(t.charge_pages(0, a, 512), Err(OverLimit(a)));
+        assert_eq!(t[a].usage, 64);
+        t.drain_all_stock(ROOT_MEMCG);
+        t.charge_pages(0, a, 512).unwrap();
+        assert_eq!((t[a].usage, t[a].usage_local, t.stocked(a)), (533, 533, 0));
+        // 67 pages of room: a batch of 64 fits
+        t[a].max = 600;
+        t.charge_pages(0, a, 1).unwrap();
+        assert_eq!((t[a].usage, t.stocked(a)), (597, 63));
+        t.drain_all_stock(a);
+        // 66 pages of room: no batch, one page at a time
+        t[a].max = 535;
+        t.charge_pages(0, a, 1).unwrap();
+        assert_eq!((t[a].usage, t.stocked(a)), (535, 0));
+        assert_eq!(t.charge_pages(0, a, 1), Err(OverLimit(a)));
+        usage_adds_up(&t);
+    }
+
+    /// One slot per CPU (6.1, 6.12): stocking another memcg's pages drains the first's.
+    /// Seven (`memcg_stock_multi`, 7.2): both stay, an eighth memcg replaces slot
+    /// `drain_idx`, round robin; draining a CPU's stock for one memcg drains all its slots.
+    #[test]
+    fn one_slot_or_seven_per_cpu() {
+        let mut t = Memcgs::new(60);
+        t.set_stock_slots(1);
+        let m: Vec<MemcgId> = (0..8).map(|i| t.create(ROOT_MEMCG, &format!("m{i}"))).collect();
+        t.charge_pages(0, m[0], 1).unwrap();
+        t.charge_pages(0, m[1], 1).unwrap();
+        assert_eq!((t.stocked(m[0]), t[m[0]].usage), (0, 1));
+        assert_eq!(t.stocked(m[1]), 63);
+        usage_adds_up(&t);
+        t.drain_all_stock(ROOT_MEMCG);
+        t.set_stock_slots(NR_MEMCG_STOCK);
+        for &c in &m[..7] {
+            t.charge_pages(0, c, 1).unwrap();
+        }
+        assert!(m[..7].iter().all(|&c| t.stocked(c) == 63));
+        t.charge_pages(0, m[7], 1).unwrap();
+        assert_eq!((t.stocked(m[0]), t.stocked(m[1]), t.stocked(m[7])), (0, 63, 63));
+        t.charge_pages(0, m[0], 1).unwrap();
+        assert_eq!((t.stocked(m[0]), t.stocked(m[1])), (63, 0), "slot 1 goes next");
+        usage_adds_up(&t);
+        t.drain_all_stock(m[2]);
+        assert!(m.iter().all(|&c| t.stocked(c) == 0), "the whole CPU's stock");
+        t.charge_pages(0, m[3], 1).unwrap();
+        t.set_stock_slots(1);
+        usage_adds_up(&t);
+    }
+
+    /// Without a stock (`KmemConfig::charge_stock` off, the default of runs without kernel
+    /// memory) a charge is exactly its pages and an uncharge returns them.
+    #[test]
+    fn no_stock_charges_the_pages_alone() {
+        let mut t = Memcgs::new(60);
+        let a = t.create(ROOT_MEMCG, "a");
+        t[a].max = 10;
+        t.charge_pages(0, a, 1).unwrap();
+        t.charge_pages(1, a, 9).unwrap();
+        assert_eq!(t.charge_pages(0, a, 1), Err(OverLimit(a)));
+        t.uncharge_kmem(0, a, 4);
+        assert_eq!((t[a].usage, t[a].usage_local, t.stocked(a)), (6, 6, 0));
+        usage_adds_up(&t);
+    }
+
+    /// Kernel memory freed goes to the stock (`obj_cgroup_uncharge_pages` → `refill_stock`): up
+    /// to a batch it stays charged; a slot past `MEMCG_CHARGE_BATCH` goes back whole. 7.2
+    /// returns a refill of more than a batch at once.
+    #[test]
+    fn kmem_uncharges_refill_the_stock() {
+        for slots in [1, NR_MEMCG_STOCK] {
+            let mut t = Memcgs::new(60);
+            t.set_stock_slots(slots);
+            let a = t.create(ROOT_MEMCG, "a");
+            t.force_charge(a, 200);
+            t.uncharge_kmem(0, a, 10);
+            assert_eq!((t[a].usage, t[a].usage_local, t.stocked(a)), (200, 190, 10));
+            t.uncharge_kmem(0, a, 54);
+            assert_eq!((t[a].usage, t.stocked(a)), (200, 64));
+            t.uncharge_kmem(0, a, 1);
+            assert_eq!((t[a].usage, t.stocked(a)), (135, 0));
+            t.uncharge_kmem(0, a, 100);
+            assert_eq!((t[a].usage, t[a].usage_local, t.stocked(a)), (35, 35, 0));
+            usage_adds_up(&t);
+        }
+    }
+
+    proptest::proptest! {
+        /// Any mix of charges, kernel-memory uncharges, folio uncharges and drains on 3 CPUs
+        /// and a small tree keeps `usage` equal to what the subtree holds, charged or stocked,
+        /// each slot within a batch, and `memory.max` unbroken by `charge_pages`.
+        #[test]
+        fn stocks_keep_the_counts(
+            multi in proptest::bool::ANY,
+            ops in proptest::collection::vec((0u8..5, 0u32..3, 0usize..3, 1u64..80), 1..200),
+        ) {
+            let mut t = Memcgs::new(60);
+            t.set_stock_slots(if multi { NR_MEMCG_STOCK } else { 1 });
+            let a = t.create(ROOT_MEMCG, "a");
+            let b = t.create(a, "b");
+            let c = t.create(a, "c");
+            t[a].max = 700;
+            let ids = [a, b, c];
+            for (op, cpu, who, nr) in ops {
+                let m = ids[who];
+                match op {
+                    0 | 1 => {
+                        let nr = if op == 0 { 1 } else { nr };
+                        let before = t[m].usage_local;
+                        match t.charge_pages(cpu, m, nr) {
+                            Ok(()) => proptest::prop_assert_eq!(t[m].usage_local, before + nr),
+                            Err(_) => proptest::prop_assert_eq!(t[m].usage_local, before),
+                        }
+                    }
+                    2 => {
+                        let nr = nr.min(t[m].usage_local);
+                        t.uncharge_kmem(cpu, m, nr);
+                    }
+                    3 => {
+                        let nr = nr.min(t[m].usage_local);
+                        t.uncharge(m, nr);
+                    }
+                    _ => t.drain_all_stock(m),
+                }
+                proptest::prop_assert!(t[a].usage <= 700);
+                usage_adds_up(&t);
+            }
+            t.drain_all_stock(ROOT_MEMCG);
+            proptest::prop_assert!(ids.iter().all(|&m| t.stocked(m) == 0 && t[m].usage == t.subtree(m).iter().map(|&c| t[c].usage_local).sum::<u64>()));
+        }
     }
 
     #[test]

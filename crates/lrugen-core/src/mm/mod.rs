@@ -219,6 +219,12 @@ pub struct KmemConfig {
     /// them; `slab_reclaimable`), bytes, charged with its first cached page: 6,144, from the
     /// 3.6-7.4 KB per file that the replayer's memcg holds besides its xarray nodes.
     pub file_slab_bytes: u64,
+    /// The per-CPU charge stock (`memcg_stock_pcp`, [`memcg::Memcgs::charge_pages`]): pages
+    /// charged to `memory.current` ahead of use in batches of 64, and kernel memory's uncharges
+    /// kept there, as every kernel does. Off: `memory.current` is exactly the pages and kernel
+    /// objects charged (what a capacity taken from the pages a kernel held at the end, net of
+    /// its stock, assumes).
+    pub charge_stock: bool,
 }
 
 /// `sizeof(struct xa_node)` on 64-bit kernels: the `radix_tree_node` slab object.
@@ -246,6 +252,7 @@ impl KmemConfig {
             mm_other_pages: 0,
             xa_nodes: false,
             file_slab_bytes: 0,
+            charge_stock: false,
         }
     }
 
@@ -260,6 +267,7 @@ impl KmemConfig {
             mm_other_pages: 4,
             xa_nodes: true,
             file_slab_bytes: 6_144,
+            charge_stock: true,
         }
     }
 }
@@ -883,6 +891,7 @@ impl Machine {
                 f.kmem_memcg = Some(parent);
             }
         }
+        self.memcgs.drain_all_stock(memcg);
     }
 
     /// The folio half of 7.2's `memcg_reparent_objcgs` (switch `reparent_lru_folios`), after the
@@ -918,7 +927,7 @@ impl Machine {
     /// recording its id (the references that keep a removed memcg's css alive).
     pub fn memcg_unpinned(&self, memcg: MemcgId) -> bool {
         let mc = &self.memcgs[memcg];
-        mc.state == memcg::MemcgState::Offline && mc.usage_local == 0 && mc.swap_local == 0
+        mc.state == memcg::MemcgState::Offline && mc.usage_local == 0 && mc.swap_local == 0 && mc.stocked == 0
     }
 
     /// The machine's half of `mem_cgroup_css_released` + `_free` of an unpinned offline memcg:
@@ -961,6 +970,12 @@ impl Machine {
     pub fn apply_switches(&mut self, s: &crate::reclaim::mglru::Switches) {
         self.swap_percpu_cluster = s.swap_percpu_cluster;
         self.remove_rw_page = s.remove_rw_page;
+        self.memcgs
+            .set_stock_slots(match (self.cfg.kmem.charge_stock, s.memcg_stock_multi) {
+                (false, _) => 0,
+                (true, false) => 1,
+                (true, true) => memcg::NR_MEMCG_STOCK,
+            });
         if self.mms.is_empty() {
             self.pud_pgtable_stats = s.pud_pgtable_stats;
             self.pgd_pgtable_stats = s.pgd_pgtable_stats;
@@ -1019,15 +1034,18 @@ impl Machine {
 
     /// Charge (`d` > 0) or uncharge `|d|` pages of kernel memory to `memcg` (`__memcg_kmem_charge_page`:
     /// `memory.current` and `kernel`; `pagetables` too for page tables), without reclaim
-    /// ([`KmemConfig`]).
+    /// ([`KmemConfig`]), through this CPU's charge stock: a charge takes from it or charges a
+    /// batch, an uncharge refills it (`obj_cgroup_uncharge_pages`).
     pub fn kmem_pages(&mut self, memcg: MemcgId, d: i64, pgtable: bool) {
         if d > 0 {
-            self.memcgs.force_charge(memcg, d as u64);
+            if self.memcgs.charge_pages(self.cpu, memcg, d as u64).is_err() {
+                self.memcgs.force_charge(memcg, d as u64);
+            }
             if self.memcgs.try_charge(memcg, 0).is_err() {
                 self.kmem_over = true;
             }
         } else {
-            self.memcgs.uncharge(memcg, d.unsigned_abs());
+            self.memcgs.uncharge_kmem(self.cpu, memcg, d.unsigned_abs());
         }
         self.mod_lruvec_state(memcg, 0, Stat::MemcgKmem, d);
         if pgtable {

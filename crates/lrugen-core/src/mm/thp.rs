@@ -201,7 +201,7 @@ pub fn alloc_anon_thp(m: &mut Machine, node: usize, memcg: MemcgId) -> Result<Fo
         ZoneType::Movable => Stat::PgallocMovable,
     };
     m.count_vm_events(s, nr);
-    if m.memcgs.try_charge(memcg, nr).is_err() {
+    if m.memcgs.charge_pages(m.cpu, memcg, nr).is_err() {
         m.free_large(head);
         m.count_vm_events(Stat::ThpFaultFallback, 1);
         m.count_vm_events(Stat::ThpFaultFallbackCharge, 1);

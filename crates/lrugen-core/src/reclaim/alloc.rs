@@ -196,8 +196,9 @@ pub fn charge<P: Policy>(
     over_high: &mut u64,
 ) -> Result<(), AllocError> {
     let mut retries = MAX_RECLAIM_RETRIES;
+    let mut drained = false;
     loop {
-        match m.memcgs.try_charge(memcg, 1) {
+        match m.memcgs.charge_pages(m.cpu, memcg, 1) {
             Ok(()) => {
                 m.folios[id].memcg = memcg;
                 m.folios[id].set(pg::CHARGED);
@@ -209,7 +210,16 @@ pub fn charge<P: Policy>(
             Err(OverLimit(over)) => {
                 m.memcgs[over].events.max += 1;
                 let reclaimed = try_to_free_mem_cgroup_pages(m, p, over, 1, true);
-                if m.memcgs.margin(over) >= 1 || reclaimed > 0 {
+                if m.memcgs.margin(over) >= 1 {
+                    continue;
+                }
+                // no room made: the CPUs' charge stocks go back first (`drain_all_stock`)
+                if !drained {
+                    m.memcgs.drain_all_stock(over);
+                    drained = true;
+                    continue;
+                }
+                if reclaimed > 0 {
                     continue;
                 }
                 if retries > 0 {
@@ -235,13 +245,15 @@ pub fn charge<P: Policy>(
 /// reclaim that made progress but too little room (only orders up to `PAGE_ALLOC_COSTLY_ORDER`
 /// get that) and no OOM kill (`mem_cgroup_oom` skips a costly order): the charge then fails and
 /// the fault falls back to order 0 ([`crate::mm::thp::alloc_anon_thp`] charges, or counts
-/// `thp_fault_fallback_charge`). The same in 6.1, 6.12 and 7.2. Without `MADV_HUGEPAGE`
-/// (`GFP_TRANSHUGE_LIGHT`) the charge cannot block and nothing is reclaimed. Not modelled: the
-/// per-CPU charge stock drained before the last retries, and the allocation's own direct
-/// reclaim and compaction (the model's zones hand out free 2 MiB blocks or none).
+/// `thp_fault_fallback_charge`). A reclaim that left too little room drains the CPUs' charge
+/// stocks once before the next try (`drain_all_stock`). The same in 6.1, 6.12 and 7.2. Without
+/// `MADV_HUGEPAGE` (`GFP_TRANSHUGE_LIGHT`) the charge cannot block: nothing is reclaimed or
+/// drained. Not modelled: the allocation's own direct reclaim and compaction (the model's zones
+/// hand out free 2 MiB blocks or none).
 pub fn reclaim_for_thp_charge<P: Policy>(m: &mut Machine, p: &mut P, memcg: MemcgId) {
     let nr = u64::from(crate::mm::thp::HPAGE_PMD_NR);
     let mut retries = MAX_RECLAIM_RETRIES;
+    let mut drained = false;
     loop {
         let over = match m.memcgs.try_charge(memcg, nr) {
             Ok(()) => {
@@ -253,6 +265,11 @@ pub fn reclaim_for_thp_charge<P: Policy>(m: &mut Machine, p: &mut P, memcg: Memc
         m.memcgs[over].events.max += 1;
         try_to_free_mem_cgroup_pages(m, p, over, nr, true);
         if m.memcgs.margin(over) >= nr {
+            continue;
+        }
+        if !drained {
+            m.memcgs.drain_all_stock(over);
+            drained = true;
             continue;
         }
         if retries == 0 {
@@ -278,6 +295,12 @@ pub fn reclaim_kmem_excess<P: Policy>(m: &mut Machine, p: &mut P) {
             let excess = mc.usage.saturating_sub(mc.max);
             if excess == 0 {
                 break;
+            }
+            // pages in the CPUs' stocks are charged and unused: the forced charge would have
+            // taken them first (`consume_stock`), so they go back before anything is reclaimed
+            if m.memcgs.subtree(c).iter().any(|&d| m.memcgs.stocked(d) > 0) {
+                m.memcgs.drain_all_stock(c);
+                continue;
             }
             m.memcgs[c].events.max += 1;
             if try_to_free_mem_cgroup_pages(m, p, c, excess, true) > 0 {

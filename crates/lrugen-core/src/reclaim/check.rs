@@ -191,14 +191,20 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
                 mc.id, mc.path, mc.usage_local, charged[mc.id as usize]
             ));
         }
-        let sub: u64 = m.memcgs.subtree(mc.id).iter().map(|&c| charged[c as usize]).sum();
+        let sub: u64 = m
+            .memcgs
+            .subtree(mc.id)
+            .iter()
+            .map(|&c| charged[c as usize] + m.memcgs.stocked(c))
+            .sum();
         if mc.usage != sub {
             return Err(format!(
-                "memcg {} ({}): usage {} != {} pages charged in its subtree",
+                "memcg {} ({}): usage {} != {} pages charged or stocked in its subtree",
                 mc.id, mc.path, mc.usage, sub
             ));
         }
     }
+    m.memcgs.check_stocks()?;
     let iso = |s: Stat| -> i64 { (0..m.nr_nodes()).map(|nd| m.lruvec_state(0 as MemcgId, nd, s)).sum() };
     if iso(Stat::NrIsolatedAnon) != isolated[0] || iso(Stat::NrIsolatedFile) != isolated[1] {
         return Err(format!(

@@ -269,7 +269,8 @@ pub fn assert_accounting(k: &K) {
     assert_eq!(k.m.vmstat().get(Stat::NrFreePages), free as i64);
     let charged = charged_per_memcg(&k.m);
     for c in k.m.memcgs.iter() {
-        assert_eq!(c.usage, charged[c.id as usize], "usage of memcg {}", c.path);
+        let stocked: u64 = k.m.memcgs.subtree(c.id).iter().map(|&d| k.m.memcgs.stocked(d)).sum();
+        assert_eq!(c.usage, charged[c.id as usize] + stocked, "usage of memcg {}", c.path);
     }
     let v = k.m.vmstat();
     for (lru, s) in ALL_LRUS.into_iter().zip([

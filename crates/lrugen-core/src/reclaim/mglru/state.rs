@@ -445,6 +445,14 @@ switches! {
     /// not): `memory.stat` prints `zswap_incomp` after `zswapped` (no zswap in the model: 0).
     /// Off (6.1–6.17). Changes only the text.
     memcg_zswap_incomp_stat,
+    /// 7.x ("memcg: multi-memcg percpu charge cache", Shakeel Butt, 2025; in Debian 7.2.13's
+    /// mm/memcontrol.c, not in 6.12.118's; first release unconfirmed): a CPU's charge stock
+    /// caches up to `NR_MEMCG_STOCK` (7) memcgs, a refill for one not cached takes a free slot
+    /// or drains the one at `drain_idx` (round robin), a refill of more than a batch goes
+    /// straight back to the page counter, and draining a CPU's stock drains all its slots. Off
+    /// (6.1, 6.12): one memcg per CPU, drained whenever another one's pages are stocked.
+    /// Machine-wide (`Memcgs::stock_slots`); with one memcg per CPU it changes nothing.
+    memcg_stock_multi,
 }
 
 impl Switches {
@@ -513,6 +521,7 @@ impl Switches {
         reparent_lru_folios: true,
         lru_gen_memcg_id_u64: true,
         memcg_zswap_incomp_stat: true,
+        memcg_stock_multi: true,
         ..Switches::V6_17
     };
     /// MGLRU-FG v3 on top of the newest kernel preset (7.2): every `fg_*` switch on.
