@@ -310,6 +310,18 @@ struct Ctx<'a> {
     memcgs_dir: Option<String>,
     /// `--progress N`: a [`PROGRESS_PREFIX`] line every N access ops (0: none; one task only).
     progress: u64,
+    /// `transparent_hugepage/enabled` is `always`: every anon region may be served by THPs,
+    /// advised or not ([`thp_always`]).
+    thp_always: bool,
+}
+
+/// Whether the kernel's THP knob is `always` (`[always] madvise never` in
+/// `/sys/kernel/mm/transparent_hugepage/enabled`; false where there is no such file). A store to a
+/// region THPs may serve is a plain write, as the model's store is: a load first would fault the
+/// huge zero page in, which 6.1 and 6.12 split into order-0 pages on the write and 7.2 replaces
+/// with a THP there (`do_huge_zero_wp_pmd`), neither of which the model's one write fault does.
+fn thp_always() -> bool {
+    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").is_ok_and(|s| s.contains("[always]"))
 }
 
 impl Ctx<'_> {
@@ -407,6 +419,7 @@ fn main() {
         memcg,
         memcgs_dir,
         progress,
+        thp_always: thp_always(),
     };
     if opf.nr_tasks() == 1 {
         enter_memcg(&ctx, 0);
@@ -582,7 +595,8 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
         }
     });
     let mut touched = vec![false; anon_pages as usize];
-    let huge = ctx.opf.anon_hugepage(task);
+    // THPs may serve the region: advised (`anon N hugepage`), or any anon region under `always`
+    let huge = ctx.opf.anon_hugepage(task) || ctx.thp_always;
     let window = ctx.opf.window;
     let mut measuring = !ops.contains(&ReplayOp::MeasureStart);
     let mut t0 = if measuring { monotonic_ns() } else { 0 };
