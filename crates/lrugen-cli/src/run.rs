@@ -65,8 +65,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub policy: Vec<String>,
     /// Kernel profile (MGLRU's, and the classic LRU's where a change touched it): a preset of
-    /// behaviour switches, 6.1, 6.12, 6.17, 7.2, mainline or mglru-fg (the newest preset that
-    /// matches its kernel's fixtures, now 6.17; default).
+    /// behaviour switches, 6.1, 6.12, 6.17, 7.2, mainline (the newest kernel preset, now 7.2; the
+    /// default) or mglru-fg (MGLRU-FG on top of 7.2).
     #[arg(
         long = "profile",
         alias = "kernel",

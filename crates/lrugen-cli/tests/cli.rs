@@ -516,6 +516,18 @@ fn preset_workloads_run_with_their_experiment_setup() {
     );
 }
 
+/// `--profile`'s help names the kernel `mainline` stands for, so that it cannot go stale when
+/// `Preset::MAINLINE` moves (it said 6.17 for a day after mainline became 7.2).
+#[test]
+fn run_help_names_the_mainline_preset() {
+    let help = ok(&["run", "--help"]);
+    let mainline = lrugen::reclaim::mglru::Preset::MAINLINE.name();
+    assert!(
+        help.contains(&format!("mainline (the newest kernel preset, now {mainline}")),
+        "`lrugen run --help` should say mainline is {mainline}:\n{help}"
+    );
+}
+
 #[test]
 fn kernel_help_lists_the_workload_settings_and_report_flags() {
     let help = ok(&["kernel", "--help"]);
