@@ -65,9 +65,7 @@ pub fn write_max<P: Policy>(m: &mut Machine, p: &mut P, t: MemcgId, text: &str) 
             break;
         }
         // the CPUs' charge stocks go back before anything is reclaimed
-        if !drained {
-            m.memcgs.drain_all_stock(t);
-            drained = true;
+        if m.memcgs.drain_all_stock_once(t, &mut drained) {
             continue;
         }
         if nr_reclaims > 0 {
@@ -96,9 +94,7 @@ pub fn write_high<P: Policy>(m: &mut Machine, p: &mut P, t: MemcgId, text: &str)
         if nr_pages <= high {
             break;
         }
-        if !drained {
-            m.memcgs.drain_all_stock(t);
-            drained = true;
+        if m.memcgs.drain_all_stock_once(t, &mut drained) {
             continue;
         }
         let reclaimed = try_to_free_mem_cgroup_pages(m, p, t, nr_pages - high, true);

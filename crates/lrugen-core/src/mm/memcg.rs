@@ -420,6 +420,17 @@ impl Memcgs {
         }
     }
 
+    /// [`Self::drain_all_stock`] the first time a loop asks (`drained` false), as the kernel's
+    /// charge and limit-write loops drain once (`bool drained`); whether it drained now.
+    pub fn drain_all_stock_once(&mut self, root: MemcgId, drained: &mut bool) -> bool {
+        if *drained {
+            return false;
+        }
+        *drained = true;
+        self.drain_all_stock(root);
+        true
+    }
+
     /// `consume_stock`: take `nr` pages for `m` from CPU `cpu`'s stock if it caches `m` with
     /// that many.
     fn consume_stock(&mut self, cpu: u32, m: MemcgId, nr: u64) -> bool {

@@ -214,9 +214,7 @@ pub fn charge<P: Policy>(
                     continue;
                 }
                 // no room made: the CPUs' charge stocks go back first (`drain_all_stock`)
-                if !drained {
-                    m.memcgs.drain_all_stock(over);
-                    drained = true;
+                if m.memcgs.drain_all_stock_once(over, &mut drained) {
                     continue;
                 }
                 if reclaimed > 0 {
@@ -267,9 +265,7 @@ pub fn reclaim_for_thp_charge<P: Policy>(m: &mut Machine, p: &mut P, memcg: Memc
         if m.memcgs.margin(over) >= nr {
             continue;
         }
-        if !drained {
-            m.memcgs.drain_all_stock(over);
-            drained = true;
+        if m.memcgs.drain_all_stock_once(over, &mut drained) {
             continue;
         }
         if retries == 0 {
