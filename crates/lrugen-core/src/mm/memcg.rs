@@ -12,7 +12,9 @@
 //! checks) but in no folio: so `usage` runs up to 63 pages per CPU above the charged pages, a
 //! 2 MiB charge that cannot reclaim (`GFP_TRANSHUGE_LIGHT`) fails that much earlier, and a charge
 //! that reclaimed without making room drains every CPU's stock before its next try
-//! (`drain_all_stock`), as do `memory.max`/`memory.high` writes and a memcg's removal.
+//! (`drain_all_stock`), as do `memory.max`/`memory.high` writes and a memcg's removal. A charge
+//! retried after a failure charges its own pages only ([`Memcgs::charge_pages_retry`]), so under
+//! steady pressure the stock stays empty, as the kernel's does.
 
 use super::vmstat::MemcgEvents;
 
@@ -324,6 +326,19 @@ impl Memcgs {
             self.list[m as usize].usage_local += nr;
             self.list[m as usize].stocked += batch - nr;
             self.refill_stock(cpu, m, batch - nr);
+            return Ok(());
+        }
+        self.try_charge(m, nr)
+    }
+
+    /// A retry of `try_charge_memcg` after its first try failed: its `batch` is `nr` from then
+    /// on, so a retry takes from the stock if the stock can serve it (`consume_stock` runs
+    /// on every retry) but charges only `nr` and never refills the stock. So under steady
+    /// pressure, where every charge reclaims first, the stock stays empty (traced on 6.12: after
+    /// each 64-page reclaim the retry charges 1 page, and the next charges find 63 pages of room,
+    /// too few for a batch).
+    pub fn charge_pages_retry(&mut self, cpu: u32, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
+        if m != ROOT_MEMCG && self.stock_slots > 0 && self.consume_stock(cpu, m, nr) {
             return Ok(());
         }
         self.try_charge(m, nr)
@@ -844,6 +859,28 @@ mod tests {
         t.charge_pages(0, a, 1).unwrap();
         assert_eq!((t[a].usage, t.stocked(a)), (535, 0));
         assert_eq!(t.charge_pages(0, a, 1), Err(OverLimit(a)));
+        usage_adds_up(&t);
+    }
+
+    /// A charge that failed and reclaimed retries without a batch: with 64 pages of room made,
+    /// the retry charges its page alone and stocks nothing; a later first try batches again.
+    #[test]
+    fn a_retry_charges_its_pages_alone() {
+        let mut t = Memcgs::new(60);
+        t.set_stock_slots(1);
+        let a = t.create(ROOT_MEMCG, "a");
+        t[a].max = 128;
+        t.force_charge(a, 128);
+        assert_eq!(t.charge_pages(0, a, 1), Err(OverLimit(a)));
+        t.uncharge(a, 64); // reclaim
+        t.charge_pages_retry(0, a, 1).unwrap();
+        assert_eq!((t[a].usage, t.stocked(a)), (65, 0));
+        t.uncharge(a, 1);
+        t.charge_pages(0, a, 1).unwrap();
+        assert_eq!((t[a].usage, t.stocked(a)), (128, 63));
+        // a retry still takes from the stock
+        t.charge_pages_retry(0, a, 1).unwrap();
+        assert_eq!((t[a].usage, t.stocked(a)), (128, 62));
         usage_adds_up(&t);
     }
 

@@ -197,8 +197,16 @@ pub fn charge<P: Policy>(
 ) -> Result<(), AllocError> {
     let mut retries = MAX_RECLAIM_RETRIES;
     let mut drained = false;
+    let mut first = true;
     loop {
-        match m.memcgs.charge_pages(m.cpu, memcg, 1) {
+        // after the first try fails, `try_charge_memcg`'s batch is the page itself
+        let r = if first {
+            m.memcgs.charge_pages(m.cpu, memcg, 1)
+        } else {
+            m.memcgs.charge_pages_retry(m.cpu, memcg, 1)
+        };
+        first = false;
+        match r {
             Ok(()) => {
                 m.folios[id].memcg = memcg;
                 m.folios[id].set(pg::CHARGED);
