@@ -798,6 +798,15 @@ mod tests {
         assert!(t.reap_pending);
     }
 
+    /// A tree with one memcg `a` of `memory.max` `max` under the root, one stock slot per CPU.
+    fn stocked_memcg(max: u64) -> (Memcgs, MemcgId) {
+        let mut t = Memcgs::new(60);
+        t.set_stock_slots(1);
+        let a = t.create(ROOT_MEMCG, "a");
+        t[a].max = max;
+        (t, a)
+    }
+
     /// `usage` of every memcg is what it and its descendants hold, charged or stocked.
     fn usage_adds_up(t: &Memcgs) {
         for mc in t.iter() {
@@ -812,9 +821,7 @@ mod tests {
     /// charges a batch again. Another CPU has a stock of its own.
     #[test]
     fn an_order0_charge_takes_a_batch_and_stocks_the_rest() {
-        let mut t = Memcgs::new(60);
-        t.set_stock_slots(1);
-        let a = t.create(ROOT_MEMCG, "a");
+        let (mut t, a) = stocked_memcg(PAGE_COUNTER_MAX);
         t.charge_pages(0, a, 1).unwrap();
         assert_eq!((t[a].usage, t[a].usage_local, t.stocked(a)), (64, 1, 63));
         for _ in 0..63 {
@@ -837,10 +844,7 @@ mod tests {
     /// `GFP_TRANSHUGE_LIGHT`); after `drain_all_stock` it fits.
     #[test]
     fn stocked_pages_count_against_the_limit() {
-        let mut t = Memcgs::new(60);
-        t.set_stock_slots(1);
-        let a = t.create(ROOT_MEMCG, "a");
-        t[a].max = 560;
+        let (mut t, a) = stocked_memcg(560);
         t.charge_pages(0, a, 1).unwrap();
         t.charge_pages(0, a, 20).unwrap();
         assert_eq!((t[a].usage, t[a].usage_local, t.stocked(a)), (64, 21, 43));
@@ -866,10 +870,7 @@ mod tests {
     /// the retry charges its page alone and stocks nothing; a later first try batches again.
     #[test]
     fn a_retry_charges_its_pages_alone() {
-        let mut t = Memcgs::new(60);
-        t.set_stock_slots(1);
-        let a = t.create(ROOT_MEMCG, "a");
-        t[a].max = 128;
+        let (mut t, a) = stocked_memcg(128);
         t.force_charge(a, 128);
         assert_eq!(t.charge_pages(0, a, 1), Err(OverLimit(a)));
         t.uncharge(a, 64); // reclaim
