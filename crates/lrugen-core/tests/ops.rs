@@ -818,3 +818,38 @@ fn kernel_memory_over_the_limit_is_reclaimed_before_the_op_returns() {
     assert_eq!(k.m.memcgs[t].events.oom_kill, 1, "no swap: the memcg OOM-kills");
     assert!(k.m.memcgs[t].usage <= k.m.memcgs[t].max);
 }
+
+/// Under steady pressure the per-CPU charge stock stays empty (`KmemConfig::kernel`, 6.12 MGLRU,
+/// traced on Debian 6.12 with kprobes on `page_counter_try_charge` and the return of
+/// `try_to_free_mem_cgroup_pages`): a charge that fails reclaims 64 pages, and its retry charges
+/// its page alone (`try_charge_memcg` keeps `batch = nr_pages` once lowered), so the next charges
+/// find 63 pages of room, too few for a batch of 64. A retry that batched would stock 63 pages
+/// after every reclaim.
+#[test]
+fn steady_pressure_leaves_the_charge_stock_empty() {
+    let (mut k, t, task) = mglru(Profile::V6_12, 8192, 0);
+    let f = k.m.create_file("f", 2048, Advice::Random);
+    k.m.memcgs[t].max = k.m.memcgs[t].usage + 512;
+    let mut reclaims_of_64 = 0;
+    for i in 0..4096u64 {
+        // memcg reclaim counts in memory.stat (in /proc/vmstat only from 7.2)
+        let stolen = k.m.memcg_stat(t).get(Stat::PgstealDirect);
+        ok(
+            &mut k,
+            Op::Read {
+                task,
+                file: f,
+                index: (i * 7) % 2048,
+            },
+        );
+        if k.m.memcg_stat(t).get(Stat::PgstealDirect) - stolen >= 64 {
+            reclaims_of_64 += 1;
+            assert_eq!(
+                k.m.memcgs.stocked(t),
+                0,
+                "read {i}: a reclaim of 64 left a stocked batch"
+            );
+        }
+    }
+    assert!(reclaims_of_64 > 10, "{reclaims_of_64} reclaims of 64 pages");
+}
