@@ -300,6 +300,7 @@ impl Memcgs {
 
     /// Charge `nr` pages to `m` and its ancestors (`page_counter_try_charge`). On failure nothing is
     /// charged and the memcg whose `memory.max` was hit is returned.
+    #[inline]
     pub fn try_charge(&mut self, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
         self.check_limits(m, nr)?;
         self.force_charge(m, nr);
@@ -313,10 +314,18 @@ impl Memcgs {
     /// to the stock (`refill_stock`); if the batch does not fit, `nr` alone. On failure nothing
     /// is charged and the memcg whose `memory.max` was hit is returned. The root memcg is charged
     /// without a stock.
+    #[inline]
     pub fn charge_pages(&mut self, cpu: u32, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
         if m == ROOT_MEMCG || self.stock_slots == 0 {
             return self.try_charge(m, nr);
         }
+        self.charge_stocked(cpu, m, nr)
+    }
+
+    /// [`Self::charge_pages`] with a stock (out of line: runs without kernel memory, the
+    /// default, keep the plain charge inline on their miss path).
+    #[inline(never)]
+    fn charge_stocked(&mut self, cpu: u32, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
         if self.consume_stock(cpu, m, nr) {
             return Ok(());
         }
@@ -337,6 +346,7 @@ impl Memcgs {
     /// pressure, where every charge reclaims first, the stock stays empty (traced on 6.12: after
     /// each 64-page reclaim the retry charges 1 page, and the next charges find 63 pages of room,
     /// too few for a batch).
+    #[inline]
     pub fn charge_pages_retry(&mut self, cpu: u32, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
         if m != ROOT_MEMCG && self.stock_slots > 0 && self.consume_stock(cpu, m, nr) {
             return Ok(());
@@ -535,6 +545,7 @@ impl Memcgs {
     }
 
     /// Whether `nr` more pages charged to `m` stay within every `memory.max` up the tree.
+    #[inline]
     fn check_limits(&self, m: MemcgId, nr: u64) -> Result<(), OverLimit> {
         let mut cur = Some(m);
         while let Some(c) = cur {
