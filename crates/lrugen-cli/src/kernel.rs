@@ -518,7 +518,7 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         }
         Some(k) => OpFile { lockstep: k, ..ops },
     };
-    let swap = explicit_swap.unwrap_or(if ops.anon_pages > 0 { Swap::Disk } else { Swap::None });
+    let swap = explicit_swap.unwrap_or(if ops.has_anon() { Swap::Disk } else { Swap::None });
     if swap != Swap::None && swap_pages == 0 {
         return Err("--swap-size: swap of 0 bytes (use --swap none)".into());
     }

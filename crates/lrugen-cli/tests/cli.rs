@@ -595,18 +595,6 @@ fn kernel_bad_flags_are_refused_before_booting() {
     );
     fails(&["kernel", "--trace", "/nonexistent/t.lis"], &["/nonexistent/t.lis"]);
     fails(&["kernel", "--exp", "/nonexistent/e.toml"], &["/nonexistent/e.toml"]);
-    // an experiment whose workload the replayer cannot run (processes exit)
-    let exp = scratch("kernel_bad_flags").join("build.toml");
-    std::fs::write(
-        &exp,
-        "[memcg]\nmax = \"1M\"\n[workload]\nkind = \"build\"\nprocesses_per_job = 1\nheader_pages = 2\n\
-         source_pages_per_process = 1\nanon_pages_per_process = 1\nobject_pages_per_process = 1\n",
-    )
-    .unwrap();
-    fails(
-        &["kernel", "--exp", path_str(&exp)],
-        &["build.toml", "fork", "cannot be replayed"],
-    );
 }
 
 #[test]

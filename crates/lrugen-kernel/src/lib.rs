@@ -405,6 +405,7 @@ impl KernelRun {
             .for_replay(trace)
             .with_guest_clock(&self.windows, ops)
             .with_kernel(&self.kernel_release)
+            .with_cpus(self.cpus)
     }
 
     /// `lru_gen` parsed (empty with the classic LRU).

@@ -62,6 +62,10 @@ pub struct Layout {
     /// block device's page cache and the filesystem keeps ([`crate::data_disk_metadata_pages`],
     /// by the kernel that ran); 0 before [`Layout::with_kernel`].
     pub bdev_metadata_pages: u64,
+    /// The guest's vCPUs (`-smp`; 0 or 1: one). The model runs task `i` of a multi-task replay on
+    /// CPU `i mod cpus` (the setup on CPU 0), so that each task charges through its own CPU's
+    /// memcg charge stock and swap slot cache, as the guest's tasks, one per vCPU, do.
+    pub cpus: u32,
 }
 
 /// The page tables of the guest's replayer, counted off its `smaps` as the kernel allocates them:
@@ -221,6 +225,12 @@ impl Layout {
 
     /// With what the kernel `release` that ran puts in the memcg besides the replay's pages: the
     /// data disk's metadata ([`Layout::bdev_metadata_pages`]).
+    /// With the guest's vCPUs ([`Layout::cpus`]).
+    pub fn with_cpus(mut self, cpus: u64) -> Layout {
+        self.cpus = u32::try_from(cpus).unwrap_or(u32::MAX);
+        self
+    }
+
     pub fn with_kernel(mut self, release: &str) -> Layout {
         self.bdev_metadata_pages = crate::data_disk_metadata_pages(release);
         self
@@ -295,6 +305,162 @@ fn map_at(
     let at = u32::try_from(at).map_err(|_| Error::Config(format!("no room for a mapping of {pages} pages")))?;
     m.mmap_fixed(task, at, pages, flags, file).map_err(Error::Config)?;
     Ok(at)
+}
+
+/// The processes of one replay task as the model follows its process ops (op file version 7): the
+/// address space and regions of each live process, the one running the ops (the innermost child)
+/// last. A `fork` makes a child of the current process (an address space reserved in its memcg,
+/// forked when the step runs), an `exit` tears it down, and `mmap` maps a region at the next
+/// PMD-aligned page after the process's mappings (the guest's `mmap` puts it where its layout has
+/// room; the model has no smaps of such a short-lived mapping to read the offset from).
+struct Procs {
+    /// Every live process, innermost last.
+    stack: Vec<Proc>,
+    memcg: MemcgId,
+}
+
+/// A live process of [`Procs`].
+#[derive(Clone)]
+struct Proc {
+    /// Its address space.
+    mm: u32,
+    /// Its regions by id: (first vpn, first key).
+    regions: BTreeMap<u16, (u32, u64)>,
+    /// The first page after its mappings.
+    next_vpn: u32,
+}
+
+impl Procs {
+    /// The task's process `mm` in `memcg`, with region 0 at `region0` (first vpn, first key);
+    /// mapped after every mapping `m` has for `mm` now.
+    fn new(m: &Machine, mm: u32, memcg: MemcgId, region0: Option<(u32, u64)>) -> Procs {
+        let regions = region0.map(|r| (0u16, r)).into_iter().collect();
+        Procs {
+            stack: vec![Proc {
+                mm,
+                regions,
+                next_vpn: m.mms[mm as usize].next_vpn,
+            }],
+            memcg,
+        }
+    }
+
+    /// The address space of the process running the ops.
+    fn mm(&self) -> u32 {
+        self.stack.last().expect("a process").mm
+    }
+
+    /// Whether a forked child runs the ops.
+    fn in_child(&self) -> bool {
+        self.stack.len() > 1
+    }
+
+    /// The (first vpn, first key) of region `r` of the current process.
+    fn region(&self, r: u16) -> Result<(u32, u64), Error> {
+        self.stack
+            .last()
+            .and_then(|p| p.regions.get(&r).copied())
+            .ok_or_else(|| Error::Config(format!("region {r} is not mapped in the process")))
+    }
+
+    /// The model's step for `op` and its page key, or `None` for ops that are no process op.
+    /// A `mmap` takes its region's keys from `keys`.
+    fn step(&mut self, m: &mut Machine, op: ReplayOp, keys: &mut u64) -> Result<Option<(Op, u64)>, Error> {
+        let task = self.mm();
+        let no_key = u64::from(lrugen::workload::NO_KEY);
+        let step = match op {
+            ReplayOp::Fork => {
+                let child = m.reserve_mm(self.memcg);
+                let mut p = self.stack.last().expect("a process").clone();
+                p.mm = child;
+                self.stack.push(p);
+                (Op::Fork { task, child }, no_key)
+            }
+            ReplayOp::Exit => {
+                if !self.in_child() {
+                    return Err(Error::Config("an exit outside a forked child".into()));
+                }
+                self.stack.pop();
+                (Op::Exit { task }, no_key)
+            }
+            ReplayOp::Mmap { region, pages } => {
+                let top = self.stack.last_mut().expect("a process");
+                let vpn = top.next_vpn.next_multiple_of(PTRS_PER_PMD);
+                let pages32 = u32::try_from(pages).map_err(|_| Error::Config(format!("a region of {pages} pages")))?;
+                top.next_vpn = vpn
+                    .checked_add(pages32)
+                    .ok_or_else(|| Error::Config(format!("no room for region {region} of {pages} pages")))?;
+                top.regions.insert(region, (vpn, *keys));
+                *keys += pages;
+                let op = Op::Mmap {
+                    task,
+                    vpn,
+                    pages: pages32,
+                    file: lrugen::workload::ANON_FILE,
+                    pgoff: 0,
+                    flags: vmf::WRITE as u8,
+                    compressed_pct: 0,
+                };
+                (op, no_key)
+            }
+            ReplayOp::Munmap { region, first, pages } => {
+                let (vpn, _) = self.region(region)?;
+                (
+                    Op::Munmap {
+                        task,
+                        vpn: vpn + first,
+                        pages,
+                    },
+                    no_key,
+                )
+            }
+            ReplayOp::Madvise {
+                region,
+                advice,
+                first,
+                pages,
+            } => {
+                let (vpn, _) = self.region(region)?;
+                (
+                    Op::Madvise {
+                        task,
+                        vpn: vpn + first,
+                        pages,
+                        advice: madv(advice),
+                    },
+                    no_key,
+                )
+            }
+            ReplayOp::RegionLoad { region, page } | ReplayOp::RegionStore { region, page } => {
+                let (vpn, key) = self.region(region)?;
+                let vpn = vpn + page as u32;
+                let op = if matches!(op, ReplayOp::RegionLoad { .. }) {
+                    Op::Load { task, vpn }
+                } else {
+                    Op::Store { task, vpn }
+                };
+                (op, key + page)
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(step))
+    }
+}
+
+/// The model's advice for an op file's.
+fn madv(a: lrugen_replay::Advice) -> lrugen::workload::Madv {
+    use lrugen::workload::Madv;
+    use lrugen_replay::Advice;
+    match a {
+        Advice::Normal => Madv::Normal,
+        Advice::Random => Madv::Random,
+        Advice::Sequential => Madv::Sequential,
+        Advice::DontNeed => Madv::DontNeed,
+        Advice::Cold => Madv::Cold,
+        Advice::PageOut => Madv::PageOut,
+        Advice::HugePage => Madv::HugePage,
+        Advice::NoHugePage => Madv::NoHugePage,
+    }
 }
 
 /// Set the op file's process up on `m` in memcg `t` and return its steps and the number of page
@@ -427,24 +593,44 @@ fn steps_of(
             .copied()
             .ok_or_else(|| Error::Config(format!("file {id} is not declared")))
     };
-    // a load of the replayer's own page `p`, not measured
-    let own_load = |base: u32, p: u64| Step {
-        op: Op::Load {
-            task,
-            vpn: base + p as u32,
+    // a load (or a store) of the replayer's own page `p` by `task`, not measured
+    let own_touch = |task: u32, base: u32, p: u64, store: bool| Step {
+        op: if store {
+            Op::Store {
+                task,
+                vpn: base + p as u32,
+            }
+        } else {
+            Op::Load {
+                task,
+                vpn: base + p as u32,
+            }
         },
         key: (own_key + p) as u32,
         measure: false,
     };
+    let mut procs = Procs::new(m, task, memcg, anon_base.map(|b| (b, anon_key)));
     for (i, op) in ops.ops.iter().enumerate() {
+        // the process running the op: the task, or a child it forked
+        let task = procs.mm();
         if let Some(base) = own_base {
             let i = i as u64;
             if hot > 0 {
-                out.push(own_load(base, i % hot));
+                // a forked child writes its copies of the hot stack and data pages
+                out.push(own_touch(task, base, i % hot, procs.in_child()));
             }
             if i % per_page == 0 && i / per_page < own_pages - fixed {
-                out.push(own_load(base, fixed + i / per_page));
+                out.push(own_touch(task, base, fixed + i / per_page, false));
             }
+        }
+        if let Some((op, key)) = procs.step(m, *op, &mut keys)? {
+            let access = matches!(op, Op::Load { .. } | Op::Store { .. });
+            out.push(Step {
+                op,
+                key: key as u32,
+                measure: measure && access,
+            });
+            continue;
         }
         let (op, key) = match *op {
             ReplayOp::MeasureStart => {
@@ -482,12 +668,16 @@ fn steps_of(
                 };
                 (op, anon_key + vpn)
             }
+            _ => unreachable!("process ops are Procs::step's"),
         };
         out.push(Step {
             op,
             key: key as u32,
             measure,
         });
+    }
+    if keys > u32::MAX as u64 {
+        return Err(Error::Config(format!("{keys} pages are too many for the model")));
     }
     Ok((out, keys as u32))
 }
@@ -562,7 +752,8 @@ fn multi_steps(
     // the parent runs in task 0's memcg, each task in its own (guest: `--memcgs`)
     let memcgs = task_memcgs(ops, m, t);
     let parent = m.create_mm(memcgs[0]);
-    let mms: Vec<u32> = memcgs.iter().map(|&c| m.create_mm(c)).collect();
+    // each task a process the parent forks inside the memcg
+    let mms: Vec<u32> = memcgs.iter().map(|&c| m.create_forked_mm(c)).collect();
     let mut keys = 0u64;
     // replay file id -> (model file, first key, vpn of its mapping in each task's mm)
     let mut files: BTreeMap<u32, (u32, u64, Vec<u32>)> = BTreeMap::new();
@@ -637,6 +828,12 @@ fn multi_steps(
         ));
         keys += pages;
     }
+    // each task's processes (version 7's forks and regions), after its every mapping above
+    let mut procs: Vec<Procs> = mms
+        .iter()
+        .enumerate()
+        .map(|(i, &mm)| Procs::new(m, mm, memcgs[i], anon[i].1.map(|b| (b, anon[i].0))))
+        .collect();
     if keys > u32::MAX as u64 {
         return Err(Error::Config(format!("{keys} pages are too many for the model")));
     }
@@ -673,7 +870,7 @@ fn multi_steps(
     // every task's steps with the virtual time of their op
     let mut timed: Vec<(u64, u32, Step)> = Vec::with_capacity(nr_ops as usize * 2);
     let mut list_at = 0u64; // the task's first op in the parent's op list
-    for (i, &mm) in mms.iter().enumerate() {
+    for (i, procs) in procs.iter_mut().enumerate() {
         let (_, tops) = ops.task(i);
         let mut measure = !tops.contains(&ReplayOp::MeasureStart);
         let mut now = 0u64;
@@ -696,14 +893,37 @@ fn multi_steps(
                 key: (key + p) as u32,
                 measure: false,
             };
+            // the process running the op: the task, or a child it forked
+            let mm = procs.mm();
             if let (Some(base), true) = (own[i].2, hot > 0) {
-                timed.push((at, i as u32, load(mm, base, own[i].0, j as u64 % hot)));
+                let mut s = load(mm, base, own[i].0, j as u64 % hot);
+                if procs.in_child() {
+                    // a forked child writes its copies of the hot stack and data pages
+                    s.op = Op::Store {
+                        task: mm,
+                        vpn: base + (j as u64 % hot) as u32,
+                    };
+                }
+                timed.push((at, i as u32, s));
             }
             if let Some(base) = parent_base {
                 let g = list_at + j as u64;
                 if g % per_page == 0 || j == 0 {
                     timed.push((at, i as u32, load(parent, base, parent_key, fixed + g / per_page)));
                 }
+            }
+            if let Some((op, key)) = procs.step(m, *op, &mut keys)? {
+                let access = matches!(op, Op::Load { .. } | Op::Store { .. });
+                timed.push((
+                    at,
+                    i as u32,
+                    Step {
+                        op,
+                        key: key as u32,
+                        measure: measure && access,
+                    },
+                ));
+                continue;
             }
             let (op, key) = match *op {
                 ReplayOp::MeasureStart => {
@@ -764,6 +984,7 @@ fn multi_steps(
                     };
                     (op, k + vpn)
                 }
+                _ => unreachable!("process ops are Procs::step's"),
             };
             timed.push((
                 at,
@@ -776,6 +997,9 @@ fn multi_steps(
             ));
         }
         list_at += tops.len() as u64;
+    }
+    if keys > u32::MAX as u64 {
+        return Err(Error::Config(format!("{keys} pages are too many for the model")));
     }
     // stable: a task's steps of one op keep their order
     timed.sort_by_key(|&(at, i, _)| (at, i));
@@ -858,6 +1082,15 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
     let outcomes = std::cell::RefCell::new(Vec::with_capacity(steps.len()));
     let measured: Vec<bool> = steps.iter().map(|s| s.measure).collect();
     let clock = GuestClock::of(&steps, layout);
+    // each task on its own CPU of the guest's (the setup and the one-task replay on CPU 0)
+    let cpu_of: Vec<u32> = if layout.cpus > 1 && ops.nr_tasks() > 1 {
+        owner
+            .iter()
+            .map(|&o| if o == u32::MAX { 0 } else { o % layout.cpus })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut r = replay(
         cfg,
         m,
@@ -865,7 +1098,7 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
         Stream::from_steps(steps, nr),
         ops.window,
         Some(&outcomes),
-        clock,
+        Pace { clock, cpu_of: &cpu_of },
     )?;
     let outcomes = outcomes.into_inner();
     let mut per = vec![TaskCount::default(); ops.nr_tasks()];
@@ -912,7 +1145,7 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
                     }
                     missed = false;
                 }
-                _ if measuring => {
+                _ if measuring && op.is_access() => {
                     let o = res.next().copied();
                     missed |= o == Some(sim::OUTCOME_MISS);
                     // a whole-page write of an uncached page: minor to the replayer too
@@ -926,10 +1159,11 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
     Ok((r, per))
 }
 
-/// Where an OOM kill ended the model's replay of `ops` (one task, as [`run_tasks_at`] replayed it
-/// with `cfg` and `layout` into `r`), in the replayer's terms ([`crate::OomKilled`]): the access
-/// ops completed before the kill, populate pass included (the steps of the replayer's own pages
-/// not counted), and the measured accesses among them. `None` when no kill ended it.
+/// Where an OOM kill ended the model's replay of `ops` (as [`run_tasks_at`] replayed it with `cfg`
+/// and `layout` into `r`), in the replayer's terms ([`crate::OomKilled`]): the access ops
+/// completed before the kill, populate pass included (the steps of the replayer's own pages not
+/// counted; every task's, in the model's interleaving, for several), and the measured accesses
+/// among them. `None` when no kill ended it.
 pub fn oom_killed(
     ops: &OpFile,
     cfg: &RunConfig,
@@ -939,20 +1173,29 @@ pub fn oom_killed(
     let Some(done) = r.killed_after_steps else {
         return Ok(None);
     };
-    if ops.nr_tasks() > 1 {
-        return Err(Error::Config(
-            "an OOM kill of a multi-task replay: the model tells where only for one task".into(),
-        ));
-    }
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
-    let (steps, _) = steps_of(ops, &mut m, t, true, layout, &mut Vec::new())?;
-    // the workload's pages come first in the keys (files, then the anon region), the
-    // replayer's own after them
-    let workload = ops.files.iter().map(|f| f.pages).sum::<u64>() + ops.anon_pages;
+    let (steps, keys) = if ops.nr_tasks() > 1 {
+        let meta = layout.bdev_metadata_pages;
+        multi_steps(ops, &mut m, t, true, meta).map(|(s, n, _)| (s, n))?
+    } else {
+        steps_of(ops, &mut m, t, true, layout, &mut Vec::new())?
+    };
+    // the workload's pages come first in the keys (files, then the anon regions), the
+    // replayer's own after them, and the regions `mmap` ops map last
+    let workload =
+        ops.files.iter().map(|f| f.pages).sum::<u64>() + (0..ops.nr_tasks()).map(|i| ops.task(i).0).sum::<u64>();
+    let mapped: u64 = ops
+        .all_ops()
+        .map(|o| match o {
+            ReplayOp::Mmap { pages, .. } => *pages,
+            _ => 0,
+        })
+        .sum();
+    let regions = u64::from(keys).saturating_sub(mapped)..u64::from(keys);
     let done = steps
         .iter()
         .take(done as usize)
-        .filter(|s| u64::from(s.key) < workload)
+        .filter(|s| u64::from(s.key) < workload || regions.contains(&u64::from(s.key)))
         .count() as u64;
     Ok(Some(crate::OomKilled {
         ops: done,
@@ -978,39 +1221,70 @@ pub fn run_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<RunResul
 }
 
 /// The replayer's minor faults of `ops`: measured loads and stores that are the first touch of
-/// their anon page in the whole replay (warm-up included).
+/// their anon page in the process that makes them (warm-up included; a child forked by a `fork`
+/// op starts with its parent's touched pages, and `munmap` or `madvise … dontneed` makes the next
+/// touch a first one again, as the replayer counts them).
 pub fn replayer_minor(ops: &OpFile) -> u64 {
-    if ops.nr_tasks() > 1 {
-        return (0..ops.nr_tasks())
-            .map(|i| {
-                let (anon, tops) = ops.task(i);
-                replayer_minor(&OpFile {
-                    anon_hugepage: false,
-                    lockstep: 0,
-                    ctl: Vec::new(),
-                    memcgs: Vec::new(),
-                    window: 0,
-                    files: Vec::new(),
-                    anon_pages: anon,
-                    ops: tops.to_vec(),
-                    tasks: Vec::new(),
-                })
-            })
-            .sum();
-    }
-    let mut touched = vec![false; ops.anon_pages as usize];
-    let mut measuring = !ops.ops.contains(&ReplayOp::MeasureStart);
+    (0..ops.nr_tasks())
+        .map(|i| {
+            let (anon, tops) = ops.task(i);
+            task_minor(anon, tops)
+        })
+        .sum()
+}
+
+/// [`replayer_minor`] of one task with an anon region of `anon` pages.
+fn task_minor(anon: u64, ops: &[ReplayOp]) -> u64 {
+    use lrugen_replay::Advice;
+    // each live process's regions' touched pages, innermost last
+    let mut stack: Vec<BTreeMap<u16, Vec<bool>>> = vec![BTreeMap::from([(0, vec![false; anon as usize])])];
+    let mut measuring = !ops.contains(&ReplayOp::MeasureStart);
     let mut n = 0;
-    for op in &ops.ops {
-        match *op {
-            ReplayOp::MeasureStart => measuring = true,
-            ReplayOp::Load { vpn } | ReplayOp::Store { vpn } => {
-                if let Some(t) = touched.get_mut(vpn as usize) {
-                    n += u64::from(measuring && !*t);
-                    *t = true;
-                }
+    for op in ops {
+        let top = stack.last_mut().expect("a process");
+        let (region, page) = match *op {
+            ReplayOp::MeasureStart => {
+                measuring = true;
+                continue;
             }
-            _ => {}
+            ReplayOp::Fork => {
+                let copy = top.clone();
+                stack.push(copy);
+                continue;
+            }
+            ReplayOp::Exit => {
+                if stack.len() > 1 {
+                    stack.pop();
+                }
+                continue;
+            }
+            ReplayOp::Mmap { region, pages } => {
+                top.insert(region, vec![false; pages as usize]);
+                continue;
+            }
+            ReplayOp::Munmap { region, first, pages }
+            | ReplayOp::Madvise {
+                region,
+                advice: Advice::DontNeed,
+                first,
+                pages,
+            } => {
+                if let Some(t) = top.get_mut(&region) {
+                    let len = t.len();
+                    let (a, b) = (first as usize, (first + pages) as usize);
+                    if let Some(r) = t.get_mut(a..b.min(len)) {
+                        r.fill(false);
+                    }
+                }
+                continue;
+            }
+            ReplayOp::Load { vpn } | ReplayOp::Store { vpn } => (0, vpn),
+            ReplayOp::RegionLoad { region, page } | ReplayOp::RegionStore { region, page } => (region, page),
+            _ => continue,
+        };
+        if let Some(t) = top.get_mut(&region).and_then(|t| t.get_mut(page as usize)) {
+            n += u64::from(measuring && !*t);
+            *t = true;
         }
     }
     n
@@ -1028,7 +1302,8 @@ fn run_of(ops: &OpFile, cfg: &RunConfig, replayer: bool, layout: &Layout) -> Res
     let (steps, nr) = steps_of(ops, &mut m, t, replayer, layout, &mut ctl_at)?;
     let cfg = &with_ctl(cfg, ops, &ctl_at)?;
     let clock = GuestClock::of(&steps, layout);
-    replay(cfg, m, t, Stream::from_steps(steps, nr), ops.window, None, clock)
+    let pace = Pace { clock, cpu_of: &[] };
+    replay(cfg, m, t, Stream::from_steps(steps, nr), ops.window, None, pace)
 }
 
 /// `cfg` with the control script that runs `ops`' control ops where the replayer runs them
@@ -1197,8 +1472,9 @@ fn replay(
     stream: Stream,
     window: u64,
     outcomes: Option<&std::cell::RefCell<Vec<u8>>>,
-    clock: Option<GuestClock>,
+    pace: Pace<'_>,
 ) -> Result<RunResult, Error> {
+    let Pace { clock, cpu_of } = pace;
     let opts = KernelRunOptions {
         sample_every: Some(window.max(1)),
         measured: true,
@@ -1209,26 +1485,26 @@ fn replay(
     let err = |e: sim::RunError| Error::Config(format!("model: {e}"));
     let start = std::time::Instant::now();
     let mut at = 0;
-    let mut r = match (cfg.policy, clock) {
-        (PolicyKind::Mglru, None) => {
+    let mut r = match (cfg.policy, clock.is_none() && cpu_of.is_empty()) {
+        (PolicyKind::Mglru, true) => {
             let p = Mglru::new(&m, cfg.mglru.clone());
             sim::run_kernel(Kernel::new(m, p), t, stream, &opts, &mut |_, _| {}).map_err(err)?
         }
-        (PolicyKind::Classic, None) => {
+        (PolicyKind::Classic, true) => {
             let p = Classic::with_profile(&m, cfg.mglru.profile);
             sim::run_kernel(Kernel::new(m, p), t, stream, &opts, &mut |_, _| {}).map_err(err)?
         }
-        (PolicyKind::Mglru, Some(c)) => {
+        (PolicyKind::Mglru, false) => {
             let p = Mglru::new(&m, cfg.mglru.clone());
             sim::run_kernel_between(Kernel::new(m, p), t, stream, &opts, &mut |_, _| {}, |k, s, _| {
-                c.set(k, s, &mut at)
+                before_step(k, s, clock.as_ref(), &mut at, cpu_of)
             })
             .map_err(err)?
         }
-        (PolicyKind::Classic, Some(c)) => {
+        (PolicyKind::Classic, false) => {
             let p = Classic::with_profile(&m, cfg.mglru.profile);
             sim::run_kernel_between(Kernel::new(m, p), t, stream, &opts, &mut |_, _| {}, |k, s, _| {
-                c.set(k, s, &mut at)
+                before_step(k, s, clock.as_ref(), &mut at, cpu_of)
             })
             .map_err(err)?
         }
@@ -1237,6 +1513,30 @@ fn replay(
     r.wall_seconds = start.elapsed().as_secs_f64();
     r.workload = "op file".into();
     Ok(r)
+}
+
+/// What changes before each step of a replay: the guest's clock ([`GuestClock`], if the capture
+/// has one) and the CPU the step runs on (by step; empty: CPU 0 throughout).
+struct Pace<'a> {
+    clock: Option<GuestClock>,
+    cpu_of: &'a [u32],
+}
+
+/// Before step `steps` of a replay: the guest's clock for it ([`GuestClock::set`]) and the CPU it
+/// runs on (`cpu_of`, by step; empty: CPU 0 throughout).
+fn before_step<P: lrugen::reclaim::Policy>(
+    k: &mut Kernel<P>,
+    steps: u64,
+    clock: Option<&GuestClock>,
+    at: &mut usize,
+    cpu_of: &[u32],
+) {
+    if let Some(c) = clock {
+        c.set(k, steps, at);
+    }
+    if let Some(&cpu) = cpu_of.get(steps as usize) {
+        k.m.cpu = cpu;
+    }
 }
 
 /// The model profile for a kernel release: its own preset. 6.1.y → `6.1`, 6.12.y → `6.12`,
@@ -1406,6 +1706,43 @@ mod tests {
         );
     }
 
+    /// Version 7's process ops on the model: a child forked after the warm-up maps a region,
+    /// fills it, copies a page of its parent's on write, unmaps half the region, zaps two pages
+    /// and touches one again, and exits; the parent goes on. Minor faults are the replayer's
+    /// first touches per process, every measured access is counted, and at the end only the
+    /// parent's two pages are left (the child's region and copy went with it), in the one-task
+    /// replay and as a task of a multi-task file.
+    #[test]
+    fn a_forked_child_maps_fills_unmaps_and_exits() {
+        let body = "anon 4\ns 0\ns 1\nw 0\nfork\nmmap 1 8\n\
+                    s 1 0\ns 1 1\ns 1 2\ns 1 3\ns 1 4\ns 1 5\ns 1 6\ns 1 7\n\
+                    l 0\ns 0\nmunmap 1 4 4\nmadvise 1 0 2 dontneed\ns 1 0\nexit\nl 1\n";
+        let one = OpFile::parse(&format!("lrugen-ops 7\nwindow 0\ntask 0\n{body}")).unwrap();
+        // 8 first touches of region 1 and one after MADV_DONTNEED; pages 0 and 1 of region 0
+        // were the parent's before the fork
+        assert_eq!(replayer_minor(&one), 9);
+        let anon_at_end = |r: &RunResult| {
+            r.memory_stat
+                .as_ref()
+                .expect("memory.stat")
+                .get(lrugen::mm::vmstat::Stat::NrAnonPages)
+        };
+        let r = run_workload_only(&one, &mglru_6_12_at_4096()).unwrap();
+        // the model's own minor faults count the child's copy-on-write fault of page 0 too
+        assert_eq!((r.accesses, r.minor_faults, r.misses), (12, 10, 0));
+        assert_eq!(run(&one, &mglru_6_12_at_4096()).unwrap().minor_faults, 9);
+        assert_eq!(anon_at_end(&r), 2, "the parent's pages 0 and 1");
+        // the same ops as task 1 of two (task 0 reads a file)
+        let two = OpFile::parse(&format!(
+            "lrugen-ops 7\nwindow 0\nfile 0 f 4\ntask 0\nr 0 1\nr 0 2\ntask 1\n{body}"
+        ))
+        .unwrap();
+        let (r, per) = run_tasks(&two, &mglru_6_12_at_4096()).unwrap();
+        assert_eq!((per[1].accesses, per[1].minor, per[1].misses), (12, 9, 0));
+        assert_eq!(per[0].accesses, 2);
+        assert_eq!(r.error, None);
+    }
+
     #[test]
     fn global_pressure_runs_on_the_guests_zones_without_a_limit() {
         use crate::zoneinfo::ZoneInfo;
@@ -1552,6 +1889,7 @@ Size:              65536 kB
             pgtables: None,
             guest_clock: Vec::new(),
             bdev_metadata_pages: 0,
+            cpus: 0,
         };
         let (a, b) = (at(&Layout::default()), at(&shifted));
         let vpn = |op: &Op| match op {

@@ -397,10 +397,13 @@ pub fn from_stream(m: &Machine, steps: impl IntoIterator<Item = Step>, window: u
 /// after another in its task's anon region, in order of first use; a load from a file VMA becomes
 /// an mmap load of the file page it maps. A step that ends a benchmark request is followed by a
 /// `q` mark. Think time becomes `t` ops (a sleep), and `think_ns` (the engine's think time after
-/// every operation) a `t` after every op. Not expressible, and refused naming the task and step:
-/// process exit, fork, mmap/munmap/madvise (the replay's address spaces are fixed), a store to a
-/// file mapping, a step outside any VMA, and unmeasured steps after a task's measured ones have
-/// begun.
+/// every operation) a `t` after every op. A stream's forks, exits, anonymous mmaps, munmaps and
+/// madvises become the process ops of version 7 (`fork` … `exit` blocks, numbered regions): a
+/// child forked by the stream runs its ops while its parent waits, as in the build workload, where
+/// make forks one compiler after another. Not expressible, and refused naming the task and step:
+/// an op of a parent while its child lives, the exit of the stream's own task, a file mmap, a
+/// store to a file mapping, a step outside any VMA, and unmeasured accesses after a task's
+/// measured ones have begun.
 pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think_ns: u64) -> Result<OpFile, Error> {
     let mut used_files: BTreeMap<u32, u64> = BTreeMap::new();
     let n = streams.len();
@@ -417,6 +420,14 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
         let mut anon_pages = 0u64;
         let mut measuring = false;
         let mut warm = false;
+        // the stream's live processes, innermost last, each with its mmapped regions; the first
+        // is the replay task's own process, which every address space of the stream's setup
+        // maps into (their anon VMAs one after another in region 0), whichever runs a step
+        let mut procs: Vec<Process> = vec![Process {
+            mm: steps.first().map_or(0, |s| s.0.op.task()),
+            regions: BTreeMap::new(),
+            next_region: 1,
+        }];
         for (i, (s, ends_request)) in steps.into_iter().enumerate() {
             let bad = |what: String| {
                 Error::Config(if n > 1 {
@@ -425,17 +436,28 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
                     format!("step {i}: {what} cannot be replayed on the kernel")
                 })
             };
-            match s.op {
-                Op::Think { ns, .. } => {
-                    ops.push(ReplayOp::Think { ns });
-                    continue;
+            if let Op::Think { ns, .. } = s.op {
+                ops.push(ReplayOp::Think { ns });
+                continue;
+            }
+            let task = s.op.task();
+            if procs.len() == 1 {
+                procs[0].mm = task;
+            }
+            let top = procs.last().expect("a process").mm;
+            if task != top {
+                return Err(bad(format!(
+                    "an op of task {task} while task {top} runs (the replayer runs a forked child while its parent waits)"
+                )));
+            }
+            // the address space whose setup VMAs the current process sees (a child inherits them)
+            let root = procs[0].mm;
+            if let Some(op) = process_op(m, &mut procs, root, &mut anon, &mut anon_pages, &s.op).map_err(bad)? {
+                ops.push(op);
+                if think_ns > 0 {
+                    ops.push(ReplayOp::Think { ns: think_ns });
                 }
-                Op::Exit { task } => return Err(bad(format!("process exit (task {task})"))),
-                Op::Fork { task, child } => return Err(bad(format!("fork (task {task} -> {child})"))),
-                Op::Mmap { task, .. } | Op::Munmap { task, .. } | Op::Madvise { task, .. } => {
-                    return Err(bad(format!("an address-space change ({:?} of task {task})", s.op)))
-                }
-                _ => {}
+                continue;
             }
             if s.measure && !measuring {
                 if warm {
@@ -466,34 +488,31 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
                 }
                 Op::Load { task, vpn } | Op::Store { task, vpn } => {
                     let store = matches!(s.op, Op::Store { .. });
-                    let mm = m
-                        .mms
-                        .get(task as usize)
-                        .ok_or_else(|| bad(format!("task {task} (no such address space)")))?;
-                    let v = mm
-                        .find_vma(vpn)
-                        .map(|i| mm.vmas[i])
-                        .ok_or_else(|| bad(format!("an access of task {task} at page {vpn}, outside its VMAs,")))?;
-                    if v.flags & vmf::ANON != 0 {
-                        let base = *anon.entry((task, v.start)).or_insert_with(|| {
-                            let b = anon_pages;
-                            anon_pages += (v.end - v.start) as u64;
-                            b
-                        });
-                        let vpn = base + (vpn - v.start) as u64;
+                    if let Some((region, page)) = procs.last().expect("a process").region_of(vpn) {
                         if store {
-                            ReplayOp::Store { vpn }
+                            ReplayOp::RegionStore { region, page }
                         } else {
-                            ReplayOp::Load { vpn }
+                            ReplayOp::RegionLoad { region, page }
                         }
-                    } else if store {
-                        return Err(bad(format!("a store to a file mapping (task {task}, file {})", v.file)));
                     } else {
-                        let size = m.files[v.file as usize].size;
-                        used_files.insert(v.file, size);
-                        ReplayOp::MmapLoad {
-                            file: v.file,
-                            index: (vpn - v.start + v.pgoff) as u64,
+                        // a forked child's mappings from before its fork are its root's
+                        let v = setup_vma(m, root, task, vpn).map_err(bad)?;
+                        if v.flags & vmf::ANON != 0 {
+                            let vpn = region0_page(&mut anon, &mut anon_pages, root, &v, vpn);
+                            if store {
+                                ReplayOp::Store { vpn }
+                            } else {
+                                ReplayOp::Load { vpn }
+                            }
+                        } else if store {
+                            return Err(bad(format!("a store to a file mapping (task {task}, file {})", v.file)));
+                        } else {
+                            let size = m.files[v.file as usize].size;
+                            used_files.insert(v.file, size);
+                            ReplayOp::MmapLoad {
+                                file: v.file,
+                                index: (vpn - v.start + v.pgoff) as u64,
+                            }
                         }
                     }
                 }
@@ -549,6 +568,164 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
         ops: first.ops,
         tasks: it.collect(),
     })
+}
+
+/// A process of a stream being converted ([`from_streams`]): its address space, the anon regions
+/// it mmapped (first vpn -> (region id, pages)) and the next region id it gives.
+#[derive(Clone)]
+struct Process {
+    mm: u32,
+    regions: BTreeMap<u32, (u16, u32)>,
+    next_region: u16,
+}
+
+impl Process {
+    /// The (region, page) of `vpn` in a region this process mmapped.
+    fn region_of(&self, vpn: u32) -> Option<(u16, u64)> {
+        let (&start, &(region, pages)) = self.regions.range(..=vpn).next_back()?;
+        (vpn - start < pages).then_some((region, u64::from(vpn - start)))
+    }
+}
+
+/// The VMA that the machine's setup gave the stream's root task `root` at `vpn`, as seen by `task`
+/// (the root or a child forked from it, which inherits its mappings).
+fn setup_vma(m: &Machine, root: u32, task: u32, vpn: u32) -> Result<lrugen::mm::vm::Vma, String> {
+    let mm = m
+        .mms
+        .get(root as usize)
+        .ok_or_else(|| format!("task {root} (no such address space)"))?;
+    mm.find_vma(vpn)
+        .map(|i| mm.vmas[i])
+        .ok_or_else(|| format!("an access of task {task} at page {vpn}, outside its VMAs,"))
+}
+
+/// The page of region 0 (the task's `anon` region, where the anonymous VMAs of the setup are laid
+/// out one after another in order of first use) that holds `vpn` of VMA `v` of `root`.
+fn region0_page(
+    anon: &mut BTreeMap<(u32, u32), u64>,
+    anon_pages: &mut u64,
+    root: u32,
+    v: &lrugen::mm::vm::Vma,
+    vpn: u32,
+) -> u64 {
+    let base = *anon.entry((root, v.start)).or_insert_with(|| {
+        let b = *anon_pages;
+        *anon_pages += (v.end - v.start) as u64;
+        b
+    });
+    base + (vpn - v.start) as u64
+}
+
+/// The (region, first page) of `pages` pages at `vpn` of process `top`: within one region it
+/// mmapped, or within one anonymous mapping of the setup (region 0).
+fn region_range(
+    m: &Machine,
+    top: &Process,
+    root: u32,
+    anon: &mut BTreeMap<(u32, u32), u64>,
+    anon_pages: &mut u64,
+    vpn: u32,
+    pages: u32,
+) -> Result<(u16, u32), String> {
+    if let Some((region, page)) = top.region_of(vpn) {
+        let (_, size) = top.regions[&(vpn - page as u32)];
+        if page + u64::from(pages) > u64::from(size) {
+            return Err(format!(
+                "a range of {pages} pages at page {vpn} past the end of its mmap"
+            ));
+        }
+        return Ok((region, page as u32));
+    }
+    let v = setup_vma(m, root, top.mm, vpn)?;
+    if v.flags & vmf::ANON == 0 || u64::from(vpn) + u64::from(pages) > u64::from(v.end) {
+        return Err(format!(
+            "a range of {pages} pages at page {vpn} that is not within one anonymous mapping"
+        ));
+    }
+    Ok((0, region0_page(anon, anon_pages, root, &v, vpn) as u32))
+}
+
+/// The replay op of a stream's process op (fork, exit, mmap, munmap, madvise) run by the innermost
+/// of `procs`, which it updates; `None` for any other op.
+fn process_op(
+    m: &Machine,
+    procs: &mut Vec<Process>,
+    root: u32,
+    anon: &mut BTreeMap<(u32, u32), u64>,
+    anon_pages: &mut u64,
+    op: &Op,
+) -> Result<Option<ReplayOp>, String> {
+    let top = procs.last_mut().expect("a process");
+    let out = match *op {
+        Op::Fork { child, .. } => {
+            let mut p = top.clone();
+            p.mm = child;
+            procs.push(p);
+            ReplayOp::Fork
+        }
+        Op::Exit { task } => {
+            if procs.len() < 2 {
+                return Err(format!("the exit of the stream's own task {task}"));
+            }
+            procs.pop();
+            ReplayOp::Exit
+        }
+        Op::Mmap {
+            task, vpn, pages, file, ..
+        } => {
+            if file != lrugen::workload::ANON_FILE {
+                return Err(format!("an mmap of file {file} by task {task}"));
+            }
+            let region = top.next_region;
+            if u64::from(region) + 1 >= lrugen_replay::MAX_REGIONS {
+                return Err(format!(
+                    "more than {} mmaps in one process",
+                    lrugen_replay::MAX_REGIONS - 2
+                ));
+            }
+            top.next_region += 1;
+            top.regions.insert(vpn, (region, pages));
+            ReplayOp::Mmap {
+                region,
+                pages: u64::from(pages),
+            }
+        }
+        Op::Munmap { vpn, pages, .. } => {
+            let (region, first) = region_range(m, top, root, anon, anon_pages, vpn, pages)?;
+            // the replay checks that nothing touches the range again
+            if region > 0 && first == 0 && top.regions.get(&vpn).is_some_and(|r| r.1 == pages) {
+                top.regions.remove(&vpn);
+            }
+            ReplayOp::Munmap { region, first, pages }
+        }
+        Op::Madvise { vpn, pages, advice, .. } => {
+            let (region, first) = region_range(m, top, root, anon, anon_pages, vpn, pages)?;
+            ReplayOp::Madvise {
+                region,
+                advice: replay_advice(advice),
+                first,
+                pages,
+            }
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(out))
+}
+
+/// The op file's advice for the model's.
+fn replay_advice(a: lrugen::workload::Madv) -> lrugen_replay::Advice {
+    use lrugen::workload::Madv;
+    use lrugen_replay::Advice;
+    match a {
+        Madv::Normal => Advice::Normal,
+        Madv::Random => Advice::Random,
+        Madv::Sequential => Advice::Sequential,
+        Madv::DontNeed => Advice::DontNeed,
+        Madv::Cold => Advice::Cold,
+        Madv::PageOut => Advice::PageOut,
+        Madv::HugePage => Advice::HugePage,
+        Madv::NoHugePage => Advice::NoHugePage,
+    }
 }
 
 /// The op file's memcgs of tasks whose address spaces are in `memcgs`: none when they share one

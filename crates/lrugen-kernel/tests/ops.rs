@@ -53,22 +53,50 @@ fn a_tiny_sort_experiment_converts_to_the_golden_op_file() {
     assert!(o.writes(1) && !o.writes(0));
 }
 
+/// The build workload (workloads.md §5) as an op file of version 7: make (the task) forks each
+/// compiler, which maps its heap as region 1, reads its source and the shared headers, fills and
+/// reads its heap, unmaps the upper half, writes its object and exits; the next compiler is
+/// forked from make as it is then (no region 1).
 #[test]
-fn what_the_replayer_cannot_express_is_refused_by_name() {
+fn a_tiny_build_converts_to_fork_and_exit_blocks() {
     let build = r#"
 policies = ["mglru"]
+seed = 3
 [memcg]
 max = "1M"
 [workload]
 kind = "build"
-processes_per_job = 1
+processes_per_job = 2
 header_pages = 2
 source_pages_per_process = 1
-anon_pages_per_process = 1
+anon_pages_per_process = 2
 object_pages_per_process = 1
 "#;
-    let e = ops_of(build).unwrap_err().to_string();
-    assert!(e.contains("fork") && e.contains("cannot be replayed"), "{e}");
+    let o = ops_of(build).unwrap();
+    let text = o.to_text();
+    let compiler = |src: u32, obj: u32, h: [u32; 2]| {
+        format!(
+            "fork\nmmap 1 2\nr {src} 0\nr 0 {}\nr 0 {}\ns 1 0\ns 1 1\nl 1 0\nl 1 1\nmunmap 1 1 1\np {obj} 0\nexit\n",
+            h[0], h[1]
+        )
+    };
+    // the header reads are Zipf draws of the seed; everything else is fixed
+    let h: Vec<u32> = o
+        .ops
+        .iter()
+        .filter_map(|op| match op {
+            ReplayOp::Read { file: 0, index } => Some(*index as u32),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(h.len(), 4, "{text}");
+    let golden = format!(
+        "lrugen-ops 7\nwindow 3\nfile 0 f0 2\nfile 1 f1 1\nfile 2 f2 1\nfile 3 f3 1\nfile 4 f4 1\ntask 0\n{}{}",
+        compiler(1, 2, [h[0], h[1]]),
+        compiler(3, 4, [h[2], h[3]])
+    );
+    assert_eq!(text, golden);
+    assert_eq!(OpFile::parse(&golden).unwrap(), o);
     let jobs = format!("{SORT}[engine]\njobs = 2\n");
     // several jobs are several tasks now (lrugen-ops 2), each with its own files and region
     let o = ops_of(&jobs).unwrap();
@@ -157,20 +185,113 @@ fn tasks_vmas_and_file_mappings_are_laid_out_for_one_process() {
     let mut late = steps.clone();
     late.push(step(Op::Store { task: a, vpn: va }, false));
     refuse(late, "step 8: an unmeasured");
-    refuse(vec![step(Op::Exit { task: a }, true)], "process exit (task 0)");
-    refuse(vec![step(Op::Fork { task: a, child: b }, true)], "fork (task 0 -> 1)");
+    refuse(
+        vec![step(Op::Exit { task: a }, true)],
+        "step 0: the exit of the stream's own task 0",
+    );
+    // a parent's op while its child lives: the replayer's parent waits for its child
+    refuse(
+        vec![
+            step(Op::Fork { task: a, child: b }, false),
+            step(Op::Store { task: a, vpn: va }, true),
+        ],
+        "step 1: an op of task 0 while task 1 runs",
+    );
     refuse(
         vec![step(
-            Op::Munmap {
+            Op::Mmap {
                 task: a,
-                vpn: va,
-                pages: 1,
+                vpn: 1 << 20,
+                pages: 2,
+                file: f,
+                pgoff: 0,
+                flags: 0,
+                compressed_pct: 0,
             },
-            true,
+            false,
         )],
-        "an address-space change",
+        "step 0: an mmap of file 0 by task 0",
+    );
+    refuse(
+        vec![step(
+            Op::Madvise {
+                task: a,
+                vpn: fm,
+                pages: 1,
+                advice: lrugen::workload::Madv::Cold,
+            },
+            false,
+        )],
+        "not within one anonymous mapping",
     );
     refuse(vec![step(Op::Load { task: a, vpn: va }, false)], "no measured step");
+}
+
+/// A stream's process ops: the child's accesses of its parent's VMAs go to region 0 as the
+/// parent's do, its own mmap is region 1, a munmap or madvise of either names its region and
+/// range, and the exit closes the block.
+#[test]
+fn a_childs_mappings_become_regions() {
+    let mut m = Machine::new(MachineConfig::simple(4096, 0));
+    let a = m.create_mm(ROOT_MEMCG);
+    let child = m.reserve_mm(ROOT_MEMCG);
+    let va = m.mmap(a, 3, vmf::WRITE, None);
+    let at = 1 << 20;
+    let steps = vec![
+        step(Op::Store { task: a, vpn: va + 1 }, true),
+        step(Op::Fork { task: a, child }, false),
+        step(
+            Op::Mmap {
+                task: child,
+                vpn: at,
+                pages: 4,
+                file: lrugen::workload::ANON_FILE,
+                pgoff: 0,
+                flags: vmf::WRITE as u8,
+                compressed_pct: 0,
+            },
+            false,
+        ),
+        step(
+            Op::Store {
+                task: child,
+                vpn: at + 3,
+            },
+            true,
+        ),
+        step(
+            Op::Load {
+                task: child,
+                vpn: va + 2,
+            },
+            true,
+        ),
+        step(
+            Op::Madvise {
+                task: child,
+                vpn: va,
+                pages: 3,
+                advice: lrugen::workload::Madv::PageOut,
+            },
+            false,
+        ),
+        step(
+            Op::Munmap {
+                task: child,
+                vpn: at + 2,
+                pages: 2,
+            },
+            false,
+        ),
+        step(Op::Exit { task: child }, false),
+        step(Op::Load { task: a, vpn: va + 1 }, true),
+    ];
+    let o = ops::from_stream(&m, steps, 0).unwrap();
+    assert_eq!(
+        o.to_text(),
+        "lrugen-ops 7\nwindow 0\ntask 0\nanon 3\ns 1\nfork\nmmap 1 4\ns 1 3\nl 2\nmadvise 0 0 3 pageout\n\
+         munmap 1 2 2\nexit\nl 1\n"
+    );
 }
 
 /// The mixed built-in workload: the region populated first, then file reads and anon accesses in

@@ -54,6 +54,11 @@
 //! replayer's memcg's) and `cr vmstat` (`/proc/vmstat`), whose text the replayer prints whole
 //! after the op. A file that reads either is written as version 6.
 //!
+//! Version 7 (`lrugen-ops 7`) is version 6 with process ops: `fork` … `exit` (a child process
+//! replays the ops between them while its parent waits), `mmap R PAGES`, `munmap R FIRST PAGES`,
+//! `madvise R FIRST PAGES ADVICE` and `l R PAGE`/`s R PAGE` on numbered anonymous regions of the
+//! current process (region 0: the task's `anon` line). A file with any is written as version 7.
+//!
 //! This module has no dependencies so the host side (`lrugen-kernel`) writes what the guest reads.
 
 use std::fmt;
@@ -84,6 +89,106 @@ pub enum ReplayOp {
     /// Control-file op `id` of [`OpFile::ctl`] (version 3): a write of a text to a control file
     /// (`c FILE TEXT`) or a read of one (`cr FILE`), each followed by a dump of `lru_gen`.
     Ctl { id: u32 },
+    /// `fork` (version 7): the process forks a child, which replays the ops up to the matching
+    /// [`ReplayOp::Exit`] while the parent waits for it; the parent then goes on after the `Exit`.
+    /// The child has a copy of the parent's regions (copy-on-write, as `fork` makes it).
+    Fork,
+    /// `exit` (version 7): the child of the matching [`ReplayOp::Fork`] exits, its address space
+    /// torn down (`exit_mmap`).
+    Exit,
+    /// `mmap R PAGES` (version 7): map `pages` pages of anonymous private read-write memory as
+    /// region `region` (1 and up; region 0 is the task's `anon` line) of the current process.
+    Mmap { region: u16, pages: u64 },
+    /// `munmap R FIRST PAGES` (version 7): unmap pages `first..first + pages` of region `region`.
+    Munmap { region: u16, first: u32, pages: u32 },
+    /// `madvise R FIRST PAGES ADVICE` (version 7): `madvise` pages `first..first + pages` of
+    /// region `region`.
+    Madvise {
+        region: u16,
+        advice: Advice,
+        first: u32,
+        pages: u32,
+    },
+    /// `l R PAGE` with R ≥ 1 (version 7): a load from page `page` of region `region`.
+    RegionLoad { region: u16, page: u64 },
+    /// `s R PAGE` with R ≥ 1 (version 7): a store to page `page` of region `region`.
+    RegionStore { region: u16, page: u64 },
+}
+
+/// The advice of a `madvise` op (version 7): the `MADV_*` value of the same name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Advice {
+    /// `MADV_NORMAL`.
+    Normal,
+    /// `MADV_RANDOM`.
+    Random,
+    /// `MADV_SEQUENTIAL`.
+    Sequential,
+    /// `MADV_DONTNEED`: the range is zapped; anon pages read back as zeroes.
+    DontNeed,
+    /// `MADV_COLD`.
+    Cold,
+    /// `MADV_PAGEOUT`.
+    PageOut,
+    /// `MADV_HUGEPAGE`.
+    HugePage,
+    /// `MADV_NOHUGEPAGE`.
+    NoHugePage,
+}
+
+impl Advice {
+    /// Every advice, in the order of [`Advice::name`]'s list.
+    pub const ALL: [Advice; 8] = [
+        Advice::Normal,
+        Advice::Random,
+        Advice::Sequential,
+        Advice::DontNeed,
+        Advice::Cold,
+        Advice::PageOut,
+        Advice::HugePage,
+        Advice::NoHugePage,
+    ];
+
+    /// The word in a `madvise` op.
+    pub fn name(self) -> &'static str {
+        match self {
+            Advice::Normal => "normal",
+            Advice::Random => "random",
+            Advice::Sequential => "sequential",
+            Advice::DontNeed => "dontneed",
+            Advice::Cold => "cold",
+            Advice::PageOut => "pageout",
+            Advice::HugePage => "hugepage",
+            Advice::NoHugePage => "nohugepage",
+        }
+    }
+
+    /// The advice named `s`.
+    pub fn from_name(s: &str) -> Option<Advice> {
+        Advice::ALL.into_iter().find(|a| a.name() == s)
+    }
+}
+
+/// Regions a process of the replay may have: ids 0 (the task's `anon` line) to
+/// `MAX_REGIONS - 1`.
+pub const MAX_REGIONS: u64 = 1 << 16;
+
+/// A region's pages, as the parser tracks them in the process that has it: its size and the
+/// ranges `munmap` took out, which no later op may touch.
+#[derive(Clone, Debug, Default)]
+struct RegionCheck {
+    pages: u64,
+    holes: Vec<(u64, u64)>,
+}
+
+impl RegionCheck {
+    fn unmapped(&self, page: u64) -> bool {
+        self.holes.iter().any(|&(a, b)| (a..b).contains(&page))
+    }
+
+    fn overlaps_hole(&self, first: u64, pages: u64) -> bool {
+        self.holes.iter().any(|&(a, b)| first < b && a < first + pages)
+    }
 }
 
 impl ReplayOp {
@@ -96,6 +201,23 @@ impl ReplayOp {
                 | ReplayOp::MmapLoad { .. }
                 | ReplayOp::Load { .. }
                 | ReplayOp::Store { .. }
+                | ReplayOp::RegionLoad { .. }
+                | ReplayOp::RegionStore { .. }
+        )
+    }
+
+    /// Whether it is a process op of version 7 (`fork`, `exit`, `mmap`, `munmap`, `madvise`, or
+    /// an access of a region other than 0).
+    pub fn is_process_op(&self) -> bool {
+        matches!(
+            self,
+            ReplayOp::Fork
+                | ReplayOp::Exit
+                | ReplayOp::Mmap { .. }
+                | ReplayOp::Munmap { .. }
+                | ReplayOp::Madvise { .. }
+                | ReplayOp::RegionLoad { .. }
+                | ReplayOp::RegionStore { .. }
         )
     }
 }
@@ -471,7 +593,7 @@ fn number(t: &str) -> Option<u64> {
 }
 
 /// The highest version this module reads.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 /// Tasks an op file may have (the replayer forks one process each).
 pub const MAX_TASKS: u64 = 1024;
@@ -518,6 +640,11 @@ impl OpFile {
         }
     }
 
+    /// Whether the replay has anon memory of its own: a task's `anon` region or an `mmap` op.
+    pub fn has_anon(&self) -> bool {
+        (0..self.nr_tasks()).any(|i| self.task(i).0 > 0) || self.all_ops().any(|o| matches!(o, ReplayOp::Mmap { .. }))
+    }
+
     /// Every op of every task, task 0 first.
     pub fn all_ops(&self) -> impl Iterator<Item = &ReplayOp> {
         self.ops.iter().chain(self.tasks.iter().flat_map(|t| t.ops.iter()))
@@ -527,6 +654,9 @@ impl OpFile {
     /// version 2 (so that version 1 files read and written back are unchanged), 3 with control
     /// ops, 4 with memcgs, 5 in lockstep.
     pub fn version(&self) -> u32 {
+        if self.all_ops().any(ReplayOp::is_process_op) {
+            return 7;
+        }
         if self.ctl.iter().any(|c| c.file.since_version() > 3) {
             return 6;
         }
@@ -589,6 +719,18 @@ impl OpFile {
                     ReplayOp::MeasureStart => writeln!(s, "w 0"),
                     ReplayOp::Think { ns } => writeln!(s, "t {ns}"),
                     ReplayOp::RequestEnd => writeln!(s, "q"),
+                    ReplayOp::Fork => writeln!(s, "fork"),
+                    ReplayOp::Exit => writeln!(s, "exit"),
+                    ReplayOp::Mmap { region, pages } => writeln!(s, "mmap {region} {pages}"),
+                    ReplayOp::Munmap { region, first, pages } => writeln!(s, "munmap {region} {first} {pages}"),
+                    ReplayOp::Madvise {
+                        region,
+                        advice,
+                        first,
+                        pages,
+                    } => writeln!(s, "madvise {region} {first} {pages} {}", advice.name()),
+                    ReplayOp::RegionLoad { region, page } => writeln!(s, "l {region} {page}"),
+                    ReplayOp::RegionStore { region, page } => writeln!(s, "s {region} {page}"),
                     ReplayOp::Ctl { id } => match self.ctl.get(*id as usize) {
                         Some(CtlOp { file, write: Some(t) }) if t.is_empty() => writeln!(s, "c {}", file.name()),
                         Some(CtlOp { file, write: Some(t) }) => {
@@ -620,6 +762,16 @@ impl OpFile {
         // region was declared
         let mut cur: Option<usize> = None;
         let mut seen_anon = false;
+        // version 7: the current task's processes, innermost last (the line of its `fork`, its
+        // regions other than 0 and region 0's holes under key 0)
+        let mut procs: Vec<(usize, std::collections::BTreeMap<u16, RegionCheck>)> =
+            vec![(0, std::collections::BTreeMap::new())];
+        let unmatched_fork = |procs: &[(usize, std::collections::BTreeMap<u16, RegionCheck>)]| {
+            procs.last().filter(|_| procs.len() > 1).map(|p| OpFileError {
+                line: p.0,
+                msg: "fork without its exit: expected an 'exit' before the task's ops end".into(),
+            })
+        };
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let err = |msg: String| OpFileError { line, msg };
@@ -641,6 +793,7 @@ impl OpFile {
                     "lrugen-ops 4" => 4,
                     "lrugen-ops 5" => 5,
                     "lrugen-ops 6" => 6,
+                    "lrugen-ops 7" => 7,
                     _ => {
                         return Err(err(format!(
                             "expected header 'lrugen-ops 1' to 'lrugen-ops {VERSION}', found '{l}'"
@@ -745,6 +898,11 @@ impl OpFile {
                     if id >= MAX_TASKS {
                         return Err(err(format!("task {id}: at most {MAX_TASKS} tasks")));
                     }
+                    if let Some(e) = unmatched_fork(&procs) {
+                        return Err(e);
+                    }
+                    procs.truncate(1);
+                    procs[0].1.clear();
                     if next > 0 {
                         out.tasks.push(ReplayTask::default());
                     }
@@ -841,19 +999,173 @@ impl OpFile {
                 }
                 "l" | "s" => {
                     let t = section(cur)?;
-                    let vpn = num("anon page")?;
-                    let anon = task_anon(&out, t);
-                    if vpn >= anon {
-                        return Err(err(if version >= 2 {
-                            format!("anon page {vpn} is beyond task {t}'s region ({anon} pages)")
-                        } else {
-                            format!("anon page {vpn} is beyond the region ({anon} pages)")
-                        }));
+                    let first = num("anon page")?;
+                    let (region, vpn) = match it.next() {
+                        None => (0, first),
+                        Some(p) if version >= 7 => {
+                            let page = number(p)
+                                .ok_or_else(|| err(format!("expected the region's page (a number), found '{p}'")))?;
+                            (first, page)
+                        }
+                        Some(p) => {
+                            return Err(err(format!(
+                                "unexpected '{p}' after the anon page ('{kw} REGION PAGE' is version 7)"
+                            )))
+                        }
+                    };
+                    if let Some(p) = it.next() {
+                        return Err(err(format!("unexpected '{p}' after the page")));
                     }
-                    if kw == "l" {
-                        ReplayOp::Load { vpn }
+                    let top = &procs.last().expect("a process").1;
+                    if region == 0 {
+                        let anon = task_anon(&out, t);
+                        if vpn >= anon {
+                            return Err(err(if version >= 2 {
+                                format!("anon page {vpn} is beyond task {t}'s region ({anon} pages)")
+                            } else {
+                                format!("anon page {vpn} is beyond the region ({anon} pages)")
+                            }));
+                        }
+                        if top.get(&0).is_some_and(|r| r.unmapped(vpn)) {
+                            return Err(err(format!("anon page {vpn} of region 0 was unmapped")));
+                        }
+                        if kw == "l" {
+                            ReplayOp::Load { vpn }
+                        } else {
+                            ReplayOp::Store { vpn }
+                        }
                     } else {
-                        ReplayOp::Store { vpn }
+                        let r = top.get(&(region as u16)).filter(|_| region < MAX_REGIONS).ok_or_else(|| {
+                            err(format!("region {region} is not mapped in this process: expected 'mmap {region} PAGES' first"))
+                        })?;
+                        if vpn >= r.pages {
+                            return Err(err(format!("page {vpn} is beyond region {region} ({} pages)", r.pages)));
+                        }
+                        if r.unmapped(vpn) {
+                            return Err(err(format!("page {vpn} of region {region} was unmapped")));
+                        }
+                        let (region, page) = (region as u16, vpn);
+                        if kw == "l" {
+                            ReplayOp::RegionLoad { region, page }
+                        } else {
+                            ReplayOp::RegionStore { region, page }
+                        }
+                    }
+                }
+                "fork" if version >= 7 => {
+                    section(cur)?;
+                    if let Some(t) = it.next() {
+                        return Err(err(format!("unexpected '{t}' after 'fork'")));
+                    }
+                    let regions = procs.last().expect("a process").1.clone();
+                    procs.push((line, regions));
+                    ReplayOp::Fork
+                }
+                "exit" if version >= 7 => {
+                    section(cur)?;
+                    if let Some(t) = it.next() {
+                        return Err(err(format!("unexpected '{t}' after 'exit'")));
+                    }
+                    if procs.len() < 2 {
+                        return Err(err(
+                            "exit without a fork: expected it to end the ops of a child ('fork' first)".into(),
+                        ));
+                    }
+                    procs.pop();
+                    ReplayOp::Exit
+                }
+                "mmap" if version >= 7 => {
+                    section(cur)?;
+                    let region = num("region id")?;
+                    let pages = num("pages")?;
+                    if let Some(t) = it.next() {
+                        return Err(err(format!("unexpected '{t}' after the region's pages")));
+                    }
+                    if region == 0 || region >= MAX_REGIONS {
+                        return Err(err(format!(
+                            "region {region}: expected an id from 1 to {} (region 0 is the task's 'anon' line)",
+                            MAX_REGIONS - 1
+                        )));
+                    }
+                    if pages == 0 || pages > u32::MAX as u64 {
+                        return Err(err(format!("mmap of {pages} pages: expected 1 to {}", u32::MAX)));
+                    }
+                    let top = &mut procs.last_mut().expect("a process").1;
+                    if top.contains_key(&(region as u16)) {
+                        return Err(err(format!(
+                            "region {region} is already mapped in this process (an id is not reused)"
+                        )));
+                    }
+                    top.insert(
+                        region as u16,
+                        RegionCheck {
+                            pages,
+                            holes: Vec::new(),
+                        },
+                    );
+                    ReplayOp::Mmap {
+                        region: region as u16,
+                        pages,
+                    }
+                }
+                "munmap" | "madvise" if version >= 7 => {
+                    let t = section(cur)?;
+                    let region = num("region id")?;
+                    let first = num("first page")?;
+                    let pages = num("pages")?;
+                    let advice = if kw == "madvise" {
+                        let a = it
+                            .next()
+                            .ok_or_else(|| err("missing the advice after the pages".into()))?;
+                        let names = || Advice::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ");
+                        Some(
+                            Advice::from_name(a)
+                                .ok_or_else(|| err(format!("unknown advice '{a}': expected one of {}", names())))?,
+                        )
+                    } else {
+                        None
+                    };
+                    if let Some(x) = it.next() {
+                        return Err(err(format!("unexpected '{x}' after the {kw}'s range")));
+                    }
+                    let anon = task_anon(&out, t);
+                    let top = &mut procs.last_mut().expect("a process").1;
+                    let size = match region {
+                        0 if anon > 0 => anon,
+                        r if r > 0 && r < MAX_REGIONS => top.get(&(r as u16)).map_or(0, |r| r.pages),
+                        _ => 0,
+                    };
+                    if size == 0 {
+                        return Err(err(format!("region {region} is not mapped in this process")));
+                    }
+                    if pages == 0 || first.checked_add(pages).is_none_or(|end| end > size) {
+                        return Err(err(format!(
+                            "pages {first}..{} of region {region}: expected a range of 1 page or more within its {size} pages",
+                            first.saturating_add(pages)
+                        )));
+                    }
+                    let r = top.entry(region as u16).or_insert_with(|| RegionCheck {
+                        pages: size,
+                        holes: Vec::new(),
+                    });
+                    if r.overlaps_hole(first, pages) {
+                        return Err(err(format!(
+                            "pages {first}..{} of region {region} were unmapped before",
+                            first + pages
+                        )));
+                    }
+                    let (region, first, pages) = (region as u16, first as u32, pages as u32);
+                    match advice {
+                        None => {
+                            r.holes.push((u64::from(first), u64::from(first) + u64::from(pages)));
+                            ReplayOp::Munmap { region, first, pages }
+                        }
+                        Some(advice) => ReplayOp::Madvise {
+                            region,
+                            advice,
+                            first,
+                            pages,
+                        },
                     }
                 }
                 "w" => {
@@ -912,7 +1224,11 @@ impl OpFile {
                     }
                 }
                 _ => {
-                    return Err(err(if version >= 5 {
+                    return Err(err(if version >= 7 {
+                        format!(
+                            "unknown op '{kw}': expected r, p, m, l, s, w, t, q, c, cr, fork, exit, mmap, munmap, madvise, task, file, anon, window or lockstep"
+                        )
+                    } else if version >= 5 {
                         format!(
                             "unknown op '{kw}': expected r, p, m, l, s, w, t, q, c, cr, task, file, anon, window or lockstep"
                         )
@@ -937,6 +1253,9 @@ impl OpFile {
                 line: 1,
                 msg: "empty op file".into(),
             });
+        }
+        if let Some(e) = unmatched_fork(&procs) {
+            return Err(e);
         }
         if out.lockstep > 0 && out.tasks.is_empty() {
             let line = text
@@ -1254,7 +1573,7 @@ mod tests {
         // version 1 knows no tasks, think or request marks
         assert!(e("lrugen-ops 1\ntask 0\n").msg.contains("unknown op 'task'"));
         assert!(e("lrugen-ops 1\nq\n").msg.contains("unknown op 'q'"));
-        assert!(e("lrugen-ops 7\n").msg.contains("'lrugen-ops 1' to 'lrugen-ops 6'"));
+        assert!(e("lrugen-ops 8\n").msg.contains("'lrugen-ops 1' to 'lrugen-ops 7'"));
         // control ops are version 3's
         assert!(e("lrugen-ops 2\ntask 0\nc lru_gen + 1 0 3\n")
             .msg
@@ -1318,6 +1637,93 @@ mod tests {
             "unexpected 'memcg' after the task id"
         );
         assert!(valid_memcg_name("a.b_c-1") && !valid_memcg_name("") && !valid_memcg_name(&"x".repeat(65)));
+    }
+
+    /// Version 7's process ops: a child forked, its own region mapped, advised, partly unmapped
+    /// and accessed, then its exit; written back as read, as version 7.
+    #[test]
+    fn process_ops_round_trip_as_version_7() {
+        let text = "lrugen-ops 7\nwindow 0\nfile 0 f 4\ntask 0\nanon 8\ns 3\nfork\nmmap 1 256\ns 1 0\n\
+                    l 1 255\nl 0 3\nmadvise 1 0 128 pageout\nmunmap 1 128 128\nmadvise 0 0 8 cold\n\
+                    fork\nl 1 5\nexit\nexit\nr 0 1\nl 3\n";
+        let f = OpFile::parse(text).unwrap();
+        assert_eq!(f.version(), 7);
+        assert_eq!(
+            f.ops[2..9],
+            [
+                ReplayOp::Mmap { region: 1, pages: 256 },
+                ReplayOp::RegionStore { region: 1, page: 0 },
+                ReplayOp::RegionLoad { region: 1, page: 255 },
+                ReplayOp::Load { vpn: 3 },
+                ReplayOp::Madvise {
+                    region: 1,
+                    advice: Advice::PageOut,
+                    first: 0,
+                    pages: 128
+                },
+                ReplayOp::Munmap {
+                    region: 1,
+                    first: 128,
+                    pages: 128
+                },
+                ReplayOp::Madvise {
+                    region: 0,
+                    advice: Advice::Cold,
+                    first: 0,
+                    pages: 8
+                },
+            ]
+        );
+        assert_eq!(f.all_ops().filter(|o| o.is_access()).count(), 7);
+        let back = f.to_text();
+        assert!(back.contains("\nl 0 3\n") || back.contains("\nl 3\n"), "{back}");
+        assert_eq!(OpFile::parse(&back).unwrap(), f);
+        for a in Advice::ALL {
+            assert_eq!(Advice::from_name(a.name()), Some(a));
+        }
+    }
+
+    /// Every process op the replayer could not carry out is refused at parse time, naming the
+    /// line: the replayer must never touch a page that is not mapped.
+    #[test]
+    fn process_ops_the_replayer_cannot_do_are_refused() {
+        let e = |body: &str| OpFile::parse(&format!("lrugen-ops 7\ntask 0\nanon 4\n{body}")).unwrap_err();
+        let cases: [(&str, usize, &str); 13] = [
+            ("exit\n", 4, "exit without a fork"),
+            ("l 0\nfork\nl 1\n", 5, "fork without its exit"),
+            ("l 1 0\n", 4, "region 1 is not mapped in this process"),
+            ("fork\nmmap 1 4\nexit\ns 1 0\n", 7, "region 1 is not mapped"),
+            ("mmap 1 4\nl 1 4\n", 5, "page 4 is beyond region 1 (4 pages)"),
+            ("mmap 1 4\nmunmap 1 1 2\nl 1 2\n", 6, "page 2 of region 1 was unmapped"),
+            ("munmap 0 0 1\ns 0\n", 5, "anon page 0 of region 0 was unmapped"),
+            ("mmap 1 4\nmadvise 1 0 4 lukewarm\n", 5, "unknown advice 'lukewarm'"),
+            ("mmap 0 4\n", 4, "expected an id from 1 to 65535"),
+            ("mmap 1 4\nmmap 1 8\n", 5, "region 1 is already mapped"),
+            ("mmap 1 4\nmadvise 1 2 3 cold\n", 5, "pages 2..5 of region 1"),
+            (
+                "mmap 1 4\nmunmap 1 0 2\nmadvise 1 1 2 cold\n",
+                6,
+                "were unmapped before",
+            ),
+            ("mmap 2 0\n", 4, "mmap of 0 pages"),
+        ];
+        for (body, line, msg) in cases {
+            let err = e(body);
+            assert_eq!(err.line, line, "{body:?}: {err}");
+            assert!(err.msg.contains(msg), "{body:?}: {err}");
+        }
+        // a task's section ends its forks
+        let err = OpFile::parse("lrugen-ops 7\ntask 0\nfork\ntask 1\nexit\n").unwrap_err();
+        assert_eq!(
+            (err.line, err.msg.contains("fork without its exit")),
+            (3, true),
+            "{err}"
+        );
+        // before version 7 they are unknown ops, and an anon access takes one number
+        let err = OpFile::parse("lrugen-ops 6\ntask 0\nfork\n").unwrap_err();
+        assert!(err.msg.contains("unknown op 'fork'"), "{err}");
+        let err = OpFile::parse("lrugen-ops 6\ntask 0\nanon 4\nl 1 2\n").unwrap_err();
+        assert!(err.msg.contains("is version 7"), "{err}");
     }
 
     /// An op stays 16 bytes: the replayer's op list is charged to its memcg, and the model

@@ -15,8 +15,8 @@
 //! `RUSTFLAGS="-C target-feature=+crt-static" cargo build --release -p lrugen-replay --target x86_64-unknown-linux-gnu`
 
 use lrugen_replay::{
-    escape_text, expand_placeholders, CtlTarget, FileAdvice, LruvecSeqs, OpFile, ReplayOp, CTL_PREFIX, DUMP_END,
-    DUMP_PREFIX, PROGRESS_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX,
+    escape_text, expand_placeholders, Advice, CtlTarget, FileAdvice, LruvecSeqs, OpFile, ReplayOp, CTL_PREFIX,
+    DUMP_END, DUMP_PREFIX, PROGRESS_PREFIX, TASK_PREFIX, TOTAL_PREFIX, WINDOW_PREFIX,
 };
 use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -581,47 +581,238 @@ struct Done {
     sink: u8,
 }
 
+/// An anon region of the current process: region 0 is the task's `anon` line, the others come
+/// from `mmap` ops (version 7).
+struct Region {
+    map: Mapping,
+    /// Pages touched by this process since the region was mapped (or since `MADV_DONTNEED`
+    /// zapped them): a later access of one that is not resident is a swap-in, not a first touch.
+    touched: Vec<bool>,
+    /// THPs may serve it: advised (`anon N hugepage`, `madvise … hugepage`) or under `always`.
+    huge: bool,
+}
+
+/// What a task's replay carries from op to op. A forked child hands it back to its parent when it
+/// exits, so that the child's accesses, windows and requests count as the task's.
+#[derive(Clone, Copy, Default)]
+struct State {
+    win: Count,
+    total: TaskCount,
+    nwin: u64,
+    /// access ops done, populate pass included (`--progress`; lockstep's rounds count them too)
+    done: u64,
+    t0: u64,
+    measuring: bool,
+    req_missed: bool,
+    sink: u8,
+}
+
+/// [`State`] as the words a child writes to its parent's pipe.
+const STATE_WORDS: usize = 14;
+
+impl State {
+    fn to_words(self) -> [u64; STATE_WORDS] {
+        [
+            self.win.accesses,
+            self.win.misses,
+            self.win.minor,
+            self.total.c.accesses,
+            self.total.c.misses,
+            self.total.c.minor,
+            self.total.requests,
+            self.total.missed_requests,
+            self.nwin,
+            self.done,
+            self.t0,
+            u64::from(self.measuring),
+            u64::from(self.req_missed),
+            u64::from(self.sink),
+        ]
+    }
+
+    fn from_words(w: [u64; STATE_WORDS]) -> State {
+        State {
+            win: Count {
+                accesses: w[0],
+                misses: w[1],
+                minor: w[2],
+            },
+            total: TaskCount {
+                c: Count {
+                    accesses: w[3],
+                    misses: w[4],
+                    minor: w[5],
+                },
+                requests: w[6],
+                missed_requests: w[7],
+            },
+            nwin: w[8],
+            done: w[9],
+            t0: w[10],
+            measuring: w[11] != 0,
+            req_missed: w[12] != 0,
+            sink: w[13] as u8,
+        }
+    }
+}
+
+/// The place of the `exit` that matches the `fork` at `ops[at]` (the parser checked there is one).
+fn matching_exit(ops: &[ReplayOp], at: usize) -> usize {
+    let mut depth = 0usize;
+    for (i, op) in ops.iter().enumerate().skip(at) {
+        match op {
+            ReplayOp::Fork => depth += 1,
+            ReplayOp::Exit => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    die(format!("the fork at op {at} has no exit"))
+}
+
+/// Fork a child for the `fork` at `ops[at]`. In the child: `Some(fd)`, the pipe's write end to
+/// hand its [`State`] back on at its `exit`. In the parent: `None`, once the child has exited,
+/// with `st` the child's state.
+fn fork_child(at: usize, st: &mut State) -> Option<libc::c_int> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe writes two descriptors into fds.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        die(format!("pipe: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: fork in a single-threaded process.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        die(format!("fork at op {at}: {}", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        // SAFETY: closing the child's copy of the read end.
+        unsafe { libc::close(fds[0]) };
+        return Some(fds[1]);
+    }
+    // SAFETY: closing the parent's copy of the write end.
+    unsafe { libc::close(fds[1]) };
+    let mut words = [0u64; STATE_WORDS];
+    let len = std::mem::size_of_val(&words);
+    let mut got = 0usize;
+    while got < len {
+        // SAFETY: reads into the rest of `words`.
+        let n = unsafe {
+            libc::read(
+                fds[0],
+                (words.as_mut_ptr() as *mut u8).add(got) as *mut libc::c_void,
+                len - got,
+            )
+        };
+        if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        if n <= 0 {
+            die(format!(
+                "the child forked at op {at} ended before its exit op (killed?)"
+            ));
+        }
+        got += n as usize;
+    }
+    let mut status = 0;
+    // SAFETY: reaps our own child; closes our read end.
+    unsafe {
+        libc::waitpid(pid, &mut status, 0);
+        libc::close(fds[0]);
+    }
+    *st = State::from_words(words);
+    None
+}
+
+/// The child's `exit` op: hand its state back on `fd` and exit (its mappings go with it).
+fn exit_child(fd: libc::c_int, st: &State) -> ! {
+    let words = st.to_words();
+    let bytes = std::mem::size_of_val(&words);
+    let mut put = 0usize;
+    while put < bytes {
+        // SAFETY: writes from `words`, which lives until we exit.
+        let n = unsafe {
+            libc::write(
+                fd,
+                (words.as_ptr() as *const u8).add(put) as *const libc::c_void,
+                bytes - put,
+            )
+        };
+        if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        if n <= 0 {
+            die(format!("write to the parent: {}", std::io::Error::last_os_error()));
+        }
+        put += n as usize;
+    }
+    // SAFETY: leave without running destructors of the parent's copies.
+    unsafe { libc::_exit(0) }
+}
+
+/// The `MADV_*` value of an op's advice.
+fn madv(a: Advice) -> libc::c_int {
+    match a {
+        Advice::Normal => libc::MADV_NORMAL,
+        Advice::Random => libc::MADV_RANDOM,
+        Advice::Sequential => libc::MADV_SEQUENTIAL,
+        Advice::DontNeed => libc::MADV_DONTNEED,
+        Advice::Cold => libc::MADV_COLD,
+        Advice::PageOut => libc::MADV_PAGEOUT,
+        Advice::HugePage => libc::MADV_HUGEPAGE,
+        Advice::NoHugePage => libc::MADV_NOHUGEPAGE,
+    }
+}
+
 /// Replay task `task`'s ops. Alone (`shared` None), it prints the windows and dumps as it goes;
 /// among several, the windows count every task's accesses in `shared`, and the task whose access
 /// ends a window prints it (its misses are those counted by then, give or take the accesses the
-/// other vCPU makes meanwhile) and dumps the `--every` files.
+/// other vCPU makes meanwhile) and dumps the `--every` files. A `fork` runs the ops up to its
+/// `exit` in a child process while this one waits, then goes on with the child's counts.
 fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
     let (anon_pages, ops) = ctx.opf.task(task);
-    let anon = (anon_pages > 0).then(|| {
-        if ctx.opf.anon_hugepage(task) {
+    // the current process's regions, by id (region 0: the task's `anon` line)
+    let mut regions: Vec<Option<Region>> = vec![(anon_pages > 0).then(|| Region {
+        map: if ctx.opf.anon_hugepage(task) {
             map_hugepage(anon_pages)
         } else {
             map(-1, anon_pages, true)
-        }
-    });
-    let mut touched = vec![false; anon_pages as usize];
-    // THPs may serve the region: advised (`anon N hugepage`), or any anon region under `always`
-    let huge = ctx.opf.anon_hugepage(task) || ctx.thp_always;
+        },
+        touched: vec![false; anon_pages as usize],
+        // THPs may serve the region: advised (`anon N hugepage`), or any anon region under `always`
+        huge: ctx.opf.anon_hugepage(task) || ctx.thp_always,
+    })];
     let window = ctx.opf.window;
-    let mut measuring = !ops.contains(&ReplayOp::MeasureStart);
-    let mut t0 = if measuring { monotonic_ns() } else { 0 };
-    let mut win = Count::default();
-    let mut total = TaskCount::default();
-    let mut req_missed = false;
-    let mut nwin = 0u64;
+    let mut st = State {
+        measuring: !ops.contains(&ReplayOp::MeasureStart),
+        ..State::default()
+    };
+    if st.measuring {
+        st.t0 = monotonic_ns();
+    }
     let mut buf = vec![0u8; PAGE];
-    let mut sink = 0u8;
-    // access ops done, populate pass included (`--progress`; lockstep's rounds count them too)
-    let mut done = 0u64;
+    // in a forked child: the pipe to hand the state back on at its `exit`
+    let mut parent_pipe: Option<libc::c_int> = None;
     let progress = if shared.is_none() { ctx.progress } else { 0 };
     // lockstep: the barrier this task waits at before the first access of each round but the first
     let lockstep = shared.filter(|_| ctx.opf.lockstep > 0);
     let k = u64::from(ctx.opf.lockstep);
-    for op in ops {
+    let mut i = 0usize;
+    while i < ops.len() {
+        let op = ops[i];
+        i += 1;
         if let Some(sh) = lockstep {
-            if done > 0 && done % k == 0 && op.is_access() {
+            if st.done > 0 && st.done % k == 0 && op.is_access() {
                 sh.arrive();
             }
         }
-        let (miss, minor) = match *op {
+        let (miss, minor) = match op {
             ReplayOp::MeasureStart => {
-                measuring = true;
-                t0 = monotonic_ns();
+                st.measuring = true;
+                st.t0 = monotonic_ns();
                 continue;
             }
             ReplayOp::Think { ns } => {
@@ -629,16 +820,76 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
                 continue;
             }
             ReplayOp::Ctl { id } => {
-                let done = shared.map_or(total.c.accesses, |sh| sh.accesses.load(Ordering::SeqCst));
+                let done = shared.map_or(st.total.c.accesses, |sh| sh.accesses.load(Ordering::SeqCst));
                 run_ctl(ctx, id, done);
                 continue;
             }
             ReplayOp::RequestEnd => {
-                if measuring {
-                    total.requests += 1;
-                    total.missed_requests += u64::from(req_missed);
+                if st.measuring {
+                    st.total.requests += 1;
+                    st.total.missed_requests += u64::from(st.req_missed);
                 }
-                req_missed = false;
+                st.req_missed = false;
+                continue;
+            }
+            ReplayOp::Fork => {
+                match fork_child(i - 1, &mut st) {
+                    Some(fd) => parent_pipe = Some(fd),
+                    None => i = matching_exit(ops, i - 1) + 1,
+                }
+                continue;
+            }
+            ReplayOp::Exit => exit_child(parent_pipe.expect("the parser matched every exit with a fork"), &st),
+            ReplayOp::Mmap { region, pages } => {
+                let r = usize::from(region);
+                if regions.len() <= r {
+                    regions.resize_with(r + 1, || None);
+                }
+                regions[r] = Some(Region {
+                    map: map(-1, pages, true),
+                    touched: vec![false; pages as usize],
+                    huge: ctx.thp_always,
+                });
+                continue;
+            }
+            ReplayOp::Munmap { region, first, pages }
+            | ReplayOp::Madvise {
+                region, first, pages, ..
+            } => {
+                let r = regions[usize::from(region)]
+                    .as_mut()
+                    .expect("the parser checked the region");
+                let (first, pages) = (u64::from(first), u64::from(pages));
+                let p = r.map.ptr(first) as *mut libc::c_void;
+                let len = pages as usize * PAGE;
+                let (res, what) = match op {
+                    ReplayOp::Madvise { advice, .. } => {
+                        // SAFETY: advice on pages of our own mapping.
+                        (unsafe { libc::madvise(p, len, madv(advice)) }, advice.name())
+                    }
+                    // SAFETY: unmaps pages of our own mapping, which no later op touches (parser).
+                    _ => (unsafe { libc::munmap(p, len) }, "munmap"),
+                };
+                if res != 0 {
+                    die(format!(
+                        "{what} of pages {first}..{} of region {region}: {}",
+                        first + pages,
+                        std::io::Error::last_os_error()
+                    ));
+                }
+                match op {
+                    ReplayOp::Madvise {
+                        advice: Advice::HugePage,
+                        ..
+                    } => r.huge = true,
+                    // zapped or gone: the next access of a page is a first touch again
+                    ReplayOp::Munmap { .. }
+                    | ReplayOp::Madvise {
+                        advice: Advice::DontNeed,
+                        ..
+                    } => r.touched[first as usize..(first + pages) as usize].fill(false),
+                    _ => {}
+                }
                 continue;
             }
             ReplayOp::Read { file, index } => {
@@ -648,7 +899,7 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
                 if r < 0 {
                     die(format!("pread page {index}: {}", std::io::Error::last_os_error()));
                 }
-                sink ^= buf[0];
+                st.sink ^= buf[0];
                 (miss, false)
             }
             ReplayOp::Write { file, index } => {
@@ -665,46 +916,55 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
                 let (_, _, m) = &ctx.files[ctx.find(file)];
                 let miss = !m.resident(index);
                 // SAFETY: in-bounds read of a readable mapping.
-                sink ^= unsafe { std::ptr::read_volatile(m.ptr(index)) };
+                st.sink ^= unsafe { std::ptr::read_volatile(m.ptr(index)) };
                 (miss, false)
             }
-            ReplayOp::Load { vpn } | ReplayOp::Store { vpn } => {
-                let m = anon.as_ref().expect("anon region");
-                let resident = m.resident(vpn);
-                let first = !touched[vpn as usize];
-                touched[vpn as usize] = true;
-                let p = m.ptr(vpn);
+            ReplayOp::Load { vpn: page }
+            | ReplayOp::Store { vpn: page }
+            | ReplayOp::RegionLoad { page, .. }
+            | ReplayOp::RegionStore { page, .. } => {
+                let region = match op {
+                    ReplayOp::RegionLoad { region, .. } | ReplayOp::RegionStore { region, .. } => usize::from(region),
+                    _ => 0,
+                };
+                let store = matches!(op, ReplayOp::Store { .. } | ReplayOp::RegionStore { .. });
+                let r = regions[region].as_mut().expect("the parser checked the region");
+                let resident = r.map.resident(page);
+                let first = !r.touched[page as usize];
+                r.touched[page as usize] = true;
+                let p = r.map.ptr(page);
                 // SAFETY: in-bounds access of a private read-write mapping.
                 unsafe {
-                    if matches!(op, ReplayOp::Store { .. }) && huge {
+                    if store && r.huge {
                         // a store alone, as the model's is: a load first would fault the huge
                         // zero page in, which 6.1 and 6.12 split on the write into order-0
                         // pages (docs/thp.md, "Real-kernel fixtures")
-                        std::ptr::write_volatile(p, vpn as u8 | 1);
-                    } else if matches!(op, ReplayOp::Store { .. }) {
+                        std::ptr::write_volatile(p, page as u8 | 1);
+                    } else if store {
                         std::ptr::write_volatile(p, std::ptr::read_volatile(p).wrapping_add(1));
                     } else {
-                        sink ^= std::ptr::read_volatile(p);
+                        st.sink ^= std::ptr::read_volatile(p);
                     }
                 }
                 // A first touch is a minor fault; a non-resident page touched before was swapped.
                 (!resident && !first, !resident && first)
             }
         };
-        req_missed |= miss;
-        done += 1;
-        if progress > 0 && done % progress == 0 {
+        st.req_missed |= miss;
+        st.done += 1;
+        if progress > 0 && st.done % progress == 0 {
             emit(&format!(
-                "{PROGRESS_PREFIX} ops {done} accesses {}\n",
-                total.c.accesses + u64::from(measuring)
+                "{PROGRESS_PREFIX} ops {} accesses {}\n",
+                st.done,
+                st.total.c.accesses + u64::from(st.measuring)
             ));
         }
-        if !measuring {
+        if !st.measuring {
             continue;
         }
-        total.c.accesses += 1;
-        total.c.misses += miss as u64;
-        total.c.minor += minor as u64;
+        st.total.c.accesses += 1;
+        st.total.c.misses += miss as u64;
+        st.total.c.minor += minor as u64;
         if let Some(sh) = shared {
             sh.misses.fetch_add(miss as u64, Ordering::SeqCst);
             sh.minor.fetch_add(minor as u64, Ordering::SeqCst);
@@ -726,42 +986,44 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
             }
             continue;
         }
-        win.accesses += 1;
-        win.misses += miss as u64;
-        win.minor += minor as u64;
-        if window > 0 && win.accesses == window {
+        st.win.accesses += 1;
+        st.win.misses += miss as u64;
+        st.win.minor += minor as u64;
+        if window > 0 && st.win.accesses == window {
             emit(&format!(
-                "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {} ns {}\n",
-                win.accesses,
-                win.misses,
-                win.minor,
-                monotonic_ns() - t0
+                "{WINDOW_PREFIX} {} accesses {} misses {} minor {} ns {}\n",
+                st.nwin,
+                st.win.accesses,
+                st.win.misses,
+                st.win.minor,
+                monotonic_ns() - st.t0
             ));
-            nwin += 1;
-            win = Count::default();
-            emit(&dump_text(&ctx.every, total.c.accesses));
+            st.nwin += 1;
+            st.win = Count::default();
+            emit(&dump_text(&ctx.every, st.total.c.accesses));
         }
     }
     if let Some(sh) = lockstep {
         sh.leave();
     }
     if shared.is_none() {
-        if win.accesses > 0 {
+        if st.win.accesses > 0 {
             emit(&format!(
-                "{WINDOW_PREFIX} {nwin} accesses {} misses {} minor {} ns {}\n",
-                win.accesses,
-                win.misses,
-                win.minor,
-                monotonic_ns() - t0
+                "{WINDOW_PREFIX} {} accesses {} misses {} minor {} ns {}\n",
+                st.nwin,
+                st.win.accesses,
+                st.win.misses,
+                st.win.minor,
+                monotonic_ns() - st.t0
             ));
         }
-        dump_all(&ctx.at_end, total.c.accesses);
+        dump_all(&ctx.at_end, st.total.c.accesses);
     }
     Done {
-        c: total.c,
-        requests: total.requests,
-        missed_requests: total.missed_requests,
-        sink,
+        c: st.total.c,
+        requests: st.total.requests,
+        missed_requests: st.total.missed_requests,
+        sink: st.sink,
     }
 }
 

@@ -219,6 +219,18 @@ pub struct KmemConfig {
     /// them; `slab_reclaimable`), bytes, charged with its first cached page: 6,144, from the
     /// 3.6-7.4 KB per file that the replayer's memcg holds besides its xarray nodes.
     pub file_slab_bytes: u64,
+    /// A forked process's kernel stack (`THREAD_SIZE`, 16 KiB on x86-64 with `KASAN` off; vmap
+    /// stacks are charged to the memcg since 5.9, `memcg_charge_kernel_stack`), pages: 4. Every
+    /// task of the multi-task fixtures shows them in `kernel_stack` (16 pages for 4 tasks), the
+    /// one-task replayer none (forked outside the memcg). Counted in `kernel`; the model's
+    /// `memory.stat` has no `kernel_stack` line of its own.
+    pub task_stack_pages: u64,
+    /// A forked process's slab besides its address space's (`task_struct`, `signal_struct`,
+    /// `sighand_struct`, `files_struct`, `fs_struct`, `cred`, `pid`; `slab_unreclaimable`),
+    /// bytes: 9,216. The multi-task fixtures' `slab_unreclaimable` less
+    /// [`Self::mm_slab_bytes`] per process is 7.3-9.8 KB per forked task on Debian 6.12 (fio and
+    /// YCSB, 4 tasks; 11.4 KB with sibling memcgs).
+    pub task_slab_bytes: u64,
     /// The per-CPU charge stock (`memcg_stock_pcp`, [`memcg::Memcgs::charge_pages`]): pages
     /// charged to `memory.current` ahead of use in batches of 64, and kernel memory's uncharges
     /// kept there, as every kernel does. Off: `memory.current` is exactly the pages and kernel
@@ -252,6 +264,8 @@ impl KmemConfig {
             mm_other_pages: 0,
             xa_nodes: false,
             file_slab_bytes: 0,
+            task_stack_pages: 0,
+            task_slab_bytes: 0,
             charge_stock: false,
         }
     }
@@ -267,6 +281,8 @@ impl KmemConfig {
             mm_other_pages: 4,
             xa_nodes: true,
             file_slab_bytes: 6_144,
+            task_stack_pages: 4,
+            task_slab_bytes: 9_216,
             charge_stock: true,
         }
     }
@@ -962,6 +978,16 @@ impl Machine {
         id
     }
 
+    /// [`Machine::create_mm`] for a process forked inside `memcg` (a task the replayer of
+    /// `lrugen kernel` forks there): its task's kernel stack and slab are charged there too
+    /// ([`vm::MmStruct::forked_in_memcg`]).
+    pub fn create_forked_mm(&mut self, memcg: MemcgId) -> u32 {
+        let id = self.new_mm(memcg);
+        self.mms[id as usize].forked_in_memcg = true;
+        self.mm_kmem(id, 1);
+        id
+    }
+
     /// Take the machine-wide behaviour of a kernel profile's switches (those read outside the
     /// reclaim policy): the swap allocator's clusters, and which page-table levels count in
     /// `pagetables`. The latter only while no address space exists, so that page tables are
@@ -1002,6 +1028,14 @@ impl Machine {
         }
         if k.mm_slab_bytes > 0 {
             self.kmem_slab(memcg, sign * k.mm_slab_bytes as i64, false);
+        }
+        if self.mms[mm as usize].forked_in_memcg {
+            if k.task_stack_pages > 0 {
+                self.kmem_pages(memcg, sign * k.task_stack_pages as i64, false);
+            }
+            if k.task_slab_bytes > 0 {
+                self.kmem_slab(memcg, sign * k.task_slab_bytes as i64, false);
+            }
         }
     }
 
@@ -1127,6 +1161,7 @@ impl Machine {
             alive: true,
             lru_gen_bitmap: !0,
             unborn: false,
+            forked_in_memcg: false,
             anon_root: id,
             anon_family: vec![id],
         });
@@ -1318,6 +1353,7 @@ impl Machine {
             c.lru_gen_bitmap = 0;
             c.anon_root = root;
             c.anon_family.clear();
+            c.forked_in_memcg = true;
         }
         self.mm_kmem(child, 1);
         self.mms[root as usize].anon_family.push(child);

@@ -191,6 +191,12 @@ pub struct MmStruct {
     pub lru_gen_bitmap: u64,
     /// Reserved for a child not forked yet (`alive` is false until the fork).
     pub unborn: bool,
+    /// Its process was forked inside its memcg (a child of `fork`, a task of a multi-task
+    /// replay): the task's kernel stack and slab ([`crate::mm::KmemConfig::task_stack_pages`],
+    /// [`crate::mm::KmemConfig::task_slab_bytes`]) are charged there with its other kernel memory.
+    /// A process started outside (the replayer of one task, which the guest's `/init` forks before
+    /// moving it into the memcg) has them charged elsewhere.
+    pub forked_in_memcg: bool,
     /// The page tables charged for it besides the PTE tables of its mappings (PMD tables and
     /// the rest, PUD tables, PGD; [`crate::mm::KmemConfig`]), as charged when it was created or
     /// forked or later set ([`crate::mm::Machine::set_mm_pgtables`]): what its exit uncharges.
@@ -285,6 +291,7 @@ mod tests {
             id: 0,
             memcg: 0,
             kmem_memcg: 0,
+            forked_in_memcg: false,
             vmas: vec![
                 Vma {
                     start: 10,
