@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! The model against real kernels running several tasks at once (issue 11, item 3): every
 //! experiment of `tests/fixtures/multitask/` (fio buffered random reads with 4 jobs, YCSB-B with 4
-//! clients sharing one table, and issue 13's two sibling memcgs under a common limit: file Zipf
-//! in one, an anon loop in the other; each task a process of its own in the guest, on `-smp 2`, the
+//! clients sharing one table, issue 13's two sibling memcgs under a common limit: file Zipf
+//! in one, an anon loop in the other, and a kernel build of 2 jobs, each forking 12 compilers
+//! that mmap, fill, munmap and exit (the replayer's process ops, op files version 7); each task a
+//! process of its own in the guest, on `-smp 2`, the
 //! experiments' `[engine] cpus`) run by `lrugen kernel --exp FILE --fixture` on Debian 6.12 with
 //! MGLRU and with the classic LRU, each booted three times (`…-bootN.json`;
 //! `scripts/regen-kernel-multitask.sh`; the tasks in lockstep, `--lockstep 1`, one access each per
@@ -23,7 +25,7 @@ use lrugen_kernel::fidelity::{self, MultiCompared};
 use std::sync::OnceLock;
 
 /// The experiments (`tests/fixtures/multitask/NAME.toml`).
-const EXPERIMENTS: &[&str] = &["fio-4jobs", "ycsb-4clients", "siblings"];
+const EXPERIMENTS: &[&str] = &["fio-4jobs", "ycsb-4clients", "siblings", "build-2jobs"];
 const SERIES: &[&str] = &["6.12"];
 const LRUS: &[&str] = &["mglru", "classic"];
 
@@ -60,14 +62,30 @@ const SIBLINGS_MGLRU: &str = "6.12 MGLRU, two sibling memcgs under /t (24 MiB), 
     match (15,368 against 15,334-15,368; 8,283 against 8,249-8,283), and the limit's reclaim of /t/a's \
     file pages too (pgscan 13,824 against 13,824-13,888); the loop's /t/b is where they part: the \
     kernel scans 18,216-22,456 of b's anon folios and evicts 986-5,467 of them (every one refaulted: \
-    task 1 misses 981-5,464, a spread the kernel cannot repeat), the model scans 23,942 and evicts \
-    655, fewer than any boot: the model's scans of b find more of the loop's pages young or \
-    protected than the kernel's. Which (the walk's young bits, look-around, the tier protection of \
-    the loop's refaults) is not known yet. The loop's count is as fragile in the model as in the \
-    kernel: flipping any one of a dozen switches of the 6.12 preset (activate_clears_refs, \
+    task 1 misses 981-5,464, a spread the kernel cannot repeat), the model scans 40,388 in all and \
+    evicts 10,869, more than any boot; before the forked tasks' kernel stacks and slab were charged \
+    (KmemConfig::task_stack_pages, task_slab_bytes: 6 pages less for the workload) it evicted 655, \
+    fewer than any. Which of the walk's young bits, look-around and the tier protection of the \
+    loop's refaults makes the difference is not known yet. The loop's count is as fragile in the \
+    model as in the kernel: flipping any one of a dozen switches of the 6.12 preset (activate_clears_refs, \
     fault_mark_accessed, aging_feedback_rework, scan_batch_bounded, ...) moves it anywhere from 512 \
     to 16,558 while the file task's misses stay within 1.6 %; on one vCPU (tried: --cpus 1) the \
     kernel's loop refaults are 4,422-8,063";
+const BUILD_MGLRU: &str = "6.12 MGLRU kernel build (2 jobs forking 12 compilers each, op files \
+    version 7): the model misses 2.6 % less than the kernel (1,036 against 1,062-1,065; the boots \
+    agree to 0.3 %), refaults 7.8 % fewer file pages and scans 5.7 % less, while classic is within \
+    0.6 %. The kernel holds more kernel memory than the model charges for forked processes: at the \
+    end of the replay its slab_unreclaimable is 99-101 KB for the parent and its two tasks, where \
+    the model's per-process charges make 49 KB (the 24 exited compilers leave about 2 KB each, \
+    from their processes or from the replayer's pipe per fork; not modelled), while the model \
+    charges more for the 49 files' inodes (6 KB each, calibrated on the one- and two-file shapes; \
+    the build's slab_reclaimable says about 2 KB each)";
+
+const BUILD_CLASSIC_SCAN: &str = "6.12 classic kernel build: the kernel's scans are not repeatable \
+    (pgscan 1,249-1,686 over three boots whose misses agree to 0.9 %); the model scans 1,125, \
+    below all three, for misses within 0.6 %: it deactivates and rotates the compilers' pages \
+    differently, not known yet how";
+
 /// Known differences between the model and the kernel: (fixture name without `-bootN`, check,
 /// why).
 const GAPS: &[(&str, &str, &str)] = &[
@@ -83,6 +101,8 @@ const GAPS: &[(&str, &str, &str)] = &[
     ("debian-6.12-mglru-siblings", "workingset_refault_anon", SIBLINGS_MGLRU),
     ("debian-6.12-mglru-siblings", "pgscan", SIBLINGS_MGLRU),
     ("debian-6.12-mglru-siblings", "pswpout", SIBLINGS_MGLRU),
+    ("debian-6.12-mglru-build-2jobs", "misses", BUILD_MGLRU),
+    ("debian-6.12-classic-build-2jobs", "pgscan", BUILD_CLASSIC_SCAN),
 ];
 
 fn all() -> &'static Vec<MultiCompared> {
@@ -123,7 +143,11 @@ fn every_experiment_has_boots_per_kernel_and_lru() {
             c.name,
             c.release
         );
-        let tasks = if c.name.ends_with("-siblings") { 2 } else { 4 };
+        let tasks = if c.name.ends_with("-siblings") || c.name.ends_with("-build-2jobs") {
+            2
+        } else {
+            4
+        };
         assert_eq!((c.tasks, c.cpus), (tasks, 2), "{}: {tasks} tasks on 2 vCPUs", c.name);
     }
 }
@@ -143,6 +167,11 @@ fn the_kernels_spread_is_small_enough_to_check_against() {
         };
         for what in [misses, "workingset_refault_file", "pgscan"] {
             let k = c.check(what).expect("checked");
+            // the classic build's scans are not repeatable (1,249-1,686 over three boots, for
+            // misses within 0.9 %): judged by their range
+            if what == "pgscan" && c.name.ends_with("classic-build-2jobs") {
+                continue;
+            }
             if k.spread > fidelity::MAX_SPREAD {
                 bad.push(format!("{} {what}: boots {:?}", c.name, k.kernel));
             }

@@ -1059,7 +1059,7 @@ mod tests {
         );
     }
 
-    /// The multi-task matrix lists exactly the commands of the 18 multi-task fixtures (three
+    /// The multi-task matrix lists exactly the commands of the 24 multi-task fixtures (three
     /// boots of each experiment, policy and kernel), in the old script's order.
     #[test]
     fn the_multitask_matrix_lists_the_commands_of_the_multitask_fixtures() {
@@ -1083,7 +1083,7 @@ mod tests {
             .unwrap()
             .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json"))
             .count();
-        assert_eq!((n, on_disk), (18, 18));
+        assert_eq!((n, on_disk), (24, 24));
     }
 
     /// Bad matrix files: each error names the file, the line and what was expected.
