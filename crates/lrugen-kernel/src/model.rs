@@ -912,79 +912,72 @@ fn multi_steps(
                     timed.push((at, i as u32, load(parent, base, parent_key, fixed + g / per_page)));
                 }
             }
-            if let Some((op, key)) = procs.step(m, *op, &mut keys)? {
+            let (op, key, measured) = if let Some((op, key)) = procs.step(m, *op, &mut keys)? {
                 let access = matches!(op, Op::Load { .. } | Op::Store { .. });
-                timed.push((
-                    at,
-                    i as u32,
-                    Step {
-                        op,
-                        key: key as u32,
-                        measure: measure && access,
-                    },
-                ));
-                continue;
-            }
-            let (op, key) = match *op {
-                ReplayOp::MeasureStart => {
-                    measure = true;
-                    continue;
-                }
-                ReplayOp::RequestEnd => continue,
-                ReplayOp::Ctl { .. } => {
-                    return Err(Error::Config(
-                        "control ops in a multi-task op file: the model places them in the replay of one task only"
-                            .into(),
-                    ))
-                }
-                ReplayOp::Think { ns } => {
-                    now += ns;
-                    continue;
-                }
-                ReplayOp::Read { file: f, index } | ReplayOp::Write { file: f, index } => {
-                    let (id, k, _) = files
-                        .get(&f)
-                        .ok_or_else(|| Error::Config(format!("file {f} is not declared")))?;
-                    let op = if matches!(op, ReplayOp::Read { .. }) {
-                        Op::Read {
-                            task: mm,
-                            file: *id,
-                            index,
-                        }
-                    } else {
-                        Op::Write {
-                            task: mm,
-                            file: *id,
-                            index,
-                        }
-                    };
-                    (op, k + index)
-                }
-                ReplayOp::MmapLoad { file: f, index } => {
-                    let (_, k, bases) = files
-                        .get(&f)
-                        .ok_or_else(|| Error::Config(format!("file {f} is not declared")))?;
-                    (
-                        Op::Load {
-                            task: mm,
-                            vpn: bases[i] + index as u32,
-                        },
-                        k + index,
-                    )
-                }
-                ReplayOp::Load { vpn } | ReplayOp::Store { vpn } => {
-                    let (k, base) = anon[i];
-                    let base =
-                        base.ok_or_else(|| Error::Config(format!("task {i}: an anon access without an anon region")))?;
-                    let v = base + vpn as u32;
-                    let op = if matches!(op, ReplayOp::Load { .. }) {
-                        Op::Load { task: mm, vpn: v }
-                    } else {
-                        Op::Store { task: mm, vpn: v }
-                    };
-                    (op, k + vpn)
-                }
-                _ => unreachable!("process ops are Procs::step's"),
+                (op, key, measure && access)
+            } else {
+                let (op, key) = match *op {
+                    ReplayOp::MeasureStart => {
+                        measure = true;
+                        continue;
+                    }
+                    ReplayOp::RequestEnd => continue,
+                    ReplayOp::Ctl { .. } => {
+                        return Err(Error::Config(
+                            "control ops in a multi-task op file: the model places them in the replay of one task only"
+                                .into(),
+                        ))
+                    }
+                    ReplayOp::Think { ns } => {
+                        now += ns;
+                        continue;
+                    }
+                    ReplayOp::Read { file: f, index } | ReplayOp::Write { file: f, index } => {
+                        let (id, k, _) = files
+                            .get(&f)
+                            .ok_or_else(|| Error::Config(format!("file {f} is not declared")))?;
+                        let op = if matches!(op, ReplayOp::Read { .. }) {
+                            Op::Read {
+                                task: mm,
+                                file: *id,
+                                index,
+                            }
+                        } else {
+                            Op::Write {
+                                task: mm,
+                                file: *id,
+                                index,
+                            }
+                        };
+                        (op, k + index)
+                    }
+                    ReplayOp::MmapLoad { file: f, index } => {
+                        let (_, k, bases) = files
+                            .get(&f)
+                            .ok_or_else(|| Error::Config(format!("file {f} is not declared")))?;
+                        (
+                            Op::Load {
+                                task: mm,
+                                vpn: bases[i] + index as u32,
+                            },
+                            k + index,
+                        )
+                    }
+                    ReplayOp::Load { vpn } | ReplayOp::Store { vpn } => {
+                        let (k, base) = anon[i];
+                        let base = base
+                            .ok_or_else(|| Error::Config(format!("task {i}: an anon access without an anon region")))?;
+                        let v = base + vpn as u32;
+                        let op = if matches!(op, ReplayOp::Load { .. }) {
+                            Op::Load { task: mm, vpn: v }
+                        } else {
+                            Op::Store { task: mm, vpn: v }
+                        };
+                        (op, k + vpn)
+                    }
+                    _ => unreachable!("process ops are Procs::step's"),
+                };
+                (op, key, measure)
             };
             timed.push((
                 at,
@@ -992,7 +985,7 @@ fn multi_steps(
                 Step {
                     op,
                     key: key as u32,
-                    measure,
+                    measure: measured,
                 },
             ));
         }

@@ -630,6 +630,18 @@ impl State {
         ]
     }
 
+    /// The line of the window counted in `win` (one task).
+    fn window_line(&self) -> String {
+        format!(
+            "{WINDOW_PREFIX} {} accesses {} misses {} minor {} ns {}\n",
+            self.nwin,
+            self.win.accesses,
+            self.win.misses,
+            self.win.minor,
+            monotonic_ns() - self.t0
+        )
+    }
+
     fn from_words(w: [u64; STATE_WORDS]) -> State {
         State {
             win: Count {
@@ -990,14 +1002,7 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
         st.win.misses += miss as u64;
         st.win.minor += minor as u64;
         if window > 0 && st.win.accesses == window {
-            emit(&format!(
-                "{WINDOW_PREFIX} {} accesses {} misses {} minor {} ns {}\n",
-                st.nwin,
-                st.win.accesses,
-                st.win.misses,
-                st.win.minor,
-                monotonic_ns() - st.t0
-            ));
+            emit(&st.window_line());
             st.nwin += 1;
             st.win = Count::default();
             emit(&dump_text(&ctx.every, st.total.c.accesses));
@@ -1008,14 +1013,7 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
     }
     if shared.is_none() {
         if st.win.accesses > 0 {
-            emit(&format!(
-                "{WINDOW_PREFIX} {} accesses {} misses {} minor {} ns {}\n",
-                st.nwin,
-                st.win.accesses,
-                st.win.misses,
-                st.win.minor,
-                monotonic_ns() - st.t0
-            ));
+            emit(&st.window_line());
         }
         dump_all(&ctx.at_end, st.total.c.accesses);
     }
