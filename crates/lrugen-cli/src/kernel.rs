@@ -37,7 +37,7 @@ struct OneKernel {
 }
 
 /// The options of one run that a matrix file sets per cell instead.
-const PER_CELL: [&str; 31] = [
+const PER_CELL: [&str; 32] = [
     "series",
     "image",
     "modules",
@@ -63,6 +63,7 @@ const PER_CELL: [&str; 31] = [
     "trace",
     "format",
     "exp",
+    "ops",
     "cpus",
     "lockstep",
     "every",
@@ -201,6 +202,11 @@ pub struct KernelArgs {
     /// here set them.
     #[arg(long, value_name = "FILE.toml")]
     exp: Option<PathBuf>,
+    /// Replay an op file as it is (docs/op-files.md; `lrugen ops build` writes one, `--fixture`
+    /// keeps it): every version, tasks, control ops and process ops included. --every sets its
+    /// window, --lockstep its rounds.
+    #[arg(long, value_name = "FILE.ops", conflicts_with_all = ["exp", "trace"])]
+    ops: Option<PathBuf>,
     /// vCPUs of the guest (-smp; qemu's TCG under -icount runs them round robin in one thread).
     /// Default: the experiment's [engine] cpus, else 1.
     #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
@@ -393,7 +399,21 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     let mut builtin = None;
     let mut experiment = None;
     let mut cpus = 1;
-    let (ops, workload, memcg_pages) = if let Some(path) = &a.exp {
+    let (ops, workload, memcg_pages) = if let Some(path) = &a.ops {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut ops = OpFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(w) = a.every {
+            ops.window = w;
+        }
+        let w = format!(
+            "op file {}: {} ops of {} task{}",
+            path.display(),
+            ops.all_ops().count(),
+            ops.nr_tasks(),
+            if ops.nr_tasks() == 1 { "" } else { "s" }
+        );
+        (ops, w, memcg_flag.unwrap_or(parse_pages("32M")?))
+    } else if let Some(path) = &a.exp {
         let exp = lrugen::experiment::spec::Experiment::from_file(path).map_err(|e| e.to_string())?;
         if let Some(why) = &exp.skip {
             return Err(format!("{}: {why}", path.display()));

@@ -595,6 +595,14 @@ fn kernel_bad_flags_are_refused_before_booting() {
     );
     fails(&["kernel", "--trace", "/nonexistent/t.lis"], &["/nonexistent/t.lis"]);
     fails(&["kernel", "--exp", "/nonexistent/e.toml"], &["/nonexistent/e.toml"]);
+    // an op file is checked before anything boots: its errors name the file and line
+    fails(&["kernel", "--ops", "/nonexistent/o.ops"], &["/nonexistent/o.ops"]);
+    let bad = scratch("kernel_bad_flags").join("bad.ops");
+    std::fs::write(&bad, "lrugen-ops 7\ntask 0\nfork\nl 1 0\nexit\n").unwrap();
+    fails(
+        &["kernel", "--ops", path_str(&bad)],
+        &["bad.ops", "line 4", "region 1 is not mapped in this process"],
+    );
 }
 
 #[test]
