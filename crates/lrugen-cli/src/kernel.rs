@@ -157,7 +157,7 @@ pub struct KernelArgs {
     /// --trace: how its records are replayed, as `lrugen run --access` (file, mmap, anon or
     /// mixed; mixed replays file pages as buffered reads: the replayer's mappings are not
     /// executable, so a lackey trace's fetches are refused there).
-    #[arg(long, value_name = "KIND", default_value = "file", conflicts_with = "exp")]
+    #[arg(long, value_name = "KIND", default_value = "file", conflicts_with_all = ["exp", "ops"])]
     access: String,
     /// File size of the built-in workload.
     #[arg(long, value_name = "SIZE", default_value = "64M", allow_hyphen_values = true)]
@@ -167,7 +167,7 @@ pub struct KernelArgs {
     hot_size: String,
     /// Advice the files are opened and mapped with: random (POSIX_FADV_RANDOM, MADV_RANDOM: no
     /// read-ahead or read-around; from 6.3 young PTEs of the mapping are ignored) or normal.
-    #[arg(long, value_name = "ADVICE", default_value = "random", conflicts_with = "exp")]
+    #[arg(long, value_name = "ADVICE", default_value = "random", conflicts_with_all = ["exp", "ops"])]
     advice: String,
     /// read_ahead_kb of the data disk (default: the kernel's, 128); the model reads ahead a
     /// quarter of it in pages. Matters with --advice normal.

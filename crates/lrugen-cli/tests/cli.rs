@@ -603,6 +603,11 @@ fn kernel_bad_flags_are_refused_before_booting() {
         &["kernel", "--ops", path_str(&bad)],
         &["bad.ops", "line 4", "region 1 is not mapped in this process"],
     );
+    // the op file says how its pages are touched: the built-in workload's access is refused
+    fails(
+        &["kernel", "--ops", path_str(&bad), "--access", "anon"],
+        &["--access", "--ops"],
+    );
 }
 
 #[test]

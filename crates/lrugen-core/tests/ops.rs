@@ -824,6 +824,36 @@ fn kernel_memory_over_the_limit_is_reclaimed_before_the_op_returns() {
     assert!(k.m.memcgs[t].usage <= k.m.memcgs[t].max);
 }
 
+/// A process forked inside its memcg is charged its task's kernel stack and slab on top of its
+/// address space's (`KmemConfig::task_stack_pages`, `task_slab_bytes`; every task of the
+/// multi-task fixtures shows 4 pages of `kernel_stack`), one created outside it (the one-task
+/// replayer, forked by the guest's `/init` before it moves into the memcg) is not, and the exit
+/// returns all of it.
+#[test]
+fn a_forked_process_is_charged_its_task_stack_and_slab_until_it_exits() {
+    let (mut k, t, parent) = classic(4096, 0);
+    let cfg = k.m.cfg.kmem;
+    assert_eq!((cfg.task_stack_pages, cfg.task_slab_bytes), (4, 9_216));
+    let slab = |k: &Kernel<Classic>| k.m.memcgs[t].slab_bytes;
+    let (k0, s0) = (kmem(&k, t), slab(&k));
+    let outside = k.m.create_mm(t);
+    let (k1, s1) = (kmem(&k, t), slab(&k));
+    let child = k.m.reserve_mm(t);
+    ok(&mut k, Op::Fork { task: parent, child });
+    let (k2, s2) = (kmem(&k, t), slab(&k));
+    assert!(!k.m.mms[outside as usize].forked_in_memcg && k.m.mms[child as usize].forked_in_memcg);
+    // the same address space's charges, plus the task's: 9 KiB more slab, 4 stack pages and
+    // the 2-3 pages that slab takes
+    assert_eq!((s2 - s1) - (s1 - s0), cfg.task_slab_bytes);
+    let extra = (k2 - k1) - (k1 - k0);
+    assert!(
+        (4 + 2..=4 + 3).contains(&extra),
+        "the task's kernel memory: {extra} pages"
+    );
+    ok(&mut k, Op::Exit { task: child });
+    assert_eq!((kmem(&k, t), slab(&k)), (k1, s1), "the exit returns the child's all");
+}
+
 /// Under steady pressure the per-CPU charge stock stays empty (`KmemConfig::kernel`, 6.12 MGLRU,
 /// traced on Debian 6.12 with kprobes on `page_counter_try_charge` and the return of
 /// `try_to_free_mem_cgroup_pages`): a charge that fails reclaims 64 pages, and its retry charges

@@ -402,8 +402,8 @@ pub fn from_stream(m: &Machine, steps: impl IntoIterator<Item = Step>, window: u
 /// child forked by the stream runs its ops while its parent waits, as in the build workload, where
 /// make forks one compiler after another. Not expressible, and refused naming the task and step:
 /// an op of a parent while its child lives, the exit of the stream's own task, a file mmap, a
-/// store to a file mapping, a step outside any VMA, and unmeasured accesses after a task's
-/// measured ones have begun.
+/// store to a file mapping, a step outside any VMA or on a page unmapped before, and unmeasured
+/// accesses after a task's measured ones have begun.
 pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think_ns: u64) -> Result<OpFile, Error> {
     let mut used_files: BTreeMap<u32, u64> = BTreeMap::new();
     let n = streams.len();
@@ -426,6 +426,7 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
         let mut procs: Vec<Process> = vec![Process {
             mm: steps.first().map_or(0, |s| s.0.op.task()),
             regions: BTreeMap::new(),
+            unmapped: Vec::new(),
             next_region: 1,
         }];
         for (i, (s, ends_request)) in steps.into_iter().enumerate() {
@@ -488,7 +489,11 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
                 }
                 Op::Load { task, vpn } | Op::Store { task, vpn } => {
                     let store = matches!(s.op, Op::Store { .. });
-                    if let Some((region, page)) = procs.last().expect("a process").region_of(vpn) {
+                    let top = procs.last().expect("a process");
+                    if top.unmapped.iter().any(|&(a, b)| (a..b).contains(&vpn)) {
+                        return Err(bad(format!("an access of task {task} at page {vpn}, unmapped before,")));
+                    }
+                    if let Some((region, page)) = top.region_of(vpn) {
                         if store {
                             ReplayOp::RegionStore { region, page }
                         } else {
@@ -571,11 +576,13 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
 }
 
 /// A process of a stream being converted ([`from_streams`]): its address space, the anon regions
-/// it mmapped (first vpn -> (region id, pages)) and the next region id it gives.
+/// it mmapped (first vpn -> (region id, pages)), the ranges it unmapped (which no later access
+/// may touch: the replayer's parser would refuse it in the guest) and the next region id it gives.
 #[derive(Clone)]
 struct Process {
     mm: u32,
     regions: BTreeMap<u32, (u16, u32)>,
+    unmapped: Vec<(u32, u32)>,
     next_region: u16,
 }
 
@@ -692,7 +699,7 @@ fn process_op(
         }
         Op::Munmap { vpn, pages, .. } => {
             let (region, first) = region_range(m, top, root, anon, anon_pages, vpn, pages)?;
-            // the replay checks that nothing touches the range again
+            top.unmapped.push((vpn, vpn + pages));
             if region > 0 && first == 0 && top.regions.get(&vpn).is_some_and(|r| r.1 == pages) {
                 top.regions.remove(&vpn);
             }

@@ -225,6 +225,21 @@ fn tasks_vmas_and_file_mappings_are_laid_out_for_one_process() {
         "not within one anonymous mapping",
     );
     refuse(vec![step(Op::Load { task: a, vpn: va }, false)], "no measured step");
+    // a page unmapped before: refused here, not by the replayer's parser in the guest
+    refuse(
+        vec![
+            step(
+                Op::Munmap {
+                    task: a,
+                    vpn: va + 1,
+                    pages: 1,
+                },
+                false,
+            ),
+            step(Op::Load { task: a, vpn: va + 1 }, true),
+        ],
+        "unmapped before, cannot be replayed",
+    );
 }
 
 /// A stream's process ops: the child's accesses of its parent's VMAs go to region 0 as the
