@@ -59,6 +59,11 @@
 //! `madvise R FIRST PAGES ADVICE` and `l R PAGE`/`s R PAGE` on numbered anonymous regions of the
 //! current process (region 0: the task's `anon` line). A file with any is written as version 7.
 //!
+//! Version 8 (`lrugen-ops 8`) is version 7 with `mbind R FIRST PAGES preferred NODE` and
+//! `mbind R FIRST PAGES default`: the NUMA memory policy of a range of a region (`mbind(2)`,
+//! `MPOL_PREFERRED` of one node or `MPOL_DEFAULT`), which places the pages faulted there after it.
+//! A file with any is written as version 8.
+//!
 //! This module has no dependencies so the host side (`lrugen-kernel`) writes what the guest reads.
 
 use std::fmt;
@@ -109,11 +114,27 @@ pub enum ReplayOp {
         first: u32,
         pages: u32,
     },
+    /// `mbind R FIRST PAGES preferred NODE` or `… default` (version 8): the memory policy of
+    /// pages `first..first + pages` of region `region`: `MPOL_PREFERRED` of node `node`, or
+    /// `MPOL_DEFAULT` when `node` is [`MBIND_DEFAULT`]. Pages already present stay where they are
+    /// (no `MPOL_MF_MOVE`); faults after it allocate by it.
+    Mbind {
+        region: u16,
+        node: u16,
+        first: u32,
+        pages: u32,
+    },
     /// `l R PAGE` with R ≥ 1 (version 7): a load from page `page` of region `region`.
     RegionLoad { region: u16, page: u64 },
     /// `s R PAGE` with R ≥ 1 (version 7): a store to page `page` of region `region`.
     RegionStore { region: u16, page: u64 },
 }
+
+/// [`ReplayOp::Mbind`]'s node meaning `MPOL_DEFAULT`.
+pub const MBIND_DEFAULT: u16 = u16::MAX;
+
+/// The highest node an `mbind … preferred NODE` may name (the replayer's node mask is one word).
+pub const MAX_MBIND_NODE: u64 = 63;
 
 /// The advice of a `madvise` op (version 7): the `MADV_*` value of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,6 +237,7 @@ impl ReplayOp {
                 | ReplayOp::Mmap { .. }
                 | ReplayOp::Munmap { .. }
                 | ReplayOp::Madvise { .. }
+                | ReplayOp::Mbind { .. }
                 | ReplayOp::RegionLoad { .. }
                 | ReplayOp::RegionStore { .. }
         )
@@ -593,7 +615,7 @@ fn number(t: &str) -> Option<u64> {
 }
 
 /// The highest version this module reads.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 
 /// Tasks an op file may have (the replayer forks one process each).
 pub const MAX_TASKS: u64 = 1024;
@@ -654,6 +676,9 @@ impl OpFile {
     /// version 2 (so that version 1 files read and written back are unchanged), 3 with control
     /// ops, 4 with memcgs, 5 in lockstep.
     pub fn version(&self) -> u32 {
+        if self.all_ops().any(|o| matches!(o, ReplayOp::Mbind { .. })) {
+            return 8;
+        }
         if self.all_ops().any(ReplayOp::is_process_op) {
             return 7;
         }
@@ -729,6 +754,18 @@ impl OpFile {
                         first,
                         pages,
                     } => writeln!(s, "madvise {region} {first} {pages} {}", advice.name()),
+                    ReplayOp::Mbind {
+                        region,
+                        node: MBIND_DEFAULT,
+                        first,
+                        pages,
+                    } => writeln!(s, "mbind {region} {first} {pages} default"),
+                    ReplayOp::Mbind {
+                        region,
+                        node,
+                        first,
+                        pages,
+                    } => writeln!(s, "mbind {region} {first} {pages} preferred {node}"),
                     ReplayOp::RegionLoad { region, page } => writeln!(s, "l {region} {page}"),
                     ReplayOp::RegionStore { region, page } => writeln!(s, "s {region} {page}"),
                     ReplayOp::Ctl { id } => match self.ctl.get(*id as usize) {
@@ -794,6 +831,7 @@ impl OpFile {
                     "lrugen-ops 5" => 5,
                     "lrugen-ops 6" => 6,
                     "lrugen-ops 7" => 7,
+                    "lrugen-ops 8" => 8,
                     _ => {
                         return Err(err(format!(
                             "expected header 'lrugen-ops 1' to 'lrugen-ops {VERSION}', found '{l}'"
@@ -1108,11 +1146,44 @@ impl OpFile {
                         pages,
                     }
                 }
-                "munmap" | "madvise" if version >= 7 => {
+                "munmap" | "madvise" | "mbind" if version >= 7 => {
+                    if kw == "mbind" && version < 8 {
+                        return Err(err(
+                            "mbind is an op of version 8 on: the header must be 'lrugen-ops 8'".into()
+                        ));
+                    }
                     let t = section(cur)?;
                     let region = num("region id")?;
                     let first = num("first page")?;
                     let pages = num("pages")?;
+                    let mut node = MBIND_DEFAULT;
+                    if kw == "mbind" {
+                        match it.next() {
+                            Some("default") => {}
+                            Some("preferred") => {
+                                let t = it
+                                    .next()
+                                    .ok_or_else(|| err("missing the node after 'preferred'".into()))?;
+                                let n =
+                                    number(t).ok_or_else(|| err(format!("expected a node (a number), found '{t}'")))?;
+                                if n > MAX_MBIND_NODE {
+                                    return Err(err(format!("node {n}: expected 0 to {MAX_MBIND_NODE}")));
+                                }
+                                node = n as u16;
+                            }
+                            Some(x) => {
+                                return Err(err(format!(
+                                    "unknown memory policy '{x}': expected 'preferred NODE' or 'default'"
+                                )))
+                            }
+                            None => {
+                                return Err(err(
+                                    "missing the memory policy after the pages: expected 'preferred NODE' or 'default'"
+                                        .into(),
+                                ))
+                            }
+                        }
+                    }
                     let advice = if kw == "madvise" {
                         let a = it
                             .next()
@@ -1156,6 +1227,12 @@ impl OpFile {
                     }
                     let (region, first, pages) = (region as u16, first as u32, pages as u32);
                     match advice {
+                        None if kw == "mbind" => ReplayOp::Mbind {
+                            region,
+                            node,
+                            first,
+                            pages,
+                        },
                         None => {
                             r.holes.push((u64::from(first), u64::from(first) + u64::from(pages)));
                             ReplayOp::Munmap { region, first, pages }
@@ -1226,7 +1303,7 @@ impl OpFile {
                 _ => {
                     return Err(err(if version >= 7 {
                         format!(
-                            "unknown op '{kw}': expected r, p, m, l, s, w, t, q, c, cr, fork, exit, mmap, munmap, madvise, task, file, anon, window or lockstep"
+                            "unknown op '{kw}': expected r, p, m, l, s, w, t, q, c, cr, fork, exit, mmap, munmap, madvise, mbind, task, file, anon, window or lockstep"
                         )
                     } else if version >= 5 {
                         format!(
@@ -1573,7 +1650,7 @@ mod tests {
         // version 1 knows no tasks, think or request marks
         assert!(e("lrugen-ops 1\ntask 0\n").msg.contains("unknown op 'task'"));
         assert!(e("lrugen-ops 1\nq\n").msg.contains("unknown op 'q'"));
-        assert!(e("lrugen-ops 8\n").msg.contains("'lrugen-ops 1' to 'lrugen-ops 7'"));
+        assert!(e("lrugen-ops 9\n").msg.contains("'lrugen-ops 1' to 'lrugen-ops 8'"));
         // control ops are version 3's
         assert!(e("lrugen-ops 2\ntask 0\nc lru_gen + 1 0 3\n")
             .msg
@@ -1681,6 +1758,61 @@ mod tests {
         for a in Advice::ALL {
             assert_eq!(Advice::from_name(a.name()), Some(a));
         }
+    }
+
+    /// Version 8's `mbind`: preferred nodes over ranges of region 0 before a populate pass, the
+    /// default policy over the whole region after it; written back as read, as version 8; bad
+    /// policies, nodes and ranges refused naming the line, and the op unknown before version 8.
+    #[test]
+    fn mbind_ops_round_trip_as_version_8_and_bad_ones_are_refused() {
+        let text = "lrugen-ops 8\nwindow 0\ntask 0\nanon 10\nmbind 0 3 4 preferred 1\nmbind 0 0 3 preferred 0\n\
+                    s 0\ns 9\nw 0\nmbind 0 0 10 default\nl 5\n";
+        let f = OpFile::parse(text).unwrap();
+        assert_eq!(f.version(), 8);
+        assert_eq!(
+            f.ops[..2],
+            [
+                ReplayOp::Mbind {
+                    region: 0,
+                    node: 1,
+                    first: 3,
+                    pages: 4
+                },
+                ReplayOp::Mbind {
+                    region: 0,
+                    node: 0,
+                    first: 0,
+                    pages: 3
+                },
+            ]
+        );
+        assert_eq!(
+            f.ops[5],
+            ReplayOp::Mbind {
+                region: 0,
+                node: MBIND_DEFAULT,
+                first: 0,
+                pages: 10
+            }
+        );
+        assert!(f.ops[5].is_process_op() && !f.ops[5].is_access());
+        assert_eq!(OpFile::parse(&f.to_text()).unwrap(), f);
+        let e = |body: &str| OpFile::parse(&format!("lrugen-ops 8\ntask 0\nanon 4\n{body}")).unwrap_err();
+        let cases: [(&str, usize, &str); 6] = [
+            ("mbind 0 0 4 interleave\n", 4, "unknown memory policy 'interleave'"),
+            ("mbind 0 0 4\n", 4, "missing the memory policy"),
+            ("mbind 0 0 4 preferred\n", 4, "missing the node after 'preferred'"),
+            ("mbind 0 0 4 preferred 64\n", 4, "node 64: expected 0 to 63"),
+            ("mbind 0 2 3 default\n", 4, "pages 2..5 of region 0"),
+            ("mbind 1 0 1 default\n", 4, "region 1 is not mapped in this process"),
+        ];
+        for (body, line, msg) in cases {
+            let err = e(body);
+            assert_eq!(err.line, line, "{body:?}: {err}");
+            assert!(err.msg.contains(msg), "{body:?}: {err}");
+        }
+        let err = OpFile::parse("lrugen-ops 7\ntask 0\nanon 4\nmbind 0 0 4 default\n").unwrap_err();
+        assert!(err.msg.contains("version 8"), "{err}");
     }
 
     /// Every process op the replayer could not carry out is refused at parse time, naming the

@@ -766,6 +766,27 @@ fn exit_child(fd: libc::c_int, st: &State) -> ! {
 }
 
 /// The `MADV_*` value of an op's advice.
+/// `mbind(2)` of `len` bytes at `p`: `MPOL_PREFERRED` of `node`, or `MPOL_DEFAULT` for
+/// [`lrugen_replay::MBIND_DEFAULT`]; no flags (pages already present stay where they are).
+fn mbind(p: *mut libc::c_void, len: usize, node: u16) -> i32 {
+    const MPOL_DEFAULT: libc::c_long = 0;
+    const MPOL_PREFERRED: libc::c_long = 1;
+    let mask: libc::c_ulong = if node == lrugen_replay::MBIND_DEFAULT {
+        0
+    } else {
+        1 << node
+    };
+    let (mode, maskp, maxnode): (libc::c_long, *const libc::c_ulong, libc::c_ulong) =
+        if node == lrugen_replay::MBIND_DEFAULT {
+            (MPOL_DEFAULT, std::ptr::null(), 0)
+        } else {
+            // maxnode counts one bit more than the mask holds (the kernel's `get_nodes`)
+            (MPOL_PREFERRED, &mask, libc::c_ulong::BITS as libc::c_ulong + 1)
+        };
+    // SAFETY: the policy of pages of our own mapping; the mask outlives the call.
+    unsafe { libc::syscall(libc::SYS_mbind, p, len, mode, maskp, maxnode, 0 as libc::c_uint) as i32 }
+}
+
 fn madv(a: Advice) -> libc::c_int {
     match a {
         Advice::Normal => libc::MADV_NORMAL,
@@ -867,6 +888,9 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
             ReplayOp::Munmap { region, first, pages }
             | ReplayOp::Madvise {
                 region, first, pages, ..
+            }
+            | ReplayOp::Mbind {
+                region, first, pages, ..
             } => {
                 let r = regions[usize::from(region)]
                     .as_mut()
@@ -879,6 +903,7 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
                         // SAFETY: advice on pages of our own mapping.
                         (unsafe { libc::madvise(p, len, madv(advice)) }, advice.name())
                     }
+                    ReplayOp::Mbind { node, .. } => (mbind(p, len, node), "mbind"),
                     // SAFETY: unmaps pages of our own mapping, which no later op touches (parser).
                     _ => (unsafe { libc::munmap(p, len) }, "munmap"),
                 };
