@@ -37,8 +37,9 @@ struct OneKernel {
 }
 
 /// The options of one run that a matrix file sets per cell instead.
-const PER_CELL: [&str; 32] = [
+const PER_CELL: [&str; 33] = [
     "series",
+    "numa",
     "image",
     "modules",
     "lru",
@@ -150,6 +151,14 @@ pub struct KernelArgs {
     /// Memory of the guest (whole MiB, at least 128M).
     #[arg(long, value_name = "SIZE", default_value = "512M", allow_hyphen_values = true)]
     guest_mem: String,
+    /// A guest of NUMA nodes of these sizes (comma-separated, whole MiB; they make the guest's
+    /// memory, --guest-mem is then their sum): node 0 has the vCPUs, the others are CPU-less
+    /// and, by the ACPI HMAT qemu gives them, one memory tier down (docs/memory-tiers.md,
+    /// "Real-kernel fixtures"). The experiment's [machine.tiers] knobs are written in the guest
+    /// and given to the model; its placement becomes mbind ops of the op file. Needs
+    /// --memcg-max max (the model runs the guest's nodes under global pressure)
+    #[arg(long, value_name = "SIZES")]
+    numa: Option<String>,
     /// Built-in workload: file (buffered reads of one file), mmap (loads through a shared
     /// mapping of it), anon (populate, then loads and stores, with swap), mixed (file reads and
     /// anon accesses in turn) or hotcold (a hot file of --hot-size read once, then read from
@@ -306,6 +315,10 @@ struct Plan {
     experiment: Option<String>,
     /// transparent_hugepage: the flag's, else the experiment's.
     thp: Thp,
+    /// NUMA nodes of the guest, MiB (`--numa`; empty: one node).
+    numa_mib: Vec<u32>,
+    /// The experiment's `[machine.tiers]` (a guest of several nodes).
+    tiers: Option<lrugen::mm::tiers::TierConfig>,
 }
 
 fn plan(a: &KernelArgs) -> Result<Plan, String> {
@@ -336,6 +349,7 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     }
     let mut bits = super::parse_enabled(&a.lru_gen_enabled)?;
     let (mut swappiness, mut min_ttl_ms) = (a.swappiness, a.min_ttl_ms);
+    let mut tiers: Option<lrugen::mm::tiers::TierConfig> = None;
     let mut thp = match a.thp.as_deref() {
         None => None,
         Some(t) => Some(Thp::parse(t).ok_or_else(|| format!("--thp: expected always, madvise or never, found '{t}'"))?),
@@ -371,7 +385,28 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
             if thp.is_none() {
                 thp = Some(c.machine.thp);
             }
+            tiers = c.machine.tiers.clone();
         }
+    }
+    let numa_mib = match &a.numa {
+        None => Vec::new(),
+        Some(s) => numa_mib(s)?,
+    };
+    if tiers.is_some() && numa_mib.is_empty() {
+        return Err(format!(
+            "{}: [machine.tiers] needs a guest of several nodes: give their sizes with --numa (e.g. --numa 192M,128M --memcg-max max)",
+            a.exp.as_deref().unwrap_or(std::path::Path::new("the experiment")).display()
+        ));
+    }
+    if !numa_mib.is_empty() && a.memcg_max.as_deref() != Some("max") {
+        return Err(
+            "--numa: the model runs a guest of several nodes under global pressure; expected --memcg-max max".into(),
+        );
+    }
+    if !numa_mib.is_empty() && tiers.is_none() {
+        // the nodes and tiers without demotion or balancing (the kernel's knobs, but
+        // numa_balancing, which Debian turns on and the model has off by default)
+        tiers = Some(Default::default());
     }
     let (policy, enabled) = match a.lru.as_str() {
         "classic" => (PolicyKind::Classic, "n".to_string()),
@@ -395,7 +430,11 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         .filter(|_| !unlimited)
         .map(|s| parse_pages(s).map_err(|e| format!("--memcg-max: {e}")))
         .transpose()?;
-    let guest_mem_mib = guest_mem_mib(&a.guest_mem)?;
+    let guest_mem_mib = if numa_mib.is_empty() {
+        guest_mem_mib(&a.guest_mem)?
+    } else {
+        numa_mib.iter().sum()
+    };
     let mut builtin = None;
     let mut experiment = None;
     let mut cpus = 1;
@@ -561,7 +600,36 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         cpus: a.cpus.unwrap_or(cpus).max(1),
         experiment,
         thp: thp.unwrap_or_default(),
+        numa_mib,
+        tiers,
     })
+}
+
+/// `--numa`: two to eight nodes of whole MiB, node 0 at least 128 MiB (the guest's kernel,
+/// initramfs and replayer live there), each other at least 16 MiB.
+fn numa_mib(s: &str) -> Result<Vec<u32>, String> {
+    let v = s
+        .split(',')
+        .map(|x| {
+            let pages = parse_pages(x.trim()).map_err(|e| format!("--numa: {e}"))?;
+            if pages % 256 != 0 {
+                return Err(format!("--numa: expected whole MiB, found '{x}'"));
+            }
+            Ok((pages / 256) as u32)
+        })
+        .collect::<Result<Vec<u32>, String>>()?;
+    if !(2..=8).contains(&v.len()) {
+        return Err(format!("--numa: expected 2 to 8 node sizes, found {}", v.len()));
+    }
+    if v[0] < 128 || v[1..].iter().any(|&m| m < 16) {
+        return Err(format!(
+            "--numa: expected node 0 of at least 128M and the others of at least 16M, found '{s}'"
+        ));
+    }
+    if v.iter().map(|&m| u64::from(m)).sum::<u64>() > 65_536 {
+        return Err(format!("--numa: expected at most 64G in all, found '{s}'"));
+    }
+    Ok(v)
 }
 
 /// `--guest-mem`: whole MiB, at least 128 (the guest's kernel, initramfs and workload must fit).
@@ -754,6 +822,8 @@ fn kernel_opts(a: &KernelArgs, p: &Plan, source: KernelSource, replayer: Option<
     o.lru_gen_full_every_window = p.policy == PolicyKind::Mglru && a.debugfs_every_window;
     o.ftrace = a.ftrace.clone();
     o.thp = p.thp;
+    o.numa_mib = p.numa_mib.clone();
+    o.tiers = p.tiers.clone();
     if let Some(r) = replayer {
         o.replayer = r;
     }
@@ -797,6 +867,11 @@ fn settings_of(a: &KernelArgs, p: &Plan, o: &KernelOpts, run: &lrugen_kernel::Ke
         guest_mem_mib: o.guest_mem_mib,
         zones: run.global_zones(),
         lockstep: p.ops.lockstep,
+        numa_mib: p.numa_mib.clone(),
+        tiers: p
+            .tiers
+            .as_ref()
+            .map(|t| lrugen_kernel::model::guest_tiers(t, &run.memory_tiers, p.numa_mib.len())),
     }
 }
 
@@ -871,6 +946,47 @@ mod tests {
     fn plan_of(args: &[&str]) -> Result<Plan, String> {
         let t = T::try_parse_from(std::iter::once("kernel").chain(args.iter().copied())).map_err(|e| e.to_string())?;
         plan(&t.a)
+    }
+
+    /// `--numa`: the guest's memory is the nodes' sum; the experiment's `[machine.tiers]` come
+    /// with it and its placement becomes `mbind` ops (version 8); a tiered experiment without
+    /// `--numa`, `--numa` without `--memcg-max max` and bad sizes are refused before booting.
+    #[test]
+    fn numa_guests_take_the_experiments_tiers_and_need_global_pressure() {
+        let exp = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../lrugen-kernel/tests/fixtures/tiering/gauss-inverted.toml"
+        );
+        let p = plan_of(&["--exp", exp, "--numa", "192M,128M", "--memcg-max", "max"]).unwrap();
+        assert_eq!(
+            (p.numa_mib.clone(), p.guest_mem_mib, p.memcg_bytes),
+            (vec![192, 128], 320, 0)
+        );
+        let t = p.tiers.as_ref().expect("the experiment's tiers");
+        assert!(t.demotion_enabled && t.numa_balancing == 2 && t.scan_period_ms == 10);
+        assert_eq!(p.ops.version(), 8);
+        let mbinds = p.ops.ops.iter().filter(|o| matches!(o, ReplayOp::Mbind { .. })).count();
+        assert_eq!(
+            mbinds, 4,
+            "three placement rules and the default after the populate pass"
+        );
+        let e = plan_of(&["--exp", exp, "--memcg-max", "max"]).err().unwrap();
+        assert!(e.contains("[machine.tiers] needs a guest of several nodes"), "{e}");
+        let e = plan_of(&["--numa", "192M,128M"]).err().unwrap();
+        assert!(e.contains("expected --memcg-max max"), "{e}");
+        for (bad, msg) in [
+            ("192M", "expected 2 to 8 node sizes"),
+            ("64M,128M", "node 0 of at least 128M"),
+            ("192M,100k", "whole MiB"),
+            ("192M,lots", "--numa:"),
+        ] {
+            let e = plan_of(&["--numa", bad, "--memcg-max", "max"]).err().unwrap();
+            assert!(e.contains(msg), "{bad}: {e}");
+        }
+        // without an experiment: the nodes, no demotion and no balancing
+        let p = plan_of(&["--numa", "192M,128M", "--memcg-max", "max"]).unwrap();
+        let t = p.tiers.unwrap();
+        assert!(!t.demotion_enabled && t.numa_balancing == 0);
     }
 
     #[test]

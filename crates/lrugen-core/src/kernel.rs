@@ -211,6 +211,9 @@ impl<P: Policy> Kernel<P> {
     #[inline]
     pub fn return_to_user(&mut self) {
         self.reclaim_kmem_excess();
+        if self.m.kswapd_pending {
+            alloc::run_pending_kswapd(&mut self.m, &mut self.p);
+        }
         if self.m.memcgs.reap_pending {
             self.reap_memcgs();
         }
@@ -580,6 +583,7 @@ impl<P: Policy> Kernel<P> {
                 pages,
                 advice,
             } => self.madvise(task, vpn, pages, advice),
+            Op::Mbind { task, vpn, pages, node } => self.mbind(task, vpn, pages, node),
             Op::Fork { task, child } => self.fork(task, child),
             // no kernel work: the engine delays the task, a replay ignores it
             Op::Think { .. } => Ok(Access::Hit),

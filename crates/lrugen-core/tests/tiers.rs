@@ -652,3 +652,52 @@ fn the_tiering_example_under_the_checker_and_the_engine() {
         }
     }
 }
+
+/// `mbind(2)` (`Kernel::mbind`, op files' `mbind`): the range gets VMAs of its own with the
+/// policy, pages faulted there after it go to the preferred node first (before the experiment's
+/// placement), pages already present stay where they are, `MPOL_DEFAULT` puts faults back on the
+/// CPU's node without merging the pieces again (their anon_vmas differ in the kernel); a node
+/// the machine lacks and a hole in the range are refused.
+#[test]
+fn mbind_places_later_faults_on_the_preferred_node() {
+    use lrugen::mm::vm::MPOL_DEFAULT;
+    let (mut k, _, task) = common::classic_on(machine(4096, 4096, 0, demotion(false)));
+    let vpn = k.m.mmap(task, 100, vmf::WRITE, None);
+    for v in vpn..vpn + 10 {
+        k.access(task, v, true).unwrap();
+    }
+    k.mbind(task, vpn, 70, 1).unwrap();
+    k.mbind(task, vpn, 30, 0).unwrap();
+    let policies: Vec<(u32, u32, u8)> = k.m.mms[task as usize]
+        .vmas
+        .iter()
+        .filter(|v| v.start >= vpn && v.end <= vpn + 100)
+        .map(|v| (v.start - vpn, v.end - vpn, v.policy))
+        .collect();
+    assert_eq!(policies, [(0, 30, 0), (30, 70, 1), (70, 100, MPOL_DEFAULT)]);
+    for v in vpn..vpn + 100 {
+        k.access(task, v, true).unwrap();
+    }
+    k.lru_add_drain();
+    assert_eq!(
+        residency(&k.m, task, vpn, 30),
+        [30, 0],
+        "preferred node 0 (10 already there)"
+    );
+    assert_eq!(residency(&k.m, task, vpn + 30, 40), [0, 40], "preferred node 1");
+    assert_eq!(residency(&k.m, task, vpn + 70, 30), [30, 0], "the CPU's node");
+    // the default policy over the whole range: the pieces stay, the pages stay
+    k.mbind(task, vpn, 100, MPOL_DEFAULT).unwrap();
+    let n = k.m.mms[task as usize]
+        .vmas
+        .iter()
+        .filter(|v| v.start >= vpn && v.end <= vpn + 100)
+        .count();
+    assert_eq!(n, 3, "not merged again");
+    assert!(k.m.mms[task as usize].vmas.iter().all(|v| v.policy == MPOL_DEFAULT));
+    assert_eq!(residency(&k.m, task, vpn + 30, 40), [0, 40]);
+    assert!(k.mbind(task, vpn, 10, 2).is_err(), "node 2 does not exist");
+    k.munmap(task, vpn + 50, 1).unwrap();
+    assert!(k.mbind(task, vpn, 100, 0).is_err(), "a hole in the range");
+    k.check().unwrap();
+}

@@ -405,6 +405,27 @@ fn seqs_over_boots(kernel: &[Sides], model: &[Sides], show: impl Fn(&Option<(u64
     }
 }
 
+/// The checks of `rows` judged against boots ([`global_group_of`]), one line each: the group,
+/// the counter, every boot's value, the model's, `ok` or `OUT`.
+pub fn boots_table<'a>(rows: impl IntoIterator<Item = &'a Compared>) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    for c in rows {
+        for k in &c.checks {
+            let _ = writeln!(
+                t,
+                "{:<42} {:<30} kernel {:>18} model {:>7} {}",
+                c.name,
+                k.what,
+                k.detail.trim_start_matches("boots "),
+                k.model,
+                if k.ok { "ok" } else { "OUT" }
+            );
+        }
+    }
+    t
+}
+
 /// Check `rows` against their listed gaps `(fixture, check, why)`: every check out of tolerance
 /// must be listed, every listed one must still be out of tolerance, and each must name a check
 /// some row has. The error says which, one per line (the tests of the fixture directories).
@@ -872,6 +893,53 @@ pub const GLOBAL_COUNTERS: &[(&str, &[&str], &[lrugen::mm::vmstat::Stat])] = &[
     ),
 ];
 
+/// The counters of a memory-tiering fixture (`tests/fixtures/tiering/`, `lrugen kernel --numa`):
+/// NUMA balancing's scan and hint faults, promotion (`pgpromote_candidate` passed the hot
+/// threshold, `numa_pages_migrated` migrated), kswapd's demotion and its scan, and kswapd's runs.
+pub const TIERING_COUNTERS: &[(&str, &[&str], &[lrugen::mm::vmstat::Stat])] = &[
+    (
+        "numa_pte_updates",
+        &["numa_pte_updates"],
+        &[lrugen::mm::vmstat::Stat::NumaPteUpdates],
+    ),
+    (
+        "numa_hint_faults",
+        &["numa_hint_faults"],
+        &[lrugen::mm::vmstat::Stat::NumaHintFaults],
+    ),
+    (
+        "pgpromote_candidate",
+        &["pgpromote_candidate"],
+        &[lrugen::mm::vmstat::Stat::PgpromoteCandidate],
+    ),
+    (
+        "numa_pages_migrated",
+        &["numa_pages_migrated"],
+        &[lrugen::mm::vmstat::Stat::NumaPagesMigrated],
+    ),
+    (
+        "pgdemote_kswapd",
+        &["pgdemote_kswapd"],
+        &[lrugen::mm::vmstat::Stat::PgdemoteKswapd],
+    ),
+    (
+        "pgscan_kswapd",
+        &["pgscan_kswapd"],
+        &[lrugen::mm::vmstat::Stat::PgscanKswapd],
+    ),
+    (
+        "pgsteal_kswapd",
+        &["pgsteal_kswapd"],
+        &[lrugen::mm::vmstat::Stat::PgstealKswapd],
+    ),
+    (
+        "pgscan_direct",
+        &["pgscan_direct"],
+        &[lrugen::mm::vmstat::Stat::PgscanDirect],
+    ),
+    ("pageoutrun", &["pageoutrun"], &[lrugen::mm::vmstat::Stat::Pageoutrun]),
+];
+
 /// The tolerance of a global-pressure counter (issue 13: the direct-reclaim and kswapd counters
 /// within 10 %), widened to the boots' own spread plus [`SPREAD_MARGIN`] where the kernel moves
 /// more than that between boots, or [`GLOBAL_FLOOR`] events ([`within_boots`]).
@@ -921,6 +989,16 @@ pub struct GroupRun {
 
 /// [`GroupRun`] of `boots` (at least one), named `group`.
 pub fn global_group(group: &str, boots: &[Capture]) -> Result<GroupRun, Error> {
+    global_group_of(group, boots, GLOBAL_COUNTERS)
+}
+
+/// [`global_group`] with a [`Check`] of each of `counters` (name, the kernel's `/proc/vmstat`
+/// names summed, the model's counters summed) instead of [`GLOBAL_COUNTERS`].
+pub fn global_group_of(
+    group: &str,
+    boots: &[Capture],
+    counters: &[(&'static str, &[&str], &[lrugen::mm::vmstat::Stat])],
+) -> Result<GroupRun, Error> {
     let c = boots
         .first()
         .ok_or_else(|| Error::Config(format!("{group}: no boots")))?;
@@ -948,7 +1026,7 @@ pub fn global_group(group: &str, boots: &[Capture]) -> Result<GroupRun, Error> {
         });
     };
     push("misses", boots.iter().map(|b| b.run.misses).collect(), m.misses);
-    for (what, k, s) in GLOBAL_COUNTERS {
+    for &(what, k, s) in counters {
         let mv: u64 = s.iter().map(|&s| m.vm(s).max(0) as u64).sum();
         push(what, boots.iter().map(|b| vmstat_sum(&b.run, k)).collect(), mv);
     }

@@ -55,6 +55,57 @@ pub struct InitSpec {
     /// sysfs with the kernel's other THP defaults, and read back into the serial log
     /// ([`THP_ENABLED`], [`THP_DEFRAG`]).
     pub thp: lrugen::mm::thp::Thp,
+    /// Memory tiers (a guest of several NUMA nodes, [`crate::numa_args`]): the demotion and NUMA
+    /// balancing knobs written before the replay ([`tier_knobs`]), the tiers read back into the
+    /// serial log ([`MEMORY_TIERS`]) and the replayer's `numa_maps` dumped after its last access.
+    pub tiers: Option<lrugen::mm::tiers::TierConfig>,
+}
+
+/// The dump of the guest's memory tiers: a line `memory_tierN NODELIST` per tier.
+pub const MEMORY_TIERS: &str = "memory-tiers";
+
+/// The writes that set `t`'s knobs in the guest, as (value, file): `demotion_enabled`,
+/// `kernel.numa_balancing`, the promotion rate limit, and NUMA balancing's debugfs knobs (the
+/// scan delay, period, size and the hot threshold; `numa_balancing_*` sysctls before 6.6 moved
+/// them to `/sys/kernel/debug/sched/numa_balancing/`, and the hot threshold with them).
+pub fn tier_knobs(t: &lrugen::mm::tiers::TierConfig) -> Vec<(String, &'static str)> {
+    vec![
+        // no watermark boosting: the model has no page blocks of migrate types, whose fallback
+        // steals boost a zone's watermarks (`boost_watermark`); a boosted kswapd reclaims without
+        // swapping or demoting (`may_swap` 0), finds nothing and, 16 times over, gives up on the
+        // node (`kswapd_failures`), which a 6.12 guest did in the populate pass
+        ("0".to_string(), "/proc/sys/vm/watermark_boost_factor"),
+        (
+            if t.demotion_enabled { "true" } else { "false" }.to_string(),
+            "/sys/kernel/mm/numa/demotion_enabled",
+        ),
+        (
+            t.scan_delay_ms.to_string(),
+            "/sys/kernel/debug/sched/numa_balancing/scan_delay_ms",
+        ),
+        (
+            t.scan_period_ms.to_string(),
+            "/sys/kernel/debug/sched/numa_balancing/scan_period_min_ms",
+        ),
+        (
+            t.scan_period_max_ms.to_string(),
+            "/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms",
+        ),
+        (
+            t.scan_size_mb.to_string(),
+            "/sys/kernel/debug/sched/numa_balancing/scan_size_mb",
+        ),
+        (
+            t.hot_threshold_ms.to_string(),
+            "/sys/kernel/debug/sched/numa_balancing/hot_threshold_ms",
+        ),
+        (
+            t.promote_rate_limit_mbps.to_string(),
+            "/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps",
+        ),
+        // last: balancing starts with the knobs in place
+        (t.numa_balancing.to_string(), "/proc/sys/kernel/numa_balancing"),
+    ]
 }
 
 /// The dump of `/sys/kernel/mm/transparent_hugepage/enabled` after `/init` set it (runs with
@@ -208,6 +259,11 @@ pub fn init_script(s: &InitSpec) -> String {
             let _ = writeln!(o, "mkdir /sys/fs/cgroup/t/{m}");
         }
     }
+    if let Some(t) = &s.tiers {
+        for (v, f) in tier_knobs(t) {
+            let _ = writeln!(o, "echo {v} > {f} || echo 'lrugen: {f} failed'");
+        }
+    }
     o.push_str("sync\necho 3 > /proc/sys/vm/drop_caches\n");
     let cap = |o: &mut String, name: &str, file: &str| {
         let _ = writeln!(o, "echo '{BEGIN}{name}'\ncat {file}\necho '{END}{name}'");
@@ -223,6 +279,12 @@ pub fn init_script(s: &InitSpec) -> String {
         cap(&mut o, THP_ENABLED, "/sys/kernel/mm/transparent_hugepage/enabled");
         cap(&mut o, THP_DEFRAG, "/sys/kernel/mm/transparent_hugepage/defrag");
     }
+    if s.tiers.is_some() {
+        let _ = writeln!(
+            o,
+            "echo '{BEGIN}{MEMORY_TIERS}'\nfor t in /sys/devices/virtual/memory_tiering/memory_tier*; do echo ${{t##*/}} $(cat $t/nodelist); done\necho '{END}{MEMORY_TIERS}'"
+        );
+    }
     cap(&mut o, "vmstat-before", "/proc/vmstat");
     if !s.ftrace.is_empty() {
         ftrace_setup(&mut o, &s.ftrace);
@@ -236,6 +298,10 @@ pub fn init_script(s: &InitSpec) -> String {
     dumps.push_str(" --end smaps=/proc/self/smaps");
     // and the zones as the last access left them
     dumps.push_str(" --end zoneinfo=/proc/zoneinfo");
+    if s.tiers.is_some() {
+        // where the replayer's pages are, node by node
+        dumps.push_str(" --end numa_maps=/proc/self/numa_maps");
+    }
     if s.swap || s.zram_bytes > 0 {
         dumps.push_str(" --end memory.swap.current=/sys/fs/cgroup/t/memory.swap.current");
     }
@@ -441,7 +507,36 @@ mod tests {
             task_memcgs: Vec::new(),
             progress_every: 0,
             ftrace: Vec::new(),
+            tiers: None,
         }
+    }
+
+    /// Tiers: the knobs written before the replay (boosting off, balancing last), the tiers read
+    /// back before it and the replayer's `numa_maps` after it.
+    #[test]
+    fn init_script_sets_the_tier_knobs_and_reads_the_tiers_back() {
+        let mut s = spec(LruMode::Classic);
+        assert!(!init_script(&s).contains("numa"));
+        s.tiers = Some(lrugen::mm::tiers::TierConfig {
+            demotion_enabled: true,
+            numa_balancing: 2,
+            scan_delay_ms: 10,
+            hot_threshold_ms: 7,
+            ..Default::default()
+        });
+        let o = init_script(&s);
+        let at = |needle: &str| o.find(needle).unwrap_or_else(|| panic!("{needle} missing:\n{o}"));
+        at("echo 0 > /proc/sys/vm/watermark_boost_factor");
+        at("echo true > /sys/kernel/mm/numa/demotion_enabled");
+        at("echo 10 > /sys/kernel/debug/sched/numa_balancing/scan_delay_ms");
+        at("echo 7 > /sys/kernel/debug/sched/numa_balancing/hot_threshold_ms");
+        let bal = at("echo 2 > /proc/sys/kernel/numa_balancing");
+        assert!(
+            bal > at("scan_size_mb") && bal < at("exec /bin/lrugen-replay"),
+            "balancing last, before the replay"
+        );
+        assert!(at(MEMORY_TIERS) < at("exec /bin/lrugen-replay"));
+        at("--end numa_maps=/proc/self/numa_maps");
     }
 
     /// THP other than `never`: the knobs a guest under 512 MiB loses at boot (`hugepage_init`)

@@ -160,6 +160,13 @@ pub struct KernelOpts {
     /// (`transparent_hugepage=`; default `never`, which every fixture made before THP was
     /// modelled booted with, as the model's default is).
     pub thp: Thp,
+    /// NUMA nodes of the guest, MiB each (empty: one node of `guest_mem_mib`; else they add up
+    /// to it): node 0 has the vCPUs, the others are CPU-less and one memory tier down
+    /// ([`numa_args`]).
+    pub numa_mib: Vec<u32>,
+    /// The demotion and NUMA-balancing knobs of a guest of several nodes
+    /// ([`initramfs::tier_knobs`]; the placement is the op file's `mbind` ops).
+    pub tiers: Option<lrugen::mm::tiers::TierConfig>,
 }
 
 impl KernelOpts {
@@ -194,6 +201,8 @@ impl KernelOpts {
             cpus: 1,
             ftrace: Vec::new(),
             thp: Thp::Never,
+            numa_mib: Vec::new(),
+            tiers: None,
         }
     }
 }
@@ -294,6 +303,14 @@ pub struct KernelRun {
     /// captures made before it was read.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub smaps_at_end_of_replay: String,
+    /// The replayer's `/proc/self/numa_maps` read after its last access (a guest of several
+    /// nodes): its mappings' pages per node (`N0=… N1=…`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub numa_maps_at_end_of_replay: String,
+    /// The guest's memory tiers before the replay, a line `memory_tierN NODELIST` each (a guest of
+    /// several nodes, [`initramfs::MEMORY_TIERS`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub memory_tiers: String,
     /// `/sys/kernel/debug/lru_gen` after each full window, with the measured accesses done so far
     /// (empty unless `KernelOpts::lru_gen_every_window`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -855,6 +872,54 @@ pub fn qemu_args(
     a
 }
 
+/// HMAT's access latency of a CPU-less node, ns, and of node 0 (the vCPUs' own).
+pub const HMAT_LATENCY_NS: [u32; 2] = [40, 10];
+/// HMAT's access bandwidth of a CPU-less node, and of node 0, MB/s.
+pub const HMAT_BANDWIDTH_MBPS: [u32; 2] = [2_048, 10_240];
+
+/// The qemu options of a guest of NUMA nodes of `nodes_mib` MiB each (to add to [`qemu_args`],
+/// whose `-m` must be their sum): node 0 has every vCPU, the others no CPU; an ACPI SLIT of
+/// distance 20 between nodes and an HMAT (`-machine hmat=on`) whose latency and bandwidth from
+/// node 0's initiator make a CPU-less node slower memory ([`HMAT_LATENCY_NS`],
+/// [`HMAT_BANDWIDTH_MBPS`]), which the kernel (6.10 on: "memory tier: create CPUless memory
+/// tiers after obtaining HMAT info") puts in a memory tier below node 0's, as PMEM or CXL memory.
+pub fn numa_args(nodes_mib: &[u32], cpus: u32) -> Vec<String> {
+    let mut a: Vec<String> = vec!["-machine".into(), "hmat=on".into()];
+    for (i, mib) in nodes_mib.iter().enumerate() {
+        a.extend([
+            "-object".into(),
+            format!("memory-backend-ram,size={mib}M,id=m{i}"),
+            "-numa".into(),
+            if i == 0 {
+                format!("node,nodeid=0,memdev=m0,cpus=0-{},initiator=0", cpus.max(1) - 1)
+            } else {
+                format!("node,nodeid={i},memdev=m{i},initiator=0")
+            },
+        ]);
+    }
+    for i in 1..nodes_mib.len() {
+        for j in 0..i {
+            a.extend(["-numa".into(), format!("dist,src={j},dst={i},val=20")]);
+        }
+    }
+    for i in 0..nodes_mib.len() {
+        let k = usize::from(i == 0);
+        a.extend([
+            "-numa".into(),
+            format!(
+                "hmat-lb,initiator=0,target={i},hierarchy=memory,data-type=access-latency,latency={}",
+                HMAT_LATENCY_NS[k]
+            ),
+            "-numa".into(),
+            format!(
+                "hmat-lb,initiator=0,target={i},hierarchy=memory,data-type=access-bandwidth,bandwidth={}M",
+                HMAT_BANDWIDTH_MBPS[k]
+            ),
+        ]);
+    }
+    a
+}
+
 /// Boot qemu and wait (killing it after `timeout`); return the serial log.
 pub fn boot(args: &[String], serial: &Path, timeout: Duration) -> Result<String, Error> {
     let mut child = Command::new("qemu-system-x86_64")
@@ -932,6 +997,7 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         progress_every: if opts.min_ttl_ms.is_some() { PROGRESS_EVERY } else { 0 },
         ftrace: opts.ftrace.clone(),
         thp: opts.thp,
+        tiers: opts.tiers.clone(),
     };
     initramfs::build(
         &w.join("initramfs"),
@@ -949,7 +1015,7 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
     if swap_disk {
         build_swap_image(&swap, opts.swap_mib)?;
     }
-    let args = qemu_args(
+    let mut args = qemu_args(
         &k.vmlinux,
         &initrd,
         &disk,
@@ -962,6 +1028,16 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
             thp: opts.thp,
         },
     );
+    if !opts.numa_mib.is_empty() {
+        let sum: u32 = opts.numa_mib.iter().sum();
+        if sum != opts.guest_mem_mib {
+            return Err(Error::Config(format!(
+                "NUMA nodes of {sum} MiB in all for a guest of {} MiB",
+                opts.guest_mem_mib
+            )));
+        }
+        args.extend(numa_args(&opts.numa_mib, opts.cpus));
+    }
     let log = boot(&args, &serial, opts.timeout)?;
     let mut r = serial::parse_serial(&log)?;
     r.package = k.package;
@@ -1122,6 +1198,29 @@ impl Fixture {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A guest of three nodes: a memory backend and a node each, the vCPUs on node 0 only, a
+    /// SLIT distance between every pair, and HMAT latency and bandwidth from node 0's initiator
+    /// that make the CPU-less nodes slower.
+    #[test]
+    fn numa_args_make_cpu_less_nodes_slower_memory() {
+        let a = numa_args(&[192, 128, 64], 2).join(" ");
+        for want in [
+            "-machine hmat=on",
+            "memory-backend-ram,size=192M,id=m0",
+            "memory-backend-ram,size=64M,id=m2",
+            "node,nodeid=0,memdev=m0,cpus=0-1,initiator=0",
+            "node,nodeid=2,memdev=m2,initiator=0",
+            "dist,src=0,dst=1,val=20",
+            "dist,src=1,dst=2,val=20",
+            "target=0,hierarchy=memory,data-type=access-latency,latency=10",
+            "target=1,hierarchy=memory,data-type=access-latency,latency=40",
+            "target=2,hierarchy=memory,data-type=access-bandwidth,bandwidth=2048M",
+        ] {
+            assert!(a.contains(want), "{want} missing from {a}");
+        }
+        assert!(!a.contains("nodeid=1,memdev=m1,cpus"), "{a}");
+    }
 
     #[test]
     fn model_capacity_leaves_out_the_replayers_anon_and_the_kernels_charges() {

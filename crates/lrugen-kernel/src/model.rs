@@ -431,6 +431,28 @@ impl Procs {
                     no_key,
                 )
             }
+            ReplayOp::Mbind {
+                region,
+                node,
+                first,
+                pages,
+            } => {
+                let (vpn, _) = self.region(region)?;
+                let node = if node == lrugen_replay::MBIND_DEFAULT {
+                    lrugen::mm::vm::MPOL_DEFAULT
+                } else {
+                    node as u8
+                };
+                (
+                    Op::Mbind {
+                        task,
+                        vpn: vpn + first,
+                        pages,
+                        node,
+                    },
+                    no_key,
+                )
+            }
             ReplayOp::RegionLoad { region, page } | ReplayOp::RegionStore { region, page } => {
                 let (vpn, key) = self.region(region)?;
                 let vpn = vpn + page as u32;
@@ -1583,7 +1605,7 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
     // global pressure: the guest's own zones, and no limit on the memcg
     let global = s.memcg_max_bytes == 0 && !s.zones.is_empty();
     let mut machine = if global {
-        global_machine(&s.zones, swap_pages)?
+        global_machine_of(&s.zones, swap_pages, s.numa_mib.len().max(1))?
     } else {
         MachineConfig::simple(cap * 4 + 65_536 + swap_pages, swap_pages)
     };
@@ -1602,6 +1624,19 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
     machine.page_cluster = s.page_cluster;
     machine.swap_rotational = s.swap == "disk";
     machine.thp = s.thp;
+    if let Some(t) = &s.tiers {
+        if !global {
+            return Err(Error::Config(
+                "memory tiers: the model runs a guest of several nodes under global pressure only (--memcg-max max)"
+                    .into(),
+            ));
+        }
+        // the guest's clock: what its scans cost it (as `GUEST_CLOCK` for the rest)
+        machine.tiers = Some(lrugen::mm::tiers::TierConfig {
+            scan_pte_ns: GUEST_SCAN_PTE_NS,
+            ..t.clone()
+        });
+    }
     let mut cfg = RunConfig::new(
         machine,
         MemcgConfig {
@@ -1629,13 +1664,69 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
 /// managed pages, the pages the kernel already used, its watermarks and its `lowmem_reserve`,
 /// and kswapd sleeping as the kernel's ([`MachineConfig::x86`]).
 pub fn global_machine(zones: &[crate::zoneinfo::ZoneInfo], swap_pages: u64) -> Result<MachineConfig, Error> {
-    let mut layout = Vec::new();
-    let mut boot = Vec::new();
+    global_machine_of(zones, swap_pages, 1)
+}
+
+/// The model's `[machine.tiers]` for a guest of `nodes` nodes given `knobs`: each node's abstract
+/// distance the start of the memory tier the guest put it in (`memory_tiers`, the
+/// [`crate::KernelRun::memory_tiers`] lines `memory_tierN NODELIST`: tier N is
+/// `N << MEMTIER_CHUNK_BITS`), DRAM's for a node in none; no placement (the op file's `mbind` ops
+/// place the pages).
+pub fn guest_tiers(
+    knobs: &lrugen::mm::tiers::TierConfig,
+    memory_tiers: &str,
+    nodes: usize,
+) -> lrugen::mm::tiers::TierConfig {
+    let mut adistance = vec![lrugen::mm::tiers::MEMTIER_ADISTANCE_DRAM; nodes];
+    for l in memory_tiers.lines() {
+        let mut it = l.split_whitespace();
+        let (Some(t), Some(list)) = (it.next(), it.next()) else {
+            continue;
+        };
+        let Some(tier) = t.strip_prefix("memory_tier").and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        for part in list.split(',') {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
+                for d in adistance.iter_mut().take(b + 1).skip(a) {
+                    *d = tier << lrugen::mm::tiers::MEMTIER_CHUNK_BITS;
+                }
+            }
+        }
+    }
+    lrugen::mm::tiers::TierConfig {
+        adistance,
+        placement: Vec::new(),
+        ..knobs.clone()
+    }
+}
+
+/// What NUMA balancing's scan costs the guest per PTE it makes PROT_NONE, ns of its
+/// `-icount` clock ([`lrugen::mm::tiers::TierConfig::scan_pte_ns`], set by [`config`] for a
+/// guest with tiers): `task_numa_work` traced with kprobes on Debian 6.12 (the tiering
+/// fixture's workload with node 0 at 256 MiB to hold the trace buffer, 2026-12-06): 329 scans,
+/// 198 of which updated PTEs (median 298 µs each), 67.3 ms in those for 107,292 PTEs updated;
+/// the other 131 took 1-10 µs.
+pub const GUEST_SCAN_PTE_NS: u64 = 627;
+
+/// [`global_machine`] of a guest of `nodes` NUMA nodes (`lrugen kernel --numa`): each node with
+/// its own zones as the guest's `/proc/zoneinfo` showed them.
+pub fn global_machine_of(
+    zones: &[crate::zoneinfo::ZoneInfo],
+    swap_pages: u64,
+    nodes: usize,
+) -> Result<MachineConfig, Error> {
+    let mut layout = vec![Vec::new(); nodes];
+    let mut boot = vec![Vec::new(); nodes];
     for z in zones.iter().filter(|z| z.managed > 0) {
-        if z.node != 0 {
+        let n = z.node as usize;
+        if n >= nodes {
             return Err(Error::Config(format!(
-                "zones: node {} (zone {}): the model's guest has one node",
-                z.node, z.name
+                "zones: node {} (zone {}): the model's guest has {nodes} node{}",
+                z.node,
+                z.name,
+                if nodes == 1 { "" } else { "s" }
             )));
         }
         let t = z.zone_type().ok_or_else(|| {
@@ -1644,15 +1735,19 @@ pub fn global_machine(zones: &[crate::zoneinfo::ZoneInfo], swap_pages: u64) -> R
                 z.name
             ))
         })?;
-        layout.push((t, z.managed));
-        boot.push(z.boot());
+        layout[n].push((t, z.managed));
+        boot[n].push(z.boot());
     }
-    if layout.is_empty() {
-        return Err(Error::Config("zones: no zone with managed pages".into()));
+    if let Some(n) = layout.iter().position(|l| l.is_empty()) {
+        return Err(Error::Config(if nodes == 1 {
+            "zones: no zone with managed pages".into()
+        } else {
+            format!("zones: node {n} has no zone with managed pages")
+        }));
     }
     Ok(MachineConfig {
-        nodes: vec![layout],
-        zone_boot: vec![boot],
+        nodes: layout,
+        zone_boot: boot,
         ..MachineConfig::x86(0, swap_pages)
     })
 }

@@ -526,7 +526,8 @@ pub fn from_streams(m: &Machine, streams: Vec<Vec<TaskStep>>, window: u64, think
                 | Op::Fork { .. }
                 | Op::Mmap { .. }
                 | Op::Munmap { .. }
-                | Op::Madvise { .. } => unreachable!("handled above"),
+                | Op::Madvise { .. }
+                | Op::Mbind { .. } => unreachable!("handled above"),
             };
             ops.push(op);
             if ends_request && s.measure {
@@ -705,6 +706,19 @@ fn process_op(
             }
             ReplayOp::Munmap { region, first, pages }
         }
+        Op::Mbind { vpn, pages, node, .. } => {
+            let (region, first) = region_range(m, top, root, anon, anon_pages, vpn, pages)?;
+            ReplayOp::Mbind {
+                region,
+                node: if node == lrugen::mm::vm::MPOL_DEFAULT {
+                    lrugen_replay::MBIND_DEFAULT
+                } else {
+                    u16::from(node)
+                },
+                first,
+                pages,
+            }
+        }
         Op::Madvise { vpn, pages, advice, .. } => {
             let (region, first) = region_range(m, top, root, anon, anon_pages, vpn, pages)?;
             ReplayOp::Madvise {
@@ -783,7 +797,77 @@ pub fn experiment_ops(cfg: &lrugen::sim::RunConfig, window: u64) -> Result<OpFil
         })
         .collect();
     let think = cfg.engine.as_ref().map_or(0, |e| e.think_ns);
-    from_streams(&m, steps, window, think)
+    let mut ops = from_streams(&m, steps, window, think)?;
+    if let Some(t) = cfg.machine.tiers.as_ref().filter(|t| !t.placement.is_empty()) {
+        let anon_vmas = |mm: &lrugen::mm::vm::MmStruct| mm.vmas.iter().filter(|v| v.is_anon()).count();
+        if m.mms.iter().any(|mm| anon_vmas(mm) > 1) {
+            return Err(Error::Config(
+                "[machine.tiers] placement: the guest places a task's one anonymous region (its op file's region 0); \
+                 this workload maps more than one"
+                    .into(),
+            ));
+        }
+        add_placement(&mut ops, &t.placement)?;
+    }
+    Ok(ops)
+}
+
+/// `[machine.tiers] placement` as `mbind` ops (version 8) of each task's anon region (region 0,
+/// one anonymous mapping in the model): before the task's first op, an `mbind … preferred NODE`
+/// per rule over the pages the model's placement gives that node
+/// ([`lrugen::mm::tiers::Tiers::place`]: the first rule with `from <= i / pages < to`; written
+/// in reverse so that the first rule's policy is the one a page keeps), and right after the `w`
+/// that ends the populate pass, `mbind 0 0 PAGES default`: the pages stay where the populate
+/// pass put them, and NUMA balancing may migrate them (a VMA policy without `MPOL_F_MOF` is not
+/// migrated on a hint fault, `mpol_misplaced`), swap-ins allocate on the CPU's node, as the
+/// model's do. A task with anon memory and no populate pass (no `w`) is an error: its faults
+/// would be measured under the placement, which the kernel's would not keep.
+pub fn add_placement(ops: &mut OpFile, rules: &[lrugen::mm::tiers::Placement]) -> Result<(), Error> {
+    let place = |pages: u64| -> Vec<ReplayOp> {
+        let mut v = Vec::new();
+        let at = |i: u64| i as f64 / pages as f64;
+        for r in rules.iter().rev() {
+            let first = (0..pages).find(|&i| at(i) >= r.from).unwrap_or(pages);
+            let end = (first..pages).find(|&i| at(i) >= r.to).unwrap_or(pages);
+            if end > first {
+                v.push(ReplayOp::Mbind {
+                    region: 0,
+                    node: r.node as u16,
+                    first: first as u32,
+                    pages: (end - first) as u32,
+                });
+            }
+        }
+        v
+    };
+    let fix = |i: usize, pages: u64, list: &mut Vec<ReplayOp>| -> Result<(), Error> {
+        if pages == 0 {
+            return Ok(());
+        }
+        let w = list.iter().position(|o| *o == ReplayOp::MeasureStart).ok_or_else(|| {
+            Error::Config(format!(
+                "task {i}: [machine.tiers] placement needs a populate pass before the measured accesses"
+            ))
+        })?;
+        list.insert(
+            w + 1,
+            ReplayOp::Mbind {
+                region: 0,
+                node: lrugen_replay::MBIND_DEFAULT,
+                first: 0,
+                pages: pages as u32,
+            },
+        );
+        let mut head = place(pages);
+        head.append(list);
+        *list = head;
+        Ok(())
+    };
+    fix(0, ops.anon_pages, &mut ops.ops)?;
+    for (i, t) in ops.tasks.iter_mut().enumerate() {
+        fix(i + 1, t.anon_pages, &mut t.ops)?;
+    }
+    Ok(())
 }
 
 /// The CPUs an experiment's engine runs its tasks on (the guest's `-smp`): its `[engine] cpus`,

@@ -70,6 +70,15 @@ pub struct Settings {
     /// guests booted with `transparent_hugepage=never`.
     #[serde(default, skip_serializing_if = "lrugen::mm::thp::Thp::is_never")]
     pub thp: lrugen::mm::thp::Thp,
+    /// A guest of several NUMA nodes (`lrugen kernel --numa`): their sizes, MiB.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub numa_mib: Vec<u32>,
+    /// Its memory tiers and knobs, for the model's `[machine.tiers]`: the knobs the guest was
+    /// given, each node's abstract distance read off the guest's tiers
+    /// ([`crate::KernelRun::memory_tiers`]: tier N holds distances `N << 7 ..`), no placement
+    /// (the op file's `mbind` ops place the pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiers: Option<lrugen::mm::tiers::TierConfig>,
 }
 
 /// `memory.max` as a person reads it: `32 MiB`, or `max` (no limit: 0 bytes here).

@@ -279,6 +279,8 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
             })
             .collect(),
         smaps_at_end_of_replay: last("smaps").unwrap_or_default(),
+        numa_maps_at_end_of_replay: last("numa_maps").unwrap_or_default(),
+        memory_tiers: s.get(crate::initramfs::MEMORY_TIERS).cloned().unwrap_or_default(),
         zoneinfo_at_end_of_replay: last("zoneinfo").unwrap_or_default(),
         ftrace: s.get("ftrace").cloned().unwrap_or_default(),
         zoneinfo_before: s.get("zoneinfo-before").cloned().unwrap_or_default(),

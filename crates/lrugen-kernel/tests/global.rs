@@ -149,19 +149,7 @@ fn every_global_pressure_fixture_has_the_guests_zones() {
 #[test]
 fn the_model_against_the_kernel_under_global_pressure() {
     let rows = rows();
-    let mut table = String::new();
-    for c in rows {
-        for k in &c.checks {
-            table.push_str(&format!(
-                "{:<28} {:<30} kernel {:>12} model {:>6} {}\n",
-                c.name,
-                k.what,
-                k.detail.trim_start_matches("boots "),
-                k.model,
-                if k.ok { "ok" } else { "OUT" }
-            ));
-        }
-    }
+    let table = fidelity::boots_table(rows);
     eprintln!("{table}");
     if let Err(e) = fidelity::unexplained(rows, GAPS) {
         panic!("{e}\n\n{table}");

@@ -323,19 +323,9 @@ fn the_kernels_kill_under_global_pressure_only() {
 #[test]
 fn the_model_against_the_kernel_with_min_ttl() {
     let rows = rows();
-    let mut table = String::new();
+    let table = fidelity::boots_table(rows.iter().map(|r| &r.compared));
     for r in rows {
         let c = &r.compared;
-        for k in &c.checks {
-            table.push_str(&format!(
-                "{:<42} {:<30} kernel {:>18} model {:>6} {}\n",
-                c.name,
-                k.what,
-                k.detail.trim_start_matches("boots "),
-                k.model,
-                if k.ok { "ok" } else { "OUT" }
-            ));
-        }
         // the kill's record is there exactly when the count says so, on both sides
         assert_eq!(
             r.model_kill.is_some(),

@@ -115,6 +115,35 @@ impl<P: Policy> Kernel<P> {
         Ok(Access::Minor)
     }
 
+    /// `mbind(2)` of `[vpn, vpn + pages)` without flags, which must be mapped entirely (else
+    /// `EFAULT`): the range gets VMAs of its own with the policy (`mbind_range`). Pages already
+    /// present stay where they are; faults after it allocate on the preferred node first
+    /// ([`crate::reclaim::tiering::fault_node`]). A node the machine does not have is `EINVAL`.
+    /// The VMAs are not merged again when their policies match once more: the kernel's
+    /// `vma_modify_policy` merges neighbours only if their `anon_vma`s are compatible, and pieces
+    /// faulted under different policies got `anon_vma`s of their own (`find_mergeable_anon_vma`
+    /// compares policies), which the model does not track; a Debian 6.12 guest's `numa_maps`
+    /// after the placement of `lrugen kernel --numa` showed the three pieces unmerged.
+    pub fn mbind(&mut self, task: u32, vpn: u32, pages: u32, node: u8) -> Result<Access, AccessError> {
+        self.live(task)?;
+        if node != crate::mm::vm::MPOL_DEFAULT && usize::from(node) >= self.m.nr_nodes() {
+            return Err(AccessError::Fault(format!(
+                "task {task}: mbind to node {node}: the machine has {} nodes",
+                self.m.nr_nodes()
+            )));
+        }
+        let (start, end) = range(task, vpn, pages)?;
+        self.vmas_in(task, start, end)?;
+        self.m.split_vma(task, start);
+        self.m.split_vma(task, end);
+        let mm = &mut self.m.mms[task as usize];
+        let first = mm.vma_from(start);
+        for v in mm.vmas[first..].iter_mut().take_while(|v| v.start < end) {
+            v.policy = node;
+        }
+        Ok(Access::Minor)
+    }
+
     /// The VMAs covering `[start, end)`, which must leave no hole.
     fn vmas_in(&self, task: u32, start: u32, end: u32) -> Result<Vec<Vma>, AccessError> {
         let mm = &self.m.mms[task as usize];

@@ -578,6 +578,12 @@ pub struct Machine {
     /// (the kernel reclaims before it charges; the model charges where the object is allocated,
     /// without the policy at hand, and reclaims at the end of the operation).
     pub kmem_over: bool,
+    /// A kswapd was woken where reclaim cannot run (an allocation without direct reclaim inside
+    /// reclaim or migration, [`crate::reclaim::tiering`]) and has not run yet: the synchronous
+    /// model runs it when the operation returns to user space
+    /// ([`crate::reclaim::alloc::run_pending_kswapd`]), as the kernel's thread would run once
+    /// the task lets the CPU go.
+    pub kswapd_pending: bool,
     /// Folio allocated by a fault or read path and not yet on an LRU list (the checker's
     /// "in flight" exception), or `NIL`.
     pub in_flight: FolioId,
@@ -714,6 +720,7 @@ impl Machine {
             random_seed: 0,
             check_failure: None,
             kmem_over: false,
+            kswapd_pending: false,
             in_flight: folio::NIL,
             lru_add: Default::default(),
             lru_activate: Default::default(),
@@ -1230,6 +1237,7 @@ impl Machine {
         Vma {
             compressed_pct: 0,
             swap_ra: Default::default(),
+            policy: vm::MPOL_DEFAULT,
             start,
             end: start + pages,
             flags,

@@ -308,6 +308,7 @@ mod tests {
             pgoff: 0,
             compressed_pct: 0,
             swap_ra: Default::default(),
+            policy: crate::mm::vm::MPOL_DEFAULT,
         }
     }
 

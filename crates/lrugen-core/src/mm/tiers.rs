@@ -74,6 +74,13 @@ pub struct TierConfig {
     pub scan_period_max_ms: u64,
     /// `kernel.numa_balancing_scan_size_mb`: address space made PROT_NONE per scan (default 256).
     pub scan_size_mb: u64,
+    /// The time a scan spends per PTE it makes PROT_NONE, ns: the task's own runtime in
+    /// `task_numa_work`, which delays its next scan 32-fold (`p->node_stamp += 32 * diff`).
+    /// 0 (the default): scans cost nothing. The model of a `lrugen kernel --numa` guest takes
+    /// what a Debian 6.12 guest under TCG spends, 627 ns (`task_numa_work` traced with kprobes:
+    /// 67.3 ms for 107,292 PTEs; `lrugen_kernel::model::GUEST_SCAN_PTE_NS`, docs/memory-tiers.md).
+    #[serde(default)]
+    pub scan_pte_ns: u64,
     /// Where pages are first allocated (first matching rule); no rule: the CPU's node.
     pub placement: Vec<Placement>,
 }
@@ -92,6 +99,7 @@ impl Default for TierConfig {
             scan_period_ms: 1_000,
             scan_period_max_ms: 60_000,
             scan_size_mb: 256,
+            scan_pte_ns: 0,
             placement: Vec::new(),
         }
     }
@@ -194,6 +202,9 @@ pub struct MmScan {
     pub next_ns: u64,
     /// The virtual page the next scan starts at.
     pub offset: u32,
+    /// The task's scan period (`numa_scan_period`), ns: [`TierConfig::scan_period_ms`] divided
+    /// by the task's scan windows at its first scan (`task_scan_start`); 0 before it.
+    pub period_ns: u64,
 }
 
 /// The machine's tiers, built from a [`TierConfig`].

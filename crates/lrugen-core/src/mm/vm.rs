@@ -145,7 +145,14 @@ pub struct Vma {
     pub compressed_pct: u8,
     /// `swap_readahead_info`: the VMA-based swap read-ahead's state.
     pub swap_ra: super::swap::VmaRa,
+    /// Its NUMA memory policy (`vma->vm_policy`, set by `mbind(2)`): `MPOL_PREFERRED` of this
+    /// node, or [`MPOL_DEFAULT`] (the task's policy: the local node first, then the fallback
+    /// order).
+    pub policy: u8,
 }
+
+/// [`Vma::policy`] of a VMA without a policy of its own (`MPOL_DEFAULT`).
+pub const MPOL_DEFAULT: u8 = u8::MAX;
 
 impl Vma {
     /// Whether it is anonymous.
@@ -301,6 +308,7 @@ mod tests {
                     pgoff: 0,
                     compressed_pct: 0,
                     swap_ra: Default::default(),
+                    policy: MPOL_DEFAULT,
                 },
                 Vma {
                     start: 30,
@@ -310,6 +318,7 @@ mod tests {
                     pgoff: 0,
                     compressed_pct: 0,
                     swap_ra: Default::default(),
+                    policy: MPOL_DEFAULT,
                 },
             ],
             pmds: vec![],

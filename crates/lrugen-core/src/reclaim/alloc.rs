@@ -114,6 +114,21 @@ fn kswapd_may_sleep(m: &Machine, node: usize) -> bool {
     m.nodes[node].kswapd_failures >= MAX_RECLAIM_RETRIES || pgdat_balanced(m, node, highest)
 }
 
+/// Run the kswapds woken where reclaim could not run ([`Machine::kswapd_pending`]), in node
+/// order, unless the engine runs kswapd as a task of its own.
+#[cold]
+pub fn run_pending_kswapd<P: Policy>(m: &mut Machine, p: &mut P) {
+    m.kswapd_pending = false;
+    if !m.cfg.kswapd || m.kswapd_async {
+        return;
+    }
+    for node in 0..m.nodes.len() {
+        if m.nodes[node].kswapd_woken {
+            kswapd_run(m, p, node);
+        }
+    }
+}
+
 /// The end of kswapd's short sleeps that are over by now (seen at the next allocation): a node
 /// below its high watermark again counts `kswapd_high_wmark_hit_quickly` and kswapd reclaims; a
 /// balanced one sends kswapd to sleep until woken.

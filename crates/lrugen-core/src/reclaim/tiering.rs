@@ -44,9 +44,9 @@ pub fn demote_event(r: Reclaimer, proactive_stats: bool) -> Stat {
 }
 
 /// Wake kswapd on `node` from an allocation that does not reclaim (`GFP_NOWAIT`): under the
-/// engine it starts as a task; without it, the synchronous model runs it at the next
-/// allocation that enters the slow path ([`super::alloc::wakeup_kswapd`] runs every pending
-/// one), since reclaim cannot run inside reclaim.
+/// engine it starts as a task; without it, the synchronous model runs it when the operation
+/// returns to user space ([`Machine::kswapd_pending`]), or sooner if an allocation enters the
+/// slow path, since reclaim cannot run inside reclaim.
 fn wake_kswapd_nowait(m: &mut Machine, node: usize) {
     let highest = m.nodes[node].zones.len() - 1;
     if m.nodes[node].kswapd_failures >= MAX_RECLAIM_RETRIES || super::vmscan::pgdat_balanced(m, node, highest) {
@@ -54,6 +54,7 @@ fn wake_kswapd_nowait(m: &mut Machine, node: usize) {
     }
     m.nodes[node].kswapd_woken = true;
     m.nodes[node].kswapd_highest_zoneidx = highest;
+    m.kswapd_pending = true;
 }
 
 /// A frame on `node` only (`__GFP_THISNODE`) without direct reclaim: above the low watermark
@@ -138,13 +139,21 @@ pub fn demote_folio_list<P: Policy>(m: &mut Machine, p: &mut P, list: &mut Vec<F
     demoted
 }
 
-/// The node a new anon page at `vpn` of `task` is first allocated on: the experiment's
-/// placement ([`crate::mm::tiers::TierConfig::placement`]), else the CPU's node.
+/// The node a new anon page at `vpn` of `task` is first allocated on: its VMA's `mbind` policy
+/// ([`crate::mm::vm::Vma::policy`]), else the experiment's placement
+/// ([`crate::mm::tiers::TierConfig::placement`]), else the CPU's node.
 pub fn fault_node(m: &Machine, task: u32, vpn: u32) -> usize {
-    let Some(t) = &m.tiers else { return 0 };
+    if m.nr_nodes() == 1 {
+        return 0;
+    }
     let mm = &m.mms[task as usize];
-    match mm.find_vma(vpn) {
-        Some(vi) => t.place(mm.vmas[vi].start, mm.vmas[vi].end, vpn),
+    let vma = mm.find_vma(vpn).map(|vi| &mm.vmas[vi]);
+    if let Some(v) = vma.filter(|v| v.policy != crate::mm::vm::MPOL_DEFAULT) {
+        return usize::from(v.policy);
+    }
+    let Some(t) = &m.tiers else { return 0 };
+    match vma {
+        Some(v) => t.place(v.start, v.end, vpn),
         None => t.cpu_node,
     }
 }
@@ -159,15 +168,44 @@ fn now_ms(m: &Machine) -> u64 {
     m.now_ns / 1_000_000
 }
 
+/// `task_scan_min`: the scan period of a task of `rss` resident pages, ms: the minimum period
+/// (`scan_period_min_ms`) spread over the task's scan windows (its memory in `scan_size_mb`
+/// pieces), but at least a window of the 2,560 MB/s `MAX_SCAN_WINDOW` rate.
+pub fn task_scan_min(cfg: &crate::mm::tiers::TierConfig, rss: u64) -> u64 {
+    const MAX_SCAN_WINDOW: u64 = 2560;
+    let size = cfg.scan_size_mb.max(1);
+    let windows = if size < MAX_SCAN_WINDOW {
+        MAX_SCAN_WINDOW / size
+    } else {
+        1
+    };
+    let floor = 1000 / windows;
+    let scan_pages = size << 8;
+    let nr_windows = rss.max(1).div_ceil(scan_pages).max(1);
+    floor.max(cfg.scan_period_ms / nr_windows)
+}
+
 /// `task_numa_work`, if `task`'s scan is due: from where its last scan stopped, make the PTEs of
 /// up to `scan_size_mb` of its address space PROT_NONE (`change_prot_numa`; at most 8 times as
 /// much address space covered), skipping what `folio_can_map_prot_numa` skips (in
 /// memory-tiering mode only, top-tier folios; dirty file folios), and record the time in each
-/// slow-tier folio (`folio_xchg_access_time`). Counts `numa_pte_updates`. The scan period stays
-/// `scan_period_ms` (the kernel adapts it between the min and max periods).
+/// slow-tier folio (`folio_xchg_access_time`). Counts `numa_pte_updates`.
+///
+/// When the next scan comes follows `task_tick_numa` and the scan's own bookkeeping: the task's
+/// period is [`task_scan_min`] of its memory at its first scan (`task_scan_start`; in
+/// memory-tiering mode no fault statistics adapt it: `task_numa_fault` ignores faults on slow
+/// memory, and fast memory is not scanned); each scan moves the task's `node_stamp` on by two
+/// ticks and by 32 times the runtime it took ([`crate::mm::tiers::TierConfig::scan_pte_ns`] per
+/// PTE updated), and the tick checks `runtime > node_stamp + period`: the next scan is at the
+/// first tick (`HZ`) after `now + period + 2 ticks + 32 × cost`. The task's runtime is taken as
+/// the machine's time (the task runs whenever the replay does).
 #[cold]
 pub fn task_numa_work(m: &mut Machine, task: u32) {
     let now = m.now_ns;
+    let rss = {
+        let mm = &m.mms[task as usize];
+        mm.rss_anon + mm.rss_file
+    };
     let Some(t) = m.tiers.as_deref_mut() else { return };
     if !t.tiering() {
         return;
@@ -181,11 +219,18 @@ pub fn task_numa_work(m: &mut Machine, task: u32) {
         // the first tick of the task: its scans start after the scan delay
         t.scan[ti].next_ns = now + t.cfg.scan_delay_ms * ms;
     } else if now >= t.scan[ti].next_ns {
-        t.scan[ti].next_ns = now + t.cfg.scan_period_ms * ms;
+        if t.scan[ti].period_ns == 0 {
+            t.scan[ti].period_ns = task_scan_min(&t.cfg, rss) * ms;
+        }
         let pages = t.cfg.scan_size_mb << 8;
         let start = t.scan[ti].offset;
-        let off = change_prot_numa(m, task, start, pages);
-        m.tiers.as_deref_mut().expect("tiers").scan[ti].offset = off;
+        let (off, updates) = change_prot_numa(m, task, start, pages);
+        let t = m.tiers.as_deref_mut().expect("tiers");
+        let s = &mut t.scan[ti];
+        s.offset = off;
+        let tick = 1_000_000_000 / crate::mm::HZ;
+        let stamp = now + s.period_ns + 2 * tick + 32 * updates * t.cfg.scan_pte_ns;
+        s.next_ns = (stamp / tick + 1) * tick;
     }
     // the earliest scan due among the live tasks seen so far (a task seen for the first time
     // is picked up when this one passes; a task that exited no longer counts)
@@ -202,8 +247,8 @@ pub fn task_numa_work(m: &mut Machine, task: u32) {
 }
 
 /// The scan of [`task_numa_work`] from `start`; returns where the next one starts (0 past the
-/// end of the address space).
-fn change_prot_numa(m: &mut Machine, task: u32, start: u32, pages: u64) -> u32 {
+/// end of the address space) and the PTEs it made PROT_NONE.
+fn change_prot_numa(m: &mut Machine, task: u32, start: u32, pages: u64) -> (u32, u64) {
     let now = now_ms(m) as u32;
     let mut budget = pages as i64;
     let mut virt = (pages * 8) as i64;
@@ -218,7 +263,7 @@ fn change_prot_numa(m: &mut Machine, task: u32, start: u32, pages: u64) -> u32 {
         while a < v.end {
             if budget <= 0 || virt <= 0 {
                 m.count_events(memcg, Stat::NumaPteUpdates, updates);
-                return a;
+                return (a, updates);
             }
             // one PMD's worth of PTEs at a time (the kernel's range is HPAGE aligned)
             let end = ((a / PTRS_PER_PTE as u32 + 1) * PTRS_PER_PTE as u32).min(v.end);
@@ -250,28 +295,27 @@ fn change_prot_numa(m: &mut Machine, task: u32, start: u32, pages: u64) -> u32 {
         }
     }
     m.count_events(memcg, Stat::NumaPteUpdates, updates);
-    0
+    (0, updates)
 }
 
 /// `pgdat_free_space_enough`: a zone of `node` has 1 GiB (or 1/16 of the node) free above its
-/// promo watermark.
+/// promo watermark, and its `lowmem_reserve` against `ZONE_MOVABLE` (`zone_watermark_ok`).
 fn free_space_enough(m: &Machine, node: usize) -> bool {
     let n = &m.nodes[node];
     let enough = FREE_SPACE_ENOUGH_PAGES.max(n.managed() >> 4);
-    n.zones
-        .iter()
+    (0..n.zones.len())
         .rev()
-        .any(|z| z.managed > 0 && z.free > z.wmark(WMARK_PROMO) + enough)
+        .any(|zi| n.zones[zi].managed > 0 && m.zone_watermark_ok(node, zi, n.zones[zi].wmark(WMARK_PROMO) + enough))
 }
 
-/// `migrate_balanced_pgdat`: a zone of `node` stays above its high watermark after taking
-/// `nr` pages.
+/// `migrate_balanced_pgdat`: a zone of `node` stays above its high watermark, and its
+/// `lowmem_reserve` against `ZONE_MOVABLE` (`zone_watermark_ok` of classzone `ZONE_MOVABLE`:
+/// a DMA zone drained down to its reserve does not count), after taking `nr` pages.
 fn migrate_balanced(m: &Machine, node: usize, nr: u64) -> bool {
-    m.nodes[node]
-        .zones
-        .iter()
+    let n = &m.nodes[node];
+    (0..n.zones.len())
         .rev()
-        .any(|z| z.managed > 0 && z.free > z.wmark(WMARK_HIGH) + nr)
+        .any(|zi| n.zones[zi].managed > 0 && m.zone_watermark_ok(node, zi, n.zones[zi].wmark(WMARK_HIGH) + nr))
 }
 
 /// `should_numa_migrate_memory` in memory-tiering mode for a folio `id` on a slow node, to

@@ -114,6 +114,18 @@ pub enum Op {
         /// The advice.
         advice: Madv,
     },
+    /// `mbind` of `[vpn, vpn + pages)`, which must be mapped: `MPOL_PREFERRED` of `node`, or
+    /// [`crate::mm::vm::MPOL_DEFAULT`]; pages already present stay where they are.
+    Mbind {
+        /// Task.
+        task: u32,
+        /// First virtual page.
+        vpn: u32,
+        /// Pages.
+        pages: u32,
+        /// The preferred node, or `MPOL_DEFAULT`.
+        node: u8,
+    },
     /// `fork`: `child`, an address space reserved at setup ([`Machine::reserve_mm`]) and not
     /// forked yet, becomes a copy of `task`'s.
     Fork {
@@ -142,6 +154,7 @@ impl Op {
             | Op::Mmap { task, .. }
             | Op::Munmap { task, .. }
             | Op::Madvise { task, .. }
+            | Op::Mbind { task, .. }
             | Op::Fork { task, .. } => task,
         }
     }
