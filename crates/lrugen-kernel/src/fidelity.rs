@@ -987,6 +987,31 @@ pub struct GroupRun {
     pub cfg: lrugen::sim::RunConfig,
 }
 
+/// The anonymous mappings of a `/proc/PID/numa_maps` text, in order: each line with an `anon=`
+/// count (not the heap, the stack or a file's), as (its `anon=` pages, its pages per node from
+/// `N0=`, `N1=`, … up to `nodes`).
+pub fn numa_maps_anon(text: &str, nodes: usize) -> Vec<(u64, Vec<u64>)> {
+    text.lines()
+        .filter(|l| !l.contains(" heap ") && !l.contains(" stack ") && !l.contains(" file="))
+        .filter_map(|l| {
+            let mut anon = None;
+            let mut per = vec![0; nodes];
+            for w in l.split_whitespace() {
+                if let Some(v) = w.strip_prefix("anon=") {
+                    anon = v.parse().ok();
+                } else if let Some((n, v)) = w.strip_prefix('N').and_then(|r| r.split_once('=')) {
+                    if let (Ok(n), Ok(v)) = (n.parse::<usize>(), v.parse::<u64>()) {
+                        if n < nodes {
+                            per[n] = v;
+                        }
+                    }
+                }
+            }
+            anon.map(|a| (a, per))
+        })
+        .collect()
+}
+
 /// [`GroupRun`] of `boots` (at least one), named `group`.
 pub fn global_group(group: &str, boots: &[Capture]) -> Result<GroupRun, Error> {
     global_group_of(group, boots, GLOBAL_COUNTERS)

@@ -143,6 +143,110 @@ fn the_model_against_the_kernel_on_memory_tiers() {
     }
 }
 
+/// The workload's own demotions (its memcg's `pgdemote_kswapd`), and where the benchmark's
+/// region ended, piece by piece (the three VMAs its `mbind` ops made: the
+/// cold edges placed on the fast node, the hot middle on the slow one): the pages of each piece on
+/// the fast node at the end, from the guest's `numa_maps` and from the model's VMAs, within 10 %
+/// of every boot (or the boots' spread plus 2 points, or 50 pages). This is the benchmark's own
+/// measure, how many hot pages reached the fast node, and where the cold ones went.
+#[test]
+fn the_region_ends_on_the_nodes_where_the_kernel_left_it() {
+    let sizes = |ranges: &[(u64, Vec<u64>)]| ranges.iter().map(|r| r.0).collect::<Vec<_>>();
+    let mut table = String::new();
+    let mut out = Vec::new();
+    for (group, boots) in groups() {
+        let g = fidelity::global_group_of(&group, &boots, fidelity::TIERING_COUNTERS).unwrap();
+        let kernel: Vec<Vec<(u64, Vec<u64>)>> = boots
+            .iter()
+            .map(|b| fidelity::numa_maps_anon(&b.run.numa_maps_at_end_of_replay, 2))
+            .collect();
+        // the pieces: the three consecutive mappings of the placement's sizes
+        let want: Vec<u64> = kernel[0].iter().take(3).map(|r| r.0).collect();
+        for k in &kernel {
+            assert_eq!(sizes(&k[..3]), want, "{group}: the boots' region pieces");
+        }
+        assert_eq!(want.iter().sum::<u64>(), 49_152, "{group}: 192 MiB in three pieces");
+        let model: Vec<(u64, Vec<u64>)> = g
+            .model
+            .vma_nodes
+            .iter()
+            .map(|v| (u64::from(v.end - v.start), v.nodes.clone()))
+            .collect();
+        let at = (0..model.len().saturating_sub(2))
+            .find(|&i| sizes(&model[i..i + 3]) == want)
+            .unwrap_or_else(|| panic!("{group}: no three model VMAs of sizes {want:?}: {model:?}"));
+        // the workload's own demotions (its memcg's memory.stat), where vmstat counts the node's
+        let k: Vec<u64> = boots
+            .iter()
+            .map(|b| b.run.memory_stat.get("pgdemote_kswapd").copied().unwrap_or(0).max(0) as u64)
+            .collect();
+        let m = g
+            .model
+            .memory_stat
+            .as_ref()
+            .map_or(0, |c| c.get(lrugen::mm::vmstat::Stat::PgdemoteKswapd).max(0) as u64);
+        let ok = fidelity::within_boots(&k, m);
+        table.push_str(&format!(
+            "{group:<36} /t's pgdemote_kswapd: kernel {k:?} model {m} {}\n",
+            if ok { "ok" } else { "OUT" }
+        ));
+        if !ok {
+            out.push(format!("{group} memcg pgdemote_kswapd: kernel {k:?}, model {m}"));
+        }
+        for (piece, name) in ["cold edge 1", "hot middle", "cold edge 2"].iter().enumerate() {
+            let k: Vec<u64> = kernel.iter().map(|r| r[piece].1[0]).collect();
+            let m = model[at + piece].1[0];
+            let ok = fidelity::within_boots(&k, m);
+            table.push_str(&format!(
+                "{group:<36} {name:<12} on the fast node: kernel {k:?} model {m} {}\n",
+                if ok { "ok" } else { "OUT" }
+            ));
+            if !ok {
+                out.push(format!("{group} {name}: kernel {k:?}, model {m}"));
+            }
+        }
+    }
+    eprintln!("{table}");
+    let known: Vec<String> = PLACEMENT_GAPS.iter().map(|(g, p, _)| format!("{g} {p}")).collect();
+    let unexplained: Vec<&String> = out
+        .iter()
+        .filter(|o| !known.iter().any(|k| o.starts_with(k.as_str())))
+        .collect();
+    let closed: Vec<&String> = known
+        .iter()
+        .filter(|k| !out.iter().any(|o| o.starts_with(k.as_str())))
+        .collect();
+    assert!(
+        unexplained.is_empty() && closed.is_empty(),
+        "out of tolerance: {unexplained:?}; listed but closed: {closed:?}\n{table}"
+    );
+}
+
+/// Known differences of [`the_region_ends_on_the_nodes_where_the_kernel_left_it`]:
+/// (group, piece, why).
+const PLACEMENT_GAPS: &[(&str, &str, &str)] = &[
+    ("debian-6.12-classic-gauss-inverted", "memcg pgdemote_kswapd", FAST_NODE),
+    ("debian-6.12-mglru-gauss-inverted", "memcg pgdemote_kswapd", FAST_NODE),
+    ("debian-7.2-classic-gauss-inverted", "memcg pgdemote_kswapd", FAST_NODE),
+    ("debian-7.2-mglru-gauss-inverted", "memcg pgdemote_kswapd", FAST_NODE),
+    ("debian-6.12-classic-gauss-inverted", "hot middle", FAST_NODE),
+    ("debian-6.12-mglru-gauss-inverted", "cold edge 1", FAST_NODE),
+    ("debian-7.2-classic-gauss-inverted", "hot middle", FAST_NODE),
+    ("debian-7.2-mglru-gauss-inverted", "cold edge 1", FAST_NODE),
+    ("debian-7.2-mglru-gauss-inverted", "cold edge 2", FAST_NODE),
+];
+
+const FAST_NODE: &str = "the kernel demotes 3,300-4,300 pages that are not the workload's: its \
+    node-wide pgdemote_kswapd (10,320-11,028) is the workload memcg's (6,054-7,201) plus the guest's \
+    own pages of the root memcg (the initramfs' shmem and the like), which the model takes as used for \
+    good at boot (ZoneBoot::used, as in the global-pressure fixtures' SHMEM gap). So the model \
+    demotes that many more of the workload's pages (its node-wide count then agrees within 10 % by \
+    coincidence) and its fast node holds fewer of the region's pages at the end (6.12 MGLRU 28,865 \
+    against 31,918, the boots' mean summed over the three pieces; the classic LRU keeps 1,600-2,200 \
+    fewer hot pages there, MGLRU 2,100-2,500 fewer pages of the first cold edge). Modelling the \
+    guest's reclaimable pages per node (zoneinfo's per-node nr_shmem) as pages the model can \
+    demote is the fix";
+
 /// MGLRU demotes with fewer pages scanned per page demoted than the classic LRU (the published
 /// comparison: "a much higher demotions-per-scan ratio"), on each kernel and on the model alike.
 #[test]

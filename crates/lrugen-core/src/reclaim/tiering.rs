@@ -416,6 +416,46 @@ pub fn do_numa_page<P: Policy>(m: &mut Machine, p: &mut P, task: u32, vpn: u32, 
     m.mod_lruvec_state(memcg, dst, Stat::PgpromoteSuccess, 1);
 }
 
+/// An anonymous VMA of a live address space and its resident pages on each node: a line of
+/// `/proc/PID/numa_maps` (`N0=… N1=…`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct VmaNodes {
+    /// The address space.
+    pub mm: u32,
+    /// First virtual page.
+    pub start: u32,
+    /// One past the last.
+    pub end: u32,
+    /// Resident pages per node.
+    pub nodes: Vec<u64>,
+}
+
+/// [`VmaNodes`] of every anonymous VMA of every live address space, in address order.
+pub fn vma_nodes(m: &Machine) -> Vec<VmaNodes> {
+    let mut out = Vec::new();
+    for mm in m.mms.iter().filter(|mm| mm.alive) {
+        for v in mm.vmas.iter().filter(|v| v.is_anon()) {
+            let mut nodes = vec![0; m.nr_nodes()];
+            for vpn in v.start..v.end {
+                if mm.pmd_index_checked(vpn).is_none() {
+                    continue;
+                }
+                let e = m.pte(mm.id, vpn);
+                if e & pte::PRESENT != 0 && e & pte::ZERO == 0 {
+                    nodes[m.folios[e & pte::PFN_MASK].node()] += 1;
+                }
+            }
+            out.push(VmaNodes {
+                mm: mm.id,
+                start: v.start,
+                end: v.end,
+                nodes,
+            });
+        }
+    }
+    out
+}
+
 /// The pages of every address space's ranges that the placement puts on a lower tier
 /// ([`crate::mm::tiers::TierConfig::placement`] rules naming a node that is not top-tier) that
 /// are now resident on a top-tier node: for an experiment that starts its hot pages on the slow

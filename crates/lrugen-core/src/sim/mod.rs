@@ -324,6 +324,9 @@ pub struct RunResult {
     pub switches: Vec<SwitchApplied>,
     /// The machine had memory tiers ([`crate::mm::MachineConfig::tiers`]).
     pub tiers: bool,
+    /// With tiers, each live address space's anonymous VMAs and their resident pages per node
+    /// at the end, as `/proc/PID/numa_maps` shows them ([`crate::reclaim::tiering::vma_nodes`]).
+    pub vma_nodes: Vec<crate::reclaim::tiering::VmaNodes>,
 }
 
 fn one() -> u32 {
@@ -1146,6 +1149,9 @@ pub fn run_engine_on<P: Policy>(
     r.error = e.error.clone();
     r.vmstat = Some(k.m.vmstat().delta(&before));
     r.tiers = k.m.tiers.is_some();
+    if r.tiers {
+        r.vma_nodes = crate::reclaim::tiering::vma_nodes(&k.m);
+    }
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
     r.kernel_switches = Some(*k.p.switches());
@@ -1197,6 +1203,7 @@ fn empty_result(policy: &str) -> RunResult {
         ctl: Vec::new(),
         wall_seconds: 0.0,
         debugfs: Vec::new(),
+        vma_nodes: Vec::new(),
         series: Vec::new(),
         engine: None,
         state_bytes: None,
@@ -1456,6 +1463,9 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
     };
     r.vmstat = Some(k.m.vmstat().delta(&before));
     r.tiers = k.m.tiers.is_some();
+    if r.tiers {
+        r.vma_nodes = crate::reclaim::tiering::vma_nodes(&k.m);
+    }
     r.promotions = Some(k.p.promotions() - promotions_before);
     r.memory_stat = Some(k.m.memcg_stat(t));
     r.kernel_switches = Some(*k.p.switches());
