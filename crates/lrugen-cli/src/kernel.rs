@@ -350,6 +350,7 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
     let mut bits = super::parse_enabled(&a.lru_gen_enabled)?;
     let (mut swappiness, mut min_ttl_ms) = (a.swappiness, a.min_ttl_ms);
     let mut tiers: Option<lrugen::mm::tiers::TierConfig> = None;
+    let mut exp_nodes = 0;
     let mut thp = match a.thp.as_deref() {
         None => None,
         Some(t) => Some(Thp::parse(t).ok_or_else(|| format!("--thp: expected always, madvise or never, found '{t}'"))?),
@@ -386,6 +387,7 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
                 thp = Some(c.machine.thp);
             }
             tiers = c.machine.tiers.clone();
+            exp_nodes = c.machine.nodes.len();
         }
     }
     let numa_mib = match &a.numa {
@@ -396,6 +398,18 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         return Err(format!(
             "{}: [machine.tiers] needs a guest of several nodes: give their sizes with --numa (e.g. --numa 192M,128M --memcg-max max)",
             a.exp.as_deref().unwrap_or(std::path::Path::new("the experiment")).display()
+        ));
+    }
+    if tiers.is_some() && exp_nodes != numa_mib.len() {
+        // the placement's and the tiers' node numbers are the guest's: refused now, not after
+        // the boot (a guest `mbind` to a node it lacks, a model tier table of the wrong size)
+        return Err(format!(
+            "{}: [machine] has {exp_nodes} nodes, --numa gives the guest {}: expected one size per node",
+            a.exp
+                .as_deref()
+                .unwrap_or(std::path::Path::new("the experiment"))
+                .display(),
+            numa_mib.len()
         ));
     }
     if !numa_mib.is_empty() && a.memcg_max.as_deref() != Some("max") {
@@ -974,6 +988,10 @@ mod tests {
         assert!(e.contains("[machine.tiers] needs a guest of several nodes"), "{e}");
         let e = plan_of(&["--numa", "192M,128M"]).err().unwrap();
         assert!(e.contains("expected --memcg-max max"), "{e}");
+        let e = plan_of(&["--exp", exp, "--numa", "192M,128M,64M", "--memcg-max", "max"])
+            .err()
+            .unwrap();
+        assert!(e.contains("[machine] has 2 nodes, --numa gives the guest 3"), "{e}");
         for (bad, msg) in [
             ("192M", "expected 2 to 8 node sizes"),
             ("64M,128M", "node 0 of at least 128M"),

@@ -653,6 +653,33 @@ fn the_tiering_example_under_the_checker_and_the_engine() {
     }
 }
 
+/// `task_scan_min` as the kernel computes it: the minimum period spread over the task's scan
+/// windows (its resident pages in `scan_size_mb` pieces, rounded up), never under a window of the
+/// 2,560 MB/s scan rate.
+#[test]
+fn task_scan_min_spreads_the_period_over_the_scan_windows() {
+    use lrugen::reclaim::tiering::task_scan_min;
+    let cfg = |period, size| TierConfig {
+        scan_period_ms: period,
+        scan_size_mb: size,
+        ..TierConfig::default()
+    };
+    // the defaults: 256 MB windows, floor 1000 / (2560 / 256) = 100 ms
+    assert_eq!(task_scan_min(&cfg(1000, 256), 1), 1000);
+    assert_eq!(task_scan_min(&cfg(1000, 256), 65_536 * 4), 250, "1 GiB: 4 windows");
+    assert_eq!(
+        task_scan_min(&cfg(1000, 256), 65_536 * 4 + 1),
+        200,
+        "rounded up: 5 windows"
+    );
+    assert_eq!(task_scan_min(&cfg(1000, 256), 65_536 * 40), 100, "the floor");
+    // the fixtures' 4 MB windows and 10 ms: floor 1000 / 640 = 1 ms
+    assert_eq!(task_scan_min(&cfg(10, 4), 5_000), 2, "5 windows of 1,024 pages");
+    assert_eq!(task_scan_min(&cfg(10, 4), 49_152), 1);
+    // windows of 2,560 MB or more: floor 1 s
+    assert_eq!(task_scan_min(&cfg(500, 4096), 1), 1000);
+}
+
 /// `mbind(2)` (`Kernel::mbind`, op files' `mbind`): the range gets VMAs of its own with the
 /// policy, pages faulted there after it go to the preferred node first (before the experiment's
 /// placement), pages already present stay where they are, `MPOL_DEFAULT` puts faults back on the

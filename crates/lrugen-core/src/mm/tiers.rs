@@ -65,9 +65,10 @@ pub struct TierConfig {
     pub hot_threshold_ms: u64,
     /// `kernel.numa_balancing_scan_delay_ms`: first scan of a task after it starts (default 1000).
     pub scan_delay_ms: u64,
-    /// `kernel.numa_balancing_scan_period_min_ms`: the time between two scans of a task
-    /// (default 1000; the kernel adapts it up to `scan_period_max_ms`, the model keeps the
-    /// minimum).
+    /// `kernel.numa_balancing_scan_period_min_ms` (default 1000): a task's scan period is this
+    /// divided by its scan windows at its first scan (`task_scan_min`,
+    /// [`crate::reclaim::tiering::task_scan_min`]); in memory-tiering mode nothing adapts it later
+    /// (NUMA balancing between CPU nodes, which does, is not modelled).
     pub scan_period_ms: u64,
     /// `kernel.numa_balancing_scan_period_max_ms` (default 60000): also the period over which
     /// the hot threshold is adjusted (`numa_promotion_adjust_threshold`).
