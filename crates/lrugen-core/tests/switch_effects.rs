@@ -2078,6 +2078,28 @@ fn look_around_activate_activates_neighbours_instead_of_sorting_them() {
     );
 }
 
+/// "mm: multi-gen LRU: use {ptep,pmdp}_clear_young_notify()": look-around clears the young
+/// PTE that rmap found before its window, so the isolated folio is no longer marked
+/// `PG_referenced` by its own look-around, and `folio_check_references` keeps it (one young PTE,
+/// no `PG_referenced`) instead of activating it: `pgactivate` falls by the young folios eviction
+/// found, and the folios land where they did (`evict_folios` resets both to `max_seq - 1`), so
+/// the misses stay. (The 6.12 `anon-gauss` fixture and its four boots: `pgactivate` 14614,
+/// 12269, 12917, 14402, 16256 → 13619, 11334, 11957, 13421, 15215 against the kernel's 13528,
+/// 11115, 13493, 13594, 14033; misses unchanged.) From 6.11.
+#[test]
+fn look_around_clears_target_keeps_young_folios_instead_of_activating_them() {
+    let (off, on) = off_on(Profile::V6_12, "look_around_clears_target", anon);
+    eprintln!(
+        "pgactivate {} -> {}, majors {} -> {}",
+        get(&off, "pgactivate"),
+        get(&on, "pgactivate"),
+        get(&off, "major.anon"),
+        get(&on, "major.anon")
+    );
+    assert!(get(&on, "pgactivate") < get(&off, "pgactivate"), "{off:?}\n{on:?}");
+    assert_eq!(get(&on, "major.anon"), get(&off, "major.anon"), "{off:?}\n{on:?}");
+}
+
 /// "mm/mglru: reset page lru tier bits when activating": a refault in a fault (refs saturated +
 /// `PG_workingset`, then `PG_active`) is added to `max_seq` with its refs cleared (tier 1, from
 /// `PG_workingset`), so eviction no longer protects it as tier 3: fewer folios sorted

@@ -333,6 +333,7 @@ switch_tests! {
     dirty_throttling_counts,
     workingset_activate_at_refault,
     look_around_activate,
+    look_around_clears_target,
     activate_clears_refs,
     aging_feedback_rework,
     type_selection_rework,

@@ -610,8 +610,9 @@ impl Mglru {
     // ---------------------------------------------------------------------------------------------
 
     /// `lru_gen_look_around` for the young PTE at (mm, vpn) of an isolated folio under eviction.
-    /// The target's own accessed bit has been cleared by the caller (mainline) or is cleared here
-    /// as part of the window (6.1).
+    /// The target's own accessed bit has been cleared by the caller (6.11+:
+    /// `look_around_clears_target`, and the 6.14 rework) or is cleared here as part of the window
+    /// (6.1).
     fn look_around(&mut self, m: &mut Machine, mm: u32, vpn: u32, vma: &Vma, target: FolioId, walk_attached: bool) {
         // the neighbours to move, in a buffer kept between calls (eviction does not allocate)
         let mut to_update = std::mem::take(&mut self.look_scratch);
@@ -652,7 +653,9 @@ impl Mglru {
         }
         let rework = self.sw().workingset_protection_rework;
         let sw_look_around_activate = self.sw().look_around_activate;
-        if rework && end - start == 1 {
+        // 6.11+: the caller cleared the target's bit and counted it; a window of one page ends here
+        let clears_target = rework || self.sw().look_around_clears_target;
+        if clears_target && end - start == 1 {
             return;
         }
         let pi = MmStruct::pmd_index(vpn);
@@ -665,7 +668,7 @@ impl Mglru {
         m.count_ptes((end - start) as u64);
         // 6.1: the swappiness filter of get_pfn_folio is `!walk || walk->can_swap`
         let swappiness = 1;
-        let mut young: u64 = if rework { 1 } else { 0 };
+        let mut young: u64 = if clears_target { 1 } else { 0 };
         for v in start..end {
             let i = (v - pmd_base) as usize;
             let e = m.ptes.table(table)[i];
@@ -798,7 +801,8 @@ impl Mglru {
             if self.sw().vma_has_recency && !vma.has_recency() {
                 continue;
             }
-            match self.sw().workingset_protection_rework {
+            // 6.11+ (and the 6.14 rework): look-around clears the target's own bit first
+            match self.sw().workingset_protection_rework || self.sw().look_around_clears_target {
                 true => {
                     if !young {
                         continue;

@@ -132,6 +132,20 @@ switches! {
     /// tree, and `do_try_to_free_pages` retries with full walks (`memcg_full_walk`) before it
     /// gives up. Off (6.1): every walk visits the whole subtree from its root.
     incremental_cgroup_iteration,
+    /// 6.11, "mm: multi-gen LRU: use {ptep,pmdp}_clear_young_notify()" (Yu Zhao; the
+    /// `kernel-mglru.md` §17 table's "look-around returns bool, clears the target PTE itself";
+    /// checked in Debian 6.12.118's `lru_gen_look_around`): look-around first clears the accessed
+    /// bit of the PTE that rmap found, returns whether it was young, and counts it in `young`;
+    /// its window then skips that PTE (no longer young), so the isolated folio under eviction is
+    /// not marked `PG_referenced` by its own look-around. `folio_check_references` then sees one
+    /// young PTE and no `PG_referenced`: `FOLIOREF_KEEP` (`nr_ref_keep`), where 6.1 activates it
+    /// (`pgactivate`). Either way `evict_folios` puts it back to `max_seq - 1` (refs and flags
+    /// reset, `PG_active` set), so this moves the counters, not the placement. A window of one
+    /// page returns at once. Off: 6.1, where `folio_referenced_one` hands a young PTE to
+    /// look-around, whose window clears it with its neighbours and marks the isolated target
+    /// `PG_referenced`. From 6.14 `workingset_protection_rework` does the same and does not
+    /// read this switch.
+    look_around_clears_target,
     /// 6.12, "mm: vmscan: use ratelimited memcg stats flush in the reclaim" (Shakeel Butt): the
     /// classic LRU's `prepare_scan_control` flushes the memcg statistics only when the last flush
     /// is more than 4 s old (`mem_cgroup_flush_stats_ratelimited`), so between the flush
@@ -468,6 +482,7 @@ impl Switches {
         incremental_cgroup_iteration: true,
         reclaim_ratelimited_stats_flush: true,
         look_around_activate: true,
+        look_around_clears_target: true,
         activate_clears_refs: true,
         folio_batch_size_31: true,
         dirty_throttling_counts: true,
