@@ -636,12 +636,12 @@ impl<P: Policy> Kernel<P> {
                 return self.wp_page_copy(task, vpn, e & pte::PFN_MASK, true);
             }
             // hardware: accessed bit, dirty bit on store, non-leaf PMD accessed bit
-            let p = self.m.pte_mut(task, vpn);
+            let p = self.m.pte_mut_walked(task, vpn);
             *p |= pte::YOUNG | if write { pte::DIRTY } else { 0 };
             return Ok(Access::Hit);
         }
         if e & pte::ZERO != 0 && !write {
-            let p = self.m.pte_mut(task, vpn);
+            let p = self.m.pte_mut_walked(task, vpn);
             *p |= pte::YOUNG;
             return Ok(Access::Hit);
         }
@@ -670,6 +670,10 @@ impl<P: Policy> Kernel<P> {
         };
         if r.is_ok() && vma.flags & vmf::LOCKED != 0 {
             self.mlock_vpn(task, vpn);
+        }
+        if r.is_ok() {
+            // the faulting access is retried, and the MMU walks the table to the new PTE
+            self.m.pmd_mkyoung(task, vpn);
         }
         self.return_to_user();
         match r {

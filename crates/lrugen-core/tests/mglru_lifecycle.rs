@@ -1357,6 +1357,96 @@ fn nonleaf_pmd_accessed_bit() {
     both(|p| nonleaf_pmd_young(p, false));
 }
 
+/// Two VMAs sharing a PTE table (the first ends and the second starts inside one 2 MiB range, as
+/// the guest's `mmap` puts a region right below an existing mapping): the walk scans the table
+/// once, for both (`walk_pte_range` goes on into the next VMA with `get_next_vma(PMD_MASK,
+/// PAGE_SIZE)`, and `walk_pmd_range` resumes at the next table), so the young pages of the
+/// second VMA in the shared table are found, and `suitable_to_scan` judges the table by all its
+/// PTEs. (Walking the first VMA's part cleared the table's non-leaf accessed bit, so a walk per
+/// VMA skipped the second's part in every walk but a forced one.)
+fn shared_pte_table(p: Profile) {
+    // swap, so that the walk looks at anon VMAs
+    let (mut k, t, task) = setup(p, 4096, 4096, |_| {});
+    // A ends 100 pages into its second table, B starts right there and runs into a third
+    let va = k.m.mmap(task, 612, 0, None);
+    let vb = va + 612;
+    k.m.mmap_fixed(task, vb, 600, 0, None).unwrap();
+    let shared = MmStruct::pmd_index(va + 611);
+    assert_eq!(MmStruct::pmd_index(vb), shared);
+    for i in 0..612 {
+        k.access(task, va + i, true).unwrap();
+    }
+    for i in 0..600 {
+        k.access(task, vb + i, true).unwrap();
+    }
+    // walk 1 (forced): every PTE young, three tables scanned once each
+    let s0 = mm_stats(&k, t);
+    assert!(age(&mut k, t, false));
+    let d = delta(s0, mm_stats(&k, t));
+    assert_eq!(d[mm_stat::LEAF_YOUNG], 1212);
+    assert_eq!(d[mm_stat::LEAF_TOTAL], 1212, "the shared table's PTEs counted once");
+    assert_eq!(d[mm_stat::NONLEAF_TOTAL], 3, "three tables, the shared one once");
+    // touch B's pages in the shared table only; walk 2 (not forced) finds them
+    for i in 0..412 {
+        k.access(task, vb + i, false).unwrap();
+    }
+    switch_to(&mut k, task);
+    let s1 = mm_stats(&k, t);
+    assert!(age(&mut k, t, false));
+    let d = delta(s1, mm_stats(&k, t));
+    assert_eq!(d[mm_stat::LEAF_YOUNG], 412);
+    for i in [0, 205, 411] {
+        assert_eq!(
+            k.m.pte(task, vb + i) & pte::YOUNG,
+            0,
+            "B's page {i} in the shared table walked"
+        );
+    }
+    let st = &lg(&k, t).mm_state;
+    let seq = lg(&k, t).max_seq;
+    assert!(
+        test_bloom_filter(st, seq + 1, pmd_item(task, shared)),
+        "412 young of 512: the shared table is carried over"
+    );
+}
+
+#[test]
+fn a_pte_table_two_vmas_share_is_walked_once_for_both() {
+    both(shared_pte_table);
+}
+
+/// Software writing PTEs (reclaim clearing accessed bits through rmap, unmapping a page) does not
+/// set the non-leaf PMD accessed bit; only the MMU's walk for an access does (and a new table is
+/// installed accessed, as x86's `pmd_populate` writes `_PAGE_TABLE`).
+#[test]
+fn only_an_access_marks_the_pmd_entry_young() {
+    let (mut k, _t, task) = setup(Profile::V6_12, 4096, 0, |_| {});
+    let va = k.m.mmap(task, 8, 0, None);
+    k.access(task, va, true).unwrap();
+    let pi = MmStruct::pmd_index(va);
+    assert_ne!(
+        k.m.mms[task as usize].pmds[pi] & PMD_YOUNG,
+        0,
+        "a new table is installed accessed"
+    );
+    k.m.mms[task as usize].pmds[pi] &= !PMD_YOUNG;
+    *k.m.pte_mut(task, va) &= !pte::YOUNG;
+    assert_eq!(
+        k.m.mms[task as usize].pmds[pi] & PMD_YOUNG,
+        0,
+        "a PTE write by software"
+    );
+    k.access(task, va, false).unwrap();
+    assert_ne!(k.m.mms[task as usize].pmds[pi] & PMD_YOUNG, 0, "an access");
+    k.m.mms[task as usize].pmds[pi] &= !PMD_YOUNG;
+    k.access(task, va + 1, true).unwrap();
+    assert_ne!(
+        k.m.mms[task as usize].pmds[pi] & PMD_YOUNG,
+        0,
+        "a fault's retried access"
+    );
+}
+
 /// Without a hardware accessed bit in PTEs (`arch_has_hw_pte_young()` false) aging never walks:
 /// `iterate_mm_list_nowalk` bumps `mm_state.seq` and creates the generation, the walk statistics
 /// stay untouched, accessed bits stay set and no folio is promoted. 6.1 still walks when forced

@@ -2152,12 +2152,31 @@ impl Machine {
             .map_or(pte::NONE, |&e| if e & pte::PRESENT != 0 { e & !PMD_HUGE } else { e })
     }
 
-    /// Mutable PTE of `vpn`, allocating the PTE table if needed. The simulated MMU also sets the
-    /// PMD entry's accessed bit, as x86 does for non-leaf entries on every walk. Under a huge PMD
-    /// it is the PMD itself, whose young and dirty bits are the PTE's: set or clear those, never
-    /// store a whole PTE value there (split the PMD first).
+    /// Mutable PTE of `vpn`, allocating the PTE table if needed: a new table's PMD entry is
+    /// installed accessed (x86's `pmd_populate` writes `_PAGE_TABLE`, which has `_PAGE_ACCESSED`).
+    /// Writing a PTE is software's doing and leaves the PMD entry's accessed bit alone; the MMU
+    /// sets it when it walks the table for an access ([`Machine::pmd_mkyoung`]). Under a huge
+    /// PMD it is the PMD itself, whose young and dirty bits are the PTE's: set or clear those,
+    /// never store a whole PTE value there (split the PMD first).
     #[inline]
     pub fn pte_mut(&mut self, mm: u32, vpn: u32) -> &mut u32 {
+        let pi = MmStruct::pmd_index(vpn);
+        let mut pmd = self.mms[mm as usize].pmds[pi];
+        if !pmd_is_table(pmd) {
+            if pmd != PMD_NONE {
+                return &mut self.mms[mm as usize].pmds[pi];
+            }
+            pmd = self.ptes.alloc() | PMD_YOUNG;
+            self.pte_table_kmem(mm, 1);
+            self.mms[mm as usize].pmds[pi] = pmd;
+        }
+        &mut self.ptes.table_mut(pmd & !PMD_YOUNG)[(vpn as usize) % PTRS_PER_PTE]
+    }
+
+    /// Mutable PTE of `vpn` for an access the MMU makes: [`Machine::pte_mut`] and
+    /// [`Machine::pmd_mkyoung`] in one lookup.
+    #[inline]
+    pub fn pte_mut_walked(&mut self, mm: u32, vpn: u32) -> &mut u32 {
         let pi = MmStruct::pmd_index(vpn);
         let mut pmd = self.mms[mm as usize].pmds[pi];
         if !pmd_is_table(pmd) {
@@ -2169,6 +2188,17 @@ impl Machine {
         }
         self.mms[mm as usize].pmds[pi] = pmd | PMD_YOUNG;
         &mut self.ptes.table_mut(pmd & !PMD_YOUNG)[(vpn as usize) % PTRS_PER_PTE]
+    }
+
+    /// The MMU walked the page table to `vpn` for an access: x86 sets the non-leaf PMD entry's
+    /// accessed bit (a huge PMD's own bit is its PTE's, set by the access itself).
+    #[inline]
+    pub fn pmd_mkyoung(&mut self, mm: u32, vpn: u32) {
+        let pi = MmStruct::pmd_index(vpn);
+        let pmd = &mut self.mms[mm as usize].pmds[pi];
+        if pmd_is_table(*pmd) {
+            *pmd |= PMD_YOUNG;
+        }
     }
 
     /// `nr` PTE tables of `mm` allocated (> 0) or freed, charged to its memcg ([`KmemConfig`]).

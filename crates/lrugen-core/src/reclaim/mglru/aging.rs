@@ -383,18 +383,26 @@ impl Mglru {
         self.sw().walk_swappiness && w.swappiness > 200
     }
 
-    /// `walk_mm`: walk every eligible VMA of `mm`, PMD by PMD.
+    /// `walk_mm`: walk every eligible VMA of `mm`, PMD by PMD. A PTE table is walked once: the
+    /// walk of the table where a VMA ends goes on into the next eligible VMAs that share it
+    /// (`walk_pte_range`'s `get_next_vma(PMD_MASK, PAGE_SIZE)`), and the walk of the PMDs
+    /// resumes at the next table boundary (`walk_pmd_range`'s `get_next_vma(PUD_MASK,
+    /// PMD_SIZE)`), so a table two VMAs share is tested (its accessed bit, the Bloom filter) and
+    /// scanned once, for both.
     fn walk_mm(&mut self, m: &mut Machine, mm: u32, w: &mut Walk) {
         let vmas = m.mms[mm as usize].vmas.clone();
-        for vma in vmas.iter() {
+        // the first PMD the walk has not reached yet
+        let mut next_pi = 0;
+        for (i, vma) in vmas.iter().enumerate() {
             if self.should_skip_vma(m, vma, w) {
                 continue;
             }
-            let first = MmStruct::pmd_index(vma.start);
+            let first = MmStruct::pmd_index(vma.start).max(next_pi);
             let last = MmStruct::pmd_index(vma.end - 1);
             for pi in first..=last {
-                self.walk_pmd(m, mm, vma, pi, w);
+                self.walk_pmd(m, mm, &vmas[i..], pi, w);
             }
+            next_pi = next_pi.max(last + 1);
         }
         self.flush_batch(m, w);
     }
@@ -402,7 +410,9 @@ impl Mglru {
     /// One PMD entry of `walk_pmd_range`: skip non-present entries, test (and clear) the non-leaf
     /// accessed bit, consult the Bloom filter, walk the PTE table, carry it over to the next
     /// filter if it was dense with young entries.
-    fn walk_pmd(&mut self, m: &mut Machine, mm: u32, vma: &Vma, pi: usize, w: &mut Walk) {
+    /// `walk_pmd_range` on PMD `pi`, reached from `vmas[0]`; `vmas` goes on with the VMAs after
+    /// it, which the PTE walk enters where they share the table.
+    fn walk_pmd(&mut self, m: &mut Machine, mm: u32, vmas: &[Vma], pi: usize, w: &mut Walk) {
         let pmd = m.mms[mm as usize].pmds[pi];
         if !crate::mm::vm::pmd_is_table(pmd) {
             w.mm_stats[mm_stat::LEAF_TOTAL] += 1;
@@ -429,9 +439,27 @@ impl Mglru {
         }
         w.mm_stats[mm_stat::NONLEAF_FOUND] += 1;
         let base = MMAP_BASE_VPN + (pi * PTRS_PER_PTE) as u32;
-        let start = vma.start.max(base);
-        let end = vma.end.min(base + PTRS_PER_PTE as u32);
-        if !self.walk_pte_range(m, mm, pmd & !PMD_YOUNG, base, start, end, w) {
+        let table_end = base + PTRS_PER_PTE as u32;
+        let (mut total, mut young) = (0, 0);
+        for (j, vma) in vmas.iter().enumerate() {
+            if vma.start >= table_end {
+                break;
+            }
+            if j > 0 && self.should_skip_vma(m, vma, w) {
+                continue;
+            }
+            let (t, y) = self.walk_pte_range(
+                m,
+                pmd & !PMD_YOUNG,
+                base,
+                vma.start.max(base),
+                vma.end.min(table_end),
+                w,
+            );
+            total += t;
+            young += y;
+        }
+        if !suitable_to_scan(total, young) {
             return;
         }
         w.mm_stats[mm_stat::NONLEAF_ADDED] += 1;
@@ -478,19 +506,18 @@ impl Mglru {
         }
     }
 
-    /// `walk_pte_range`: clear young PTEs and promote their folios to the walk's generation.
-    /// Returns `suitable_to_scan(total, young)`.
-    #[allow(clippy::too_many_arguments)]
+    /// `walk_pte_range` over `[start, end)` of one VMA in the PTE table `table` (first page
+    /// `base`): clear young PTEs and promote their folios to the walk's generation. Returns (PTEs
+    /// looked at, young PTEs found), for the caller's `suitable_to_scan` over the whole table.
     fn walk_pte_range(
         &mut self,
         m: &mut Machine,
-        mm: u32,
         table: u32,
         base: u32,
         start: u32,
         end: u32,
         w: &mut Walk,
-    ) -> bool {
+    ) -> (u64, u64) {
         let new_gen = gen_from_seq(w.seq);
         let (mut total, mut young) = (0u64, 0u64);
         for vpn in start..end {
@@ -515,9 +542,8 @@ impl Mglru {
             self.propagate_dirty(m, id, e);
             self.walk_update_gen(m, w, id, new_gen);
         }
-        let _ = mm;
         m.count_ptes(total);
-        suitable_to_scan(total, young)
+        (total, young)
     }
 
     /// `get_pfn_folio` (+ mainline's MGLRU-list requirement): the folio is on this node, charged to
