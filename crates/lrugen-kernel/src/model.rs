@@ -35,6 +35,8 @@ use std::collections::BTreeMap;
 pub struct Layout {
     /// The anon region's offset in its PMD table, pages.
     pub anon: Option<u32>,
+    /// Where the replayer's op list lies against the anon region ([`OpListPlace`]).
+    pub op_list: OpListPlace,
     /// Each mmapped file's (by the op file's path) offset in its PMD table, pages.
     pub files: BTreeMap<String, u32>,
     /// The pages of the replayer's `[heap]` (its `Rss` plus `Swap`: every page it wrote, resident
@@ -97,6 +99,26 @@ impl ReplayerPageTables {
     pub fn pagetables(&self, pud: bool, pgd: bool) -> u64 {
         self.workload_pte + self.own_pte + self.pmd + if pud { self.pud } else { 0 } + u64::from(pgd)
     }
+}
+
+/// Where the guest's replayer has its op list (the `Vec` of its parsed ops, an anonymous mapping
+/// of its own once glibc's doubling takes it over the mmap threshold) against the anon region,
+/// which it maps afterwards: `mmap` places mappings top-down, so the region usually ends where the
+/// op list starts, and the two share the PTE table at that boundary (every `anon-gauss` capture
+/// of the shapes). Which pages share a table changes what MGLRU's walk and look-around find
+/// (`walk_mm` walks a shared table once, for both mappings), so the model maps the op list where
+/// the guest had it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OpListPlace {
+    /// In a mapping of its own, with the replayer's fixed pages, PMD-aligned after the
+    /// workload's mappings: no smaps said otherwise (or there is no anon region).
+    #[default]
+    Own,
+    /// In a mapping of its own starting right where the anon region ends.
+    After,
+    /// In the anon region's own mapping, after its pages: the kernel merged the two (a region
+    /// mapped right below an op list mapping with no anon_vma yet).
+    Merged,
 }
 
 /// Pages per PMD table (x86-64: 2 MiB / 4 KiB).
@@ -165,13 +187,22 @@ impl Layout {
                 let extra = pages(v).saturating_sub(ops.anon_pages);
                 list >= 64 << 10 && extra >= list.div_ceil(4096) && extra <= (2 * list).div_ceil(4096) + 1
             };
-            let anon = vmas
-                .iter()
-                .position(|v| v.path.is_none() && pages(v) == ops.anon_pages)
-                .or_else(|| vmas.iter().position(|v| v.path.is_none() && merged(v)));
+            let list_pages = list.div_ceil(4096);
+            // the op list's own mapping: its bytes to twice them (glibc's doubling), plus a page
+            let holds_list =
+                |v: &SmapsVma| v.path.is_none() && pages(v) >= list_pages && pages(v) <= (2 * list).div_ceil(4096) + 1;
+            let exact = vmas.iter().position(|v| v.path.is_none() && pages(v) == ops.anon_pages);
+            let anon = exact.or_else(|| vmas.iter().position(|v| v.path.is_none() && merged(v)));
             if let Some(i) = anon {
                 l.anon = Some(off(vmas[i].start));
                 workload.push((i, ops.anon_pages));
+                l.op_list = if exact.is_none() {
+                    OpListPlace::Merged
+                } else if vmas.get(i + 1).is_some_and(|v| v.start == vmas[i].end && holds_list(v)) {
+                    OpListPlace::After
+                } else {
+                    OpListPlace::Own
+                };
             }
         }
         // the files the model maps (those the ops load through a mapping), and of them found
@@ -211,9 +242,9 @@ impl Layout {
     /// This layout as the model uses it for the replay of a trace (`trace`) or of another
     /// workload: the replayer's page tables read off the smaps ([`Self::pgtables`]) for a trace's
     /// only. On the shapes' fixtures (built-in workloads in 32 MiB memcgs) they give the model the
-    /// kernel's page tables too, but they move the misses of MGLRU `anon-gauss` both ways (6.12:
+    /// kernel's page tables too, but they moved the misses of MGLRU `anon-gauss` both ways (6.12:
     /// +1.6 to +1.5 %, into its tolerance; 7.2: -2.2 to -3.0 %, out of it; a page of capacity
-    /// moves single boots by up to 150 misses there), so those keep the per-address-space
+    /// moves single boots by up to 150 misses there; measured before [`OpListPlace`]), so those keep the per-address-space
     /// estimate they were calibrated with ([`lrugen::mm::KmemConfig::kernel`]) until the rest
     /// of their kernel memory is.
     pub fn for_replay(mut self, trace: bool) -> Layout {
@@ -540,25 +571,12 @@ fn steps_of(
         files.insert(f.id, (id, keys, base));
         keys += f.pages;
     }
-    let anon_key = keys;
-    let anon_base = if ops.anon_pages > 0 {
-        // `anon N hugepage`: the replayer's madvise(MADV_HUGEPAGE) of the whole fresh mapping
-        // sets VM_HUGEPAGE on it (`hugepage_madvise`)
-        let flags = if ops.anon_hugepage {
-            lrugen::mm::thp::hugepage_madvise(vmf::WRITE, true)
-        } else {
-            vmf::WRITE
-        };
-        Some(map_at(m, task, ops.anon_pages as u32, flags, None, layout.anon)?)
-    } else {
-        None
-    };
-    keys += ops.anon_pages;
     // The replayer's own memory is anon memory charged to the memcg like the workload's, which
     // reclaim swaps out where there is swap. Its fixed pages (binary data, stack, heap) are
     // written as it starts; the hot ones among them are touched all through the replay, one
     // every op in turn, the rest never again. Its op list is written whole before the replay,
-    // then read once, in order, a page every OPS_PER_PAGE ops.
+    // then read once, in order, a page every OPS_PER_PAGE ops; it lies where the guest had it
+    // against the anon region (`Layout::op_list`), the fixed pages in a mapping of their own.
     let heap = layout.heap_pages.unwrap_or(crate::REPLAYER_HEAP_PAGES);
     let fixed = if replayer {
         crate::REPLAYER_FIXED_PAGES - crate::REPLAYER_HEAP_PAGES + heap
@@ -570,16 +588,72 @@ fn steps_of(
     } else {
         0
     };
+    let list_pages = own_pages - fixed;
+    let place = if list_pages > 0 && ops.anon_pages > 0 {
+        layout.op_list
+    } else {
+        OpListPlace::Own
+    };
+    let anon_key = keys;
+    let anon_base = if ops.anon_pages > 0 {
+        // `anon N hugepage`: the replayer's madvise(MADV_HUGEPAGE) of the whole fresh mapping
+        // sets VM_HUGEPAGE on it (`hugepage_madvise`)
+        let flags = if ops.anon_hugepage {
+            lrugen::mm::thp::hugepage_madvise(vmf::WRITE, true)
+        } else {
+            vmf::WRITE
+        };
+        let merged = if place == OpListPlace::Merged { list_pages } else { 0 };
+        Some(map_at(
+            m,
+            task,
+            (ops.anon_pages + merged) as u32,
+            flags,
+            None,
+            layout.anon,
+        )?)
+    } else {
+        None
+    };
+    keys += ops.anon_pages;
     let hot = if own_pages > 0 { crate::REPLAYER_HOT_PAGES } else { 0 };
     let own_key = keys;
-    let own_base = (own_pages > 0).then(|| m.mmap(task, own_pages as u32, vmf::WRITE, None));
+    let list_base = match (place, anon_base) {
+        (OpListPlace::Merged, Some(a)) => Some(a + ops.anon_pages as u32),
+        (OpListPlace::After, Some(a)) => {
+            let at = a + ops.anon_pages as u32;
+            m.mmap_fixed(task, at, list_pages as u32, vmf::WRITE, None)
+                .map_err(Error::Config)?;
+            Some(at)
+        }
+        _ => None,
+    };
+    // the mapping of the fixed pages, and of the op list too unless it lies by the region
+    let own_mapped = if list_base.is_some() { fixed } else { own_pages };
+    let own_base = (own_mapped > 0).then(|| m.mmap(task, own_mapped as u32, vmf::WRITE, None));
+    // page `p` of the replayer's own pages (fixed ones first, then the op list)
+    let own_vpn = move |base: u32, p: u64| -> u32 {
+        match list_base {
+            Some(l) if p >= fixed => l + (p - fixed) as u32,
+            _ => base + p as u32,
+        }
+    };
     keys += own_pages;
     if let (Some(base), Some(p)) = (own_base, layout.pgtables) {
         // The replayer's page tables besides the workload's PTE tables are the guest's: those of
         // its own mappings, its PMD and PUD tables. The model's own pages are one mapping, which
         // starts PMD-aligned after the workload's (`mmap`) and gets PTE tables of its own as its
         // pages are written: those count towards the guest's.
-        let own_tables = u64::from((base + own_pages as u32 - 1) / PTRS_PER_PMD - base / PTRS_PER_PMD + 1);
+        let span = |a: u32, n: u64| {
+            if n == 0 {
+                0
+            } else {
+                u64::from((a + n as u32 - 1) / PTRS_PER_PMD - a / PTRS_PER_PMD + 1)
+            }
+        };
+        // an op list by the region shares the region's last table unless it starts a table
+        let list_tables = list_base.map_or(0, |l| span(l, list_pages) - u64::from(l % PTRS_PER_PMD != 0));
+        let own_tables = span(base, own_mapped) + list_tables;
         let pgd = m.cfg.kmem.mm_pgd_pages;
         m.set_mm_pgtables(task, [(p.own_pte + p.pmd).saturating_sub(own_tables), p.pud, pgd]);
     }
@@ -599,7 +673,7 @@ fn steps_of(
         out.extend((0..own_pages).map(|p| Step {
             op: Op::Store {
                 task,
-                vpn: base + p as u32,
+                vpn: own_vpn(base, p),
             },
             key: (own_key + p) as u32,
             measure: false,
@@ -620,12 +694,12 @@ fn steps_of(
         op: if store {
             Op::Store {
                 task,
-                vpn: base + p as u32,
+                vpn: own_vpn(base, p),
             }
         } else {
             Op::Load {
                 task,
-                vpn: base + p as u32,
+                vpn: own_vpn(base, p),
             }
         },
         key: (own_key + p) as u32,
@@ -1972,6 +2046,7 @@ Size:              65536 kB
         };
         let shifted = Layout {
             anon: Some(154),
+            op_list: OpListPlace::Own,
             files: [("f0".to_string(), 7)].into(),
             heap_pages: None,
             pgtables: None,
@@ -1988,6 +2063,75 @@ Size:              65536 kB
         assert_eq!(vpn(&b[0]) % 512, 10);
         assert_eq!(vpn(&a[1]) % 512, 5);
         assert_eq!(vpn(&b[1]) % 512, 159);
+    }
+
+    /// An op list in the mapping right after the anon region (the guest's `mmap` placed the
+    /// region below it) is read as such, and the model's replayer writes and reads its op list
+    /// there, in a mapping of its own that starts where the region ends, its fixed pages in
+    /// another; a larger mapping holding both (merged by the kernel) keeps them in one.
+    #[test]
+    fn an_op_list_right_after_the_region_is_mapped_there() {
+        let smaps = "\
+7f1d28c9a000-7f1d2afcd000 rw-p 00000000 00:00 0 
+Rss:               36044 kB
+7f1d2afcd000-7f1d2b1ce000 rw-p 00000000 00:00 0 
+Rss:                1604 kB
+7ffd1c3d1000-7ffd1c3f2000 rw-p 00000000 00:00 0                          [stack]
+Rss:                 132 kB
+";
+        let mut ops = OpFile {
+            anon_hugepage: false,
+            lockstep: 0,
+            ctl: Vec::new(),
+            memcgs: Vec::new(),
+            window: 0,
+            files: Vec::new(),
+            anon_pages: 9011,
+            ops: vec![ReplayOp::Load { vpn: 5 }; 100_000],
+            tasks: Vec::new(),
+        };
+        let l = Layout::from_smaps(smaps, &ops);
+        assert_eq!(l.anon, Some(0x28c9a % 512));
+        assert_eq!(l.op_list, OpListPlace::After);
+        let mut m = Machine::new(lrugen::mm::MachineConfig::simple(65_536, 0));
+        let t = m.create_memcg(lrugen::mm::memcg::ROOT_MEMCG, "t");
+        let (steps, _) = steps_of(&ops, &mut m, t, true, &l, &mut Vec::new()).unwrap();
+        let vmas = &m.mms[0].vmas;
+        let region = vmas.iter().find(|v| v.end - v.start == 9011).expect("the region");
+        let list = vmas
+            .iter()
+            .find(|v| v.start == region.end)
+            .expect("a mapping right after the region");
+        let lists = crate::replayer_own_pages(&ops) - crate::REPLAYER_FIXED_PAGES;
+        assert_eq!(u64::from(list.end - list.start), lists);
+        // the op list's pages are written there before the replay, the first one read with op 0
+        let touched = |v: &lrugen::mm::vm::Vma| {
+            steps
+                .iter()
+                .filter(
+                    |s| matches!(s.op, Op::Store { vpn, .. } | Op::Load { vpn, .. } if vpn >= v.start && vpn < v.end),
+                )
+                .count()
+        };
+        assert!(touched(list) as u64 >= lists, "{vmas:?}");
+        // merged: one mapping, the region's pages then the op list's
+        ops.anon_pages = 9011;
+        let merged = "\
+7f1d28c9a000-7f1d2b1ce000 rw-p 00000000 00:00 0 
+Rss:               37648 kB
+";
+        let l = Layout::from_smaps(merged, &ops);
+        assert_eq!(l.op_list, OpListPlace::Merged);
+        let mut m = Machine::new(lrugen::mm::MachineConfig::simple(65_536, 0));
+        let t = m.create_memcg(lrugen::mm::memcg::ROOT_MEMCG, "t");
+        steps_of(&ops, &mut m, t, true, &l, &mut Vec::new()).unwrap();
+        let vmas = &m.mms[0].vmas;
+        assert!(
+            vmas.iter().any(|v| u64::from(v.end - v.start) == 9011 + lists),
+            "{vmas:?}"
+        );
+        // no smaps: PMD-aligned, the op list with the fixed pages
+        assert_eq!(Layout::from_smaps("", &ops).op_list, OpListPlace::Own);
     }
 
     /// The replayer's heap is its `Rss` plus its `Swap` in smaps, and the model's replayer writes
