@@ -1209,15 +1209,9 @@ pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(R
     for (i, c) in per.iter_mut().enumerate() {
         let (anon, tops) = ops.task(i);
         let one = OpFile {
-            anon_hugepage: false,
-            lockstep: 0,
-            ctl: Vec::new(),
-            memcgs: Vec::new(),
-            window: 0,
-            files: Vec::new(),
             anon_pages: anon,
             ops: tops.to_vec(),
-            tasks: Vec::new(),
+            ..OpFile::default()
         };
         c.minor = replayer_minor(&one);
         let mut res = by_task[i].iter();
@@ -2080,15 +2074,9 @@ Rss:                1604 kB
 Rss:                 132 kB
 ";
         let mut ops = OpFile {
-            anon_hugepage: false,
-            lockstep: 0,
-            ctl: Vec::new(),
-            memcgs: Vec::new(),
-            window: 0,
-            files: Vec::new(),
             anon_pages: 9011,
             ops: vec![ReplayOp::Load { vpn: 5 }; 100_000],
-            tasks: Vec::new(),
+            ..OpFile::default()
         };
         let l = Layout::from_smaps(smaps, &ops);
         assert_eq!(l.anon, Some(0x28c9a % 512));
