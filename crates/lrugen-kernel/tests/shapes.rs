@@ -66,7 +66,18 @@ pub const MGLRU_72_OP_LIST: &str = "7.2 MGLRU ages more often than the kernel si
     try_to_unmap_one and do_swap_page, aligned with the model's calls by the swap-ins) shows the \
     two part early: after the fifth aging the kernel's look-around activates 903 region folios \
     before the next, the model's 434, and the kernel's eviction scans 2,254 folios, the model's \
-    1,401 (that boot: kernel 5,452 misses, model 6,042). What in 7.2's path makes it is not found";
+    1,401 (that boot: kernel 5,452 misses, model 6,042). Where it starts: at 5,000 accesses the \
+    kernel's generation max_seq - 1 holds 513 pages, the model's 3,954, so the fourth aging's walk \
+    promoted far fewer in the kernel. A boot with `--ftrace 'p:age try_to_inc_max_seq' --ftrace \
+    'p:wpud walk_pud_range' --ftrace sched/sched_switch` shows why: of the three agings while the \
+    region is populated, the kernel walks the first, skips the second (the replayer not switched \
+    in since: should_skip_mm) and walks the third, because the replayer was switched in twice in \
+    between (98 switch-ins over the run, kworkers and rcu_preempt). That third walk resets the \
+    Bloom filter the fourth reads, keeping only tables dense with young PTEs, just after the first \
+    cleared them: few. The model skips both the second and the third (in this replay it marks the mm used \
+    only at a major fault, and none comes between them), so its fourth walk reads the filter the first \
+    wrote, holding every region table. Modelling when the guest's replayer is switched in (time \
+    and reclaim's cond_resched, not faults: zram swap-ins do not sleep) is the next step";
 
 /// Known differences between the model and a kernel: (fixture, check, why). Each is a model
 /// defect to fix, not a tolerance.
