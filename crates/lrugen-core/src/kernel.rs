@@ -628,12 +628,19 @@ impl<P: Policy> Kernel<P> {
         };
         if e & pte::PRESENT != 0 {
             if e & pte::PROTNONE != 0 {
-                // made PROT_NONE by NUMA balancing's scan: a hint fault
-                return Ok(self.numa_hint_fault(task, vpn, write));
+                // made PROT_NONE by NUMA balancing's scan: a hint fault, and the access retried
+                let r = self.numa_hint_fault(task, vpn, write);
+                self.m.pmd_mkyoung(task, vpn);
+                return Ok(r);
             }
             if write && self.cow_needed(e & pte::PFN_MASK) {
-                // a write-protected PTE of a folio shared since fork: copy on write
-                return self.wp_page_copy(task, vpn, e & pte::PFN_MASK, true);
+                // a write-protected PTE of a folio shared since fork: copy on write, and the
+                // store retried
+                let r = self.wp_page_copy(task, vpn, e & pte::PFN_MASK, true);
+                if r.is_ok() {
+                    self.m.pmd_mkyoung(task, vpn);
+                }
+                return r;
             }
             // hardware: accessed bit, dirty bit on store, non-leaf PMD accessed bit
             let p = self.m.pte_mut_walked(task, vpn);

@@ -519,6 +519,20 @@ fn forked<P: Policy>(k: &mut Kernel<P>, t: MemcgId, parent: u32) -> u32 {
     child
 }
 
+/// A copy-on-write fault is a fault like any other for the MMU: the store is retried and walks
+/// the table, so the child's PMD entry is marked accessed, as x86 marks a non-leaf entry on every
+/// walk (software writing the PTEs, as the fault did, does not).
+#[test]
+fn a_copy_on_write_fault_marks_the_pmd_entry_young() {
+    let (mut k, t, parent) = classic(1024, 0);
+    let child = forked(&mut k, t, parent);
+    let pi = lrugen::mm::vm::MmStruct::pmd_index(B);
+    k.m.mms[child as usize].pmds[pi] &= !lrugen::mm::vm::PMD_YOUNG;
+    ok(&mut k, store(child, B));
+    assert_ne!(mapped(&k, child, B), mapped(&k, parent, B), "copied");
+    assert_ne!(k.m.mms[child as usize].pmds[pi] & lrugen::mm::vm::PMD_YOUNG, 0);
+}
+
 #[test]
 fn fork_then_store_copies_on_write() {
     let (mut k, t, parent) = classic(1024, 0);
