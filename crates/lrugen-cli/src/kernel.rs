@@ -280,6 +280,12 @@ pub struct KernelArgs {
     /// maps it 2 MiB-aligned; `anon N hugepage` in the op file), as the model's mapping is.
     #[arg(long)]
     madv_hugepage: bool,
+    /// DAMON_STAT in the guest: on (the default, as Debian's 7.x kernels start it) or off
+    /// (`damon_stat.enabled=N` on the kernel command line). Its kdamond samples the accessed bits
+    /// of random pages every few ms, clearing them, which the model does not do; the kernels
+    /// without it (6.1, 6.12) ignore the parameter (README, "The guest's own activity").
+    #[arg(long, value_name = "on|off", default_value = "on")]
+    damon_stat: String,
 }
 
 /// Swap of a run.
@@ -315,6 +321,8 @@ struct Plan {
     experiment: Option<String>,
     /// transparent_hugepage: the flag's, else the experiment's.
     thp: Thp,
+    /// `--damon-stat on`.
+    damon_stat: bool,
     /// NUMA nodes of the guest, MiB (`--numa`; empty: one node).
     numa_mib: Vec<u32>,
     /// The experiment's `[machine.tiers]` (a guest of several nodes).
@@ -614,6 +622,11 @@ fn plan(a: &KernelArgs) -> Result<Plan, String> {
         cpus: a.cpus.unwrap_or(cpus).max(1),
         experiment,
         thp: thp.unwrap_or_default(),
+        damon_stat: match a.damon_stat.as_str() {
+            "on" => true,
+            "off" => false,
+            x => return Err(format!("--damon-stat: expected on or off, found '{x}'")),
+        },
         numa_mib,
         tiers,
     })
@@ -836,6 +849,7 @@ fn kernel_opts(a: &KernelArgs, p: &Plan, source: KernelSource, replayer: Option<
     o.lru_gen_full_every_window = p.policy == PolicyKind::Mglru && a.debugfs_every_window;
     o.ftrace = a.ftrace.clone();
     o.thp = p.thp;
+    o.damon_stat = p.damon_stat;
     o.numa_mib = p.numa_mib.clone();
     o.tiers = p.tiers.clone();
     if let Some(r) = replayer {
@@ -1099,5 +1113,15 @@ mod tests {
         let e = exp.to_str().unwrap();
         assert_eq!(plan_of(&["--exp", e]).unwrap().thp, Thp::Always);
         assert_eq!(plan_of(&["--exp", e, "--thp", "never"]).unwrap().thp, Thp::Never);
+    }
+
+    /// DAMON_STAT is left on unless `--damon-stat off`; anything else is refused before booting.
+    #[test]
+    fn damon_stat_is_on_unless_turned_off() {
+        assert!(plan_of(&["--access", "file"]).unwrap().damon_stat);
+        assert!(plan_of(&["--damon-stat", "on"]).unwrap().damon_stat);
+        assert!(!plan_of(&["--damon-stat", "off"]).unwrap().damon_stat);
+        let e = plan_of(&["--damon-stat", "yes"]).err().unwrap();
+        assert!(e.contains("--damon-stat: expected on or off, found 'yes'"), "{e}");
     }
 }

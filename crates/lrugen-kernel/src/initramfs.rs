@@ -108,6 +108,8 @@ pub fn tier_knobs(t: &lrugen::mm::tiers::TierConfig) -> Vec<(String, &'static st
     ]
 }
 
+/// The dump of `/sys/module/damon_stat/parameters/enabled` ([`crate::KernelRun::damon_stat`]).
+pub const DAMON_STAT: &str = "damon-stat";
 /// The dump of `/sys/kernel/mm/transparent_hugepage/enabled` after `/init` set it (runs with
 /// THP other than `never`).
 pub const THP_ENABLED: &str = "thp-enabled";
@@ -275,6 +277,11 @@ pub fn init_script(s: &InitSpec) -> String {
     cap(&mut o, "uname", "/proc/sys/kernel/osrelease");
     cap(&mut o, "enabled", "/sys/kernel/mm/lru_gen/enabled");
     cap(&mut o, "cpus-online", "/sys/devices/system/cpu/online");
+    // DAMON_STAT as the guest runs it (`Y`/`N`; nothing where the kernel has none)
+    let _ = writeln!(
+        o,
+        "echo '{BEGIN}{DAMON_STAT}'\ncat /sys/module/damon_stat/parameters/enabled 2>/dev/null\necho '{END}{DAMON_STAT}'"
+    );
     if !s.thp.is_never() {
         cap(&mut o, THP_ENABLED, "/sys/kernel/mm/transparent_hugepage/enabled");
         cap(&mut o, THP_DEFRAG, "/sys/kernel/mm/transparent_hugepage/defrag");

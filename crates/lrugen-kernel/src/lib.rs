@@ -160,6 +160,16 @@ pub struct KernelOpts {
     /// (`transparent_hugepage=`; default `never`, which every fixture made before THP was
     /// modelled booted with, as the model's default is).
     pub thp: Thp,
+    /// Leave DAMON_STAT running where the kernel has it (`false`: boot with
+    /// `damon_stat.enabled=N`). Kernels from 6.17 on built with `CONFIG_DAMON_STAT` (Debian's 7.x
+    /// are, with `CONFIG_DAMON_STAT_ENABLED_DEFAULT`) run a kdamond from boot that samples the
+    /// accessed bits of random physical pages every few milliseconds, clearing them through
+    /// rmap (`damon_folio_mkold`; `damon_ptep_mkold` sets `PG_young`, which `folio_referenced`
+    /// counts as a reference). The model has no DAMON: with it on, a guest's page-table walks
+    /// miss the accesses DAMON took, and eviction finds folios referenced that the walk left
+    /// old. On by default, as the kernel starts it (every fixture so far ran with it); the
+    /// kernel ignores the parameter where it has no DAMON_STAT (6.1, 6.12).
+    pub damon_stat: bool,
     /// NUMA nodes of the guest, MiB each (empty: one node of `guest_mem_mib`; else they add up
     /// to it): node 0 has the vCPUs, the others are CPU-less and one memory tier down
     /// ([`numa_args`]).
@@ -201,6 +211,7 @@ impl KernelOpts {
             cpus: 1,
             ftrace: Vec::new(),
             thp: Thp::Never,
+            damon_stat: true,
             numa_mib: Vec::new(),
             tiers: None,
         }
@@ -345,6 +356,11 @@ pub struct KernelRun {
     /// `/sys/devices/system/cpu/online` as the guest read it (e.g. `0-1`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub cpus_online: String,
+    /// DAMON_STAT's `enabled` as the guest read it before the replay: `N` (turned off,
+    /// [`KernelOpts::damon_stat`]) or `Y` (its kdamond ran beside the workload); empty where the
+    /// kernel has no DAMON_STAT and in captures made before it was read.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub damon_stat: String,
     /// Per task of a multi-task replay, its counts (`lrugen-replay task` lines), in task order;
     /// empty for a replay of one task.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -821,6 +837,9 @@ pub struct GuestShape {
     pub cpus: u32,
     /// `transparent_hugepage=` on the kernel command line (the knob's boot value).
     pub thp: Thp,
+    /// DAMON_STAT left as the kernel starts it (`false`: `damon_stat.enabled=N`;
+    /// [`KernelOpts::damon_stat`]).
+    pub damon_stat: bool,
 }
 
 /// The qemu command line (`swap`: a second, writable virtio disk, `/dev/vdb` in the guest).
@@ -862,8 +881,9 @@ pub fn qemu_args(
     a.extend([
         "-append".into(),
         format!(
-            "console=ttyS0 panic=-1 loglevel=3 mitigations=off transparent_hugepage={}",
-            thp.name()
+            "console=ttyS0 panic=-1 loglevel=3 mitigations=off transparent_hugepage={}{}",
+            thp.name(),
+            if g.damon_stat { "" } else { " damon_stat.enabled=N" }
         ),
     ]);
     if icount {
@@ -1026,6 +1046,7 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
             icount: opts.icount,
             cpus: opts.cpus,
             thp: opts.thp,
+            damon_stat: opts.damon_stat,
         },
     );
     if !opts.numa_mib.is_empty() {
@@ -1379,11 +1400,12 @@ mod tests {
         assert!(e.contains("write ratio"), "{e}");
     }
 
-    /// The kernel command line carries the run's `transparent_hugepage` (`never` unless set).
+    /// The kernel command line carries the run's `transparent_hugepage` (`never` unless set) and
+    /// turns DAMON_STAT off unless the run keeps it.
     #[test]
-    fn qemu_boots_with_the_runs_thp_setting() {
+    fn qemu_boots_with_the_runs_thp_and_damon_stat_settings() {
         let p = Path::new("x");
-        let append = |thp| {
+        let append = |thp, damon_stat| {
             let a = qemu_args(
                 p,
                 p,
@@ -1395,13 +1417,15 @@ mod tests {
                     icount: true,
                     cpus: 1,
                     thp,
+                    damon_stat,
                 },
             );
             let i = a.iter().position(|x| x == "-append").unwrap();
             a[i + 1].clone()
         };
-        assert!(append(Thp::Never).ends_with(" transparent_hugepage=never"));
-        assert!(append(Thp::Madvise).ends_with(" transparent_hugepage=madvise"));
-        assert!(append(Thp::Always).ends_with(" transparent_hugepage=always"));
+        assert!(append(Thp::Never, false).ends_with(" transparent_hugepage=never damon_stat.enabled=N"));
+        assert!(append(Thp::Madvise, false).ends_with(" transparent_hugepage=madvise damon_stat.enabled=N"));
+        assert!(append(Thp::Always, true).ends_with(" transparent_hugepage=always"));
+        assert!(!append(Thp::Never, true).contains("damon_stat"));
     }
 }

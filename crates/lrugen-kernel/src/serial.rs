@@ -270,6 +270,10 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
         ctl,
         tasks: tasks.into_iter().map(|t| t.1).collect(),
         cpus_online: s.get("cpus-online").map(|t| t.trim().to_string()).unwrap_or_default(),
+        damon_stat: s
+            .get(crate::initramfs::DAMON_STAT)
+            .map(|t| t.trim().to_string())
+            .unwrap_or_default(),
         memory_stat_at_end_of_replay: last("memory.stat").map(|t| counters(&t)).unwrap_or_default(),
         child_memory_stat_at_end_of_replay: dumps
             .iter()

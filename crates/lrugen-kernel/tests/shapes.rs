@@ -46,8 +46,10 @@ const MGLRU_72_ANON: &str = "7.2 MGLRU mixed at swappiness 10, over five boots (
     (about 42,000 accesses) leaves anon folios in generation 2 that its walk did not find young (192 and 43 \
     in two boots; walk stats 4980T 4345Y), which anon eviction later finds young and activates with their \
     look-around neighbours (pgactivate 596 and 107 in the fixtures, 734 and 102 before; model 0): the \
-    model's walk finds every anon page young there, and what cleared those accessed bits in the guest is \
-    not known. A boot with memory.stat read every 5,000 accesses (`lrugen kernel --ctl`; kernel 12 \
+    model's walk finds every anon page young there. What cleared those accessed bits is the guest's \
+    DAMON_STAT (its kdamond's damon_folio_mkold, which sets PG_young for folio_referenced): booted \
+    with `--damon-stat off` the kernel activates 7 (at swappiness 100, 40) and still swaps out 41 \
+    (236), so the swap-outs are not DAMON's. A boot with memory.stat read every 5,000 accesses (`lrugen kernel --ctl`; kernel 12 \
     swap-outs, model 250 at its layout) shows the same timing: file refaults agree read for read (127/127, \
     131/122, 135/110 in the last three), the model's anon turns inactive (its generation two behind \
     max_seq) between 90,000 and 95,000 accesses and the kernel's between 95,000 and 100,000, and the \
@@ -76,8 +78,14 @@ pub const MGLRU_72_OP_LIST: &str = "7.2 MGLRU ages more often than the kernel si
     Bloom filter the fourth reads, keeping only tables dense with young PTEs, just after the first \
     cleared them: few. The model skips both the second and the third (in this replay it marks the mm used \
     only at a major fault, and none comes between them), so its fourth walk reads the filter the first \
-    wrote, holding every region table. Modelling when the guest's replayer is switched in (time \
-    and reclaim's cond_resched, not faults: zram swap-ins do not sleep) is the next step";
+    wrote, holding every region table. Traced the same way, 6.1 and 6.12 age twice there (walk, \
+    skip), as the model does; 7.2's third aging comes in the same reclaim call after it sorted the \
+    memcg's folios (1.8 ms of guest time; the model's loop does the same, at priority 0), and 7.2 \
+    is PREEMPT_LAZY (its Kconfig.preempt has no PREEMPT_VOLUNTARY on x86), so the tick during that \
+    sort preempted the replayer for a runnable kworker and its return marked the mm used. The \
+    model's reclaim takes no guest time and has no ticks. Not DAMON_STAT: five boots with \
+    `--damon-stat off` end at max_seq 21-23 with the model one ahead at each layout (README, \
+    \"The guest's own activity\")";
 
 /// Known differences between the model and a kernel: (fixture, check, why). Each is a model
 /// defect to fix, not a tolerance.
