@@ -5,7 +5,9 @@
 //! counters after `--`, every event either side counted is shown (vm events, `workingset_*` but
 //! `workingset_nodes`, `nr_vmscan_*`, `nr_dirtied`, `nr_written`): the fixture keeps the
 //! kernel's change over the replay, which for a gauge (`nr_anon_pages`, ...) is not what the
-//! model's value at the end is. No qemu: the fixtures are checked in.
+//! model's value at the end is. Each fixture's table starts with the replayer's misses and, for
+//! MGLRU, the final `min_seq[anon]/min_seq[file]..max_seq` of the workload's memcg, each side's.
+//! No qemu: the fixtures are checked in.
 
 use lrugen::mm::vmstat::{proc_vmstat_items, Stat, StatKind};
 use lrugen_kernel::{fidelity, model, Capture};
@@ -76,6 +78,17 @@ fn main() {
             model::profile_for_release(&c.run.kernel_release).name()
         );
         println!("  {:32} {:>10} {:>10}", "counter", "kernel", "model");
+        println!("  {:32} {:>10} {:>10}", "misses", c.run.misses, m.misses);
+        if c.settings.lru == "mglru" {
+            let show = |s: Option<(u64, u64, u64)>| s.map_or("none".to_string(), |(a, f, x)| format!("{a}/{f}..{x}"));
+            let model_seqs = m.debugfs.last().and_then(|(_, _, full)| fidelity::seqs(full));
+            println!(
+                "  {:32} {:>10} {:>10}",
+                "min_seq anon/file..max_seq",
+                show(fidelity::seqs(&c.run.lru_gen_full)),
+                show(model_seqs)
+            );
+        }
         for &s in &stats {
             let k = c.run.vmstat_delta.get(s.name()).copied().unwrap_or(0);
             let mv = m.vm(s);
