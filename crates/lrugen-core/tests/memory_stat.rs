@@ -157,6 +157,7 @@ fn counter_lines_read_the_counters_they_name() {
                 s.name()
             ),
             Value::Bytes(s) => assert_eq!(format!("nr_{}", l.name), s.name()),
+            Value::Kb(s) => assert_eq!(format!("nr_{}", l.name), s.name()),
             Value::SlabSum | Value::PgscanSum | Value::PgstealSum | Value::Zero => {}
         }
     }

@@ -864,8 +864,21 @@ fn a_forked_process_is_charged_its_task_stack_and_slab_until_it_exits() {
         (4 + 2..=4 + 3).contains(&extra),
         "the task's kernel memory: {extra} pages"
     );
+    // `kernel_stack` (bytes) and `nr_kernel_stack` (KiB) show the child's stack, not the
+    // outside process's
+    let stack = |k: &Kernel<Classic>| {
+        let text = lrugen::mm::memory_stat::format(&k.m.memcg_stat(t), 4096, k.p.switches());
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("kernel_stack "))
+            .unwrap()
+            .to_string();
+        (line, k.m.memcg_stat(t).get(Stat::NrKernelStackKb))
+    };
+    assert_eq!(stack(&k), ("kernel_stack 16384".to_string(), 16));
     ok(&mut k, Op::Exit { task: child });
     assert_eq!((kmem(&k, t), slab(&k)), (k1, s1), "the exit returns the child's all");
+    assert_eq!(stack(&k), ("kernel_stack 0".to_string(), 0));
 }
 
 /// Under steady pressure the per-CPU charge stock stays empty (`KmemConfig::kernel`, 6.12 MGLRU,

@@ -35,6 +35,8 @@ pub enum Value {
     Pages(Stat),
     /// An item kept in bytes (`NR_SLAB_*_B`), printed as is.
     Bytes(Stat),
+    /// An item kept in KiB (`NR_KERNEL_STACK_KB`), printed in bytes.
+    Kb(Stat),
     /// A count (events; the workingset items, which the kernel prints unscaled).
     Count(Stat),
     /// `slab`: `slab_reclaimable` + `slab_unreclaimable`.
@@ -90,7 +92,7 @@ fn event(s: &Switches) -> bool {
     !s.node_reclaim_stats
 }
 
-use Value::{Bytes, Count, Pages, Zero};
+use Value::{Bytes, Count, Kb, Pages, Zero};
 
 /// Every line a modelled kernel prints, in the kernels' order: Debian 6.1.192, 6.12.118 and
 /// 7.2.13 print exactly the lines their switches show, in this order (`tests/memory_stat.rs`
@@ -101,7 +103,7 @@ pub const LINES: &[Line] = &[
     line("anon", Pages(Stat::NrAnonPages), always),
     line("file", Pages(Stat::NrFilePages), always),
     line("kernel", Pages(Stat::MemcgKmem), always),
-    line("kernel_stack", Zero, always),
+    line("kernel_stack", Kb(Stat::NrKernelStackKb), always),
     line("pagetables", Pages(Stat::NrPageTablePages), always),
     // 6.0, "mm: add NR_SECONDARY_PAGETABLE to count secondary page table uses": KVM's
     line("sec_pagetables", Zero, always),
@@ -217,6 +219,7 @@ pub fn value(c: &Counters, v: Value, page_size: u64) -> u64 {
     match v {
         Value::Pages(s) => raw(s) * page_size,
         Value::Bytes(s) | Value::Count(s) => raw(s),
+        Value::Kb(s) => raw(s) * 1024,
         Value::SlabSum => raw(Stat::NrSlabReclaimableB) + raw(Stat::NrSlabUnreclaimableB),
         // khugepaged's are 0 in the model; proactive reclaim counts as direct until
         // `proactive_reclaim_stats`, so the model's proactive counter is 0 where the kernel's sum
@@ -270,7 +273,8 @@ mod tests {
         for (p, pswpout) in [(Profile::V6_1, None), (Profile::V7_2, Some(9))] {
             let m = modelled(&c, 4096, &p.switches);
             assert_eq!(m.iter().find(|l| l.0 == "pswpout").map(|l| l.1), pswpout);
-            assert!(m.iter().all(|l| !["sock", "zswpout", "kernel_stack"].contains(&l.0)));
+            assert!(m.iter().all(|l| !["sock", "zswpout", "percpu"].contains(&l.0)));
+            assert!(m.iter().any(|l| l.0 == "kernel_stack"));
             assert!(m.iter().any(|l| l.0 == "workingset_refault_anon"));
             let printed: Vec<_> = lines(&p.switches).map(|l| l.name).collect();
             assert!(m.iter().all(|l| printed.contains(&l.0)), "{}", p.name());

@@ -222,8 +222,9 @@ pub struct KmemConfig {
     /// A forked process's kernel stack (`THREAD_SIZE`, 16 KiB on x86-64 with `KASAN` off; vmap
     /// stacks are charged to the memcg since 5.9, `memcg_charge_kernel_stack`), pages: 4. Every
     /// task of the multi-task fixtures shows them in `kernel_stack` (16 pages for 4 tasks), the
-    /// one-task replayer none (forked outside the memcg). Counted in `kernel`; the model's
-    /// `memory.stat` has no `kernel_stack` line of its own.
+    /// one-task replayer none (forked outside the memcg). Counted in `kernel` and in
+    /// `kernel_stack` (`nr_kernel_stack`, KiB; a stack of a task outside a memcg is not counted
+    /// anywhere, so `/proc/vmstat` shows only the memcgs' tasks' stacks).
     pub task_stack_pages: u64,
     /// A forked process's slab besides its address space's (`task_struct`, `signal_struct`,
     /// `sighand_struct`, `files_struct`, `fs_struct`, `cred`, `pid`; `slab_unreclaimable`),
@@ -1039,6 +1040,9 @@ impl Machine {
         if self.mms[mm as usize].forked_in_memcg {
             if k.task_stack_pages > 0 {
                 self.kmem_pages(memcg, sign * k.task_stack_pages as i64, false);
+                // `account_kernel_stack`: NR_KERNEL_STACK_KB of the memcg's lruvec
+                let kb = sign * (k.task_stack_pages * PAGE_SIZE / 1024) as i64;
+                self.mod_lruvec_state(memcg, 0, Stat::NrKernelStackKb, kb);
             }
             if k.task_slab_bytes > 0 {
                 self.kmem_slab(memcg, sign * k.task_slab_bytes as i64, false);

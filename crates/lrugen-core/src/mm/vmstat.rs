@@ -87,6 +87,9 @@ stats! {
     NrVmscanImmediateReclaim = "nr_vmscan_immediate_reclaim": Node,
     NrDirtied = "nr_dirtied": Node,
     NrWritten = "nr_written": Node,
+    // kept in KiB, as the kernel keeps `NR_KERNEL_STACK_KB` (`/proc/vmstat` prints it as is,
+    // `memory.stat` `kernel_stack` in bytes)
+    NrKernelStackKb = "nr_kernel_stack": Node,
     NrPageTablePages = "nr_page_table_pages": Node,
     NrSwapcached = "nr_swapcached": Node,
     PgpromoteSuccess = "pgpromote_success": Node,
@@ -305,7 +308,14 @@ mod tests {
         assert!(text.starts_with("nr_free_pages 0\n"));
         assert!(text.contains("\npgscan_kswapd 42\n"));
         assert!(text.contains("\nnr_slab_reclaimable 3\n"), "bytes shown in pages");
-        assert!(!text.contains("kernel"), "a memcg-only item is not in /proc/vmstat");
+        assert!(
+            !text.lines().any(|l| l.starts_with("kernel ")),
+            "a memcg-only item is not in /proc/vmstat"
+        );
+        assert!(
+            text.contains("\nnr_kernel_stack 0\nnr_page_table_pages 0\n"),
+            "in the kernel's order"
+        );
         assert_eq!(text.lines().count(), NR_STATS - 1);
     }
 
