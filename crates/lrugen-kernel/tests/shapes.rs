@@ -83,7 +83,11 @@ pub const MGLRU_72_OP_LIST: &str = "7.2 MGLRU ages more often than the kernel si
     memcg's folios (1.8 ms of guest time; the model's loop does the same, at priority 0), and 7.2 \
     is PREEMPT_LAZY (its Kconfig.preempt has no PREEMPT_VOLUNTARY on x86), so the tick during that \
     sort preempted the replayer for a runnable kworker and its return marked the mm used. The \
-    model's reclaim takes no guest time and has no ticks. Not DAMON_STAT: five boots with \
+    model's reclaim takes no guest time and has no ticks. An experiment (not kept) that marked the \
+    mm used before an aging when more than 1,000 folios had been scanned since the last (in the \
+    7.2 loop only that sort does) made the third aging walk: max_seq 21-22 at the five layouts \
+    (boots 21-24), min_seq[anon] 18-19 (boots 19-21), misses -1.4 %: that walk starts the gap, \
+    and it is not all of it. Not DAMON_STAT: five boots with \
     `--damon-stat off` end at max_seq 21-23 with the model one ahead at each layout (README, \
     \"The guest's own activity\")";
 
