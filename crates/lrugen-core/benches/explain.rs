@@ -32,6 +32,7 @@ fn config(workload: WorkloadSpec, policy: PolicyKind, max: u64) -> RunConfig {
         debugfs_every: None,
         debugfs_write: None,
         switch_at: Vec::new(),
+        ftrace: Vec::new(),
         sample_every: None,
         engine: None,
         jobs: 1,

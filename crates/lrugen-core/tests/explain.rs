@@ -48,6 +48,7 @@ fn config(path: &std::path::Path, policy: PolicyKind, profile: Profile, max: u64
         debugfs_every: None,
         debugfs_write: None,
         switch_at: Vec::new(),
+        ftrace: Vec::new(),
         sample_every: None,
         engine: None,
         jobs: 1,

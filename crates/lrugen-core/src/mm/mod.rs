@@ -8,6 +8,7 @@
 
 pub mod device;
 pub mod folio;
+pub mod ftrace;
 pub mod memcg;
 pub mod memory_stat;
 pub mod node;
@@ -622,6 +623,9 @@ pub struct Machine {
     pub shadow_lru: pagecache::ShadowLru,
     /// `lrugen explain`'s recorder (off: `None`; see [`crate::explain`]).
     pub explain: Option<Box<crate::explain::Recorder>>,
+    /// The run's reclaim events, traced as the kernel's tracepoints print them (off: `None`;
+    /// [`ftrace`]).
+    pub ftrace: Option<Box<ftrace::Ftrace>>,
     /// Memory tiers ([`MachineConfig::tiers`]; `None` when not configured).
     pub tiers: Option<Box<tiers::Tiers>>,
     /// When NUMA balancing's next scan may be due (`reclaim::tiering::task_numa_work`), ns;
@@ -736,6 +740,7 @@ impl Machine {
             pswpout_by_pct: Box::new([0; 101]),
             shadow_lru: pagecache::ShadowLru::default(),
             explain: None,
+            ftrace: None,
             work: [Work::default(); 2],
             ctx: CTX_TASK,
             lock_log_on: false,
@@ -1675,6 +1680,24 @@ impl Machine {
             c.add(s, v);
         }
         c
+    }
+
+    /// Trace event `e` if it is traced ([`ftrace`]): by kswapd when reclaim runs in its context
+    /// ([`CTX_KSWAPD`]), else by the current task.
+    #[cold]
+    pub fn trace(&mut self, e: ftrace::Event, fields: std::fmt::Arguments) {
+        let kswapd = self.ctx == CTX_KSWAPD;
+        let (now, who) = (
+            self.now_ns,
+            if kswapd {
+                None
+            } else {
+                Some(self.current_task.unwrap_or(0))
+            },
+        );
+        if let Some(t) = self.ftrace.as_deref_mut() {
+            t.emit(now, who, e, fields);
+        }
     }
 
     /// Hierarchical counters of `memcg` summed over nodes (`memory.stat`'s source).

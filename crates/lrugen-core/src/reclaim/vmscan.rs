@@ -595,7 +595,26 @@ pub fn try_to_free_mem_cgroup_pages<P: Policy>(
     let mut sc = ScanControl::new(nr.max(SWAP_CLUSTER_MAX), Reclaimer::Direct, Some(memcg), usize::MAX);
     sc.may_swap = may_swap;
     let nodes = node_order(m, 0);
-    do_try_to_free_pages(m, p, &mut sc, nodes)
+    if m.ftrace.is_some() {
+        m.trace(
+            crate::mm::ftrace::Event::MemcgReclaimBegin,
+            format_args!(
+                "order=0 gfp_flags=GFP_HIGHUSER_MOVABLE memcg_id={}",
+                super::mglru::admin::memcg_kernel_id(memcg)
+            ),
+        );
+    }
+    let nr_reclaimed = do_try_to_free_pages(m, p, &mut sc, nodes);
+    if m.ftrace.is_some() {
+        m.trace(
+            crate::mm::ftrace::Event::MemcgReclaimEnd,
+            format_args!(
+                "nr_reclaimed={nr_reclaimed} memcg_id={}",
+                super::mglru::admin::memcg_kernel_id(memcg)
+            ),
+        );
+    }
+    nr_reclaimed
 }
 
 /// `pgdat_balanced`: some eligible zone is above its high watermark.
@@ -722,4 +741,35 @@ pub fn balance_pgdat<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 
     let mut run = balance_pgdat_begin(m, node);
     while balance_pgdat_step(m, p, &mut run) {}
     balance_pgdat_end(m, p, run)
+}
+
+/// `trace_mm_vmscan_lru_shrink_inactive` of one `shrink_folio_list` pass: `nr_scanned` and
+/// `nr_reclaimed` as the caller counted them, the pass's statistics (`sc.stat` less `before`).
+#[cold]
+pub fn trace_shrink_inactive(
+    m: &mut Machine,
+    sc: &ScanControl,
+    before: &super::ReclaimStat,
+    nr_scanned: u64,
+    nr_reclaimed: u64,
+    file: bool,
+) {
+    let (a, b) = (&sc.stat, before);
+    m.trace(
+        crate::mm::ftrace::Event::ShrinkInactive,
+        format_args!(
+            "nid=0 nr_scanned={nr_scanned} nr_reclaimed={nr_reclaimed} nr_dirty={} nr_writeback={} \
+             nr_congested=0 nr_immediate={} nr_activate_anon={} nr_activate_file={} nr_ref_keep={} \
+             nr_unmap_fail={} priority={} flags={}",
+            a.nr_dirty - b.nr_dirty,
+            a.nr_writeback - b.nr_writeback,
+            a.nr_immediate - b.nr_immediate,
+            a.nr_activate[0] - b.nr_activate[0],
+            a.nr_activate[1] - b.nr_activate[1],
+            a.nr_ref_keep - b.nr_ref_keep,
+            a.nr_unmap_fail - b.nr_unmap_fail,
+            sc.priority,
+            crate::mm::ftrace::reclaim_flags(file)
+        ),
+    );
 }

@@ -169,6 +169,10 @@ pub struct RunConfig {
     /// (`Switchable`), starting with the policy's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub switch_at: Vec<SwitchAt>,
+    /// Reclaim events to trace, in `lrugen kernel --ftrace`'s syntax ([`crate::mm::ftrace`]);
+    /// the trace comes back as [`RunResult::ftrace`]. Kernel policies only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ftrace: Vec<String>,
 }
 
 /// A write to `/sys/kernel/mm/lru_gen/enabled` during a run ([`RunConfig::switch_at`]).
@@ -250,6 +254,7 @@ impl RunConfig {
             jobs: 1,
             ctl: None,
             switch_at: Vec::new(),
+            ftrace: Vec::new(),
         }
     }
 }
@@ -317,6 +322,9 @@ pub struct RunResult {
     pub state_split: Option<crate::mm::StateSplit>,
     /// What `lrugen explain`'s recorder saw (runs of [`run_recorded`] only).
     pub recording: Option<Box<crate::explain::Recording>>,
+    /// The reclaim events traced ([`RunConfig::ftrace`]), as `/sys/kernel/tracing/trace` prints
+    /// them; empty when none were asked for.
+    pub ftrace: String,
     /// The control-file actions run, in order ([`RunConfig::ctl`]).
     pub ctl: Vec<crate::control::Record>,
     /// The writes to `/sys/kernel/mm/lru_gen/enabled` applied, in order
@@ -678,6 +686,11 @@ pub fn build_machine(cfg: &RunConfig) -> Result<(Machine, MemcgId), RunError> {
     }
     m.debug_checks = cfg.check;
     m.random_seed = cfg.seed;
+    if !cfg.ftrace.is_empty() {
+        m.ftrace = Some(Box::new(
+            crate::mm::ftrace::Ftrace::parse(&cfg.ftrace).map_err(RunError::Config)?,
+        ));
+    }
     // before any address space: which page-table levels count in `pagetables`
     m.apply_switches(&cfg.mglru.profile.switches);
     let t = m.create_memcg(ROOT_MEMCG, "t");
@@ -1169,6 +1182,9 @@ pub fn run_engine_on<P: Policy>(
     if let Some(x) = k.m.explain.take() {
         r.recording = Some(Box::new(x.finish(&k.m)));
     }
+    if let Some(t) = k.m.ftrace.take() {
+        r.ftrace = t.text;
+    }
     Ok(r)
 }
 
@@ -1211,6 +1227,7 @@ fn empty_result(policy: &str) -> RunResult {
         zram: None,
         pswpout_by_pct: Vec::new(),
         recording: None,
+        ftrace: String::new(),
         switches: Vec::new(),
         tiers: false,
     }
@@ -1478,6 +1495,9 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
     r.capacity_pages = k.m.memcgs[t].max.min(k.m.cfg.total_pages());
     if let Some(x) = k.m.explain.take() {
         r.recording = Some(Box::new(x.finish(&k.m)));
+    }
+    if let Some(t) = k.m.ftrace.take() {
+        r.ftrace = t.text;
     }
     Ok(r)
 }

@@ -427,6 +427,9 @@ impl Classic {
             nr_reclaimed,
             self.sw().node_reclaim_stats,
         );
+        if m.ftrace.is_some() {
+            vmscan::trace_shrink_inactive(m, sc, &before, nr_scanned, nr_reclaimed, file);
+        }
         let nr_pageout = sc.stat.nr_pageout - before.nr_pageout;
         if self.sw().lru_cost_rotations {
             self.lru_note_cost(m, memcg, node, file, nr_pageout, nr_scanned - nr_reclaimed);

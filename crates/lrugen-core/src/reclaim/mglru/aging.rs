@@ -291,18 +291,32 @@ impl Mglru {
             // 6.1: a forced scan walks even without the capability
             force_scan || self.should_walk_mmu()
         };
-        if !walk_allowed {
+        let (walked, skipped) = if !walk_allowed {
             // iterate_mm_list_nowalk
             let st = &mut self.lruvecs[lv].mm_state;
             st.seq += 1;
             self.reset_mm_stats(lv, None, true);
+            (0, 0)
         } else {
             // set_mm_walk(NULL, true): the walk stays attached until the caller's clear_mm_walk
             self.mm_walk = true;
             let mut walk = Walk::new(lv, memcg, node, seq, swappiness, force_scan);
-            self.iterate_and_walk(m, &mut walk);
-        }
+            self.iterate_and_walk(m, &mut walk)
+        };
         self.inc_max_seq(m, lv, swappiness);
+        if m.ftrace.is_some() {
+            m.trace(
+                crate::mm::ftrace::Event::Age,
+                format_args!(
+                    "(try_to_inc_max_seq) memcg_id={} nid={node} max_seq={} swappiness={swappiness} \
+                     force_scan={} walk={} mms_walked={walked} mms_skipped={skipped}",
+                    super::admin::memcg_kernel_id(memcg),
+                    self.lruvecs[lv].max_seq,
+                    u8::from(force_scan),
+                    u8::from(walk_allowed)
+                ),
+            );
+        }
         true
     }
 
@@ -326,7 +340,8 @@ impl Mglru {
 
     /// `iterate_mm_list` + `walk_mm` over every mm of the memcg: a full round in one go (this
     /// model has a single reclaimer at a time).
-    fn iterate_and_walk(&mut self, m: &mut Machine, w: &mut Walk) {
+    /// Returns how many mms it walked and how many `should_skip_mm` skipped.
+    fn iterate_and_walk(&mut self, m: &mut Machine, w: &mut Walk) -> (u32, u32) {
         let mms: Vec<u32> = m
             .mms
             .iter()
@@ -334,6 +349,7 @@ impl Mglru {
             .map(|x| x.id)
             .collect();
         let mut first = true;
+        let (mut walked, mut skipped) = (0, 0);
         for mm in mms {
             // force scan for those added after the last iteration
             let tail = self.lruvecs[w.lv].mm_state.tail;
@@ -342,8 +358,10 @@ impl Mglru {
                 w.force_scan = true;
             }
             if self.should_skip_mm(m, mm, w) {
+                skipped += 1;
                 continue;
             }
+            walked += 1;
             if first {
                 reset_bloom_filter(&mut self.lruvecs[w.lv].mm_state, w.seq + 1);
                 first = false;
@@ -354,6 +372,7 @@ impl Mglru {
         let st = &mut self.lruvecs[w.lv].mm_state;
         st.seq += 1;
         self.reset_mm_stats(w.lv, Some(w), true);
+        (walked, skipped)
     }
 
     /// `should_skip_mm`: not used on this node since the last walk (unless forced), or too small.

@@ -526,8 +526,12 @@ pub fn evict_folios(
     let mut skip_retry = false;
     let [mut clean, mut back] = std::mem::take(&mut p.evict_scratch);
     loop {
+        let before = sc.stat;
         let reclaimed = vmscan::shrink_folio_list(m, p, &mut list, sc, false);
         sc.nr_reclaimed += reclaimed;
+        if m.ftrace.is_some() {
+            vmscan::trace_shrink_inactive(m, sc, &before, scanned, reclaimed, ty == FILE);
+        }
         clean.clear();
         back.clear();
         // survivors in the order shrink_folio_list saw them (the kernel's reverse walk of its

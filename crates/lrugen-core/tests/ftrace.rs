@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The model's reclaim trace (`lrugen::mm::ftrace`, `RunConfig::ftrace`): its events add up to the
+//! counters they report (the pages a memcg reclaim returns are the `pgsteal` of the run; the
+//! classic LRU's `nr_scanned` are its `pgscan`), every aging is traced with the generation it
+//! made, the lines are ftrace's, and tracing leaves the run as it was.
+
+use lrugen::mm::vmstat::Stat;
+use lrugen::mm::MachineConfig;
+use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
+use lrugen::workload::WorkloadSpec;
+
+const EVENTS: [&str; 4] = [
+    "vmscan/mm_vmscan_lru_shrink_inactive",
+    "vmscan/mm_vmscan_memcg_reclaim_begin",
+    "vmscan/mm_vmscan_memcg_reclaim_end",
+    "p:age try_to_inc_max_seq",
+];
+
+/// Anon loads and stores over 3,000 pages in a 1,024-page memcg with swap: anon reclaimed (and
+/// swapped) under memcg reclaim only (the machine has room: kswapd stays asleep).
+fn config(policy: PolicyKind, ftrace: bool) -> RunConfig {
+    let mut c = RunConfig::new(
+        MachineConfig::simple(1_024 + 16_384, 8_192),
+        MemcgConfig {
+            max: Some(1_024),
+            ..Default::default()
+        },
+        WorkloadSpec::Anon {
+            compressed_pct: 0,
+            pages: 3_000,
+            write_ratio: 0.3,
+            dist: "zipf:0.9".parse().expect("dist"),
+            accesses: 20_000,
+        },
+        policy,
+    );
+    c.check = true;
+    if ftrace {
+        c.ftrace = EVENTS.iter().map(|e| e.to_string()).collect();
+    }
+    c
+}
+
+fn run(c: &RunConfig) -> RunResult {
+    sim::run(c, None, &mut |_, _| {}).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The lines of event `name`, each as its `key=value` fields.
+fn events<'a>(r: &'a RunResult, name: &str) -> Vec<Vec<(&'a str, &'a str)>> {
+    let tag = format!(": {name}: ");
+    r.ftrace
+        .lines()
+        .filter_map(|l| l.split_once(&tag).map(|(_, f)| f))
+        .map(|f| f.split_whitespace().filter_map(|kv| kv.split_once('=')).collect())
+        .collect()
+}
+
+fn sum(lines: &[Vec<(&str, &str)>], key: &str) -> i64 {
+    lines
+        .iter()
+        .map(|l| {
+            l.iter()
+                .find(|(k, _)| *k == key)
+                .map_or(0, |(_, v)| v.parse::<i64>().unwrap())
+        })
+        .sum()
+}
+
+fn vm(r: &RunResult, s: Stat) -> i64 {
+    r.vmstat.as_ref().unwrap().get(s)
+}
+
+#[test]
+fn the_trace_adds_up_to_the_counters() {
+    for policy in [PolicyKind::Classic, PolicyKind::Mglru] {
+        let r = run(&config(policy, true));
+        let what = format!("{policy:?}");
+        assert_eq!(vm(&r, Stat::PgscanKswapd), 0, "{what}: memcg reclaim only");
+        let begin = events(&r, "mm_vmscan_memcg_reclaim_begin");
+        let end = events(&r, "mm_vmscan_memcg_reclaim_end");
+        assert!(
+            !begin.is_empty() && begin.len() == end.len(),
+            "{what}: every call begins and ends"
+        );
+        let steal = vm(&r, Stat::PgstealDirect);
+        assert!(
+            steal > 0 && vm(&r, Stat::Pswpout) > 0,
+            "{what}: the run reclaims and swaps"
+        );
+        assert_eq!(sum(&end, "nr_reclaimed"), steal, "{what}: what the calls returned");
+        let passes = events(&r, "mm_vmscan_lru_shrink_inactive");
+        assert_eq!(sum(&passes, "nr_reclaimed"), steal, "{what}: what the passes reclaimed");
+        if policy == PolicyKind::Classic {
+            assert_eq!(sum(&passes, "nr_scanned"), vm(&r, Stat::PgscanDirect), "{what}: pgscan");
+        }
+        assert!(
+            passes
+                .iter()
+                .all(|l| l.contains(&("flags", "RECLAIM_WB_ANON|RECLAIM_WB_ASYNC"))),
+            "{what}: anon passes, flagged as the kernel flags them"
+        );
+        // every line as ftrace prints it: TASK-PID [CPU] flags SECONDS.MICROS: EVENT:
+        for l in r.ftrace.lines() {
+            let (head, _) = l.split_once(": ").unwrap();
+            let w: Vec<&str> = head.split_whitespace().collect();
+            assert_eq!(w.len(), 4, "{l}");
+            assert!(w[0].starts_with("task-") && w[1] == "[000]" && w[2] == ".....", "{l}");
+            let (s, us) = w[3].split_once('.').unwrap();
+            assert!(s.parse::<u64>().is_ok() && us.len() == 6, "{l}");
+        }
+    }
+}
+
+#[test]
+fn every_aging_is_traced_with_the_generation_it_made() {
+    let r = run(&config(PolicyKind::Mglru, true));
+    let ages = events(&r, "age");
+    assert!(ages.len() > 3, "the run ages: {}", ages.len());
+    let seqs: Vec<i64> = ages
+        .iter()
+        .map(|l| l.iter().find(|(k, _)| *k == "max_seq").unwrap().1.parse().unwrap())
+        .collect();
+    // one lruvec: each aging makes the next generation, and the last one is the run's max_seq
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
+    let full = &r.debugfs.last().expect("lru_gen at the end").2;
+    let last_gen = full
+        .lines()
+        .skip_while(|l| !l.ends_with("/t"))
+        .filter_map(|l| l.split_whitespace().next()?.parse::<i64>().ok())
+        .max()
+        .unwrap();
+    assert_eq!(*seqs.last().unwrap(), last_gen);
+    // the first walk of an mm is a forced one; every aging walked or skipped the one mm
+    assert_eq!(ages[0].iter().find(|(k, _)| *k == "force_scan").unwrap().1, "0");
+    assert!(ages
+        .iter()
+        .all(|l| sum(std::slice::from_ref(l), "mms_walked") + sum(std::slice::from_ref(l), "mms_skipped") <= 1));
+    assert!(sum(&ages, "mms_walked") > 0);
+}
+
+#[test]
+fn tracing_leaves_the_run_as_it_was() {
+    for policy in [PolicyKind::Classic, PolicyKind::Mglru] {
+        let (off, on) = (run(&config(policy, false)), run(&config(policy, true)));
+        assert!(off.ftrace.is_empty() && !on.ftrace.is_empty());
+        assert_eq!(off.misses, on.misses);
+        assert_eq!(off.vmstat, on.vmstat);
+        assert_eq!(off.debugfs, on.debugfs);
+        // and the trace itself is the same every time
+        assert_eq!(on.ftrace, run(&config(policy, true)).ftrace);
+    }
+}
+
+#[test]
+fn an_event_the_model_lacks_is_refused_before_the_run() {
+    let mut c = config(PolicyKind::Mglru, false);
+    c.ftrace = vec!["sched/sched_switch".into()];
+    let e = sim::run(&c, None, &mut |_, _| {}).unwrap_err().to_string();
+    assert!(
+        e.contains("sched/sched_switch") && e.contains("mm_vmscan_lru_shrink_inactive"),
+        "{e}"
+    );
+}
