@@ -260,7 +260,9 @@ pub struct KernelArgs {
     /// (`vmscan/mm_vmscan_lru_isolate`) or a kprobe in kprobe_events' syntax (`p:age
     /// try_to_inc_max_seq`, `r:evict evict_folios $retval`). The trace, on CLOCK_MONOTONIC like
     /// the windows' times, is kept as `ftrace` in kernel-run.json (--out) and in the fixture: what
-    /// the kernel did inside a window, to set beside the model.
+    /// the kernel did inside a window, to set beside the model. The events the model has
+    /// (`lrugen run --ftrace`) are traced in the model too, on the guest's clock, and written as
+    /// ftrace-model.txt with --out.
     #[arg(long, value_name = "EVENT", value_parser = ftrace_event)]
     ftrace: Vec<String>,
     /// A control script (`lrugen run --ctl`'s format, docs/control.md) run in the guest and in
@@ -769,7 +771,14 @@ pub fn cmd_kernel(k: KernelCmd) -> Result<(), String> {
     // serial log's content is in `run` (`--out` writes it as kernel-run.json)
     let _ = std::fs::remove_dir_all(&o.work_dir);
     let profile = lrugen_kernel::model::profile_for_release(&run.kernel_release);
-    let cfg = lrugen_kernel::model::config(&settings, profile).map_err(|e| e.to_string())?;
+    let mut cfg = lrugen_kernel::model::config(&settings, profile).map_err(|e| e.to_string())?;
+    // the guest's events the model has a counterpart of, traced in the model too
+    cfg.ftrace = a
+        .ftrace
+        .iter()
+        .filter(|e| lrugen::mm::ftrace::Ftrace::parse(std::slice::from_ref(*e)).is_ok())
+        .cloned()
+        .collect();
     let layout = run.layout(&p.ops, a.trace.is_some());
     let (model, model_tasks) = lrugen_kernel::model::run_tasks_at(&p.ops, &cfg, &layout).map_err(|e| e.to_string())?;
     let mut report = Report::build(&run, &model, p.workload.clone(), settings.clone()).map_err(|e| e.to_string())?;
@@ -790,7 +799,7 @@ pub fn cmd_kernel(k: KernelCmd) -> Result<(), String> {
             run: run.clone(),
         };
         let text = serde_json::to_string_pretty(&c).map_err(|e| e.to_string())? + "\n";
-        write_whole(path, &text)?;
+        lrugen_cli::run::write_whole(path, &text, "--fixture")?;
         eprintln!("wrote {}", path.display());
     }
     out!("{}", report.table());
@@ -805,6 +814,12 @@ pub fn cmd_kernel(k: KernelCmd) -> Result<(), String> {
             .write_html(&command_line(), &dir, &files)
             .map_err(|e| e.to_string())?;
         files.push(html);
+        // the model's trace of the events it has, beside the guest's (which kernel-run.json keeps)
+        if !cfg.ftrace.is_empty() {
+            let t = dir.join("ftrace-model.txt");
+            std::fs::write(&t, &model.ftrace).map_err(|e| format!("{}: {e}", t.display()))?;
+            files.push(t);
+        }
         // everything the guest reported, verbatim (lru_gen/lru_gen_full captures included)
         let raw = dir.join("kernel-run.json");
         let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
@@ -944,15 +959,6 @@ fn check_fixture_target(path: &std::path::Path) -> Result<(), String> {
             .map_err(|e| format!("--fixture: {e} (refusing to replace a file lrugen kernel did not write)"))?;
     }
     Ok(())
-}
-
-/// Write `text` to `path` whole: into `path.partial`, then renamed over it.
-fn write_whole(path: &std::path::Path, text: &str) -> Result<(), String> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".partial");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text).map_err(|e| format!("--fixture {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("--fixture {}: {e}", path.display()))
 }
 
 /// `--ftrace EVENT`, checked before anything boots ([`lrugen_kernel::initramfs::check_ftrace`]).

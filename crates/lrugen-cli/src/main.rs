@@ -300,6 +300,10 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
         _ => run_all(&plan.cfgs, plan.trace, peaks.as_mut())?,
     };
     run::apply_labels(&mut results, &plan.labels);
+    // the traces go to their file whatever the output's form; printed only after the table
+    if let Some(path) = &a.ftrace_out {
+        run::write_whole(path, &run::ftrace_text(&results), "--ftrace-out")?;
+    }
     let write_failed = || {
         results
             .iter()
@@ -366,6 +370,9 @@ fn cmd_run(mut a: RunArgs) -> Result<(), String> {
     }
     if let Some(c) = plan.cfgs.iter().find(|c| !c.switch_at.is_empty()) {
         outln!("{}", switches_report(&results, &c.switch_at));
+    }
+    if !a.ftrace.is_empty() && a.ftrace_out.is_none() {
+        out!("\n--- ftrace ---\n{}", run::ftrace_text(&results));
     }
     for r in &results {
         if let Some(e) = &r.engine {

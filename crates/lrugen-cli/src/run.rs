@@ -13,7 +13,7 @@ use lrugen::mm::MachineConfig;
 use lrugen::sim::{MemcgConfig, PolicyKind, RunConfig};
 use lrugen::workload::dist::Dist;
 use lrugen::workload::{self, WorkloadSpec};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Accesses (operations, requests) of a built-in workload when --accesses does not say.
 pub const DEFAULT_ACCESSES: u64 = 500_000;
@@ -277,6 +277,18 @@ pub struct RunArgs {
     /// bytes, and the bytes per resident page of both (on stderr with --json).
     #[arg(long)]
     pub stats: bool,
+    /// Trace reclaim events of each mglru and classic run, as `lrugen kernel --ftrace` traces
+    /// the guest's (repeatable): the tracepoints `vmscan/mm_vmscan_lru_shrink_inactive`,
+    /// `vmscan/mm_vmscan_memcg_reclaim_begin` and `_end`, and a kprobe on `try_to_inc_max_seq`
+    /// (`p:age try_to_inc_max_seq`), printed as /sys/kernel/tracing/trace prints them, on the
+    /// run's clock (docs/kernel-tracing.md, "The model's side"). After the table, or into
+    /// --ftrace-out.
+    #[arg(long, value_name = "EVENT")]
+    pub ftrace: Vec<String>,
+    /// Write the traces of --ftrace to FILE (each run's after a `# POLICY` line) instead of
+    /// printing them; written whole when the runs are done.
+    #[arg(long, value_name = "FILE", requires = "ftrace")]
+    pub ftrace_out: Option<PathBuf>,
 }
 
 /// Workload presets of `lrugen run --workload NAME`: the examples/ experiment of that name.
@@ -782,6 +794,31 @@ pub fn plan_run_with(a: &RunArgs, given: Option<workload::LoadedTrace>) -> Resul
         .iter()
         .map(|s| parse_switch_at(s))
         .collect::<Result<Vec<_>, _>>()?;
+    if !a.ftrace.is_empty() {
+        lrugen::mm::ftrace::Ftrace::parse(&a.ftrace)?;
+        if !policies.iter().any(|p| p.is_kernel()) {
+            return Err(format!(
+                "--ftrace: traces the kernel models' reclaim: expected mglru or classic among --policy, found {}",
+                a.policy.join(",")
+            ));
+        }
+        if let Some(out) = &a.ftrace_out {
+            if out.is_dir() {
+                return Err(format!("--ftrace-out {}: a directory; expected a file", out.display()));
+            }
+            let parent = out
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            if !parent.is_dir() {
+                return Err(format!(
+                    "--ftrace-out {}: no directory {}",
+                    out.display(),
+                    parent.display()
+                ));
+            }
+        }
+    }
     if !switch_at.is_empty() {
         if !policies.iter().any(|p| p.is_kernel()) {
             return Err(format!(
@@ -915,6 +952,7 @@ pub fn plan_run_with(a: &RunArgs, given: Option<workload::LoadedTrace>) -> Resul
             jobs,
             ctl: ctl.clone(),
             switch_at: if p.is_kernel() { switch_at.clone() } else { Vec::new() },
+            ftrace: if p.is_kernel() { a.ftrace.clone() } else { Vec::new() },
         })
         .collect();
     // the model state each run needs at most, against the budget, before any run starts
@@ -1026,4 +1064,23 @@ where
 /// `--thp`: one of the words `/sys/kernel/mm/transparent_hugepage/enabled` accepts.
 fn thp_mode(s: &str) -> Result<lrugen::mm::thp::Thp, String> {
     lrugen::mm::thp::Thp::parse(s).ok_or_else(|| format!("expected always, madvise or never, found {s:?}"))
+}
+
+/// Write `text` to `path` whole: into `path.partial`, then renamed over it (`what`: the option,
+/// for the error).
+pub fn write_whole(path: &Path, text: &str, what: &str) -> Result<(), String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text).map_err(|e| format!("{what} {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{what} {}: {e}", path.display()))
+}
+
+/// The traces of `--ftrace`, each kernel-policy run's after a `# POLICY` line.
+pub fn ftrace_text(results: &[lrugen::sim::RunResult]) -> String {
+    let mut o = String::new();
+    for r in results.iter().filter(|r| r.vmstat.is_some()) {
+        o.push_str(&format!("# {}\n{}", r.policy, r.ftrace));
+    }
+    o
 }

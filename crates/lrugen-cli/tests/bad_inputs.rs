@@ -53,6 +53,57 @@ const CASES: &[Case] = &[
     ),
     case(&["kernel", "--accesses", "-5"], 2, &["--accesses", "non-negative"]),
     case(&["run", "--memcg-max", "-5M"], 1, &["--memcg-max", "'-5M'", "expected"]),
+    // --- --ftrace: the model's reclaim trace
+    case(
+        &[
+            "run",
+            "--policy",
+            "mglru",
+            "--accesses",
+            "10",
+            "--ftrace",
+            "sched/sched_switch",
+        ],
+        1,
+        &[
+            "--ftrace `sched/sched_switch`",
+            "vmscan/mm_vmscan_lru_shrink_inactive",
+            "try_to_inc_max_seq",
+        ],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "lru",
+            "--accesses",
+            "10",
+            "--ftrace",
+            "p:age try_to_inc_max_seq",
+        ],
+        1,
+        &["--ftrace", "expected mglru or classic", "found lru"],
+    ),
+    case(
+        &["run", "--policy", "mglru", "--accesses", "10", "--ftrace-out", "t.txt"],
+        2,
+        &["--ftrace"],
+    ),
+    case(
+        &[
+            "run",
+            "--policy",
+            "mglru",
+            "--accesses",
+            "10",
+            "--ftrace",
+            "p:age try_to_inc_max_seq",
+            "--ftrace-out",
+            "no/such/dir/t.txt",
+        ],
+        1,
+        &["--ftrace-out no/such/dir/t.txt", "no directory no/such/dir"],
+    ),
     // --- --switch-at: writes to /sys/kernel/mm/lru_gen/enabled during a run
     case(
         &["run", "--policy", "mglru", "--accesses", "10", "--switch-at", "5:z"],

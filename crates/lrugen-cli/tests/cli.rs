@@ -1069,3 +1069,39 @@ fn zram_runs_print_mm_stat_and_io_stat() {
         &["--swap-device", "'deflate'", "lzo-rle", "zstd"],
     );
 }
+
+/// `--ftrace` prints each kernel policy's trace after the table, `--ftrace-out` writes the same
+/// into a file instead (each run's after a `# POLICY` line); the reference cache has none.
+#[test]
+fn ftrace_traces_each_kernel_run_after_the_table_or_into_a_file() {
+    let args = [
+        "run",
+        "--policy",
+        "mglru,classic,lru",
+        "--size",
+        "4M",
+        "--capacity",
+        "256",
+        "--accesses",
+        "5000",
+        "--ftrace",
+        "vmscan/mm_vmscan_lru_shrink_inactive",
+        "--ftrace",
+        "p:age try_to_inc_max_seq",
+    ];
+    let out = ok(&args);
+    let (table, trace) = out.split_once("--- ftrace ---\n").expect("the trace after the table");
+    assert!(table.contains("mglru") && table.contains("classic"));
+    assert!(trace.starts_with("# mglru\n") && trace.contains("\n# classic\n") && !trace.contains("# lru"));
+    let (mglru, classic) = trace.split_once("\n# classic\n").unwrap();
+    assert!(mglru.contains(": age: (try_to_inc_max_seq) "), "{mglru}");
+    assert!(mglru.contains(": mm_vmscan_lru_shrink_inactive: nid=0 "));
+    assert!(classic.contains(": mm_vmscan_lru_shrink_inactive: ") && !classic.contains(": age: "));
+    let dir = scratch("ftrace_out");
+    let file = dir.join("trace.txt");
+    let mut with_file: Vec<&str> = args.to_vec();
+    with_file.extend(["--ftrace-out", path_str(&file)]);
+    let out = ok(&with_file);
+    assert!(!out.contains("--- ftrace ---"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), trace);
+}

@@ -954,7 +954,7 @@ fn boot_one(
     };
     if let Some(f) = fixture {
         let text = serde_json::to_string_pretty(&capture).map_err(|e| e.to_string())? + "\n";
-        super::write_whole(f, &text)?;
+        lrugen_cli::run::write_whole(f, &text, "--fixtures")?;
     }
     let _ = std::fs::remove_dir_all(work);
     Ok(Boot { run, settings, capture })
