@@ -443,7 +443,7 @@ impl<P: Policy> Kernel<P> {
         // context switch: the task runs (`lru_gen_use_mm` marks its mm used on every node)
         if self.m.current_task != Some(task) {
             self.m.current_task = Some(task);
-            self.m.mms[task as usize].lru_gen_bitmap = !0;
+            self.m.lru_gen_use_mm(task, "switch");
         }
         // `task_tick_numa`: NUMA balancing's scan, when one may be due (never without it)
         if self.m.now_ns >= self.m.numa_next_scan_ns {
@@ -589,7 +589,7 @@ impl<P: Policy> Kernel<P> {
             Op::Think { .. } => Ok(Access::Hit),
         };
         if let (Ok(Access::Major), Some(t)) = (&r, self.m.current_task) {
-            self.m.mms[t as usize].lru_gen_bitmap = !0;
+            self.m.lru_gen_use_mm(t, "major_fault");
         }
         // mmap, fork and failed operations do not return through `return_to_user`
         self.reclaim_kmem_excess();

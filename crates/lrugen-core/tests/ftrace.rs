@@ -9,11 +9,12 @@ use lrugen::mm::MachineConfig;
 use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
 use lrugen::workload::WorkloadSpec;
 
-const EVENTS: [&str; 4] = [
+const EVENTS: [&str; 5] = [
     "vmscan/mm_vmscan_lru_shrink_inactive",
     "vmscan/mm_vmscan_memcg_reclaim_begin",
     "vmscan/mm_vmscan_memcg_reclaim_end",
     "p:age try_to_inc_max_seq",
+    "p:use lru_gen_use_mm",
 ];
 
 /// Anon loads and stores over 3,000 pages in a 1,024-page memcg with swap: anon reclaimed (and
@@ -160,4 +161,31 @@ fn an_event_the_model_lacks_is_refused_before_the_run() {
         e.contains("sched/sched_switch") && e.contains("mm_vmscan_lru_shrink_inactive"),
         "{e}"
     );
+}
+
+/// `should_skip_mm`: an aging walks the mm only if it was marked used (`lru_gen_use_mm`) since
+/// the walk before, unless forced (the first, an mm new to the list); it skips it otherwise. The
+/// trace shows both, in order.
+#[test]
+fn a_walk_needs_the_mm_used_since_the_last_walk() {
+    let r = run(&config(PolicyKind::Mglru, true));
+    let (mut used_since_walk, mut walks, mut skips) = (false, 0, 0);
+    for l in r.ftrace.lines() {
+        if l.contains(": use: (lru_gen_use_mm) mm=0 ") {
+            used_since_walk = true;
+        } else if l.contains(": age: ") {
+            if l.contains("mms_walked=1") {
+                assert!(
+                    used_since_walk || walks == 0,
+                    "a walk with the mm not used since the last: {l}"
+                );
+                walks += 1;
+                used_since_walk = false;
+            } else if l.contains("mms_skipped=1") {
+                assert!(!used_since_walk, "a skip with the mm used since the last walk: {l}");
+                skips += 1;
+            }
+        }
+    }
+    assert!(walks > 1 && skips > 0, "walks {walks}, skips {skips}");
 }

@@ -27,6 +27,10 @@ pub enum Event {
     MemcgReclaimEnd = 4,
     /// A kprobe on `try_to_inc_max_seq`: MGLRU ages a lruvec.
     Age = 8,
+    /// A kprobe on `lru_gen_use_mm`: an mm is marked used, so that the next page-table walk
+    /// visits it (the kernel: at every context switch to the task; the model: where it switches
+    /// tasks, after a major fault, which the task slept in, and when kswapd ran on the CPU).
+    UseMm = 16,
 }
 
 /// The tracepoints the model has, by their `tracefs` names.
@@ -37,7 +41,7 @@ const TRACEPOINTS: [(&str, Event); 3] = [
 ];
 
 /// The kernel functions a kprobe may name.
-const KPROBES: [(&str, Event); 1] = [("try_to_inc_max_seq", Event::Age)];
+const KPROBES: [(&str, Event); 2] = [("try_to_inc_max_seq", Event::Age), ("lru_gen_use_mm", Event::UseMm)];
 
 /// What the model traces, and the text traced so far.
 #[derive(Clone, Debug, Default)]
@@ -46,8 +50,8 @@ pub struct Ftrace {
     mask: u32,
     /// The name each event prints under (a kprobe's own, a tracepoint's without its system).
     names: [&'static str; 4],
-    /// Owned kprobe names (leaked nowhere: kept here, indexed by `names`' slots).
-    kprobe_names: Vec<String>,
+    /// Each kprobe's own name.
+    kprobe_names: Vec<(Event, String)>,
     /// The trace.
     pub text: String,
 }
@@ -69,7 +73,7 @@ impl Ftrace {
                 if name.is_empty() || name.contains('/') {
                     return Err(format!("--ftrace `{spec}`: expected `p:NAME FUNCTION`"));
                 }
-                f.kprobe_names.push(name.to_string());
+                f.kprobe_names.push((ev, name.to_string()));
                 f.mask |= ev as u32;
                 continue;
             }
@@ -101,7 +105,12 @@ impl Ftrace {
             Event::ShrinkInactive => self.names[0],
             Event::MemcgReclaimBegin => self.names[1],
             Event::MemcgReclaimEnd => self.names[2],
-            Event::Age => self.kprobe_names.last().map_or("age", |s| s.as_str()),
+            Event::Age | Event::UseMm => self
+                .kprobe_names
+                .iter()
+                .rev()
+                .find(|(k, _)| *k == e)
+                .map_or("kprobe", |(_, n)| n.as_str()),
         }
     }
 
@@ -161,6 +170,14 @@ mod tests {
         assert!(
             e.contains("sched/sched_switch") && e.contains("try_to_inc_max_seq"),
             "{e}"
+        );
+        let mut two = Ftrace::parse(&["p:a try_to_inc_max_seq".into(), "p:u lru_gen_use_mm".into()]).unwrap();
+        two.emit(0, Some(1), Event::UseMm, format_args!("x"));
+        two.emit(0, Some(1), Event::Age, format_args!("y"));
+        assert!(
+            two.text.contains(": u: x\n") && two.text.contains(": a: y\n"),
+            "{}",
+            two.text
         );
         let e = Ftrace::parse(&["p:x walk_pud_range".into()]).unwrap_err();
         assert!(e.contains("walk_pud_range"), "{e}");

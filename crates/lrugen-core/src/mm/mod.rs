@@ -1682,6 +1682,16 @@ impl Machine {
         c
     }
 
+    /// `lru_gen_use_mm`: mark `mm` used on every node, so that the next walk visits it (`why`:
+    /// what the model took for a context switch to it, for the trace).
+    #[inline]
+    pub fn lru_gen_use_mm(&mut self, mm: u32, why: &'static str) {
+        self.mms[mm as usize].lru_gen_bitmap = !0;
+        if self.ftrace.is_some() {
+            self.trace(ftrace::Event::UseMm, format_args!("(lru_gen_use_mm) mm={mm} why={why}"));
+        }
+    }
+
     /// Trace event `e` if it is traced ([`ftrace`]): by kswapd when reclaim runs in its context
     /// ([`CTX_KSWAPD`]), else by the current task.
     #[cold]

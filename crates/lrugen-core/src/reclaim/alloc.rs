@@ -91,7 +91,7 @@ fn kswapd_run<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
         }
         // kswapd ran on the CPU: switching back marks the current task's mm used again
         if let Some(t) = m.current_task {
-            m.mms[t as usize].lru_gen_bitmap = !0;
+            m.lru_gen_use_mm(t, "kswapd_ran");
         }
         if !m.cfg.kswapd_sleep {
             return;
