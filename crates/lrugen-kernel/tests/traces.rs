@@ -47,8 +47,14 @@ const MGLRU_72_LACKEY: &str = "7.2 MGLRU lackey-anon ends at max_seq 19, 18, 19 
     as the guest's smaps show (tests/shapes.rs, MGLRU_72_OP_LIST, the anon-gauss shape's gap with \
     that layout): with the op list in a table of its own it ended within the boots. Unlike \
     anon-gauss, marking the mm used before an aging that follows a long sort (the experiment \
-    there) does not move it (this trace has no such sort), so what makes the kernel age less \
-    here is not found; not traced";
+    there) does not move it (this trace has no such sort). Where the two part, from a boot traced \
+    with `--ftrace vmscan/mm_vmscan_lru_shrink_inactive --ftrace 'p:age try_to_inc_max_seq'` and \
+    the model's own trace of the same events (ftrace-model.txt): both begin with a forced walk, two \
+    skipped agings and the same 64-page pass; in the next reclaim call, whose passes scan 1, 3, 7, \
+    15 and 29 folios on both sides, the kernel activates 2 and 5 folios at priorities 5 and 4 (3 \
+    and 4 with `--damon-stat off`) and the model 5 and 8, reclaiming 3 fewer each time: which of \
+    its folios the model finds referenced there is the next thing to trace \
+    (`p:ref folio_referenced_one addr=$arg3:x64` against the replayer's smaps)";
 
 /// Known differences between the model and a kernel on these traces: (fixture, check, why).
 const GAPS: &[(&str, &str, &str)] = &[
