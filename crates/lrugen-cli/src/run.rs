@@ -280,7 +280,7 @@ pub struct RunArgs {
     /// Trace reclaim events of each mglru and classic run, as `lrugen kernel --ftrace` traces
     /// the guest's (repeatable): the tracepoints `vmscan/mm_vmscan_lru_shrink_inactive`,
     /// `vmscan/mm_vmscan_memcg_reclaim_begin` and `_end`, and kprobes on `try_to_inc_max_seq`
-    /// (`p:age try_to_inc_max_seq`) and `lru_gen_use_mm`, printed as /sys/kernel/tracing/trace prints them, on the
+    /// (`p:age try_to_inc_max_seq`), `lru_gen_use_mm` and `folio_referenced_one`, printed as /sys/kernel/tracing/trace prints them, on the
     /// run's clock (docs/kernel-tracing.md, "The model's side"). After the table, or into
     /// --ftrace-out.
     #[arg(long, value_name = "EVENT")]

@@ -9,12 +9,13 @@ use lrugen::mm::MachineConfig;
 use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
 use lrugen::workload::WorkloadSpec;
 
-const EVENTS: [&str; 5] = [
+const EVENTS: [&str; 6] = [
     "vmscan/mm_vmscan_lru_shrink_inactive",
     "vmscan/mm_vmscan_memcg_reclaim_begin",
     "vmscan/mm_vmscan_memcg_reclaim_end",
     "p:age try_to_inc_max_seq",
     "p:use lru_gen_use_mm",
+    "p:ref folio_referenced_one",
 ];
 
 /// Anon loads and stores over 3,000 pages in a 1,024-page memcg with swap: anon reclaimed (and
@@ -188,4 +189,29 @@ fn a_walk_needs_the_mm_used_since_the_last_walk() {
         }
     }
     assert!(walks > 1 && skips > 0, "walks {walks}, skips {skips}");
+}
+
+/// 7.2's `folio_check_references` reclaims a folio rmap found no young PTE of
+/// (`FOLIOREF_RECLAIM`), so every activation of a pass follows a `folio_referenced_one` that
+/// found its PTE young: a pass activates at most as many folios as young mappings were seen since
+/// the pass before.
+#[test]
+fn a_pass_activates_no_more_folios_than_rmap_found_young() {
+    let r = run(&config(PolicyKind::Mglru, true));
+    let (mut young, mut passes, mut activated) = (0, 0, 0);
+    for l in r.ftrace.lines() {
+        if l.contains(": ref: (folio_referenced_one) ") {
+            young += u32::from(l.ends_with(" young=1"));
+        } else if let Some((_, f)) = l.split_once(": mm_vmscan_lru_shrink_inactive: ") {
+            let a: u32 = f
+                .split_whitespace()
+                .find_map(|kv| kv.strip_prefix("nr_activate_anon="))
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(a <= young, "{a} activated, {young} young seen: {l}");
+            (young, passes, activated) = (0, passes + 1, activated + a);
+        }
+    }
+    assert!(passes > 10 && activated > 0, "{passes} passes, {activated} activated");
 }

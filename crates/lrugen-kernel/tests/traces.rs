@@ -53,8 +53,14 @@ const MGLRU_72_LACKEY: &str = "7.2 MGLRU lackey-anon ends at max_seq 19, 18, 19 
     skipped agings and the same 64-page pass; in the next reclaim call, whose passes scan 1, 3, 7, \
     15 and 29 folios on both sides, the kernel activates 2 and 5 folios at priorities 5 and 4 (3 \
     and 4 with `--damon-stat off`) and the model 5 and 8, reclaiming 3 fewer each time: which of \
-    its folios the model finds referenced there is the next thing to trace \
-    (`p:ref folio_referenced_one addr=$arg3:x64` against the replayer's smaps)";
+    its folios the model finds referenced there: traced per folio (`p:ref folio_referenced_one \
+    addr=$arg3:x64`, `r:refr folio_referenced ret=$retval:s32`, the model's own \
+    folio_referenced_one with young=0/1), both sides look at the same trace pages in the same \
+    order, and at the priority-5 pass the kernel finds pages 2 and 15 of the region referenced \
+    and the model 2, 9, 15, 18 and 19 young (at priority 4 the kernel 95 alone, the model 8, \
+    three of them pages 64, 66 and 69, which the kernel's pass did not even isolate). What cleared \
+    9's and 18's accessed bits in the guest before that pass (not look-around: an isolated \
+    neighbour has no generation, and 7.2's get_pfn_folio skips it, as the model does) is next";
 
 /// Known differences between the model and a kernel on these traces: (fixture, check, why).
 const GAPS: &[(&str, &str, &str)] = &[

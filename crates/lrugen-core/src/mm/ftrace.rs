@@ -31,6 +31,9 @@ pub enum Event {
     /// visits it (the kernel: at every context switch to the task; the model: where it switches
     /// tasks, after a major fault, which the task slept in, and when kswapd ran on the CPU).
     UseMm = 16,
+    /// A kprobe on `folio_referenced_one`: rmap looks at one mapping of a folio under reclaim
+    /// (its address, the start of its VMA, whether the PTE was young).
+    Referenced = 32,
 }
 
 /// The tracepoints the model has, by their `tracefs` names.
@@ -41,7 +44,11 @@ const TRACEPOINTS: [(&str, Event); 3] = [
 ];
 
 /// The kernel functions a kprobe may name.
-const KPROBES: [(&str, Event); 2] = [("try_to_inc_max_seq", Event::Age), ("lru_gen_use_mm", Event::UseMm)];
+const KPROBES: [(&str, Event); 3] = [
+    ("try_to_inc_max_seq", Event::Age),
+    ("lru_gen_use_mm", Event::UseMm),
+    ("folio_referenced_one", Event::Referenced),
+];
 
 /// What the model traces, and the text traced so far.
 #[derive(Clone, Debug, Default)]
@@ -105,7 +112,7 @@ impl Ftrace {
             Event::ShrinkInactive => self.names[0],
             Event::MemcgReclaimBegin => self.names[1],
             Event::MemcgReclaimEnd => self.names[2],
-            Event::Age | Event::UseMm => self
+            Event::Age | Event::UseMm | Event::Referenced => self
                 .kprobe_names
                 .iter()
                 .rev()

@@ -1692,6 +1692,20 @@ impl Machine {
         }
     }
 
+    /// Trace `folio_referenced_one` of the mapping of `vpn` in `vma` (its PTE `young` or not).
+    #[cold]
+    pub fn trace_referenced_one(&mut self, vpn: u32, vma_start: u32, young: bool) {
+        self.trace(
+            ftrace::Event::Referenced,
+            format_args!(
+                "(folio_referenced_one) addr=0x{:x} vma_start=0x{:x} young={}",
+                u64::from(vpn) << 12,
+                u64::from(vma_start) << 12,
+                u8::from(young)
+            ),
+        );
+    }
+
     /// Trace event `e` if it is traced ([`ftrace`]): by kswapd when reclaim runs in its context
     /// ([`CTX_KSWAPD`]), else by the current task.
     #[cold]
@@ -2347,6 +2361,12 @@ impl Machine {
             true
         });
         for &(mm, vpn, flags) in hits.iter() {
+            if self.ftrace.is_some() {
+                let x = &self.mms[mm as usize];
+                let start = x.find_vma(vpn).map_or(vpn, |i| x.vmas[i].start);
+                let young = self.pte(mm, vpn) & pte::YOUNG != 0;
+                self.trace_referenced_one(vpn, start, young);
+            }
             let p = self.pte_mut(mm, vpn);
             if *p & pte::YOUNG != 0 {
                 *p &= !pte::YOUNG;

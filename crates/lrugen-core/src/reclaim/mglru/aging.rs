@@ -841,6 +841,9 @@ impl Mglru {
                 return (referenced, flags | vmf::LOCKED);
             }
             let young = m.pte(mm, vpn) & pte::YOUNG != 0;
+            if m.ftrace.is_some() {
+                m.trace_referenced_one(vpn, vma.start, young);
+            }
             let mut r = 0;
             // invalid_folio_referenced_vma (6.3): mappings without recency never count
             if self.sw().vma_has_recency && !vma.has_recency() {
