@@ -281,8 +281,8 @@ pub struct RunArgs {
     /// the guest's (repeatable): the tracepoints `vmscan/mm_vmscan_lru_shrink_inactive`,
     /// `vmscan/mm_vmscan_memcg_reclaim_begin` and `_end`, and kprobes on `try_to_inc_max_seq`
     /// (`p:age try_to_inc_max_seq`), `lru_gen_use_mm` and `folio_referenced_one`, printed as /sys/kernel/tracing/trace prints them, on the
-    /// run's clock (docs/kernel-tracing.md, "The model's side"). After the table, or into
-    /// --ftrace-out.
+    /// run's clock (docs/kernel-tracing.md, "The model's side"). After the table (with --json,
+    /// as each run's "ftrace"), or into --ftrace-out.
     #[arg(long, value_name = "EVENT")]
     pub ftrace: Vec<String>,
     /// Write the traces of --ftrace to FILE (each run's after a `# POLICY` line) instead of
@@ -801,6 +801,12 @@ pub fn plan_run_with(a: &RunArgs, given: Option<workload::LoadedTrace>) -> Resul
                 "--ftrace: traces the kernel models' reclaim: expected mglru or classic among --policy, found {}",
                 a.policy.join(",")
             ));
+        }
+        if a.output_format.is_some() && a.ftrace_out.is_none() {
+            return Err(
+                "--ftrace with --output-format: the traces go into --ftrace-out FILE (fio's and cachesim's output has no room for them)"
+                    .into(),
+            );
         }
         if let Some(out) = &a.ftrace_out {
             if out.is_dir() {

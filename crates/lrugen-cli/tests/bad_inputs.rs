@@ -85,6 +85,21 @@ const CASES: &[Case] = &[
         &["--ftrace", "expected mglru or classic", "found lru"],
     ),
     case(
+        &[
+            "run",
+            "--policy",
+            "mglru",
+            "--accesses",
+            "10",
+            "--output-format",
+            "cachesim",
+            "--ftrace",
+            "p:age try_to_inc_max_seq",
+        ],
+        1,
+        &["--ftrace with --output-format", "--ftrace-out FILE"],
+    ),
+    case(
         &["run", "--policy", "mglru", "--accesses", "10", "--ftrace-out", "t.txt"],
         2,
         &["--ftrace"],

@@ -1104,4 +1104,14 @@ fn ftrace_traces_each_kernel_run_after_the_table_or_into_a_file() {
     let out = ok(&with_file);
     assert!(!out.contains("--- ftrace ---"));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), trace);
+    // --json: each kernel run's trace in its object
+    let mut json: Vec<&str> = args.to_vec();
+    json.push("--json");
+    let v: serde_json::Value = serde_json::from_str(&ok(&json)).unwrap();
+    let runs = v.as_array().or_else(|| v["runs"].as_array()).expect("the runs");
+    let by = |p: &str| runs.iter().find(|r| r["policy"] == p).unwrap()["ftrace"].clone();
+    let text = by("mglru");
+    let same = text.as_str().map(str::trim_end) == mglru.strip_prefix("# mglru\n").map(str::trim_end);
+    assert!(same, "--json's mglru trace differs from the printed one");
+    assert!(by("lru").is_null());
 }

@@ -4,6 +4,8 @@
 //! classic LRU's `nr_scanned` are its `pgscan`), every aging is traced with the generation it
 //! made, the lines are ftrace's, and tracing leaves the run as it was.
 
+mod common;
+
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::MachineConfig;
 use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
@@ -214,4 +216,57 @@ fn a_pass_activates_no_more_folios_than_rmap_found_young() {
         }
     }
     assert!(passes > 10 && activated > 0, "{passes} passes, {activated} activated");
+}
+
+/// rmap calls `folio_referenced_one` only for the mappings `invalid_folio_referenced_vma` lets
+/// through: from 6.3 a `MADV_RANDOM` mapping has no recency and is not looked at. The same loads
+/// through a normal mapping and through a random one, both reclaimed: the trace shows the first's
+/// pages and none of the second's.
+#[test]
+fn rmap_traces_only_the_mappings_it_looks_at() {
+    use lrugen::mm::ftrace::Ftrace;
+    use lrugen::mm::pagecache::Advice;
+    use lrugen::mm::vm::{vmf, Madv, MMAP_BASE_VPN};
+    use lrugen::reclaim::mglru::Profile;
+    use lrugen::workload::Op;
+    let traced = |random: bool| {
+        let (mut k, _t, task) = common::mglru_setup(Profile::V7_2, 4096, 0, Some(200));
+        k.m.ftrace = Some(Box::new(Ftrace::parse(&["p:ref folio_referenced_one".into()]).unwrap()));
+        let vpn = MMAP_BASE_VPN;
+        let file = k.m.create_file("f", 512, Advice::Normal);
+        k.step(Op::Mmap {
+            task,
+            vpn,
+            pages: 512,
+            file,
+            pgoff: 0,
+            flags: vmf::WRITE as u8,
+            compressed_pct: 0,
+        })
+        .unwrap();
+        if random {
+            k.step(Op::Madvise {
+                task,
+                vpn,
+                pages: 512,
+                advice: Madv::Random,
+            })
+            .unwrap();
+        }
+        for round in 0..6u32 {
+            for i in 0..512u32 {
+                k.step(Op::Load {
+                    task,
+                    vpn: vpn + (i * 97 + round * 31) % 512,
+                })
+                .unwrap();
+            }
+        }
+        let scanned = k.m.vmstat().get(Stat::PgscanFile);
+        (scanned, k.m.ftrace.take().unwrap().text.lines().count())
+    };
+    let (normal, random) = (traced(false), traced(true));
+    assert!(normal.0 > 0 && random.0 > 0, "both reclaim: {normal:?} {random:?}");
+    assert!(normal.1 > 0, "the normal mapping's folios are looked at: {normal:?}");
+    assert_eq!(random.1, 0, "the random mapping's are not: {random:?}");
 }

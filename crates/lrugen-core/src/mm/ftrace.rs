@@ -55,8 +55,6 @@ const KPROBES: [(&str, Event); 3] = [
 pub struct Ftrace {
     /// The events asked for ([`Event`] bits).
     mask: u32,
-    /// The name each event prints under (a kprobe's own, a tracepoint's without its system).
-    names: [&'static str; 4],
     /// Each kprobe's own name.
     kprobe_names: Vec<(Event, String)>,
     /// The trace.
@@ -94,9 +92,6 @@ impl Ftrace {
             };
             f.mask |= ev as u32;
         }
-        for (i, (t, _)) in TRACEPOINTS.iter().enumerate() {
-            f.names[i] = t.split('/').nth(1).unwrap_or(t);
-        }
         Ok(f)
     }
 
@@ -106,13 +101,11 @@ impl Ftrace {
         self.mask & e as u32 != 0
     }
 
-    /// The name `e` prints under.
+    /// The name `e` prints under: a tracepoint's without its system, a kprobe's its own.
     fn name(&self, e: Event) -> &str {
-        match e {
-            Event::ShrinkInactive => self.names[0],
-            Event::MemcgReclaimBegin => self.names[1],
-            Event::MemcgReclaimEnd => self.names[2],
-            Event::Age | Event::UseMm | Event::Referenced => self
+        match TRACEPOINTS.iter().find(|(_, t)| *t == e) {
+            Some((tp, _)) => tp.split_once('/').map_or(tp, |(_, n)| n),
+            None => self
                 .kprobe_names
                 .iter()
                 .rev()

@@ -2211,6 +2211,19 @@ impl Machine {
     /// never store a whole PTE value there (split the PMD first).
     #[inline]
     pub fn pte_mut(&mut self, mm: u32, vpn: u32) -> &mut u32 {
+        self.pte_slot(mm, vpn, false)
+    }
+
+    /// Mutable PTE of `vpn` for an access the MMU makes: [`Machine::pte_mut`] and
+    /// [`Machine::pmd_mkyoung`] in one lookup.
+    #[inline]
+    pub fn pte_mut_walked(&mut self, mm: u32, vpn: u32) -> &mut u32 {
+        self.pte_slot(mm, vpn, true)
+    }
+
+    /// [`Machine::pte_mut`], the PMD entry made young too if `walked`.
+    #[inline(always)]
+    fn pte_slot(&mut self, mm: u32, vpn: u32, walked: bool) -> &mut u32 {
         let pi = MmStruct::pmd_index(vpn);
         let mut pmd = self.mms[mm as usize].pmds[pi];
         if !pmd_is_table(pmd) {
@@ -2220,24 +2233,9 @@ impl Machine {
             pmd = self.ptes.alloc() | PMD_YOUNG;
             self.pte_table_kmem(mm, 1);
             self.mms[mm as usize].pmds[pi] = pmd;
+        } else if walked && pmd & PMD_YOUNG == 0 {
+            self.mms[mm as usize].pmds[pi] = pmd | PMD_YOUNG;
         }
-        &mut self.ptes.table_mut(pmd & !PMD_YOUNG)[(vpn as usize) % PTRS_PER_PTE]
-    }
-
-    /// Mutable PTE of `vpn` for an access the MMU makes: [`Machine::pte_mut`] and
-    /// [`Machine::pmd_mkyoung`] in one lookup.
-    #[inline]
-    pub fn pte_mut_walked(&mut self, mm: u32, vpn: u32) -> &mut u32 {
-        let pi = MmStruct::pmd_index(vpn);
-        let mut pmd = self.mms[mm as usize].pmds[pi];
-        if !pmd_is_table(pmd) {
-            if pmd != PMD_NONE {
-                return &mut self.mms[mm as usize].pmds[pi];
-            }
-            pmd = self.ptes.alloc();
-            self.pte_table_kmem(mm, 1);
-        }
-        self.mms[mm as usize].pmds[pi] = pmd | PMD_YOUNG;
         &mut self.ptes.table_mut(pmd & !PMD_YOUNG)[(vpn as usize) % PTRS_PER_PTE]
     }
 

@@ -598,20 +598,14 @@ pub fn try_to_free_mem_cgroup_pages<P: Policy>(
     if m.ftrace.is_some() {
         m.trace(
             crate::mm::ftrace::Event::MemcgReclaimBegin,
-            format_args!(
-                "order=0 gfp_flags=GFP_HIGHUSER_MOVABLE memcg_id={}",
-                super::mglru::admin::memcg_kernel_id(memcg)
-            ),
+            format_args!("order=0 gfp_flags=GFP_HIGHUSER_MOVABLE"),
         );
     }
     let nr_reclaimed = do_try_to_free_pages(m, p, &mut sc, nodes);
     if m.ftrace.is_some() {
         m.trace(
             crate::mm::ftrace::Event::MemcgReclaimEnd,
-            format_args!(
-                "nr_reclaimed={nr_reclaimed} memcg_id={}",
-                super::mglru::admin::memcg_kernel_id(memcg)
-            ),
+            format_args!("nr_reclaimed={nr_reclaimed}"),
         );
     }
     nr_reclaimed

@@ -186,6 +186,9 @@ pub fn json(results: &[RunResult]) -> serde_json::Value {
                 if !r.switches.is_empty() {
                     v["switches"] = serde_json::json!(r.switches);
                 }
+                if !r.ftrace.is_empty() {
+                    v["ftrace"] = r.ftrace.clone().into();
+                }
                 if let Some(z) = &r.zram {
                     let mut j = serde_json::to_value(z).expect("zram report serializes");
                     j["mm_stat"] = z.mm_stat().into();

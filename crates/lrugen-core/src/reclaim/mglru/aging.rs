@@ -840,15 +840,15 @@ impl Mglru {
             if vma.flags & vmf::LOCKED != 0 {
                 return (referenced, flags | vmf::LOCKED);
             }
+            // invalid_folio_referenced_vma (6.3): mappings without recency are not looked at
+            if self.sw().vma_has_recency && !vma.has_recency() {
+                continue;
+            }
             let young = m.pte(mm, vpn) & pte::YOUNG != 0;
             if m.ftrace.is_some() {
                 m.trace_referenced_one(vpn, vma.start, young);
             }
             let mut r = 0;
-            // invalid_folio_referenced_vma (6.3): mappings without recency never count
-            if self.sw().vma_has_recency && !vma.has_recency() {
-                continue;
-            }
             // 6.11+ (and the 6.14 rework): look-around clears the target's own bit first
             match self.sw().workingset_protection_rework || self.sw().look_around_clears_target {
                 true => {
