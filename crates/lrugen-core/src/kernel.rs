@@ -72,10 +72,42 @@ impl<P: Policy> Kernel<P> {
     /// Pair a machine with a policy built for it.
     pub fn new(mut m: Machine, p: P) -> Self {
         m.apply_switches(p.switches());
-        Kernel {
+        let mut k = Kernel {
             m,
             p,
             over_high: (0, 0),
+        };
+        k.populate_boot_shmem();
+        k
+    }
+
+    /// Put the guest's boot shmem on the LRU ([`crate::mm::BootShmem`]): each page a frame of
+    /// its zone, charged to the root memcg (which has no limit), an anon folio of the shmem's
+    /// own address space, added as `folio_add_lru` adds a new folio.
+    fn populate_boot_shmem(&mut self) {
+        let pending = std::mem::take(&mut self.m.boot_shmem.pending);
+        if pending.is_empty() {
+            return;
+        }
+        let mm = self.m.boot_shmem_mm();
+        let mut index = 0u32;
+        for (node, zone, pages) in pending {
+            for _ in 0..pages {
+                let Some(id) = self.m.take_boot_frame(node, zone) else {
+                    break;
+                };
+                let mut over = 0;
+                if alloc::charge(&mut self.m, &mut self.p, id, crate::mm::memcg::ROOT_MEMCG, &mut over).is_err() {
+                    self.m.free_frame(id);
+                    break;
+                }
+                self.m.folios[id].set(pg::ANON | pg::SWAPBACKED);
+                self.m.set_anon_rmap(id, mm, index);
+                self.m
+                    .mod_lruvec_state(crate::mm::memcg::ROOT_MEMCG, node, Stat::NrShmem, 1);
+                index += 1;
+                self.p.add_folio(&mut self.m, id);
+            }
         }
     }
 

@@ -38,10 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, boots) in &groups {
         let c = &boots[0];
         let ops = c.ops()?;
-        let mut settings = c.settings.clone();
-        if settings.zones.is_empty() {
-            settings.zones = c.run.global_zones();
-        }
+        let settings = lrugen_kernel::fidelity::settings_of(&c.settings, &c.run);
         let cfg = model::config(&settings, model::profile_for_release(&c.run.kernel_release))?;
         let layout = c.layout(&ops);
         let (inline, _) = model::run_tasks_at(&ops, &cfg, &layout)?;

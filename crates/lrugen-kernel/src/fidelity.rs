@@ -293,6 +293,19 @@ fn over_boots(what: &'static str, k: &[u64], m: &[u64], tol: f64, floor: u64) ->
     }
 }
 
+/// The settings `run` ran with, its zones read again from its `/proc/zoneinfo` where it ran
+/// under global pressure: a capture keeps a parsed copy of them, which lacks what a newer
+/// version of this crate reads from the text (the anon LRU pages and the shmem of
+/// [`crate::zoneinfo::unmapped_shmem`]), and the text is the record.
+pub fn settings_of(settings: &Settings, run: &KernelRun) -> Settings {
+    let mut s = settings.clone();
+    let zones = run.global_zones();
+    if !zones.is_empty() && s.memcg_max_bytes == 0 {
+        s.zones = zones;
+    }
+    s
+}
+
 /// Replay fixture `path` on the model and check it. A shape with further boots
 /// ([`extra_boots`]) is checked against all of them, the model replayed at each boot's layout.
 pub fn compare(path: &Path) -> Result<Compared, Error> {
@@ -306,7 +319,7 @@ pub fn compare(path: &Path) -> Result<Compared, Error> {
     let ops = c.ops()?;
     let profile = profile_for_release(&c.run.kernel_release);
     // the capacity as this version computes it (the capture keeps the one of the run's version)
-    let mut settings = c.settings.clone();
+    let mut settings = settings_of(&c.settings, &c.run);
     settings.model_capacity_pages = c.run.model_capacity_for(&ops).max(1);
     let cfg = model::config(&settings, profile)?;
     let mglru = c.settings.lru == "mglru";
@@ -714,7 +727,7 @@ pub fn compare_boots(name: &str, boots: &[PathBuf]) -> Result<MultiCompared, Err
 pub fn compare_runs(ops: &OpFile, settings: &Settings, runs: &[&KernelRun]) -> Result<Vec<SpreadCheck>, Error> {
     let first = runs.first().ok_or_else(|| Error::Config("no run to compare".into()))?;
     let profile = profile_for_release(&first.kernel_release);
-    let mut settings = settings.clone();
+    let mut settings = settings_of(settings, first);
     settings.model_capacity_pages = first.model_capacity_for(ops).max(1);
     let cfg = model::config(&settings, profile)?;
     // the data disk's metadata pages of the kernel that ran (the runs' own layouts are not read)
@@ -1028,10 +1041,7 @@ pub fn global_group_of(
         .first()
         .ok_or_else(|| Error::Config(format!("{group}: no boots")))?;
     let ops = c.ops()?;
-    let mut settings = c.settings.clone();
-    if settings.zones.is_empty() && settings.memcg_max_bytes == 0 {
-        settings.zones = c.run.global_zones();
-    }
+    let settings = settings_of(&c.settings, &c.run);
     let profile = profile_for_release(&c.run.kernel_release);
     let cfg = model::config(&settings, profile)?;
     let layout = c.layout(&ops);

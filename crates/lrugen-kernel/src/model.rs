@@ -1787,7 +1787,8 @@ pub fn global_machine_of(
 ) -> Result<MachineConfig, Error> {
     let mut layout = vec![Vec::new(); nodes];
     let mut boot = vec![Vec::new(); nodes];
-    for z in zones.iter().filter(|z| z.managed > 0) {
+    let shmem = crate::zoneinfo::unmapped_shmem(zones);
+    for (z, &shmem) in zones.iter().zip(&shmem).filter(|(z, _)| z.managed > 0) {
         let n = z.node as usize;
         if n >= nodes {
             return Err(Error::Config(format!(
@@ -1804,7 +1805,7 @@ pub fn global_machine_of(
             ))
         })?;
         layout[n].push((t, z.managed));
-        boot[n].push(z.boot());
+        boot[n].push(lrugen::mm::node::ZoneBoot { shmem, ..z.boot() });
     }
     if let Some(n) = layout.iter().position(|l| l.is_empty()) {
         return Err(Error::Config(if nodes == 1 {

@@ -28,6 +28,16 @@ pub struct ZoneInfo {
     pub protection: Vec<u64>,
     /// Free pages on the per-CPU lists (`count:` of its pagesets, all CPUs), not in `free`.
     pub pcp: u64,
+    /// Pages on its anon LRU lists (`nr_zone_inactive_anon` + `nr_zone_active_anon`).
+    #[serde(default)]
+    pub lru_anon: u64,
+    /// The node's `nr_shmem` (a per-node stat, printed under the node's first zone; 0 in the
+    /// node's other zones).
+    #[serde(default)]
+    pub node_shmem: u64,
+    /// The node's `nr_mapped` (file pages mapped by a process; printed as [`Self::node_shmem`]).
+    #[serde(default)]
+    pub node_mapped: u64,
 }
 
 impl ZoneInfo {
@@ -53,8 +63,54 @@ impl ZoneInfo {
             used: self.managed.saturating_sub(self.free + self.pcp),
             wmark: Some([self.min, self.low, self.high]),
             lowmem_reserve: Some(self.protection.get(ZoneType::Movable as usize).copied().unwrap_or(0)),
+            shmem: 0,
         }
     }
+}
+
+/// The guest's shmem that no process maps, per zone (in `zones`' order): each node's `nr_shmem`
+/// less its `nr_mapped` (the initramfs's files in the tmpfs root, less the executables and
+/// libraries running processes map, which the guest's only other file pages, a handful, do not
+/// change much), shared among the node's zones in proportion to their anon LRU pages and at most
+/// what each zone used. [`ZoneBoot::shmem`] of the model's machine.
+///
+/// Why unmapped only: a mapped page of a running process's text is referenced whenever reclaim
+/// looks at it and stays (classic: the active anon list at boot holds as many pages as are
+/// mapped, 414 against 400 in the 7.2 global fixtures; its inactive list holds the rest, 2,040
+/// against 2,037 unmapped shmem pages), so the model keeps those with the kernel's other boot
+/// memory.
+pub fn unmapped_shmem(zones: &[ZoneInfo]) -> Vec<u64> {
+    let mut out = vec![0u64; zones.len()];
+    let nodes: std::collections::BTreeSet<u32> = zones.iter().map(|z| z.node).collect();
+    for n in nodes {
+        let idx: Vec<usize> = (0..zones.len()).filter(|&i| zones[i].node == n).collect();
+        let shmem: u64 = idx.iter().map(|&i| zones[i].node_shmem).sum();
+        let mapped: u64 = idx.iter().map(|&i| zones[i].node_mapped).sum();
+        let mut left = shmem.saturating_sub(mapped);
+        let lru: u64 = idx.iter().map(|&i| zones[i].lru_anon).sum();
+        if lru == 0 {
+            continue;
+        }
+        let total = left;
+        // largest share first, the remainder to the zone with the most anon LRU pages
+        let mut order = idx.clone();
+        order.sort_by_key(|&i| std::cmp::Reverse(zones[i].lru_anon));
+        for &i in &order {
+            let share = (total * zones[i].lru_anon / lru).min(left);
+            out[i] = share;
+            left -= share;
+        }
+        for &i in &order {
+            let room = zones[i].boot().used.saturating_sub(out[i]);
+            let more = left.min(room);
+            out[i] += more;
+            left -= more;
+        }
+        for &i in &idx {
+            out[i] = out[i].min(zones[i].boot().used);
+        }
+    }
+    out
 }
 
 /// Parse a `/proc/zoneinfo` text: every zone in order, those without managed pages included.
@@ -98,6 +154,12 @@ pub fn parse(text: &str) -> Result<Vec<ZoneInfo>, String> {
             "low" => &mut z.low,
             "high" => &mut z.high,
             "managed" => &mut z.managed,
+            "nr_shmem" => &mut z.node_shmem,
+            "nr_mapped" => &mut z.node_mapped,
+            "nr_zone_inactive_anon" | "nr_zone_active_anon" => {
+                z.lru_anon += value.parse::<u64>().map_err(|_| bad(&format!("'{key} N'")))?;
+                continue;
+            }
             "count:" => {
                 z.pcp += value.parse::<u64>().map_err(|_| bad("'count: N'"))?;
                 continue;
@@ -114,6 +176,24 @@ mod tests {
     use super::*;
 
     const TEXT: &str = "Node 0, zone      DMA\n  per-node stats\n      nr_inactive_anon 0\n  pages free     3808\n        boost    0\n        min      34\n        low      42\n        high     50\n        promo    58\n        spanned  4095\n        present  3998\n        managed  3840\n        cma      0\n        protection: (0, 181, 181, 181, 181)\n      nr_free_pages 3808\n  pagesets\n    cpu: 0\n              count: 0\n              high:  0\nNode 0, zone    DMA32\n  pages free     41519\n        min      413\n        low      516\n        high     619\n        managed  50601\n        protection: (0, 0, 0, 0, 0)\n  pagesets\n    cpu: 0\n              count: 1400\n              high:  1973\nNode 0, zone   Normal\n  pages free     0\n        min      0\n        low      0\n        high     0\n        managed  0\n        protection: (0, 0, 0, 0, 0)\n";
+
+    /// The node's `nr_shmem` less its `nr_mapped`, in the zone that holds the anon LRU pages, at
+    /// most what that zone used; a node with no anon LRU page has none.
+    #[test]
+    fn unmapped_shmem_goes_to_the_zone_of_the_anon_lru() {
+        let text = "Node 0, zone      DMA\n  per-node stats\n      nr_shmem     2437\n      nr_mapped    400\n  pages free     3808\n        managed  3840\n      nr_zone_inactive_anon 0\n      nr_zone_active_anon 0\nNode 0, zone    DMA32\n  pages free     36555\n        managed  49492\n      nr_zone_inactive_anon 2040\n      nr_zone_active_anon 414\n  pagesets\n    cpu: 0\n              count: 1400\n";
+        let z = parse(text).unwrap();
+        assert_eq!((z[0].node_shmem, z[0].node_mapped), (2437, 400));
+        assert_eq!((z[1].lru_anon, z[1].node_shmem), (2454, 0));
+        assert_eq!(unmapped_shmem(&z), vec![0, 2037]);
+        // capped at what the zone used (49,492 - 36,555 - 1,400 = 11,537)
+        let big = text.replace("nr_shmem     2437", "nr_shmem     20000");
+        assert_eq!(unmapped_shmem(&parse(&big).unwrap()), vec![0, 11_537]);
+        let none = text
+            .replace("nr_zone_inactive_anon 2040", "nr_zone_inactive_anon 0")
+            .replace("nr_zone_active_anon 414", "nr_zone_active_anon 0");
+        assert_eq!(unmapped_shmem(&parse(&none).unwrap()), vec![0, 0]);
+    }
 
     #[test]
     fn zones_watermarks_and_reserves_are_read() {

@@ -21,23 +21,21 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-const CLASSIC_KSWAPD: &str = "the classic LRU's kswapd runs about twice as often as the kernel's \
-    (pageoutrun 206 against 110/94 on 6.12, 142 against 89/88 on 7.2) and scans 20-28 % more for \
-    the same demotions (within 3 %): each promotion that finds node 0 short wakes it inline, where \
-    the kernel's thread may still be running or in its 100 ms short sleep; MGLRU's pageoutrun is \
-    within 10 %";
-const MGLRU_SCAN: &str = "6.12 MGLRU's kswapd scans 38 % fewer pages than the kernel's (18,107 \
-    against 29,735/29,109) for the same demotions (within 2 %): the kernel's eviction rejects more \
+const CLASSIC_KSWAPD: &str = "7.2 classic's kswapd scans 65,969 pages against the boots' 57,220/60,228 \
+    (+10 %/+15 %) for the same demotions (within 1 %), with pageoutrun within tolerance (123 against \
+    89/88, inside the 50-event floor). With the guest's boot shmem reclaimable (mm::BootShmem) 6.12 \
+    classic's scans (61,130 against 61,770/60,675) and both kernels' pageoutrun came within \
+    tolerance; before it, the model's kswapd ran about twice as often as the kernel's and scanned \
+    20-28 % more. What makes 7.2's scan more was not traced";
+const MGLRU_SCAN: &str = "6.12 MGLRU's kswapd scans 45 % fewer pages than the kernel's (16,452 \
+    against 29,735/29,109) for the same demotions (within 4 %): the kernel's eviction rejects more \
     of what it isolates here, which ones is not known yet; on 7.2 (boots 13,643 and 20,922) the \
-    model's 20,607 is within the boots' spread";
+    model's 13,885 is within the boots' spread";
 
 /// Known differences: (fixture group, counter, why). Each is a model defect, not a tolerance.
 const GAPS: &[(&str, &str, &str)] = &[
-    ("debian-6.12-classic-gauss-inverted", "pgscan_kswapd", CLASSIC_KSWAPD),
-    ("debian-6.12-classic-gauss-inverted", "pageoutrun", CLASSIC_KSWAPD),
     ("debian-6.12-mglru-gauss-inverted", "pgscan_kswapd", MGLRU_SCAN),
     ("debian-7.2-classic-gauss-inverted", "pgscan_kswapd", CLASSIC_KSWAPD),
-    ("debian-7.2-classic-gauss-inverted", "pageoutrun", CLASSIC_KSWAPD),
 ];
 
 fn dir() -> PathBuf {
@@ -224,28 +222,15 @@ fn the_region_ends_on_the_nodes_where_the_kernel_left_it() {
 
 /// Known differences of [`the_region_ends_on_the_nodes_where_the_kernel_left_it`]:
 /// (group, piece, why).
-const PLACEMENT_GAPS: &[(&str, &str, &str)] = &[
-    ("debian-6.12-classic-gauss-inverted", "memcg pgdemote_kswapd", FAST_NODE),
-    ("debian-6.12-mglru-gauss-inverted", "memcg pgdemote_kswapd", FAST_NODE),
-    ("debian-7.2-classic-gauss-inverted", "memcg pgdemote_kswapd", FAST_NODE),
-    ("debian-7.2-mglru-gauss-inverted", "memcg pgdemote_kswapd", FAST_NODE),
-    ("debian-6.12-classic-gauss-inverted", "hot middle", FAST_NODE),
-    ("debian-6.12-mglru-gauss-inverted", "cold edge 1", FAST_NODE),
-    ("debian-7.2-classic-gauss-inverted", "hot middle", FAST_NODE),
-    ("debian-7.2-mglru-gauss-inverted", "cold edge 1", FAST_NODE),
-    ("debian-7.2-mglru-gauss-inverted", "cold edge 2", FAST_NODE),
-];
+const PLACEMENT_GAPS: &[(&str, &str, &str)] = &[("debian-7.2-mglru-gauss-inverted", "cold edge 2", FAST_NODE)];
 
-const FAST_NODE: &str = "the kernel demotes 3,300-4,300 pages that are not the workload's: its \
-    node-wide pgdemote_kswapd (10,320-11,028) is the workload memcg's (6,054-7,201) plus the guest's \
-    own pages of the root memcg (the initramfs' shmem and the like), which the model takes as used for \
-    good at boot (ZoneBoot::used, as in the global-pressure fixtures' SHMEM gap). So the model \
-    demotes that many more of the workload's pages (its node-wide count then agrees within 10 % by \
-    coincidence) and its fast node holds fewer of the region's pages at the end (6.12 MGLRU 28,865 \
-    against 31,918, the boots' mean summed over the three pieces; the classic LRU keeps 1,600-2,200 \
-    fewer hot pages there, MGLRU 2,100-2,500 fewer pages of the first cold edge). Modelling the \
-    guest's reclaimable pages per node (zoneinfo's per-node nr_shmem) as pages the model can \
-    demote is the fix";
+const FAST_NODE: &str = "7.2 MGLRU keeps 6,701 pages of the second cold edge on the fast node at the \
+    end, the boots 6,031/6,555 (+11 %/+2 %), with the hot middle and the first cold edge within \
+    tolerance. Before the guest's own shmem was modelled (mm::BootShmem: 3,848-3,902 unmapped shmem \
+    pages of the root memcg on node 0, which the kernel demotes too: its node-wide pgdemote_kswapd, \
+    10,320-11,075, is the workload memcg's 6,054-7,201 plus those), the model demoted that many more \
+    of the workload's pages and eight of the twelve pieces and all four memcg counts were out of \
+    tolerance; this one is what is left, not traced";
 
 /// MGLRU demotes with fewer pages scanned per page demoted than the classic LRU (the published
 /// comparison: "a much higher demotions-per-scan ratio"), on each kernel and on the model alike.

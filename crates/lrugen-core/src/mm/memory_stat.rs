@@ -19,9 +19,11 @@
 //! in the table.
 //!
 //! Values: what the model counts comes from its counters ([`Value`]); a line for something the
-//! model has none of (sockets, vmalloc, shmem, zswap, file and shmem THPs, khugepaged, `MADV_FREE`,
+//! model has none of (sockets, vmalloc, zswap, file and shmem THPs, khugepaged, `MADV_FREE`,
 //! zero-filled pages, kernel stacks and per-CPU memory kept apart from `kernel`) prints 0, which
-//! is the truth in the model's world (`docs/control.md`, "memory.stat").
+//! is the truth in the model's world (`docs/control.md`, "memory.stat"). `shmem` is the guest's
+//! boot shmem of a global-pressure run (`mm::BootShmem`, the root memcg's), 0 elsewhere; the model
+//! counts those pages as anon folios, so the root's `anon`, not its `file`, holds them.
 
 use std::fmt::Write as _;
 
@@ -110,7 +112,7 @@ pub const LINES: &[Line] = &[
     line("percpu", Zero, always),
     line("sock", Zero, always),
     line("vmalloc", Zero, always),
-    line("shmem", Zero, always),
+    line("shmem", Pages(Stat::NrShmem), always),
     line("zswap", Zero, always),
     line("zswapped", Zero, always),
     line("zswap_incomp", Zero, |s| s.memcg_zswap_incomp_stat),

@@ -586,6 +586,8 @@ pub struct Machine {
     /// ([`crate::reclaim::alloc::run_pending_kswapd`]), as the kernel's thread would run once
     /// the task lets the CPU go.
     pub kswapd_pending: bool,
+    /// The guest's shmem at boot ([`node::ZoneBoot::shmem`]).
+    pub boot_shmem: BootShmem,
     /// Folio allocated by a fault or read path and not yet on an LRU list (the checker's
     /// "in flight" exception), or `NIL`.
     pub in_flight: FolioId,
@@ -650,12 +652,71 @@ pub fn prefetch<T>(r: &T) {
     let _ = r;
 }
 
+/// The guest's shmem at boot that no process maps ([`node::ZoneBoot::shmem`]): a Debian guest's
+/// initramfs, unpacked into the tmpfs root before any cgroup existed. The model has no shmem
+/// file system; what reclaim does with these folios is what it does with an unmapped anon
+/// folio, so they are anon folios of an address space of their own (`mm`, dead: no process,
+/// no page tables, never walked and never an OOM victim) in the root memcg, swap-backed, on the
+/// anon LRU as `folio_add_lru` puts a new one (classic: inactive; MGLRU: `max_seq - 1`). When
+/// reclaim swaps one out, the swap entry that `shmem_writeout` leaves in the file's page cache
+/// holds its slot (`swap_shmem_alloc`): `slots`, one reference each, so that the slot and its
+/// zram data stay, as the kernel's do. Nothing reads them back (no process touches them).
+#[derive(Clone, Debug, Default)]
+pub struct BootShmem {
+    /// (node, zone, pages) not yet put on the LRU (`Kernel::new` does).
+    pub pending: Vec<(usize, usize, u64)>,
+    /// The address space that is their rmap root, once they exist.
+    pub mm: Option<u32>,
+    /// The swap slots their page cache's swap entries hold.
+    pub slots: Vec<u32>,
+}
+
+impl Machine {
+    /// Take a frame of zone `zone` of `node` for what the kernel had at boot ([`BootShmem`]):
+    /// no allocation event (it was allocated before the workload's counters start).
+    pub fn take_boot_frame(&mut self, node: usize, zone: usize) -> Option<FolioId> {
+        let id = self.nodes[node].zones[zone].take(&mut self.folios)?;
+        self.folios[id].set(pg::ALLOCATED);
+        Some(id)
+    }
+
+    /// The rmap root of the boot shmem ([`BootShmem::mm`]), made on first use: an address
+    /// space of the root memcg that is no process.
+    pub fn boot_shmem_mm(&mut self) -> u32 {
+        if let Some(mm) = self.boot_shmem.mm {
+            return mm;
+        }
+        let mm = self.new_mm(memcg::ROOT_MEMCG);
+        self.mms[mm as usize].alive = false;
+        self.boot_shmem.mm = Some(mm);
+        mm
+    }
+
+    /// Whether folio `id` (anon) is one of the boot shmem's ([`BootShmem`]).
+    #[inline]
+    pub fn is_boot_shmem(&self, id: FolioId) -> bool {
+        self.boot_shmem.mm.is_some_and(|mm| self.anon_root(id) == mm)
+    }
+
+    /// `shmem_writeout` of boot shmem folio `id`, now in the swap cache: the file's page cache
+    /// keeps a swap entry for it, one more reference to its slot ([`BootShmem::slots`]).
+    pub fn boot_shmem_hold_slot(&mut self, id: FolioId) {
+        let slot = self.folios[id].swap_slot();
+        self.swap.dup(slot, id);
+        self.boot_shmem.slots.push(slot);
+        // out of the file's page cache (`shmem_delete_from_page_cache`)
+        let (mc, n) = (self.folios[id].memcg, self.folios[id].node());
+        self.mod_lruvec_state(mc, n, Stat::NrShmem, -1);
+    }
+}
+
 impl Machine {
     /// Build a machine from `cfg`.
     pub fn new(cfg: MachineConfig) -> Self {
         let total = cfg.total_pages() as usize;
         let folios = Folios::with_capacity(total.min(1 << 20));
         let mut first: FolioId = 0;
+        let mut boot_shmem = Vec::new();
         let mut nodes = Vec::new();
         for (nid, zones) in cfg.nodes.iter().enumerate() {
             let wm = node::compute_wmarks(zones, cfg.min_free_kbytes, cfg.watermark_scale_factor);
@@ -675,7 +736,11 @@ impl Machine {
                     if cfg.lowmem_reserve {
                         z.lowmem_reserve = b.lowmem_reserve.unwrap_or(reserve[zi]);
                     }
-                    z.take_boot(b.used);
+                    let shmem = b.shmem.min(b.used);
+                    z.take_boot(b.used - shmem);
+                    if shmem > 0 {
+                        boot_shmem.push((nid, zi, shmem));
+                    }
                     first += m as FolioId;
                     z
                 })
@@ -703,6 +768,10 @@ impl Machine {
             u64::MAX
         };
         Machine {
+            boot_shmem: BootShmem {
+                pending: boot_shmem,
+                ..Default::default()
+            },
             tiers,
             numa_next_scan_ns,
             memcgs: Memcgs::new(cfg.swappiness),

@@ -234,6 +234,11 @@ pub struct ZoneBoot {
     /// `lowmem_reserve` against the highest zone as the kernel computed it (its `protection:`
     /// line's last value), `None`: computed ([`lowmem_reserve`]).
     pub lowmem_reserve: Option<u64>,
+    /// Of [`Self::used`], the pages of the guest's shmem that no process maps (a Debian guest's
+    /// initramfs: its files in the tmpfs root): swap-backed folios of the root memcg on the
+    /// anon LRU, which reclaim swaps out as `shmem_writeout` does, where the rest of `used`
+    /// stays for good (`Kernel::new` puts them on the LRU, [`crate::mm::Machine::boot_shmem`]).
+    pub shmem: u64,
 }
 
 impl Zone {

@@ -82,6 +82,8 @@ stats! {
     NrFilePages = "nr_file_pages": Node,
     NrDirty = "nr_dirty": Node,
     NrWriteback = "nr_writeback": Node,
+    // the guest's boot shmem only (`mm::BootShmem`); the model has no other shmem
+    NrShmem = "nr_shmem": Node,
     NrAnonThps = "nr_anon_transparent_hugepages": Node,
     NrVmscanWrite = "nr_vmscan_write": Node,
     NrVmscanImmediateReclaim = "nr_vmscan_immediate_reclaim": Node,
@@ -330,7 +332,7 @@ mod tests {
         c.add(Stat::ThpSwpoutFallback, 1);
         let text = format_proc_vmstat(&c);
         assert!(
-            text.contains("\nnr_writeback 0\nnr_anon_transparent_hugepages 3\nnr_vmscan_write 0\n"),
+            text.contains("\nnr_writeback 0\nnr_shmem 0\nnr_anon_transparent_hugepages 3\nnr_vmscan_write 0\n"),
             "{text}"
         );
         assert!(

@@ -438,10 +438,14 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
             return Err(format!("folio {id}: mapcount {mc} but {nmaps} PTEs map it"));
         }
     }
+    // the boot shmem's page cache holds the slots of its swapped-out folios
+    for &s in &m.boot_shmem.slots {
+        swaprefs[s as usize] += 1;
+    }
     for (slot, &r) in swaprefs.iter().enumerate() {
         if r != m.swap.count(slot as u32) {
             return Err(format!(
-                "swap slot {slot}: count {} but {r} PTEs hold it",
+                "swap slot {slot}: count {} but {r} PTEs (and the boot shmem's page cache) hold it",
                 m.swap.count(slot as u32)
             ));
         }

@@ -207,6 +207,8 @@ fn shrink_folio_pass<P: Policy>(
                     }
                 } else if !add_to_swap(m, id) {
                     break 'decide Outcome::Activate;
+                } else if m.is_boot_shmem(id) {
+                    m.boot_shmem_hold_slot(id);
                 }
             }
             if m.folios[id].mapped() {
