@@ -51,6 +51,8 @@ pub struct InitSpec {
     pub progress_every: u64,
     /// ftrace events to trace during the replay ([`check_ftrace`]), dumped after it as `ftrace`.
     pub ftrace: Vec<String>,
+    /// The ftrace buffer per CPU, KiB (`buffer_size_kb`).
+    pub ftrace_buffer_kb: u32,
     /// `transparent_hugepage` (also on the kernel command line): unless `never`, written to
     /// sysfs with the kernel's other THP defaults, and read back into the serial log
     /// ([`THP_ENABLED`], [`THP_DEFRAG`]).
@@ -116,7 +118,9 @@ pub const THP_ENABLED: &str = "thp-enabled";
 /// The dump of `/sys/kernel/mm/transparent_hugepage/defrag`, likewise.
 pub const THP_DEFRAG: &str = "thp-defrag";
 
-/// The ftrace buffer per CPU, KiB: room for about a million short events, in a guest of 512 MiB.
+/// The ftrace buffer per CPU by default, KiB: room for about a million short events, in a guest
+/// of 512 MiB. The kernel allocates it when it is set, so it is guest memory the workload does
+/// not have (`lrugen kernel --ftrace-buffer`).
 pub const FTRACE_BUFFER_KB: u32 = 65536;
 
 /// Check an ftrace event of `lrugen kernel --ftrace`: a tracepoint `SUBSYSTEM/EVENT`, or a kprobe
@@ -149,7 +153,7 @@ pub fn check_ftrace(spec: &str) -> Result<(), String> {
 
 /// The `/init` lines that set up tracing of `events` before the replay: `tracefs`, the
 /// monotonic clock (the windows' clock), the buffer, each kprobe defined and every event enabled.
-fn ftrace_setup(o: &mut String, events: &[String]) {
+fn ftrace_setup(o: &mut String, events: &[String], buffer_kb: u32) {
     let t = "/sys/kernel/tracing";
     let _ = writeln!(o, "mount -t tracefs tracefs {t} || echo 'lrugen: mount tracefs failed'");
     let _ = writeln!(
@@ -158,7 +162,7 @@ fn ftrace_setup(o: &mut String, events: &[String]) {
     );
     let _ = writeln!(
         o,
-        "echo {FTRACE_BUFFER_KB} > {t}/buffer_size_kb || echo 'lrugen: buffer_size_kb failed'"
+        "echo {buffer_kb} > {t}/buffer_size_kb || echo 'lrugen: buffer_size_kb failed'"
     );
     for e in events {
         if let Some(rest) = e.strip_prefix("p:").or_else(|| e.strip_prefix("r:")) {
@@ -294,7 +298,7 @@ pub fn init_script(s: &InitSpec) -> String {
     }
     cap(&mut o, "vmstat-before", "/proc/vmstat");
     if !s.ftrace.is_empty() {
-        ftrace_setup(&mut o, &s.ftrace);
+        ftrace_setup(&mut o, &s.ftrace, s.ftrace_buffer_kb);
     }
     let _ = writeln!(o, "echo '{BEGIN}replay'");
     // The replayer dumps the memcg's state before it exits (its anon memory is freed at exit).
@@ -514,8 +518,25 @@ mod tests {
             task_memcgs: Vec::new(),
             progress_every: 0,
             ftrace: Vec::new(),
+            ftrace_buffer_kb: FTRACE_BUFFER_KB,
             tiers: None,
         }
+    }
+
+    /// The traced replay's buffer is the spec's, per CPU, set before any event is enabled.
+    #[test]
+    fn the_ftrace_buffer_is_the_specs() {
+        let mut s = spec(LruMode::Mglru { enabled: "y".into() });
+        s.ftrace = vec!["vmscan/mm_vmscan_lru_shrink_inactive".into()];
+        s.ftrace_buffer_kb = 4096;
+        let text = init_script(&s);
+        let set = text
+            .find("echo 4096 > /sys/kernel/tracing/buffer_size_kb")
+            .expect("buffer set");
+        let enable = text
+            .find("events/vmscan/mm_vmscan_lru_shrink_inactive/enable")
+            .expect("event enabled");
+        assert!(set < enable, "{text}");
     }
 
     /// Tiers: the knobs written before the replay (boosting off, balancing last), the tiers read

@@ -156,6 +156,9 @@ pub struct KernelOpts {
     /// $retval`; [`initramfs::check_ftrace`]), read back into [`KernelRun::ftrace`] (empty: no
     /// tracing).
     pub ftrace: Vec<String>,
+    /// The ftrace buffer per CPU, KiB ([`initramfs::FTRACE_BUFFER_KB`] by default): guest memory
+    /// taken before the replay, which under global pressure changes what reclaim does.
+    pub ftrace_buffer_kb: u32,
     /// `/sys/kernel/mm/transparent_hugepage/enabled`, set on the kernel command line
     /// (`transparent_hugepage=`; default `never`, which every fixture made before THP was
     /// modelled booted with, as the model's default is).
@@ -210,6 +213,7 @@ impl KernelOpts {
             data_image: None,
             cpus: 1,
             ftrace: Vec::new(),
+            ftrace_buffer_kb: initramfs::FTRACE_BUFFER_KB,
             thp: Thp::Never,
             damon_stat: true,
             numa_mib: Vec::new(),
@@ -1016,6 +1020,7 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         // thrashing prevention may end the replay in the OOM killer: note how far it got
         progress_every: if opts.min_ttl_ms.is_some() { PROGRESS_EVERY } else { 0 },
         ftrace: opts.ftrace.clone(),
+        ftrace_buffer_kb: opts.ftrace_buffer_kb,
         thp: opts.thp,
         tiers: opts.tiers.clone(),
     };
