@@ -3,7 +3,7 @@
 # `lrugen kernel --matrix examples/kernel-matrix/global.toml --fixtures DIR`: a mixed file + anon
 # workload with no memcg limit in a 256 MiB guest, on Debian 6.12 and 7.2, MGLRU and classic, two
 # boots each (8 boots of qemu, TCG, -icount, two at a time: about 2 minutes on 2 cores), and the
-# same workload on 7.2 with DAMON_STAT off (examples/kernel-matrix/global-damon-off.toml, 4 boots).
+# same workload on 7.2 with DAMON_STAT off (examples/kernel-matrix/global-damon-off.toml, 8 boots).
 # crates/lrugen-kernel/tests/global.rs compares the model with them (docs/global-pressure.md).
 # Needs: apt-get install qemu-system-x86 busybox-static e2fsprogs cpio zstd xz-utils kmod
 # Environment: SERIES (default: the matrix's, "6.12 7.2"), LRUS (default "mglru classic"),
