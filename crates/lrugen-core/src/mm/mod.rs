@@ -2533,12 +2533,15 @@ impl Machine {
         } else {
             Stat::NrIsolatedAnon
         };
+        // the boot shmem's folios still in its page cache ([`BootShmem`])
+        let shmem = anon && !f.test(pg::SWAPCACHE) && self.is_boot_shmem(src);
         for (s, on) in [
             (Stat::NrAnonPages, anon && f.mapped()),
             (Stat::NrMapped, !anon && f.mapped()),
             (Stat::NrFilePages, !anon),
             (Stat::NrDirty, !anon && f.test(pg::DIRTY)),
             (Stat::NrSwapcached, f.test(pg::SWAPCACHE)),
+            (Stat::NrShmem, shmem),
             (isolated, true),
         ] {
             if on {

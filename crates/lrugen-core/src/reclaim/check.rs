@@ -438,9 +438,27 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
             return Err(format!("folio {id}: mapcount {mc} but {nmaps} PTEs map it"));
         }
     }
-    // the boot shmem's page cache holds the slots of its swapped-out folios
+    // the boot shmem's page cache holds the slots of its swapped-out folios, and `nr_shmem`
+    // counts the folios still in it, node by node
     for &s in &m.boot_shmem.slots {
         swaprefs[s as usize] += 1;
+    }
+    if m.boot_shmem.mm.is_some() {
+        let mut per_node = vec![0i64; m.nodes.len()];
+        for id in 0..n as FolioId {
+            let f = m.folios[id];
+            if f.test(pg::ALLOCATED) && f.is_anon() && !f.test(pg::SWAPCACHE) && m.is_boot_shmem(id) {
+                per_node[f.node()] += 1;
+            }
+        }
+        for (nd, &k) in per_node.iter().enumerate() {
+            let v = m.lruvec_state_local(crate::mm::memcg::ROOT_MEMCG, nd, Stat::NrShmem);
+            if v != k {
+                return Err(format!(
+                    "node {nd}: nr_shmem {v} but {k} boot shmem folios outside the swap cache"
+                ));
+            }
+        }
     }
     for (slot, &r) in swaprefs.iter().enumerate() {
         if r != m.swap.count(slot as u32) {
