@@ -16,6 +16,8 @@ use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Machine, MachineConfig};
 use lrugen::reclaim::check::check_invariants;
 use lrugen::reclaim::classic::Classic;
+use lrugen::mm::folio::ANON;
+use lrugen::reclaim::mglru::state::gen_from_seq;
 use lrugen::reclaim::mglru::{Mglru, MglruConfig, Profile};
 use lrugen::reclaim::Policy;
 
@@ -117,6 +119,9 @@ fn mglru_starts_in_the_second_youngest_generation_and_swaps_the_shmem_out() {
     let mut k = Kernel::new(m, p);
     // max_seq - 1: one of the two generations /proc/vmstat counts as active
     starts_on_the_root_anon_lru(&k, 0, SHMEM as i64);
+    let lg = &k.p.lruvecs[k.p.lv(ROOT_MEMCG, 0)];
+    assert_eq!(lg.gen_pages(gen_from_seq(lg.max_seq - 1), ANON), SHMEM);
+    assert_eq!(lg.gen_pages(gen_from_seq(lg.max_seq), ANON), 0);
     let task = k.create_mm(ROOT_MEMCG);
     k.mmap(task, MMAP_BASE_VPN, 8192, vmf::WRITE, None, 0).unwrap();
     for _ in 0..2 {

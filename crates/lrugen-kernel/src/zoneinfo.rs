@@ -71,8 +71,8 @@ impl ZoneInfo {
 /// The guest's shmem that no process maps, per zone (in `zones`' order): each node's `nr_shmem`
 /// less its `nr_mapped` (the initramfs's files in the tmpfs root, less the executables and
 /// libraries running processes map, which the guest's only other file pages, a handful, do not
-/// change much), shared among the node's zones in proportion to their anon LRU pages and at most
-/// what each zone used. [`ZoneBoot::shmem`] of the model's machine.
+/// change much), shared among the node's zones in proportion to their anon LRU pages, at most a
+/// zone's anon LRU pages (and what it used). [`ZoneBoot::shmem`] of the model's machine.
 ///
 /// Why unmapped only: a mapped page of a running process's text is referenced whenever reclaim
 /// looks at it and stays (classic: the active anon list at boot holds as many pages as are
@@ -83,31 +83,29 @@ pub fn unmapped_shmem(zones: &[ZoneInfo]) -> Vec<u64> {
     let mut out = vec![0u64; zones.len()];
     let nodes: std::collections::BTreeSet<u32> = zones.iter().map(|z| z.node).collect();
     for n in nodes {
-        let idx: Vec<usize> = (0..zones.len()).filter(|&i| zones[i].node == n).collect();
-        let shmem: u64 = idx.iter().map(|&i| zones[i].node_shmem).sum();
-        let mapped: u64 = idx.iter().map(|&i| zones[i].node_mapped).sum();
-        let mut left = shmem.saturating_sub(mapped);
+        let mut idx: Vec<usize> = (0..zones.len()).filter(|&i| zones[i].node == n).collect();
         let lru: u64 = idx.iter().map(|&i| zones[i].lru_anon).sum();
         if lru == 0 {
             continue;
         }
-        let total = left;
-        // largest share first, the remainder to the zone with the most anon LRU pages
-        let mut order = idx.clone();
-        order.sort_by_key(|&i| std::cmp::Reverse(zones[i].lru_anon));
-        for &i in &order {
-            let share = (total * zones[i].lru_anon / lru).min(left);
-            out[i] = share;
-            left -= share;
-        }
-        for &i in &order {
-            let room = zones[i].boot().used.saturating_sub(out[i]);
-            let more = left.min(room);
-            out[i] += more;
-            left -= more;
-        }
-        for &i in &idx {
-            out[i] = out[i].min(zones[i].boot().used);
+        let shmem: u64 = idx.iter().map(|&i| zones[i].node_shmem).sum();
+        let mapped: u64 = idx.iter().map(|&i| zones[i].node_mapped).sum();
+        let (total, mut left) = (shmem.saturating_sub(mapped), shmem.saturating_sub(mapped));
+        // the zone with the most anon LRU pages first: it takes what rounding leaves over
+        idx.sort_by_key(|&i| std::cmp::Reverse(zones[i].lru_anon));
+        for pass in 0..2 {
+            for &i in &idx {
+                // shmem no process maps is on the zone's anon LRU, which is part of what it used
+                let room = zones[i].boot().used.min(zones[i].lru_anon) - out[i];
+                let share = if pass == 0 {
+                    total * zones[i].lru_anon / lru
+                } else {
+                    left
+                };
+                let take = share.min(left).min(room);
+                out[i] += take;
+                left -= take;
+            }
         }
     }
     out
@@ -186,9 +184,9 @@ mod tests {
         assert_eq!((z[0].node_shmem, z[0].node_mapped), (2437, 400));
         assert_eq!((z[1].lru_anon, z[1].node_shmem), (2454, 0));
         assert_eq!(unmapped_shmem(&z), vec![0, 2037]);
-        // capped at what the zone used (49,492 - 36,555 - 1,400 = 11,537)
+        // at most the zone's anon LRU pages, and none where it has none
         let big = text.replace("nr_shmem     2437", "nr_shmem     20000");
-        assert_eq!(unmapped_shmem(&parse(&big).unwrap()), vec![0, 11_537]);
+        assert_eq!(unmapped_shmem(&parse(&big).unwrap()), vec![0, 2454]);
         let none = text
             .replace("nr_zone_inactive_anon 2040", "nr_zone_inactive_anon 0")
             .replace("nr_zone_active_anon 414", "nr_zone_active_anon 0");

@@ -698,8 +698,18 @@ impl Machine {
         self.boot_shmem.mm.is_some_and(|mm| self.anon_root(id) == mm)
     }
 
-    /// `shmem_writeout` of boot shmem folio `id`, now in the swap cache: the file's page cache
-    /// keeps a swap entry for it, one more reference to its slot ([`BootShmem::slots`]).
+    /// Whether boot shmem folio `id` was written out: in the swap cache, with its slot held by
+    /// the file's swap entry (no PTE ever holds one of these slots, so any count is that entry).
+    /// A boot shmem folio outside the swap cache, or in it but not yet written, is still in its
+    /// file's page cache and counts in `nr_shmem`.
+    #[inline]
+    pub fn boot_shmem_holds(&self, id: FolioId) -> bool {
+        let f = self.folios[id];
+        f.test(pg::SWAPCACHE) && self.swap.count(f.swap_slot()) > 0
+    }
+
+    /// `shmem_writeout` of boot shmem folio `id`, in the swap cache and written: the file's page
+    /// cache keeps a swap entry for it, one more reference to its slot ([`BootShmem::slots`]).
     pub fn boot_shmem_hold_slot(&mut self, id: FolioId) {
         let slot = self.folios[id].swap_slot();
         self.swap.dup(slot, id);
@@ -2534,7 +2544,7 @@ impl Machine {
             Stat::NrIsolatedAnon
         };
         // the boot shmem's folios still in its page cache ([`BootShmem`])
-        let shmem = anon && !f.test(pg::SWAPCACHE) && self.is_boot_shmem(src);
+        let shmem = anon && self.is_boot_shmem(src) && !self.boot_shmem_holds(src);
         for (s, on) in [
             (Stat::NrAnonPages, anon && f.mapped()),
             (Stat::NrMapped, !anon && f.mapped()),

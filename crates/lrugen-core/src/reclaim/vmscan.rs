@@ -207,8 +207,6 @@ fn shrink_folio_pass<P: Policy>(
                     }
                 } else if !add_to_swap(m, id) {
                     break 'decide Outcome::Activate;
-                } else if m.is_boot_shmem(id) {
-                    m.boot_shmem_hold_slot(id);
                 }
             }
             if m.folios[id].mapped() {
@@ -240,6 +238,11 @@ fn shrink_folio_pass<P: Policy>(
                 let slot = m.folios[id].swap_slot();
                 if !m.zram_store(id, slot) {
                     break 'decide Outcome::Activate;
+                }
+                // shmem_writeout: the written folio leaves its file's page cache for a swap entry
+                // there, which holds the slot (undone in the kernel when the write fails)
+                if m.is_boot_shmem(id) && !m.boot_shmem_holds(id) {
+                    m.boot_shmem_hold_slot(id);
                 }
                 m.folios[id].clear(pg::DIRTY);
                 let (mc, n) = (m.folios[id].memcg, m.folios[id].node());
