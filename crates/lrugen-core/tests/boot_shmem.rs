@@ -8,6 +8,7 @@
 //! page keeps its swap slot (the file's swap entry holds it). Without swap they stay.
 
 use lrugen::kernel::Kernel;
+use lrugen::mm::folio::ANON;
 use lrugen::mm::memcg::ROOT_MEMCG;
 use lrugen::mm::node::ZoneBoot;
 use lrugen::mm::pagecache::Advice;
@@ -16,7 +17,6 @@ use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Machine, MachineConfig};
 use lrugen::reclaim::check::check_invariants;
 use lrugen::reclaim::classic::Classic;
-use lrugen::mm::folio::ANON;
 use lrugen::reclaim::mglru::state::gen_from_seq;
 use lrugen::reclaim::mglru::{Mglru, MglruConfig, Profile};
 use lrugen::reclaim::Policy;
