@@ -553,15 +553,15 @@ impl<P: Policy> Kernel<P> {
         }
     }
 
-    /// The second stage, closer to the operation: the folio now in that slot or mapped by that
-    /// PTE, if any.
+    /// The third stage, closer to the operation: the folio now in that slot or mapped by that
+    /// PTE, if any, or the value of the shadow entry in that slot.
     #[inline]
     pub fn prefetch_folio(&self, op: &crate::workload::Op) {
         use crate::workload::Op;
         match *op {
             Op::Read { file, index, .. } | Op::Write { file, index, .. } => {
                 if let Some(f) = self.m.files.get(file as usize) {
-                    if let crate::mm::pagecache::Slot::Folio(id) = f.slots.get(index) {
+                    if let Some(id) = f.slots.prefetch_shadow_or_folio(index) {
                         self.m.folios.prefetch(id);
                     }
                 }

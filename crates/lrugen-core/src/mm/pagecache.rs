@@ -1043,6 +1043,26 @@ impl PageSlots {
         }
     }
 
+    /// The third prefetching stage, after [`PageSlots::prefetch`]: the folio the slot of `index`
+    /// holds, for the caller to prefetch; when it holds a shadow entry instead, its value is
+    /// brought into cache here (a refault reads it). Changes nothing.
+    #[inline]
+    pub fn prefetch_shadow_or_folio(&self, index: u64) -> Option<u32> {
+        let (t, d, i) = self.split(index);
+        let l = self.leaves.get(self.leaf(t, d)? as usize)?;
+        if l.occ & (1u64 << i) == 0 {
+            return None;
+        }
+        let e = *self.arena.get(l.at(i))?;
+        if e & ENTRY_SHADOW == 0 {
+            return Some(e);
+        }
+        if let Some(v) = self.shadows.values.get((e & !ENTRY_SHADOW) as usize) {
+            crate::mm::prefetch(v);
+        }
+        None
+    }
+
     /// Ask the CPU to bring the record of the leaf of `index` into cache (the first of two
     /// prefetching stages: [`PageSlots::prefetch`] then reads it to find the entry).
     #[inline]
