@@ -919,6 +919,11 @@ const CASES: &[Case] = &[
         &["--device", "floppy"],
     ),
     case(&["run", "--cpus", "0"], 1, &["--cpus", "at least 1"]),
+    case(
+        &["run", "--sched-slice-ns", "-750000"],
+        2,
+        &["--sched-slice-ns", "non-negative whole number"],
+    ),
     case(&["run", "--jobs", "0"], 1, &["--jobs", "at least 1"]),
     case(
         &["run", "--swappiness", "300", "--accesses", "10"],

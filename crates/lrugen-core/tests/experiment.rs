@@ -827,6 +827,31 @@ fn engine_kswapd_mode_is_a_key() {
     assert!(err.contains("thread") && err.contains("inline"), "{err}");
 }
 
+/// `[engine] sched_slice_ns` (docs/experiments.md) reaches the engine; 0 is the default, and a
+/// negative slice is refused at its line, naming what was expected.
+#[test]
+fn engine_sched_slice_is_a_key() {
+    let base = TINY.replace("[sweep]\n\"memcg.max\" = [\"512K\", 256]\n", "");
+    let slice = |text: &str| {
+        parse(text).unwrap().points[0]
+            .config
+            .engine
+            .clone()
+            .unwrap()
+            .sched_slice_ns
+    };
+    assert_eq!(slice(&format!("{base}[engine]\ncpus = 1\n")), 0);
+    assert_eq!(slice(&format!("{base}[engine]\nsched_slice_ns = 750000\n")), 750_000);
+    let err = parse(&format!("{base}[engine]\nsched_slice_ns = -1\n"))
+        .unwrap_err()
+        .to_string();
+    let line = base.lines().count() + 2;
+    assert!(
+        err.contains(&format!(":{line}:")) && err.contains("`-1`, expected u64"),
+        "{err}"
+    );
+}
+
 /// A YCSB workload in an experiment file takes YCSB's properties as TOML values of any scalar
 /// kind (kept as the text YCSB reads); a bad one is refused when the file is read, naming it.
 #[test]

@@ -214,6 +214,9 @@ struct RawEngine {
     /// The lock model (`sim::locks`; default on): `false` prices every `lru_lock` hold
     /// uncontended.
     locks: Option<bool>,
+    /// The scheduler's slice when kswapd and a task share a CPU, ns (`EngineConfig::sched_slice_ns`;
+    /// default 0: none).
+    sched_slice_ns: Option<u64>,
 }
 
 /// The whole file, as written (with spans for the checks made after decoding). The sections are
@@ -853,6 +856,9 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
             }
             if let Some(v) = e.locks {
                 c.locks = v;
+            }
+            if let Some(v) = e.sched_slice_ns {
+                c.sched_slice_ns = v;
             }
             Some(c)
         }

@@ -231,6 +231,14 @@ pub struct EngineConfig {
     /// fio's `ramp_time`: operations that start before this virtual time (ns) run but are not
     /// measured (throughput, latency and the operation counts are of the rest); 0: none.
     pub ramp_ns: u64,
+    /// The scheduler's slice (ns) when kswapd and a task share a CPU: a kswapd woken while a
+    /// task runs on the CPU it would take waits until that task has run this long since it was
+    /// picked (EEVDF's `RUN_TO_PARITY`: wakeup preemption does not cut the current task's slice
+    /// short), and a task then waits while kswapd runs its own slice, unless kswapd finishes
+    /// first. The kernel's `sysctl_sched_base_slice` is 0.75 ms × (1 + ilog2(min(CPUs, 8)))
+    /// (`kernel/sched/fair.c`, `update_sysctl`). 0: kswapd takes the CPU at the end of the
+    /// operation running there.
+    pub sched_slice_ns: u64,
     /// Seed of the devices' latency draws ([`crate::mm::device::ServiceTime`]); `sim::run` sets
     /// it from the run's seed.
     #[serde(skip)]
@@ -263,6 +271,7 @@ impl Default for EngineConfig {
             locks: true,
             runtime_ns: 0,
             ramp_ns: 0,
+            sched_slice_ns: 0,
             seed: 0,
             per_job: false,
             task_groups: Vec::new(),
@@ -768,6 +777,10 @@ pub fn run_sampled<P: Policy>(
     let mut cpu_free = vec![0u64; cfg.cpus.max(1) as usize];
     // whether kswapd held each CPU last (the time split's CPU queue parts)
     let mut cpu_kswapd = vec![false; cpu_free.len()];
+    // with EngineConfig::sched_slice_ns: when the task or kswapd on each CPU was picked, and
+    // each task's ready time while it waits for kswapd's slice to end
+    let mut cpu_since = vec![0u64; cpu_free.len()];
+    let mut held_since: Vec<Option<u64>> = vec![None; tasks.len()];
     let mut hist = Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3).expect("histogram bounds");
     let mut heap: BinaryHeap<Reverse<(u64, usize)>> = (0..tasks.len()).map(|i| Reverse((0, i))).collect();
     let mut r = EngineResult {
@@ -812,8 +825,37 @@ pub fn run_sampled<P: Policy>(
         if i >= ntasks {
             // one balance_pgdat pass of kswapd on node i - ntasks
             let node = i - ntasks;
-            let (cpu, free) = earliest_cpu(&cpu_free);
+            let (cpu, free) = if cfg.sched_slice_ns > 0 {
+                // a task running on a CPU keeps it to the end of its slice: kswapd waits for
+                // the CPU it can have first
+                let at = ready + base;
+                let (c, until) = (0..cpu_free.len())
+                    .map(|c| {
+                        let f = cpu_free[c];
+                        let held = !cpu_kswapd[c] && f > at;
+                        (
+                            c,
+                            if held {
+                                f.max(cpu_since[c] + cfg.sched_slice_ns)
+                            } else {
+                                f
+                            },
+                        )
+                    })
+                    .min_by_key(|&(c, t)| (t.max(at), t, c))
+                    .expect("a cpu");
+                if until > cpu_free[c] {
+                    heap.push(Reverse((until - base, i)));
+                    continue;
+                }
+                (c, cpu_free[c])
+            } else {
+                earliest_cpu(&cpu_free)
+            };
             let start = (ready + base).max(free);
+            if !cpu_kswapd[cpu] || start > free {
+                cpu_since[cpu] = start;
+            }
             now = now.max(start);
             k.m.now_ns = now;
             k.m.cpu = cpu as u32;
@@ -915,9 +957,32 @@ pub fn run_sampled<P: Policy>(
             heap.push(Reverse((ready + ns, i)));
             continue;
         }
-        let ready = ready + base;
-        let (cpu, free) = earliest_cpu(&cpu_free);
+        let (cpu, free) = if cfg.sched_slice_ns > 0 {
+            // a CPU where kswapd is within its slice, with passes to go, is not the task's
+            let busy = kswapd.iter().any(Option::is_some);
+            let held = |c: usize| busy && cpu_kswapd[c] && cpu_since[c] + cfg.sched_slice_ns > cpu_free[c];
+            match (0..cpu_free.len())
+                .filter(|&c| !held(c))
+                .min_by_key(|&c| (cpu_free[c], c))
+            {
+                Some(c) => (c, cpu_free[c]),
+                None => {
+                    // wait for kswapd's next pass to end
+                    let (_, free) = earliest_cpu(&cpu_free);
+                    held_since[i].get_or_insert(ready);
+                    pending[i].push_front((step, request));
+                    heap.push(Reverse((free.max(ready + base) - base + 1, i)));
+                    continue;
+                }
+            }
+        } else {
+            earliest_cpu(&cpu_free)
+        };
+        let ready = held_since[i].take().unwrap_or(ready) + base;
         let start = ready.max(free);
+        if cpu_kswapd[cpu] || start > free {
+            cpu_since[cpu] = start;
+        }
         now = now.max(start);
         k.m.now_ns = now;
         k.m.cpu = cpu as u32;
