@@ -246,6 +246,11 @@ impl<P: Policy> Kernel<P> {
         if self.m.kswapd_pending {
             alloc::run_pending_kswapd(&mut self.m, &mut self.p);
         }
+        if self.m.io_waited {
+            // the task slept on a read: it gets the CPU back with a new slice
+            self.m.io_waited = false;
+            self.m.task_picked_ns = self.m.now_ns;
+        }
         if self.m.memcgs.reap_pending {
             self.reap_memcgs();
         }
@@ -272,6 +277,7 @@ impl<P: Policy> Kernel<P> {
     ) -> Result<FolioId, AllocError> {
         let id = self.page_cache_add(task, file, index, ctx, readahead_mark)?;
         self.m.count_vm_events(Stat::Pgpgin, 4);
+        self.m.io_waited = true;
         Ok(id)
     }
 
@@ -950,6 +956,9 @@ impl<P: Policy> Kernel<P> {
         self.m.count_events(charged, Stat::Pswpin, 1);
         if self.m.swap_io_counts_pgpg() {
             self.m.count_vm_events(Stat::Pgpgin, 4);
+        }
+        if !self.m.swap_synchronous() {
+            self.m.io_waited = true;
         }
         Ok(id)
     }

@@ -842,6 +842,10 @@ fn engine_sched_slice_is_a_key() {
     };
     assert_eq!(slice(&format!("{base}[engine]\ncpus = 1\n")), 0);
     assert_eq!(slice(&format!("{base}[engine]\nsched_slice_ns = 750000\n")), 750_000);
+    // the machine's, for the model without the engine
+    let text = base.replace("[machine]\n", "[machine]\nsched_slice_ns = 750000\n");
+    assert!(text.contains("sched_slice_ns = 750000"), "{text}");
+    assert_eq!(parse(&text).unwrap().points[0].config.machine.sched_slice_ns, 750_000);
     let err = parse(&format!("{base}[engine]\nsched_slice_ns = -1\n"))
         .unwrap_err()
         .to_string();

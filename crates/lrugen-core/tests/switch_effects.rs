@@ -2465,3 +2465,78 @@ fn memory_stat_switches_add_their_lines() {
         }
     }
 }
+
+/// `eevdf_run_to_parity` (6.6, EEVDF with `RUN_TO_PARITY`): on a machine with the scheduler's
+/// slice (`MachineConfig::sched_slice_ns`, 0.75 ms as on one CPU), a kswapd woken inside the
+/// running task's slice waits for its end, so an anon squeeze (no memcg limit, swap on zram,
+/// nothing that waits for a read) reclaims directly; off (6.1's CFS), kswapd runs inside the
+/// allocation that woke it and keeps the node above its min watermark. Either way the same pages
+/// are reclaimed in all, give or take a batch. Without a slice the switch changes nothing.
+#[test]
+fn eevdf_run_to_parity_lets_the_task_reclaim_directly_before_kswapd_runs() {
+    use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
+    use lrugen::workload::dist::Dist;
+    use lrugen::workload::WorkloadSpec;
+    let run = |policy: PolicyKind, profile: Profile, slice_ns: u64| {
+        let mut machine = MachineConfig::simple(2_048, 8_192);
+        machine.zram_ratio = Some(3.0);
+        machine.sched_slice_ns = slice_ns;
+        let mut cfg = RunConfig::new(
+            machine,
+            MemcgConfig::default(),
+            WorkloadSpec::Anon {
+                pages: 3_000,
+                write_ratio: 0.5,
+                dist: Dist::Uniform,
+                accesses: 6_000,
+                compressed_pct: 0,
+            },
+            policy,
+        );
+        cfg.mglru = MglruConfig {
+            profile,
+            ..Default::default()
+        };
+        cfg.check = true;
+        sim::run(&cfg, None, &mut |_, _| {}).expect("run")
+    };
+    let name = "eevdf_run_to_parity";
+    for policy in [PolicyKind::Classic, PolicyKind::Mglru] {
+        for base in [Profile::V6_12, Profile::V7_2] {
+            let (off, on) = (
+                run(policy, with(base, name, false), 750_000),
+                run(policy, with(base, name, true), 750_000),
+            );
+            let direct = |r: &sim::RunResult| r.vm(Stat::PgstealDirect);
+            let stalls = |r: &sim::RunResult| r.vm(Stat::AllocstallNormal);
+            let kswapd = |r: &sim::RunResult| r.vm(Stat::PgstealKswapd);
+            eprintln!(
+                "{policy:?} {}: off: allocstall {} direct {} kswapd {}; on: {} {} {}",
+                base.label(),
+                stalls(&off),
+                direct(&off),
+                kswapd(&off),
+                stalls(&on),
+                direct(&on),
+                kswapd(&on)
+            );
+            assert_eq!((stalls(&off), direct(&off)), (0, 0), "{policy:?}: kswapd keeps up");
+            assert!(stalls(&on) > 0 && direct(&on) > 0, "{policy:?}: the task stalled");
+            assert!(kswapd(&on) < kswapd(&off) && kswapd(&on) > 0, "{policy:?}");
+            let total = |r: &sim::RunResult| direct(r) + kswapd(r);
+            assert!(
+                total(&on).abs_diff(total(&off)) <= 64,
+                "{policy:?}: {} vs {}",
+                total(&on),
+                total(&off)
+            );
+            // no slice: the switch alone changes nothing
+            let (a, b) = (
+                run(policy, with(base, name, false), 0),
+                run(policy, with(base, name, true), 0),
+            );
+            let all = |r: &sim::RunResult| Stat::ALL.iter().map(|&s| r.vm(s)).collect::<Vec<_>>();
+            assert_eq!((a.misses, all(&a)), (b.misses, all(&b)), "{policy:?}");
+        }
+    }
+}

@@ -285,6 +285,10 @@ macro_rules! switch_tests {
             // changes no counter, only the engine's swap lock: `contention.rs`,
             // `the_swap_device_lock_is_taken_per_batch_and_contended_by_many_cpus`
             tested.push("swap_percpu_cluster");
+            // needs a machine with a scheduler slice (MachineConfig::sched_slice_ns) and global
+            // pressure: `switch_effects.rs`,
+            // `eevdf_run_to_parity_lets_the_task_reclaim_directly_before_kswapd_runs`
+            tested.push("eevdf_run_to_parity");
             // needs several memcgs and a reclaim pass that stops early: `memcg_lru.rs`,
             // `classic_direct_reclaim_walks_the_memcgs_in_turn`
             tested.push("incremental_cgroup_iteration");

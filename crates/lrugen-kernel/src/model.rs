@@ -1692,6 +1692,9 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
     machine.page_cluster = s.page_cluster;
     machine.swap_rotational = s.swap == "disk";
     machine.thp = s.thp;
+    // the guests' one vCPU: EEVDF's base slice there (applied where the profile has
+    // `eevdf_run_to_parity`)
+    machine.sched_slice_ns = GUEST_SCHED_SLICE_NS;
     if let Some(t) = &s.tiers {
         if !global {
             return Err(Error::Config(
@@ -1726,6 +1729,10 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
     };
     Ok(cfg)
 }
+
+/// The guests' scheduler slice, ns: `base_slice_ns` on one CPU, 0.75 ms × (1 + ilog2(1))
+/// (`kernel/sched/fair.c`, `sysctl_sched_base_slice` scaled by `update_sysctl`).
+pub const GUEST_SCHED_SLICE_NS: u64 = 750_000;
 
 /// The machine of a global-pressure run: one node with the guest's zones as `/proc/zoneinfo`
 /// showed them before the workload (x86's DMA and DMA32, and Normal above 4 GiB), each with its

@@ -127,6 +127,9 @@ struct RawMachine {
     watermark_scale_factor: Option<u64>,
     ra_pages: Option<u64>,
     kswapd: Option<bool>,
+    /// The scheduler's slice a woken kswapd waits for, ns, on profiles with
+    /// `eevdf_run_to_parity` (`MachineConfig::sched_slice_ns`; default 0: none).
+    sched_slice_ns: Option<u64>,
     kmem: Option<RawKmem>,
     /// `[machine.tiers]`: memory tiers, demotion, NUMA balancing (docs/memory-tiers.md).
     tiers: Option<crate::mm::tiers::TierConfig>,
@@ -766,6 +769,9 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
     }
     if let Some(v) = m.ra_pages {
         machine.ra_pages = v;
+    }
+    if let Some(v) = m.sched_slice_ns {
+        machine.sched_slice_ns = v;
     }
     if let Some(v) = m.kswapd {
         machine.kswapd = v;

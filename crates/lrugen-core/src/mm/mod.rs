@@ -160,10 +160,27 @@ pub struct MachineConfig {
     /// `kswapd_high_wmark_hit_quickly` and kswapd runs again. Off: kswapd runs only when woken.
     #[serde(default)]
     pub kswapd_sleep: bool,
+    /// The scheduler's slice (ns) on the one CPU that kswapd shares with the running task,
+    /// without the engine, on kernels whose profile has `eevdf_run_to_parity` (6.6 on): a
+    /// kswapd woken while the task has had less than this much time since it got the CPU does
+    /// not run before the task has had it, or until the task waits for a read, whichever comes
+    /// first; meanwhile the task allocates down to the min watermark and reclaims directly. The
+    /// kernel's `base_slice_ns` is 0.75 ms on one CPU. 0 (the default, as the model's default
+    /// clock is not a machine's): kswapd runs inside the allocation that wakes it, as a wakeup
+    /// preemption at once would have it (6.1's CFS). The kernel comparisons give the guest's
+    /// (`lrugen_kernel::model::config`). The engine has its own
+    /// ([`crate::sim::engine::EngineConfig::sched_slice_ns`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sched_slice_ns: u64,
     /// `/sys/kernel/mm/transparent_hugepage/enabled` (`[machine] thp`, `lrugen run --thp`):
     /// default `never`, as every run had it before THP was modelled; docs/thp.md.
     #[serde(default, skip_serializing_if = "thp::Thp::is_never")]
     pub thp: thp::Thp,
+}
+
+/// Whether a `u64` setting is at its default of 0 (serde: left out of the output).
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// The kernel memory a memcg is charged for besides its anon and file pages (`memory.stat`
@@ -352,6 +369,7 @@ impl MachineConfig {
             lowmem_reserve: false,
             zone_boot: Vec::new(),
             kswapd_sleep: false,
+            sched_slice_ns: 0,
             thp: thp::Thp::Never,
         }
     }
@@ -586,6 +604,18 @@ pub struct Machine {
     /// ([`crate::reclaim::alloc::run_pending_kswapd`]), as the kernel's thread would run once
     /// the task lets the CPU go.
     pub kswapd_pending: bool,
+    /// With [`MachineConfig::sched_slice_ns`]: the virtual time at which the task running got
+    /// the CPU (after kswapd ran, or after it waited for a read).
+    pub task_picked_ns: u64,
+    /// The slice a woken kswapd waits for: [`MachineConfig::sched_slice_ns`] where the profile
+    /// has `eevdf_run_to_parity`, else 0 ([`Machine::apply_switches`]).
+    pub kswapd_wait_slice_ns: u64,
+    /// With [`MachineConfig::sched_slice_ns`]: when a woken kswapd may take the CPU
+    /// ([`crate::reclaim::alloc::run_pending_kswapd`]).
+    pub kswapd_due_ns: Option<u64>,
+    /// The running operation waited for a read (a file page from storage, a swap-in from a
+    /// device that is not synchronous): a deferred kswapd runs at its end.
+    pub io_waited: bool,
     /// The guest's shmem at boot ([`node::ZoneBoot::shmem`]).
     pub boot_shmem: BootShmem,
     /// Folio allocated by a fault or read path and not yet on an LRU list (the checker's
@@ -805,6 +835,10 @@ impl Machine {
             check_failure: None,
             kmem_over: false,
             kswapd_pending: false,
+            task_picked_ns: 0,
+            kswapd_wait_slice_ns: 0,
+            kswapd_due_ns: None,
+            io_waited: false,
             in_flight: folio::NIL,
             lru_add: Default::default(),
             lru_activate: Default::default(),
@@ -1088,6 +1122,11 @@ impl Machine {
     pub fn apply_switches(&mut self, s: &crate::reclaim::mglru::Switches) {
         self.swap_percpu_cluster = s.swap_percpu_cluster;
         self.remove_rw_page = s.remove_rw_page;
+        self.kswapd_wait_slice_ns = if s.eevdf_run_to_parity {
+            self.cfg.sched_slice_ns
+        } else {
+            0
+        };
         self.memcgs
             .set_stock_slots(match (self.cfg.kmem.charge_stock, s.memcg_stock_multi) {
                 (false, _) => 0,

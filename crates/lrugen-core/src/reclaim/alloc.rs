@@ -63,9 +63,27 @@ pub fn wakeup_kswapd<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
     }
     m.nodes[node].kswapd_woken = true;
     m.nodes[node].kswapd_highest_zoneidx = highest;
-    if m.cfg.kswapd && !m.kswapd_async {
+    if m.cfg.kswapd && !m.kswapd_async && !kswapd_deferred(m) {
         kswapd_run(m, p, node);
     }
+}
+
+/// With [`crate::mm::MachineConfig::sched_slice_ns`] and the profile's `eevdf_run_to_parity`
+/// ([`Machine::kswapd_wait_slice_ns`]): a kswapd woken now waits for the running task's slice to
+/// end ([`Machine::kswapd_due_ns`]; it runs when the operation returns to user
+/// space past that time, or after one that waited for a read).
+fn kswapd_deferred(m: &mut Machine) -> bool {
+    let slice = m.kswapd_wait_slice_ns;
+    if slice == 0 {
+        return false;
+    }
+    let due = m.task_picked_ns.saturating_add(slice);
+    if m.now_ns >= due {
+        return false;
+    }
+    m.kswapd_due_ns = Some(m.kswapd_due_ns.map_or(due, |d| d.min(due)));
+    m.kswapd_pending = true;
+    true
 }
 
 /// Virtual time of kswapd's short sleep in `kswapd_try_to_sleep` (`HZ/10`), ns.
@@ -78,6 +96,7 @@ pub const KSWAPD_SHORT_SLEEP_NS: u64 = 100_000_000;
 /// on while the tasks run; inline, a node that reclaim cannot balance, as when zram's pool grows
 /// by more than swapping out frees, must give the task back its turn).
 fn kswapd_run<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
+    m.kswapd_due_ns = None;
     for _ in 0..=MAX_RECLAIM_RETRIES {
         balance_pgdat(m, p, node);
         // the kswapds that reclaim without waiting woke meanwhile (demotion's allocations on
@@ -89,10 +108,12 @@ fn kswapd_run<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
                 }
             }
         }
-        // kswapd ran on the CPU: switching back marks the current task's mm used again
+        // kswapd ran on the CPU: switching back marks the current task's mm used again, and
+        // the task starts a new slice
         if let Some(t) = m.current_task {
             m.lru_gen_use_mm(t, "kswapd_ran");
         }
+        m.task_picked_ns = m.now_ns;
         if !m.cfg.kswapd_sleep {
             return;
         }
@@ -118,7 +139,14 @@ fn kswapd_may_sleep(m: &Machine, node: usize) -> bool {
 /// order, unless the engine runs kswapd as a task of its own.
 #[cold]
 pub fn run_pending_kswapd<P: Policy>(m: &mut Machine, p: &mut P) {
+    if let Some(due) = m.kswapd_due_ns {
+        if m.now_ns < due && !m.io_waited {
+            // the task's slice goes on
+            return;
+        }
+    }
     m.kswapd_pending = false;
+    m.kswapd_due_ns = None;
     if !m.cfg.kswapd || m.kswapd_async {
         return;
     }
@@ -142,7 +170,7 @@ fn kswapd_short_sleeps_end<P: Policy>(m: &mut Machine, p: &mut P) {
                 let highest = m.nodes[node].zones.len() - 1;
                 m.nodes[node].kswapd_woken = true;
                 m.nodes[node].kswapd_highest_zoneidx = highest;
-                if m.cfg.kswapd && !m.kswapd_async {
+                if m.cfg.kswapd && !m.kswapd_async && !kswapd_deferred(m) {
                     kswapd_run(m, p, node);
                 }
             }

@@ -467,6 +467,16 @@ switches! {
     /// (6.1, 6.12): one memcg per CPU, drained whenever another one's pages are stocked.
     /// Machine-wide (`Memcgs::stock_slots`); with one memcg per CPU it changes nothing.
     memcg_stock_multi,
+    /// 6.6, EEVDF (147f3efaa241 "sched/fair: Implement an EEVDF-like scheduling policy", Peter
+    /// Zijlstra) with `RUN_TO_PARITY` (63304558ba5d "sched/eevdf: Curb wakeup-preemption"): a
+    /// waking task does not preempt the running one before that one has had its slice since it
+    /// was picked, so a kswapd woken by an allocation waits, on a CPU it shares with the
+    /// allocating task, while that task allocates down to the min watermark and reclaims
+    /// directly. Off (6.1, CFS): a kswapd that slept long wakes with the sleeper credit and
+    /// preempts at the task's next preemption point. The scheduler's, not MGLRU's: machine-wide,
+    /// read by both LRUs, and only where the machine has a slice
+    /// ([`crate::mm::MachineConfig::sched_slice_ns`]; the kernel comparisons give the guest's).
+    eevdf_run_to_parity,
 }
 
 impl Switches {
@@ -500,6 +510,7 @@ impl Switches {
         memcg_numa_balancing_stats: true,
         memcg_swap_zero_stats: true,
         remove_rw_page: true,
+        eevdf_run_to_parity: true,
         ..Switches::ALL_OFF
     };
     /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
