@@ -12,6 +12,8 @@ use lrugen::workload::dist::Dist;
 use lrugen::workload::WorkloadSpec;
 use std::io::Write;
 
+mod common;
+
 /// A trace of `n` distinct pages read once each (every read misses), as an ARC `.lis` file.
 fn distinct_trace(n: u64) -> tempfile_path::TempPath {
     let p = tempfile_path::TempPath::new("distinct.lis");
@@ -985,25 +987,13 @@ fn a_swap_faults_read_ahead_is_one_device_request() {
 /// stores, then 6,000 random loads and stores, on a machine of 2,048 pages with one CPU or two,
 /// the scheduler's slice `slice_ns` ([`EngineConfig::sched_slice_ns`]).
 fn anon_squeeze(cpus: u32, slice_ns: u64, policy: PolicyKind) -> sim::RunResult {
-    let mut cfg = RunConfig::new(
-        MachineConfig::simple(2_048, 8_192),
-        MemcgConfig::default(),
-        WorkloadSpec::Anon {
-            pages: 3_000,
-            write_ratio: 0.5,
-            dist: Dist::Uniform,
-            accesses: 6_000,
-            compressed_pct: 0,
-        },
-        policy,
-    );
+    let mut cfg = common::anon_squeeze(MachineConfig::simple(2_048, 8_192), policy);
     cfg.engine = Some(EngineConfig {
         cpus,
         swap_device: DeviceSpec::preset("zram").unwrap(),
         sched_slice_ns: slice_ns,
         ..Default::default()
     });
-    cfg.check = true;
     sim::run(&cfg, None, &mut |_, _| {}).expect("run")
 }
 

@@ -2474,30 +2474,16 @@ fn memory_stat_switches_add_their_lines() {
 /// are reclaimed in all, give or take a batch. Without a slice the switch changes nothing.
 #[test]
 fn eevdf_run_to_parity_lets_the_task_reclaim_directly_before_kswapd_runs() {
-    use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
-    use lrugen::workload::dist::Dist;
-    use lrugen::workload::WorkloadSpec;
+    use lrugen::sim::{self, PolicyKind};
     let run = |policy: PolicyKind, profile: Profile, slice_ns: u64| {
         let mut machine = MachineConfig::simple(2_048, 8_192);
         machine.zram_ratio = Some(3.0);
         machine.sched_slice_ns = slice_ns;
-        let mut cfg = RunConfig::new(
-            machine,
-            MemcgConfig::default(),
-            WorkloadSpec::Anon {
-                pages: 3_000,
-                write_ratio: 0.5,
-                dist: Dist::Uniform,
-                accesses: 6_000,
-                compressed_pct: 0,
-            },
-            policy,
-        );
+        let mut cfg = common::anon_squeeze(machine, policy);
         cfg.mglru = MglruConfig {
             profile,
             ..Default::default()
         };
-        cfg.check = true;
         sim::run(&cfg, None, &mut |_, _| {}).expect("run")
     };
     let name = "eevdf_run_to_parity";

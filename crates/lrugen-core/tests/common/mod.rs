@@ -439,3 +439,23 @@ pub fn anon_mmap(task: u32, vpn: u32, pages: u32) -> lrugen::workload::Op {
         compressed_pct: 0,
     }
 }
+
+/// A node-level squeeze by anon memory with no memcg limit: 3,000 pages populated by stores, then
+/// 6,000 uniform loads and stores (half stores) on `machine` under `policy` (the scheduler-slice
+/// tests of `engine.rs` and `switch_effects.rs`), with the invariant checker on.
+pub fn anon_squeeze(machine: MachineConfig, policy: lrugen::sim::PolicyKind) -> lrugen::sim::RunConfig {
+    let mut cfg = lrugen::sim::RunConfig::new(
+        machine,
+        lrugen::sim::MemcgConfig::default(),
+        lrugen::workload::WorkloadSpec::Anon {
+            pages: 3_000,
+            write_ratio: 0.5,
+            dist: lrugen::workload::dist::Dist::Uniform,
+            accesses: 6_000,
+            compressed_pct: 0,
+        },
+        policy,
+    );
+    cfg.check = true;
+    cfg
+}
