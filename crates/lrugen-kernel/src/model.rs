@@ -1157,6 +1157,17 @@ pub fn run_engine_at(
 
 /// [`run_tasks`] with the guest's [`Layout`] of the mappings.
 pub fn run_tasks_at(ops: &OpFile, cfg: &RunConfig, layout: &Layout) -> Result<(RunResult, Vec<TaskCount>), Error> {
+    // the scheduler slice a woken kswapd waits for is that of a CPU it shares with the replayer;
+    // a guest of several vCPUs has one free for it
+    let one_cpu;
+    let cfg = if layout.cpus > 1 && cfg.machine.sched_slice_ns > 0 {
+        let mut c = cfg.clone();
+        c.machine.sched_slice_ns = 0;
+        one_cpu = c;
+        &one_cpu
+    } else {
+        cfg
+    };
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
     let mut ctl_at = Vec::new();
     let (steps, nr, owner) = if ops.nr_tasks() > 1 {
@@ -1692,8 +1703,8 @@ pub fn config(s: &Settings, profile: Profile) -> Result<RunConfig, Error> {
     machine.page_cluster = s.page_cluster;
     machine.swap_rotational = s.swap == "disk";
     machine.thp = s.thp;
-    // the guests' one vCPU: EEVDF's base slice there (applied where the profile has
-    // `eevdf_run_to_parity`)
+    // EEVDF's base slice on one vCPU (applied where the profile has `eevdf_run_to_parity`;
+    // `run_tasks_at` leaves it out for a guest of several vCPUs, where kswapd has a CPU free)
     machine.sched_slice_ns = GUEST_SCHED_SLICE_NS;
     if let Some(t) = &s.tiers {
         if !global {

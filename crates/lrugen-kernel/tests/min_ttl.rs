@@ -398,3 +398,33 @@ fn the_report_says_where_each_side_was_killed() {
         }
     }
 }
+
+/// The scheduler slice a woken kswapd waits for (`eevdf_run_to_parity`) is that of the one vCPU
+/// the replayer shares with it: the 7.2 classic Gaussian fixture reclaims directly at its own
+/// layout (one vCPU) and not at all when the model is told the guest had a second vCPU, where
+/// kswapd runs at once; nor on the 6.1 preset, which has no EEVDF.
+#[test]
+fn kswapd_waits_for_the_slice_of_a_shared_cpu() {
+    use lrugen::mm::vmstat::Stat;
+    use lrugen_kernel::model;
+    let groups = groups();
+    let c = &groups["debian-7.2-classic-anon-gauss-ttl1000"][0];
+    let ops = c.ops().unwrap();
+    let settings = fidelity::settings_of(&c.settings, &c.run);
+    let profile = model::profile_for_release(&c.run.kernel_release);
+    let cfg = model::config(&settings, profile).unwrap();
+    let layout = c.layout(&ops);
+    assert!(layout.cpus <= 1, "the fixture's guest had one vCPU");
+    let direct = |cfg: &lrugen::sim::RunConfig, layout: &model::Layout| {
+        model::run_tasks_at(&ops, cfg, layout).unwrap().0.vm(Stat::PgscanDirect)
+    };
+    assert!(direct(&cfg, &layout) > 10_000);
+    let two = model::Layout {
+        cpus: 2,
+        ..layout.clone()
+    };
+    assert_eq!(direct(&cfg, &two), 0);
+    let mut v6_1 = cfg.clone();
+    v6_1.mglru.profile = lrugen::reclaim::mglru::Profile::V6_1;
+    assert_eq!(direct(&v6_1, &layout), 0);
+}
