@@ -217,9 +217,10 @@ pub struct RunArgs {
     /// Virtual-time engine: the scheduler's slice in ns when kswapd and a task share a CPU (a
     /// woken kswapd waits until the running task has had its slice, and then keeps the CPU for
     /// its own; the kernel's `base_slice_ns` is 750000 × (1 + log2 of the CPUs, at most 8));
-    /// 0, the default: kswapd takes the CPU after the running operation.
-    #[arg(long, value_name = "NS", value_parser = count, allow_negative_numbers = true)]
-    pub sched_slice_ns: Option<u64>,
+    /// 0, the default: kswapd takes the CPU after the running operation. At most 4294967295
+    /// (the kernel's is an unsigned int).
+    #[arg(long, value_name = "NS", value_parser = count32, allow_negative_numbers = true)]
+    pub sched_slice_ns: Option<u32>,
     /// Virtual-time engine: fio's time_based + runtime, in ms of virtual time: no task starts an
     /// operation after it, so every job runs as long as the others (give the workload more
     /// --accesses than fit).
@@ -776,7 +777,7 @@ pub fn plan_run_with(a: &RunArgs, given: Option<workload::LoadedTrace>) -> Resul
             e.cpus = c;
         }
         if let Some(ns) = a.sched_slice_ns {
-            e.sched_slice_ns = ns;
+            e.sched_slice_ns = u64::from(ns);
         }
         e.ramp_ns = ramp_ns;
         if let Some(ms) = runtime_ms {

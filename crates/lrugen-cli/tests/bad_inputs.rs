@@ -924,6 +924,11 @@ const CASES: &[Case] = &[
         2,
         &["--sched-slice-ns", "non-negative whole number"],
     ),
+    case(
+        &["run", "--sched-slice-ns", "18446744073709551615", "--cpus", "1"],
+        2,
+        &["--sched-slice-ns", "at most 4294967295"],
+    ),
     case(&["run", "--jobs", "0"], 1, &["--jobs", "at least 1"]),
     case(
         &["run", "--swappiness", "300", "--accesses", "10"],

@@ -277,7 +277,6 @@ impl<P: Policy> Kernel<P> {
     ) -> Result<FolioId, AllocError> {
         let id = self.page_cache_add(task, file, index, ctx, readahead_mark)?;
         self.m.count_vm_events(Stat::Pgpgin, 4);
-        self.m.io_waited = true;
         Ok(id)
     }
 
@@ -414,6 +413,8 @@ impl<P: Policy> Kernel<P> {
             Slot::Folio(id) => id,
             _ => {
                 access = Access::Major;
+                // the task sleeps until the page is read (asynchronous read-ahead does not wait)
+                self.m.io_waited = true;
                 self.page_cache_sync_ra(task, file, index, 1)?;
                 match self.m.files[file as usize].slot(index) {
                     Slot::Folio(id) => id,
@@ -589,6 +590,12 @@ impl<P: Policy> Kernel<P> {
         crate::reclaim::writeback::periodic(&mut self.m, &mut self.p);
         // the memcg statistics flush worker, when due
         self.m.flush_stats_periodic();
+        if self.m.kswapd_pending && self.m.kswapd_due_ns.is_some() {
+            // a kswapd waiting for the task's scheduler slice: the tick that ends the slice
+            // preempts the task wherever it is, in user space too (`run_pending_kswapd` checks
+            // the time)
+            alloc::run_pending_kswapd(&mut self.m, &mut self.p);
+        }
         if matches!(op, Op::Exit { .. } | Op::Munmap { .. } | Op::Madvise { .. }) {
             // exit_mmap, unmap_region and madvise drain the local lru_add batch first
             self.lru_add_drain();
@@ -1132,6 +1139,7 @@ impl<P: Policy> Kernel<P> {
             }
             _ => {
                 access = Access::Major;
+                self.m.io_waited = true;
                 self.do_sync_mmap_readahead(task, file, index, vma, ctx)?;
                 match self.m.files[file as usize].slot(index) {
                     Slot::Folio(id) => id,

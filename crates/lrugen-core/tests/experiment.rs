@@ -846,12 +846,17 @@ fn engine_sched_slice_is_a_key() {
     let text = base.replace("[machine]\n", "[machine]\nsched_slice_ns = 750000\n");
     assert!(text.contains("sched_slice_ns = 750000"), "{text}");
     assert_eq!(parse(&text).unwrap().points[0].config.machine.sched_slice_ns, 750_000);
+    // the kernel's base_slice_ns is an unsigned int: a larger slice is refused at its line
+    let err = parse(&base.replace("[machine]\n", "[machine]\nsched_slice_ns = 4294967296\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("4294967296") && err.contains("u32"), "{err}");
     let err = parse(&format!("{base}[engine]\nsched_slice_ns = -1\n"))
         .unwrap_err()
         .to_string();
     let line = base.lines().count() + 2;
     assert!(
-        err.contains(&format!(":{line}:")) && err.contains("`-1`, expected u64"),
+        err.contains(&format!(":{line}:")) && err.contains("`-1`, expected u32"),
         "{err}"
     );
 }

@@ -2516,6 +2516,42 @@ fn eevdf_run_to_parity_lets_the_task_reclaim_directly_before_kswapd_runs() {
                 total(&on),
                 total(&off)
             );
+            // a task that waits for a read lets kswapd run then: the same squeeze by buffered
+            // reads of distinct file pages (each a miss), on a clock where hundreds of reads
+            // fit in a slice, reclaims no more directly with the switch than without it
+            let reads = |profile: Profile| {
+                let mut machine = MachineConfig::simple(2_048, 0);
+                machine.sched_slice_ns = 750_000;
+                machine.clock.read_io_ns = 1_000;
+                let mut cfg = lrugen::sim::RunConfig::new(
+                    machine,
+                    lrugen::sim::MemcgConfig::default(),
+                    lrugen::workload::WorkloadSpec::FileRead {
+                        files: 1,
+                        file_pages: 8_000,
+                        dist: lrugen::workload::dist::Dist::Uniform,
+                        accesses: 6_000,
+                    },
+                    policy,
+                );
+                cfg.mglru = MglruConfig {
+                    profile,
+                    ..Default::default()
+                };
+                cfg.check = true;
+                sim::run(&cfg, None, &mut |_, _| {}).expect("run")
+            };
+            let (r_off, r_on) = (reads(with(base, name, false)), reads(with(base, name, true)));
+            eprintln!(
+                "{policy:?} {}: reads: allocstall off {} on {}, kswapd off {} on {}",
+                base.label(),
+                stalls(&r_off),
+                stalls(&r_on),
+                kswapd(&r_off),
+                kswapd(&r_on)
+            );
+            assert!(kswapd(&r_on) > 0, "{policy:?}: the reads squeeze the node");
+            assert_eq!(stalls(&r_on), stalls(&r_off), "{policy:?}: reads end the slice");
             // no slice: the switch alone changes nothing
             let (a, b) = (
                 run(policy, with(base, name, false), 0),

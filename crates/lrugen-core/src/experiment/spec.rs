@@ -128,8 +128,9 @@ struct RawMachine {
     ra_pages: Option<u64>,
     kswapd: Option<bool>,
     /// The scheduler's slice a woken kswapd waits for, ns, on profiles with
-    /// `eevdf_run_to_parity` (`MachineConfig::sched_slice_ns`; default 0: none).
-    sched_slice_ns: Option<u64>,
+    /// `eevdf_run_to_parity` (`MachineConfig::sched_slice_ns`; default 0: none); at most
+    /// `u32::MAX`, as the kernel's `base_slice_ns` is an `unsigned int`.
+    sched_slice_ns: Option<u32>,
     kmem: Option<RawKmem>,
     /// `[machine.tiers]`: memory tiers, demotion, NUMA balancing (docs/memory-tiers.md).
     tiers: Option<crate::mm::tiers::TierConfig>,
@@ -218,8 +219,8 @@ struct RawEngine {
     /// uncontended.
     locks: Option<bool>,
     /// The scheduler's slice when kswapd and a task share a CPU, ns (`EngineConfig::sched_slice_ns`;
-    /// default 0: none).
-    sched_slice_ns: Option<u64>,
+    /// default 0: none); at most `u32::MAX`, as the kernel's `base_slice_ns` is an `unsigned int`.
+    sched_slice_ns: Option<u32>,
 }
 
 /// The whole file, as written (with spans for the checks made after decoding). The sections are
@@ -771,7 +772,7 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
         machine.ra_pages = v;
     }
     if let Some(v) = m.sched_slice_ns {
-        machine.sched_slice_ns = v;
+        machine.sched_slice_ns = u64::from(v);
     }
     if let Some(v) = m.kswapd {
         machine.kswapd = v;
@@ -864,7 +865,7 @@ fn point_config(s: RawSections, dir: &Path) -> Result<PointConfig, (String, Stri
                 c.locks = v;
             }
             if let Some(v) = e.sched_slice_ns {
-                c.sched_slice_ns = v;
+                c.sched_slice_ns = u64::from(v);
             }
             Some(c)
         }

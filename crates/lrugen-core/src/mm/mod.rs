@@ -163,8 +163,11 @@ pub struct MachineConfig {
     /// The scheduler's slice (ns) on the one CPU that kswapd shares with the running task,
     /// without the engine, on kernels whose profile has `eevdf_run_to_parity` (6.6 on): a
     /// kswapd woken while the task has had less than this much time since it got the CPU does
-    /// not run before the task has had it, or until the task waits for a read, whichever comes
-    /// first; meanwhile the task allocates down to the min watermark and reclaims directly. The
+    /// not run before the task has had it (then at the start of the next operation: the tick
+    /// preempts user space too), or until the task waits for a read (a page-cache miss's own
+    /// page, a swap-in from a device that is not synchronous; asynchronous read-ahead does not
+    /// wait), whichever comes first; meanwhile the task allocates down to the min watermark and
+    /// reclaims directly. The
     /// kernel's `base_slice_ns` is 0.75 ms on one CPU. 0 (the default, as the model's default
     /// clock is not a machine's): kswapd runs inside the allocation that wakes it, as a wakeup
     /// preemption at once would have it (6.1's CFS). The kernel comparisons give the guest's

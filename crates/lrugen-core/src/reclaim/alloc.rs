@@ -70,8 +70,8 @@ pub fn wakeup_kswapd<P: Policy>(m: &mut Machine, p: &mut P, node: usize) {
 
 /// With [`crate::mm::MachineConfig::sched_slice_ns`] and the profile's `eevdf_run_to_parity`
 /// ([`Machine::kswapd_wait_slice_ns`]): a kswapd woken now waits for the running task's slice to
-/// end ([`Machine::kswapd_due_ns`]; it runs when the operation returns to user
-/// space past that time, or after one that waited for a read).
+/// end ([`Machine::kswapd_due_ns`]; it runs at the start of the first operation past that
+/// time, or when one that waited for a read returns to user space).
 fn kswapd_deferred(m: &mut Machine) -> bool {
     let slice = m.kswapd_wait_slice_ns;
     if slice == 0 {

@@ -836,7 +836,7 @@ pub fn run_sampled<P: Policy>(
                         (
                             c,
                             if held {
-                                f.max(cpu_since[c] + cfg.sched_slice_ns)
+                                f.max(cpu_since[c].saturating_add(cfg.sched_slice_ns))
                             } else {
                                 f
                             },
@@ -951,7 +951,8 @@ pub fn run_sampled<P: Policy>(
             k.prefetch_slot(&s.op);
         }
         // fio's ramp_time: run, cost, but do not record
-        let ramping = ready < cfg.ramp_ns;
+        // (from the time it was first ready, if it waited for kswapd's slice)
+        let ramping = held_since[i].unwrap_or(ready) < cfg.ramp_ns;
         if let Op::Think { ns, .. } = step.op {
             // pure delay: no CPU, no kernel work
             heap.push(Reverse((ready + ns, i)));
@@ -960,7 +961,8 @@ pub fn run_sampled<P: Policy>(
         let (cpu, free) = if cfg.sched_slice_ns > 0 {
             // a CPU where kswapd is within its slice, with passes to go, is not the task's
             let busy = kswapd.iter().any(Option::is_some);
-            let held = |c: usize| busy && cpu_kswapd[c] && cpu_since[c] + cfg.sched_slice_ns > cpu_free[c];
+            let held =
+                |c: usize| busy && cpu_kswapd[c] && cpu_since[c].saturating_add(cfg.sched_slice_ns) > cpu_free[c];
             match (0..cpu_free.len())
                 .filter(|&c| !held(c))
                 .min_by_key(|&c| (cpu_free[c], c))
