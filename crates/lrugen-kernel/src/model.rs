@@ -1127,6 +1127,12 @@ pub fn run_tasks(ops: &OpFile, cfg: &RunConfig) -> Result<(RunResult, Vec<TaskCo
 /// `ecfg` ([`sim::run_engine`]): with [`lrugen::sim::engine::KswapdMode::Task`], kswapd runs as a
 /// task of its own beside the replay instead of inline when woken, so the replay's allocations
 /// race it (docs/global-pressure.md, example `global-engine`). Control ops are not run.
+///
+/// The swap device is the guest's where `cfg` has one the engine must price as such: a guest
+/// that swaps to zram (`cfg.machine.zram_ratio`) swaps to the engine's zram at that ratio, whose
+/// compression and decompression are CPU time of the reclaiming and faulting tasks (kswapd's
+/// compression takes the CPU from the replayer it shares), whatever `ecfg.swap_device` says;
+/// `ecfg.swap_device` prices a swap disk.
 pub fn run_engine_at(
     ops: &OpFile,
     cfg: &RunConfig,
@@ -1138,6 +1144,17 @@ pub fn run_engine_at(
             "the engine replays an op file of one task without control ops".into(),
         ));
     }
+    let with_zram;
+    let ecfg = match cfg.machine.zram_ratio {
+        Some(ratio) if ecfg.swap_device.compression_ratio != Some(ratio) => {
+            let mut e = ecfg.clone();
+            e.swap_device = lrugen::mm::device::DeviceSpec::preset("zram").map_err(Error::Config)?;
+            e.swap_device.compression_ratio = Some(ratio);
+            with_zram = e;
+            &with_zram
+        }
+        _ => ecfg,
+    };
     let (mut m, t) = sim::build_machine(cfg).map_err(|e| Error::Config(e.to_string()))?;
     let (steps, nr) = steps_of(ops, &mut m, t, true, layout, &mut Vec::new())?;
     let stream = vec![Stream::from_steps(steps, nr)];
@@ -2404,6 +2421,45 @@ Swap:                  0 kB
             .unwrap_err()
             .to_string()
             .contains("expected one of them"));
+    }
+
+    /// A guest that swaps to zram swaps to the engine's zram, whatever device the engine
+    /// configuration names: its swap-ins are decompression on the task's CPU, not waits for a
+    /// device, where a guest's swap disk is the configuration's (an NVMe SSD by default).
+    #[test]
+    fn the_engine_swaps_where_the_guest_did() {
+        let mut text = String::from("lrugen-ops 1\nanon 2048\n");
+        for round in 0..3 {
+            for p in 0..2048 {
+                text.push_str(if round == 0 { "s " } else { "l " });
+                text.push_str(&format!("{p}\n"));
+            }
+        }
+        let ops = OpFile::parse(&text).unwrap();
+        let run = |swap: &str| {
+            let s = Settings {
+                lru: "classic".into(),
+                lru_gen_enabled: "n".into(),
+                swap: swap.into(),
+                swap_mib: 64,
+                model_capacity_pages: 1024,
+                ..Default::default()
+            };
+            let cfg = config(&s, Profile::V6_12).unwrap();
+            let ecfg = lrugen::sim::engine::EngineConfig {
+                cpus: 1,
+                ..Default::default()
+            };
+            assert_eq!(ecfg.swap_device.name, "nvme");
+            let r = run_engine_at(&ops, &cfg, &Layout::default(), &ecfg).unwrap();
+            let e = r.engine.clone().unwrap();
+            (r.vm(lrugen::mm::vmstat::Stat::Pswpin), e.time.io_wait_ns)
+        };
+        let (zram_ins, zram_wait) = run("zram");
+        let (disk_ins, disk_wait) = run("disk");
+        assert!(zram_ins > 1000 && disk_ins > 1000, "{zram_ins} {disk_ins}");
+        assert_eq!(zram_wait, 0, "zram swap-ins are CPU time");
+        assert!(disk_wait > 0, "disk swap-ins wait for the device");
     }
 
     #[test]
