@@ -273,6 +273,12 @@ pub struct KernelArgs {
     /// it no larger than the trace needs there (about 100 bytes an event)
     #[arg(long, value_name = "SIZE", default_value = "64M")]
     ftrace_buffer: String,
+    /// With --ftrace: record the kernel stack of every traced event (ftrace's `stacktrace`
+    /// option; each event is followed by its ` => function` lines in the trace). Stacks take
+    /// several hundred bytes an event of the buffer: trace rare events with it (a direct
+    /// reclaim's `vmscan/mm_vmscan_direct_reclaim_begin`, say), to see who called them.
+    #[arg(long, requires = "ftrace")]
+    ftrace_stacktrace: bool,
     /// A control script (`lrugen run --ctl`'s format, docs/control.md) run in the guest and in
     /// the model at the same places of the replay: writes of lru_gen and memory.reclaim and
     /// reads of lru_gen, lru_gen_full, memory.stat and vmstat at measured accesses (`at`,
@@ -885,6 +891,7 @@ fn kernel_opts(a: &KernelArgs, p: &Plan, source: KernelSource, replayer: Option<
     o.lru_gen_full_every_window = p.policy == PolicyKind::Mglru && a.debugfs_every_window;
     o.ftrace = a.ftrace.clone();
     o.ftrace_buffer_kb = p.ftrace_buffer_kb;
+    o.ftrace_stacktrace = a.ftrace_stacktrace;
     let buffer_mib = u64::from(p.ftrace_buffer_kb) * u64::from(p.cpus.max(1)) / 1024;
     if !a.ftrace.is_empty() && p.memcg_bytes == 0 && buffer_mib * 16 >= u64::from(p.guest_mem_mib) {
         eprintln!(

@@ -52,6 +52,11 @@ const CASES: &[Case] = &[
         &["--capacity", "non-negative"],
     ),
     case(&["kernel", "--accesses", "-5"], 2, &["--accesses", "non-negative"]),
+    case(
+        &["kernel", "--ftrace-stacktrace", "--accesses", "10"],
+        2,
+        &["--ftrace-stacktrace", "--ftrace <EVENT>"],
+    ),
     case(&["run", "--memcg-max", "-5M"], 1, &["--memcg-max", "'-5M'", "expected"]),
     // --- --ftrace: the model's reclaim trace
     case(

@@ -53,6 +53,8 @@ pub struct InitSpec {
     pub ftrace: Vec<String>,
     /// The ftrace buffer per CPU, KiB (`buffer_size_kb`).
     pub ftrace_buffer_kb: u32,
+    /// Record each traced event's kernel stack (`options/stacktrace`).
+    pub ftrace_stacktrace: bool,
     /// `transparent_hugepage` (also on the kernel command line): unless `never`, written to
     /// sysfs with the kernel's other THP defaults, and read back into the serial log
     /// ([`THP_ENABLED`], [`THP_DEFRAG`]).
@@ -153,7 +155,7 @@ pub fn check_ftrace(spec: &str) -> Result<(), String> {
 
 /// The `/init` lines that set up tracing of `events` before the replay: `tracefs`, the
 /// monotonic clock (the windows' clock), the buffer, each kprobe defined and every event enabled.
-fn ftrace_setup(o: &mut String, events: &[String], buffer_kb: u32) {
+fn ftrace_setup(o: &mut String, events: &[String], buffer_kb: u32, stacktrace: bool) {
     let t = "/sys/kernel/tracing";
     let _ = writeln!(o, "mount -t tracefs tracefs {t} || echo 'lrugen: mount tracefs failed'");
     let _ = writeln!(
@@ -175,6 +177,12 @@ fn ftrace_setup(o: &mut String, events: &[String], buffer_kb: u32) {
         } else {
             let _ = writeln!(o, "echo 1 > {t}/events/{e}/enable || echo 'lrugen: enable {e} failed'");
         }
+    }
+    if stacktrace {
+        let _ = writeln!(
+            o,
+            "echo 1 > {t}/options/stacktrace || echo 'lrugen: options/stacktrace failed'"
+        );
     }
     let _ = writeln!(o, "echo > {t}/trace\necho 1 > {t}/tracing_on");
 }
@@ -298,7 +306,7 @@ pub fn init_script(s: &InitSpec) -> String {
     }
     cap(&mut o, "vmstat-before", "/proc/vmstat");
     if !s.ftrace.is_empty() {
-        ftrace_setup(&mut o, &s.ftrace, s.ftrace_buffer_kb);
+        ftrace_setup(&mut o, &s.ftrace, s.ftrace_buffer_kb, s.ftrace_stacktrace);
     }
     let _ = writeln!(o, "echo '{BEGIN}replay'");
     // The replayer dumps the memcg's state before it exits (its anon memory is freed at exit).
@@ -519,6 +527,7 @@ mod tests {
             progress_every: 0,
             ftrace: Vec::new(),
             ftrace_buffer_kb: FTRACE_BUFFER_KB,
+            ftrace_stacktrace: false,
             tiers: None,
         }
     }
@@ -537,6 +546,16 @@ mod tests {
             .find("events/vmscan/mm_vmscan_lru_shrink_inactive/enable")
             .expect("event enabled");
         assert!(set < enable, "{text}");
+        assert!(!text.contains("options/stacktrace"), "{text}");
+        s.ftrace_stacktrace = true;
+        let text = init_script(&s);
+        let stack = text
+            .find("echo 1 > /sys/kernel/tracing/options/stacktrace")
+            .expect("stacks recorded");
+        let on = text
+            .find("echo 1 > /sys/kernel/tracing/tracing_on")
+            .expect("tracing on");
+        assert!(enable < stack && stack < on, "{text}");
     }
 
     /// Tiers: the knobs written before the replay (boosting off, balancing last), the tiers read

@@ -159,6 +159,8 @@ pub struct KernelOpts {
     /// The ftrace buffer per CPU, KiB ([`initramfs::FTRACE_BUFFER_KB`] by default): guest memory
     /// taken before the replay, which under global pressure changes what reclaim does.
     pub ftrace_buffer_kb: u32,
+    /// Record each traced event's kernel stack (ftrace's `options/stacktrace`).
+    pub ftrace_stacktrace: bool,
     /// `/sys/kernel/mm/transparent_hugepage/enabled`, set on the kernel command line
     /// (`transparent_hugepage=`; default `never`, which every fixture made before THP was
     /// modelled booted with, as the model's default is).
@@ -214,6 +216,7 @@ impl KernelOpts {
             cpus: 1,
             ftrace: Vec::new(),
             ftrace_buffer_kb: initramfs::FTRACE_BUFFER_KB,
+            ftrace_stacktrace: false,
             thp: Thp::Never,
             damon_stat: true,
             numa_mib: Vec::new(),
@@ -1021,6 +1024,7 @@ pub fn run(opts: &KernelOpts) -> Result<KernelRun, Error> {
         progress_every: if opts.min_ttl_ms.is_some() { PROGRESS_EVERY } else { 0 },
         ftrace: opts.ftrace.clone(),
         ftrace_buffer_kb: opts.ftrace_buffer_kb,
+        ftrace_stacktrace: opts.ftrace_stacktrace,
         thp: opts.thp,
         tiers: opts.tiers.clone(),
     };
