@@ -641,6 +641,20 @@ impl<P: Policy> Kernel<P> {
         r
     }
 
+    /// [`crate::workload::Step::alloc_page_first`]: the page the task of `op` allocates and frees
+    /// before it (`mincore()`'s buffer), on the local node; nothing for a task that is not
+    /// alive (the operation itself says why not).
+    #[cold]
+    pub fn alloc_page_and_free(&mut self, op: &crate::workload::Op) -> Result<(), AccessError> {
+        let task = op.task();
+        if !self.m.mms.get(task as usize).is_some_and(|mm| mm.alive && !mm.unborn) {
+            return Ok(());
+        }
+        let node = tiering::local_node(&self.m);
+        alloc::alloc_user_page_and_free(&mut self.m, &mut self.p, node)?;
+        Ok(())
+    }
+
     /// [`alloc::reclaim_kmem_excess`] when kernel memory was charged over a limit. Twice per
     /// access (here and in [`Kernel::return_to_user`]): always inlined, since it was a call of
     /// about 17 instructions for one test.

@@ -155,3 +155,71 @@ fn kswapd_failures_follow_balance_pgdat() {
         failures(Kernel::new(m, p), profile.name());
     }
 }
+
+/// `Step::alloc_page_first` (a replayer's `mincore()` before each access takes and frees a
+/// `GFP_USER` page, `Kernel::alloc_page_and_free`): with kswapd asleep (run by nobody here), a stream of new file pages and
+/// hits brings the node to its min watermark. Without it the page-cache allocations reclaim
+/// directly, counted at their zone (`allocstall_movable`); with it the page before each access
+/// gets there first (it needs a page above min, as the access's own allocation does, and keeps
+/// none), so every stall is counted at ZONE_NORMAL, and each access allocated and freed one page
+/// more (`pgalloc_*`, `pgfree`).
+#[test]
+fn an_allocation_per_access_reclaims_directly_before_the_access_does() {
+    use lrugen::kernel::Access;
+    use lrugen::workload::Op;
+    let run = |per_access: bool| {
+        let mut cfg = MachineConfig::x86(16_384, 0);
+        cfg.ra_pages = 0;
+        let mut m = Machine::new(cfg);
+        m.debug_checks = true;
+        m.kswapd_async = true;
+        let p = Classic::new(&m);
+        let mut k = Kernel::new(m, p);
+        let task = k.create_mm(ROOT_MEMCG);
+        let f = k.m.create_file("f", 32_768, Advice::Normal);
+        let (mut accesses, mut misses) = (0, 0);
+        for i in 1..20_000 {
+            // a new page, then a hit
+            for index in [i, 0] {
+                let op = Op::Read { task, file: f, index };
+                if per_access {
+                    k.alloc_page_and_free(&op).unwrap();
+                }
+                if k.exec(op).unwrap() != Access::Hit {
+                    misses += 1;
+                }
+                accesses += 1;
+            }
+        }
+        check_invariants(&k.m, &k.p).unwrap();
+        let v = k.m.vmstat();
+        let pgalloc: i64 = [
+            Stat::PgallocDma,
+            Stat::PgallocDma32,
+            Stat::PgallocNormal,
+            Stat::PgallocMovable,
+        ]
+        .iter()
+        .map(|&s| v.get(s))
+        .sum();
+        (
+            v.get(Stat::AllocstallNormal),
+            v.get(Stat::AllocstallMovable),
+            pgalloc - misses,
+            v.get(Stat::Pgfree),
+            accesses,
+        )
+    };
+    let (normal0, movable0, others0, free0, _) = run(false);
+    let (normal1, movable1, others1, free1, accesses) = run(true);
+    assert_eq!(normal0, 0, "without it only page-cache allocations stall");
+    assert!(movable0 > 0, "the node reached its min watermark");
+    assert_eq!(movable1, 0, "the page before each access stalls first");
+    assert!(normal1 > 0);
+    assert_eq!(
+        others1 - others0,
+        accesses,
+        "one page allocated per access, besides the misses'"
+    );
+    assert!(free1 - free0 >= accesses, "and freed");
+}

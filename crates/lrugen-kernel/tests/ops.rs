@@ -104,7 +104,12 @@ object_pages_per_process = 1
 }
 
 fn step(op: Op, measure: bool) -> Step {
-    Step { op, key: 0, measure }
+    Step {
+        op,
+        key: 0,
+        measure,
+        alloc_page_first: false,
+    }
 }
 
 /// Two tasks' anon VMAs go one after another into the one region, in order of first use; a load

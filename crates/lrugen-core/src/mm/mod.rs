@@ -1873,13 +1873,7 @@ impl Machine {
         let id = z.take(&mut self.folios)?;
         let kind = z.kind;
         self.folios[id].set(pg::ALLOCATED);
-        let s = match kind {
-            ZoneType::Dma => Stat::PgallocDma,
-            ZoneType::Dma32 => Stat::PgallocDma32,
-            ZoneType::Normal => Stat::PgallocNormal,
-            ZoneType::Movable => Stat::PgallocMovable,
-        };
-        self.count_vm_events(s, 1);
+        self.count_vm_events(pgalloc_stat(kind), 1);
         Some(id)
     }
 
@@ -2678,6 +2672,16 @@ mod smallvec_like {
         pub fn iter(&self) -> impl Iterator<Item = &(u32, u32, u32)> {
             self.inline[..self.n].iter().chain(self.spill.iter())
         }
+    }
+}
+
+/// The `pgalloc_*` event of a page allocated from a zone of `kind`.
+pub fn pgalloc_stat(kind: ZoneType) -> Stat {
+    match kind {
+        ZoneType::Dma => Stat::PgallocDma,
+        ZoneType::Dma32 => Stat::PgallocDma32,
+        ZoneType::Normal => Stat::PgallocNormal,
+        ZoneType::Movable => Stat::PgallocMovable,
     }
 }
 

@@ -8,7 +8,7 @@
 //! `balance_pgdat` as a task of its own on a CPU, concurrently with the tasks, which meanwhile
 //! allocate down to the min watermark and then reclaim directly, as on a real machine.
 
-use super::vmscan::{self, balance_pgdat, pgdat_balanced, try_to_free_mem_cgroup_pages, try_to_free_pages};
+use super::vmscan::{self, balance_pgdat, pgdat_balanced, try_to_free_mem_cgroup_pages, try_to_free_pages, GfpZone};
 use super::{Policy, MAX_RECLAIM_RETRIES};
 use crate::mm::folio::{pg, FolioId};
 use crate::mm::memcg::{MemcgId, OverLimit};
@@ -35,12 +35,14 @@ impl std::fmt::Display for AllocError {
     }
 }
 
-fn try_zones(m: &mut Machine, nodes: vmscan::NodeOrder, mark: usize) -> Option<FolioId> {
+/// `get_page_from_freelist`'s zone: the first, in the zonelist's order (nodes from the
+/// preferred one, each node's zones from the highest `gfp` allows down), above watermark `mark`.
+fn zone_above(m: &Machine, nodes: vmscan::NodeOrder, mark: usize, gfp: GfpZone) -> Option<(usize, usize)> {
     for n in nodes.iter() {
-        for zi in (0..m.nodes[n].zones.len()).rev() {
+        for zi in (0..=gfp.highest_zone(m, n)).rev() {
             let w = m.nodes[n].zones[zi].wmark(mark);
             if m.zone_watermark_ok(n, zi, w) {
-                return m.take_frame(n, zi);
+                return Some((n, zi));
             }
         }
     }
@@ -178,28 +180,48 @@ fn kswapd_short_sleeps_end<P: Policy>(m: &mut Machine, p: &mut P) {
     }
 }
 
-/// `__alloc_pages`: an order-0 frame, preferably on `node`. Runs kswapd, direct reclaim and the
-/// global OOM killer as the kernel does.
+/// `__alloc_pages`: an order-0 frame of user memory (`GFP_HIGHUSER_MOVABLE`), preferably on
+/// `node`. Runs kswapd, direct reclaim and the global OOM killer as the kernel does.
 pub fn alloc_frame<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result<FolioId, AllocError> {
+    let (n, zi) = alloc_zone(m, p, node, GfpZone::Movable)?;
+    m.take_frame(n, zi).ok_or(AllocError::NoMemory)
+}
+
+/// An order-0 `GFP_USER` page allocated and freed at once, as `mincore()` takes and frees its
+/// buffer on every call ([`crate::workload::Step::alloc_page_first`]): the allocator's paths
+/// of [`alloc_frame`] (kswapd woken below the low watermark, direct reclaim below the min one,
+/// counted in `allocstall_normal`), `pgalloc_*` and `pgfree` counted, and no frame kept (the
+/// free list is left as it was).
+pub fn alloc_user_page_and_free<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result<(), AllocError> {
+    let (n, zi) = alloc_zone(m, p, node, GfpZone::Normal)?;
+    let kind = m.nodes[n].zones[zi].kind;
+    m.count_vm_events(crate::mm::pgalloc_stat(kind), 1);
+    m.count_vm_events(Stat::Pgfree, 1);
+    Ok(())
+}
+
+/// `__alloc_pages` of an order-0 page up to `gfp`'s zone, preferably on `node`: the zone that
+/// gives it, after kswapd, direct reclaim and the global OOM killer as the kernel runs them.
+fn alloc_zone<P: Policy>(m: &mut Machine, p: &mut P, node: usize, gfp: GfpZone) -> Result<(usize, usize), AllocError> {
     if m.cfg.kswapd_sleep && !m.kswapd_async {
         kswapd_short_sleeps_end(m, p);
     }
     let nodes = vmscan::node_order(m, node);
-    if let Some(id) = try_zones(m, nodes, WMARK_LOW) {
-        return Ok(id);
+    if let Some(z) = zone_above(m, nodes, WMARK_LOW, gfp) {
+        return Ok(z);
     }
     // slow path
     for n in nodes.iter() {
         wakeup_kswapd(m, p, n);
     }
-    if let Some(id) = try_zones(m, nodes, WMARK_MIN) {
-        return Ok(id);
+    if let Some(z) = zone_above(m, nodes, WMARK_MIN, gfp) {
+        return Ok(z);
     }
     let mut no_progress = 0;
     loop {
-        let progress = try_to_free_pages(m, p, node) > 0;
-        if let Some(id) = try_zones(m, nodes, WMARK_MIN) {
-            return Ok(id);
+        let progress = try_to_free_pages(m, p, node, gfp) > 0;
+        if let Some(z) = zone_above(m, nodes, WMARK_MIN, gfp) {
+            return Ok(z);
         }
         if progress {
             no_progress = 0;
@@ -212,16 +234,17 @@ pub fn alloc_frame<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result
                 continue;
             }
             // No victim: dip into the reserves as a last resort, then fail.
-            return try_zones_any(m, nodes).ok_or(AllocError::NoMemory);
+            return zone_with_any(m, nodes, gfp).ok_or(AllocError::NoMemory);
         }
     }
 }
 
-fn try_zones_any(m: &mut Machine, nodes: vmscan::NodeOrder) -> Option<FolioId> {
+/// The first zone, in the zonelist's order, with a free page at all.
+fn zone_with_any(m: &Machine, nodes: vmscan::NodeOrder, gfp: GfpZone) -> Option<(usize, usize)> {
     for n in nodes.iter() {
-        for zi in (0..m.nodes[n].zones.len()).rev() {
+        for zi in (0..=gfp.highest_zone(m, n)).rev() {
             if m.nodes[n].zones[zi].free > 0 {
-                return m.take_frame(n, zi);
+                return Some((n, zi));
             }
         }
     }

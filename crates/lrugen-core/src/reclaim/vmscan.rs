@@ -567,14 +567,44 @@ pub fn node_order(m: &Machine, node: usize) -> NodeOrder {
     }
 }
 
+/// The highest zone an allocation may be given (`gfp_zone` of its flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GfpZone {
+    /// `GFP_HIGHUSER_MOVABLE`: user pages and the page cache, any zone.
+    Movable,
+    /// `GFP_USER` and `GFP_KERNEL`: none above ZONE_NORMAL.
+    Normal,
+}
+
+impl GfpZone {
+    /// The zone type of the flags.
+    pub fn zone_type(self) -> crate::mm::node::ZoneType {
+        match self {
+            GfpZone::Movable => crate::mm::node::ZoneType::Movable,
+            GfpZone::Normal => crate::mm::node::ZoneType::Normal,
+        }
+    }
+
+    /// The index in `node`'s zones of the highest zone the allocation may use (`reclaim_idx`):
+    /// the last of a kind no higher than the flags' (the first zone if none is).
+    pub fn highest_zone(self, m: &Machine, node: usize) -> usize {
+        let zones = &m.nodes[node].zones;
+        match self {
+            GfpZone::Movable => zones.len() - 1,
+            GfpZone::Normal => zones.iter().rposition(|z| z.kind <= self.zone_type()).unwrap_or(0),
+        }
+    }
+}
+
 /// `try_to_free_pages`: direct reclaim for an allocation on `node`. Counts `allocstall_<zone>`.
-pub fn try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> u64 {
-    let reclaim_idx = m.nodes[node].zones.len() - 1;
+pub fn try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, node: usize, gfp: GfpZone) -> u64 {
+    let reclaim_idx = gfp.highest_zone(m, node);
     let mut sc = ScanControl::new(SWAP_CLUSTER_MAX, Reclaimer::Direct, None, reclaim_idx);
-    // counted by the allocation's highest zone: on an x86 machine that of user pages and the
-    // page cache (`gfp_zone(GFP_HIGHUSER_MOVABLE)`), ZONE_MOVABLE, whichever zones there are
+    // counted by the allocation's highest zone: on an x86 machine that of its flags whichever
+    // zones there are (`gfp_zone`: ZONE_MOVABLE for user pages and the page cache, ZONE_NORMAL
+    // for `GFP_USER`)
     let top = if m.cfg.lowmem_reserve {
-        crate::mm::node::ZoneType::Movable
+        gfp.zone_type()
     } else {
         m.nodes[node].zones[reclaim_idx].kind
     };

@@ -989,7 +989,11 @@ pub fn run_sampled<P: Policy>(
         k.m.now_ns = now;
         k.m.cpu = cpu as u32;
         let s0 = snap(k);
-        let res = k.exec(step.op);
+        let res = if step.alloc_page_first {
+            k.alloc_page_and_free(&step.op).and_then(|()| k.exec(step.op))
+        } else {
+            k.exec(step.op)
+        };
         let s1 = snap(k);
         // the first page operation of a benchmark request carries the request's own CPU time
         let request_ns = if step.measure && req_start[i].is_none() && request.is_some() {

@@ -528,6 +528,7 @@ impl Default for Ahead {
             op: crate::workload::Op::Think { task: 0, ns: 0 },
             key: crate::workload::NO_KEY,
             measure: false,
+            alloc_page_first: false,
         };
         Ahead {
             buf: [none; PREFETCH_AHEAD],
@@ -1382,7 +1383,11 @@ fn replay_kernel<P: Policy, F: FnMut(&mut Kernel<P>, u64, &mut RunResult)>(
             k.prefetch_leaf(&a.op);
         }
         between(k, steps, &mut r);
-        let a = k.step(s.op);
+        let a = if s.alloc_page_first {
+            k.alloc_page_and_free(&s.op).and_then(|()| k.step(s.op))
+        } else {
+            k.step(s.op)
+        };
         match a {
             Ok(a) => {
                 if k.m.explain.is_some() {
@@ -1681,6 +1686,7 @@ mod tests {
             },
             key: i,
             measure: true,
+            alloc_page_first: false,
         };
         let mut stream = (0..100u32).map(step);
         let mut ring = Ahead::default();

@@ -170,6 +170,14 @@ pub struct Step {
     pub key: u32,
     /// False during warm-up.
     pub measure: bool,
+    /// The task allocates an order-0 `GFP_USER` page and frees it just before this step
+    /// ([`crate::kernel::Kernel::alloc_page_and_free`]), as a program calling `mincore()` before
+    /// each access does (`mm/mincore.c` takes its buffer with `__get_free_page(GFP_USER)` on
+    /// every call): below the low watermark that allocation wakes kswapd, below the min
+    /// watermark it reclaims directly, counted in `allocstall_normal`. The kernel comparisons'
+    /// replayer does this before each of its accesses (`lrugen_kernel::model`); the built-in
+    /// workloads do not.
+    pub alloc_page_first: bool,
 }
 
 /// What to run.
@@ -1019,7 +1027,12 @@ type Refill = dyn FnMut(&mut std::collections::VecDeque<Step>) + Send;
 
 /// A measured step.
 fn st(op: Op, key: u32) -> Step {
-    Step { op, key, measure: true }
+    Step {
+        op,
+        key,
+        measure: true,
+        alloc_page_first: false,
+    }
 }
 
 /// The key of a step that touches no page ([`Op::Mmap`], [`Op::Munmap`], [`Op::Madvise`],
@@ -1032,6 +1045,7 @@ fn syscall(op: Op) -> Step {
         op,
         key: NO_KEY,
         measure: false,
+        alloc_page_first: false,
     }
 }
 
@@ -1041,6 +1055,7 @@ fn unmeasured(op: Op, key: u32) -> Step {
         op,
         key,
         measure: false,
+        alloc_page_first: false,
     }
 }
 
@@ -1668,6 +1683,7 @@ impl Iterator for Stream {
                 },
                 key,
                 measure: false,
+                alloc_page_first: false,
             });
         }
         let s = self.next_step();
@@ -1788,7 +1804,12 @@ impl Stream {
                 }
                 self.done += 1;
                 let (op, key) = pending.pop_front()?;
-                return Some(Step { op, key, measure: true });
+                return Some(Step {
+                    op,
+                    key,
+                    measure: true,
+                    alloc_page_first: false,
+                });
             }
             StreamKind::Memtier {
                 task,
@@ -1812,6 +1833,7 @@ impl Stream {
                         },
                         key: p as u32,
                         measure: false,
+                        alloc_page_first: false,
                     });
                 }
                 if pending.is_empty() {
@@ -1833,7 +1855,12 @@ impl Stream {
                 }
                 self.done += 1;
                 let (op, key) = pending.pop_front()?;
-                return Some(Step { op, key, measure: true });
+                return Some(Step {
+                    op,
+                    key,
+                    measure: true,
+                    alloc_page_first: false,
+                });
             }
             StreamKind::Script { pending, refill } => {
                 if pending.is_empty() {
@@ -1860,6 +1887,7 @@ impl Stream {
                             },
                             key,
                             measure: true,
+                            alloc_page_first: false,
                         });
                     }
                     Ok(None) => return None,
@@ -1918,7 +1946,12 @@ impl Stream {
                             };
                             (op, *nr_anon + id)
                         };
-                        return Some(Step { op, key, measure: true });
+                        return Some(Step {
+                            op,
+                            key,
+                            measure: true,
+                            alloc_page_first: false,
+                        });
                     }
                     Ok(None) => return None,
                     Err(e) => format!(
@@ -1952,6 +1985,7 @@ impl Stream {
                     },
                     key: key as u32,
                     measure: true,
+                    alloc_page_first: false,
                 }
             }
             StreamKind::Anon {
@@ -1971,6 +2005,7 @@ impl Stream {
                         },
                         key: i as u32,
                         measure: false,
+                        alloc_page_first: false,
                     }
                 } else {
                     use rand::RngExt;
@@ -1985,6 +2020,7 @@ impl Stream {
                         op,
                         key: key as u32,
                         measure: true,
+                        alloc_page_first: false,
                     }
                 }
             }
@@ -2023,6 +2059,7 @@ impl Stream {
                     op,
                     key: index as u32,
                     measure: true,
+                    alloc_page_first: false,
                 }
             }
             StreamKind::Ycsb { .. }
