@@ -173,6 +173,13 @@ fn an_allocation_per_access_reclaims_directly_before_the_access_does() {
         let mut m = Machine::new(cfg);
         m.debug_checks = true;
         m.kswapd_async = true;
+        m.ftrace = Some(Box::new(
+            lrugen::mm::ftrace::Ftrace::parse(&[
+                "vmscan/mm_vmscan_direct_reclaim_begin".into(),
+                "vmscan/mm_vmscan_direct_reclaim_end".into(),
+            ])
+            .unwrap(),
+        ));
         let p = Classic::new(&m);
         let mut k = Kernel::new(m, p);
         let task = k.create_mm(ROOT_MEMCG);
@@ -193,6 +200,20 @@ fn an_allocation_per_access_reclaims_directly_before_the_access_does() {
         }
         check_invariants(&k.m, &k.p).unwrap();
         let v = k.m.vmstat();
+        // each direct reclaim traced as the kernel's tracepoints print it: the allocation's flags,
+        // then the pages it reclaimed
+        let trace = &k.m.ftrace.as_ref().unwrap().text;
+        let flags = if per_access { "GFP_USER" } else { "GFP_HIGHUSER_MOVABLE" };
+        let begins = trace
+            .matches(&format!("mm_vmscan_direct_reclaim_begin: order=0 gfp_flags={flags}\n"))
+            .count() as i64;
+        let reclaimed: i64 = trace
+            .lines()
+            .filter_map(|l| l.split("mm_vmscan_direct_reclaim_end: nr_reclaimed=").nth(1))
+            .map(|n| n.parse::<i64>().unwrap())
+            .sum();
+        assert_eq!(begins, v.get(Stat::AllocstallNormal) + v.get(Stat::AllocstallMovable));
+        assert_eq!(reclaimed, v.get(Stat::PgstealDirect));
         let pgalloc: i64 = [
             Stat::PgallocDma,
             Stat::PgallocDma32,

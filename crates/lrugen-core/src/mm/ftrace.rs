@@ -34,13 +34,20 @@ pub enum Event {
     /// A kprobe on `folio_referenced_one`: rmap looks at one mapping of a folio under reclaim
     /// (its address, the start of its VMA, whether the PTE was young).
     Referenced = 32,
+    /// `vmscan/mm_vmscan_direct_reclaim_begin`: `try_to_free_pages` starts (an allocation
+    /// below its min watermark reclaims directly; `gfp_flags` names its zone's flags).
+    DirectReclaimBegin = 64,
+    /// `vmscan/mm_vmscan_direct_reclaim_end`: it returns, with the pages it reclaimed.
+    DirectReclaimEnd = 128,
 }
 
 /// The tracepoints the model has, by their `tracefs` names.
-const TRACEPOINTS: [(&str, Event); 3] = [
+const TRACEPOINTS: [(&str, Event); 5] = [
     ("vmscan/mm_vmscan_lru_shrink_inactive", Event::ShrinkInactive),
     ("vmscan/mm_vmscan_memcg_reclaim_begin", Event::MemcgReclaimBegin),
     ("vmscan/mm_vmscan_memcg_reclaim_end", Event::MemcgReclaimEnd),
+    ("vmscan/mm_vmscan_direct_reclaim_begin", Event::DirectReclaimBegin),
+    ("vmscan/mm_vmscan_direct_reclaim_end", Event::DirectReclaimEnd),
 ];
 
 /// The kernel functions a kprobe may name.

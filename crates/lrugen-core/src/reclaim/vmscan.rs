@@ -577,6 +577,14 @@ pub enum GfpZone {
 }
 
 impl GfpZone {
+    /// The flags as the kernel's tracepoints print them (`show_gfp_flags`).
+    pub fn flags_name(self) -> &'static str {
+        match self {
+            GfpZone::Movable => "GFP_HIGHUSER_MOVABLE",
+            GfpZone::Normal => "GFP_USER",
+        }
+    }
+
     /// The zone type of the flags.
     pub fn zone_type(self) -> crate::mm::node::ZoneType {
         match self {
@@ -616,7 +624,20 @@ pub fn try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, node: usize, gfp
     };
     m.count_vm_events(stall, 1);
     let nodes = node_order(m, node);
-    do_try_to_free_pages(m, p, &mut sc, nodes)
+    if m.ftrace.is_some() {
+        m.trace(
+            crate::mm::ftrace::Event::DirectReclaimBegin,
+            format_args!("order=0 gfp_flags={}", gfp.flags_name()),
+        );
+    }
+    let nr_reclaimed = do_try_to_free_pages(m, p, &mut sc, nodes);
+    if m.ftrace.is_some() {
+        m.trace(
+            crate::mm::ftrace::Event::DirectReclaimEnd,
+            format_args!("nr_reclaimed={nr_reclaimed}"),
+        );
+    }
+    nr_reclaimed
 }
 
 /// `try_to_free_mem_cgroup_pages`: memcg limit (or high) reclaim of at least `nr` pages.
