@@ -238,6 +238,11 @@ pub struct Window {
     /// (virtual time under `-icount`); absent (0) in fixtures made before it was recorded.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub ns: u64,
+    /// CPU time of the guest's kswapd threads from the start of measurement to the window's
+    /// end, ns (`/proc/PID/schedstat`, read by the replayer): how much of `ns` kswapd had the
+    /// CPU; absent (0) in fixtures made before it was recorded (2026-12-07).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub kswapd_ns: u64,
 }
 
 fn is_zero(v: &u64) -> bool {

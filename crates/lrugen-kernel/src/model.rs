@@ -2038,6 +2038,7 @@ mod tests {
             misses: 0,
             minor: 0,
             ns,
+            kswapd_ns: 0,
         };
         let l = Layout::default().with_guest_clock(&[w(300, 5_000), w(300, 7_000), w(120, 7_500)], &ops);
         assert_eq!(l.guest_clock, vec![(300, 5_000), (600, 7_000), (720, 7_500)]);

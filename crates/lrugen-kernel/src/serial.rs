@@ -184,6 +184,7 @@ pub fn parse_serial(serial: &str) -> Result<KernelRun, Error> {
                 misses: num("misses").unwrap_or(0),
                 minor: num("minor").unwrap_or(0),
                 ns: num("ns").unwrap_or(0),
+                kswapd_ns: num("kswapd_ns").unwrap_or(0),
             });
         } else if let Some(rest) = l.strip_prefix(TASK_PREFIX) {
             let id = rest.split_whitespace().next().and_then(|v| v.parse::<u64>().ok());
@@ -437,8 +438,16 @@ lrugen-replay total accesses 1500 misses 1000 minor 0 sink 0\r\n",
                 accesses: 500,
                 misses: 100,
                 minor: 0,
-                ns: 2_500_000_000
+                ns: 2_500_000_000,
+                kswapd_ns: 0,
             }
+        );
+        // the replayer's kswapd CPU time (2026-12-07 on): the window's `kswapd_ns`
+        let with = SAMPLE.replace("minor 0 ns 2500000000", "minor 0 ns 2500000000 kswapd_ns 700000000");
+        let w = parse_serial(&with).unwrap().windows;
+        assert_eq!(
+            (w[0].kswapd_ns, w[1].ns, w[1].kswapd_ns),
+            (0, 2_500_000_000, 700_000_000)
         );
         assert!(r.lru_gen.ends_with("2 \n"), "trailing spaces kept: {:?}", r.lru_gen);
         let lv = r.lru_gen_parsed().unwrap();

@@ -1350,6 +1350,18 @@ impl OpFile {
 
 /// Marker lines the replayer prints (parsed by `lrugen-kernel`).
 pub const WINDOW_PREFIX: &str = "lrugen-replay window";
+
+/// Whether a thread's `comm` is a kswapd's (`kswapd0`, `kswapd1`, ...).
+pub fn is_kswapd_comm(comm: &str) -> bool {
+    comm.strip_prefix("kswapd")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The time on the CPU, ns, of a `/proc/PID/schedstat` text (its first field; the others are
+/// the time waiting on a run queue and the slices run).
+pub fn schedstat_runtime_ns(text: &str) -> Option<u64> {
+    text.split_whitespace().next()?.parse().ok()
+}
 /// With `--progress N`, a replay of one task prints `lrugen-replay progress ops O accesses A`
 /// after every `N` access ops (populate pass included; `A` counts the measured ones): the last
 /// such line before the OOM killer ends the replayer tells how far it got.
@@ -1376,6 +1388,16 @@ pub const CTL_PREFIX: &str = "lrugen-replay ctl";
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn kswapd_threads_and_their_cpu_time() {
+        use super::{is_kswapd_comm, schedstat_runtime_ns};
+        assert!(is_kswapd_comm("kswapd0") && is_kswapd_comm("kswapd12"));
+        assert!(!is_kswapd_comm("kswapd") && !is_kswapd_comm("kswapd0x") && !is_kswapd_comm("kcompactd0"));
+        assert_eq!(schedstat_runtime_ns("1118483000 52345 573\n"), Some(1_118_483_000));
+        assert_eq!(schedstat_runtime_ns(""), None);
+        assert_eq!(schedstat_runtime_ns("x 1 2"), None);
+    }
+
     use super::*;
 
     /// `anon N hugepage`: the region advised MADV_HUGEPAGE, per task, written back as read; any

@@ -161,6 +161,8 @@ struct Shared {
     ended: AtomicU64,
     /// `CLOCK_MONOTONIC` when the tasks were released.
     t0: AtomicU64,
+    /// kswapd's CPU time then ([`kswapd_cpu_ns`]).
+    kswapd_t0: AtomicU64,
     /// The lockstep barrier (`lockstep K`): the round in the high 32 bits (the futex word the
     /// waiters sleep on), the tasks arrived in it in bits 16..32, the tasks still replaying in
     /// bits 0..16.
@@ -502,6 +504,7 @@ fn run_tasks(ctx: &Ctx) {
     }
     shared.step.store(Shared::pack(0, 0, n as u64), Ordering::SeqCst);
     shared.t0.store(monotonic_ns(), Ordering::SeqCst);
+    shared.kswapd_t0.store(kswapd_cpu_ns(), Ordering::SeqCst);
     // SAFETY: closing both ends releases the children.
     unsafe {
         libc::close(fds[0]);
@@ -539,10 +542,11 @@ fn run_tasks(ctx: &Ctx) {
     let rest = if w > 0 { acc - nwin * w } else { acc };
     if rest > 0 {
         emit(&format!(
-            "{WINDOW_PREFIX} {nwin} accesses {rest} misses {} minor {} ns {}\n",
+            "{WINDOW_PREFIX} {nwin} accesses {rest} misses {} minor {} ns {} kswapd_ns {}\n",
             misses - shared.win_misses.load(Ordering::SeqCst),
             minor - shared.win_minor.load(Ordering::SeqCst),
-            monotonic_ns() - shared.t0.load(Ordering::SeqCst)
+            monotonic_ns() - shared.t0.load(Ordering::SeqCst),
+            kswapd_cpu_ns().saturating_sub(shared.kswapd_t0.load(Ordering::SeqCst))
         ));
     }
     emit(&format!(
@@ -602,13 +606,15 @@ struct State {
     /// access ops done, populate pass included (`--progress`; lockstep's rounds count them too)
     done: u64,
     t0: u64,
+    /// kswapd's CPU time at `t0` ([`kswapd_cpu_ns`])
+    kswapd_t0: u64,
     measuring: bool,
     req_missed: bool,
     sink: u8,
 }
 
 /// [`State`] as the words a child writes to its parent's pipe.
-const STATE_WORDS: usize = 14;
+const STATE_WORDS: usize = 15;
 
 impl State {
     fn to_words(self) -> [u64; STATE_WORDS] {
@@ -627,18 +633,20 @@ impl State {
             u64::from(self.measuring),
             u64::from(self.req_missed),
             u64::from(self.sink),
+            self.kswapd_t0,
         ]
     }
 
     /// The line of the window counted in `win` (one task).
     fn window_line(&self) -> String {
         format!(
-            "{WINDOW_PREFIX} {} accesses {} misses {} minor {} ns {}\n",
+            "{WINDOW_PREFIX} {} accesses {} misses {} minor {} ns {} kswapd_ns {}\n",
             self.nwin,
             self.win.accesses,
             self.win.misses,
             self.win.minor,
-            monotonic_ns() - self.t0
+            monotonic_ns() - self.t0,
+            kswapd_cpu_ns().saturating_sub(self.kswapd_t0)
         )
     }
 
@@ -664,6 +672,7 @@ impl State {
             measuring: w[11] != 0,
             req_missed: w[12] != 0,
             sink: w[13] as u8,
+            kswapd_t0: w[14],
         }
     }
 }
@@ -825,6 +834,7 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
     };
     if st.measuring {
         st.t0 = monotonic_ns();
+        st.kswapd_t0 = kswapd_cpu_ns();
     }
     let mut buf = vec![0u8; PAGE];
     // in a forked child: the pipe to hand the state back on at its `exit`
@@ -846,6 +856,7 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
             ReplayOp::MeasureStart => {
                 st.measuring = true;
                 st.t0 = monotonic_ns();
+                st.kswapd_t0 = kswapd_cpu_ns();
                 continue;
             }
             ReplayOp::Think { ns } => {
@@ -1013,10 +1024,11 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
                 let pmi = sh.win_minor.swap(mi, Ordering::SeqCst);
                 let k = sh.nwin.fetch_add(1, Ordering::SeqCst);
                 let mut s = format!(
-                    "{WINDOW_PREFIX} {k} accesses {window} misses {} minor {} ns {}\n",
+                    "{WINDOW_PREFIX} {k} accesses {window} misses {} minor {} ns {} kswapd_ns {}\n",
                     m.saturating_sub(pm),
                     mi.saturating_sub(pmi),
-                    monotonic_ns().saturating_sub(sh.t0.load(Ordering::SeqCst))
+                    monotonic_ns().saturating_sub(sh.t0.load(Ordering::SeqCst)),
+                    kswapd_cpu_ns().saturating_sub(sh.kswapd_t0.load(Ordering::SeqCst))
                 );
                 s.push_str(&dump_text(&ctx.every, n));
                 emit(&s);
@@ -1051,6 +1063,35 @@ fn run_task(ctx: &Ctx, task: usize, shared: Option<&Shared>) -> Done {
 }
 
 /// `CLOCK_MONOTONIC` in nanoseconds (the guest's virtual clock under `-icount`).
+/// CPU time of the kswapd threads so far, ns: the first field of each one's
+/// `/proc/PID/schedstat` (`se.sum_exec_runtime`), the threads found once by their `comm`
+/// (`kswapd0`, `kswapd1`, ... one per node); 0 where there is none to read. The window lines
+/// report it from the start of measurement, so that the model's kswapd can be given the CPU
+/// time the guest's took (docs/global-pressure.md).
+fn kswapd_cpu_ns() -> u64 {
+    static PIDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let pids = PIDS.get_or_init(|| {
+        let mut v: Vec<String> = std::fs::read_dir("/proc")
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))
+                    .filter(|p| {
+                        std::fs::read_to_string(format!("/proc/{p}/comm"))
+                            .is_ok_and(|c| lrugen_replay::is_kswapd_comm(c.trim_end()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    });
+    pids.iter()
+        .filter_map(|p| std::fs::read_to_string(format!("/proc/{p}/schedstat")).ok())
+        .filter_map(|t| lrugen_replay::schedstat_runtime_ns(&t))
+        .sum()
+}
+
 fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes the timespec it is given.

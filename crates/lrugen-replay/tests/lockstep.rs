@@ -43,7 +43,11 @@ fn replay(ops: &str) -> String {
 fn window_ns(out: &str) -> Vec<u64> {
     out.lines()
         .filter(|l| l.starts_with("lrugen-replay window"))
-        .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let i = w.iter().position(|&x| x == "ns").expect("an ns field");
+            w[i + 1].parse().unwrap()
+        })
         .collect()
 }
 
