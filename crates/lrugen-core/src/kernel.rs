@@ -473,17 +473,23 @@ impl<P: Policy> Kernel<P> {
         }
     }
 
+    /// A context switch to `task`, if it is not the one running: `lru_gen_use_mm` marks its mm
+    /// used on every node.
+    #[inline]
+    fn switch_to(&mut self, task: u32) {
+        if self.m.current_task != Some(task) {
+            self.m.current_task = Some(task);
+            self.m.lru_gen_use_mm(task, "switch");
+        }
+    }
+
     #[inline]
     fn check_alive(&mut self, task: u32) -> Result<(), AccessError> {
         match self.m.mms.get(task as usize) {
             Some(mm) if !mm.unborn && mm.alive => {}
             mm => return Err(task_error(task, mm.map(|mm| mm.unborn))),
         }
-        // context switch: the task runs (`lru_gen_use_mm` marks its mm used on every node)
-        if self.m.current_task != Some(task) {
-            self.m.current_task = Some(task);
-            self.m.lru_gen_use_mm(task, "switch");
-        }
+        self.switch_to(task);
         // `task_tick_numa`: NUMA balancing's scan, when one may be due (never without it)
         if self.m.now_ns >= self.m.numa_next_scan_ns {
             tiering::task_numa_work(&mut self.m, task);
@@ -650,6 +656,8 @@ impl<P: Policy> Kernel<P> {
         if !self.m.mms.get(task as usize).is_some_and(|mm| mm.alive && !mm.unborn) {
             return Ok(());
         }
+        // the task is the one running the system call: its reclaim and any OOM kill are its
+        self.switch_to(task);
         let node = tiering::local_node(&self.m);
         alloc::alloc_user_page_and_free(&mut self.m, &mut self.p, node)?;
         Ok(())

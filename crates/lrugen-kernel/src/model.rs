@@ -2483,6 +2483,41 @@ Swap:                  0 kB
         assert!(disk_wait > 0, "disk swap-ins wait for the device");
     }
 
+    /// The replayer's `mincore()` page (`Step::alloc_page_first`): one page allocated and freed
+    /// before each of its accesses, in the inline replay and under the engine alike, and none in
+    /// the workload's own replay (`run_workload_only`). With room for everything nothing else is
+    /// freed, so `pgfree` counts exactly those pages.
+    #[test]
+    fn each_replayer_access_allocates_and_frees_a_page() {
+        let mut text = String::from("lrugen-ops 1\nfile 0 f 16\nanon 32\n");
+        for p in 0..32 {
+            text.push_str(&format!("s {p}\nl {p}\n"));
+        }
+        for i in 0..16 {
+            text.push_str(&format!("r 0 {i}\n"));
+        }
+        let ops = OpFile::parse(&text).unwrap();
+        let accesses = 2 * 32 + 16;
+        let s = Settings {
+            lru: "mglru".into(),
+            lru_gen_enabled: "y".into(),
+            swap: "none".into(),
+            model_capacity_pages: 8192,
+            ..Default::default()
+        };
+        let cfg = config(&s, Profile::V6_12).unwrap();
+        let pgfree = |r: &RunResult| r.vm(lrugen::mm::vmstat::Stat::Pgfree);
+        let (inline, _) = run_tasks_at(&ops, &cfg, &Layout::default()).unwrap();
+        assert_eq!(pgfree(&inline), accesses, "inline");
+        let ecfg = lrugen::sim::engine::EngineConfig {
+            cpus: 1,
+            ..Default::default()
+        };
+        let engine = run_engine_at(&ops, &cfg, &Layout::default(), &ecfg).unwrap();
+        assert_eq!(pgfree(&engine), accesses, "engine");
+        assert_eq!(pgfree(&run_workload_only(&ops, &cfg).unwrap()), 0, "the workload alone");
+    }
+
     #[test]
     fn config_takes_the_run_settings() {
         let s = Settings {
