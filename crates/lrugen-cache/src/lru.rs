@@ -5,33 +5,49 @@ use lrugen_trace::DenseTrace;
 
 use crate::CacheResult;
 
-/// Index of the list's sentinel node; page `p` lives at node `p + 1`.
-const HEAD: usize = 0;
+/// A slot's neighbours in the recency list: `links[slot] = [prev, next]`.
 const PREV: usize = 0;
 const NEXT: usize = 1;
-/// The `prev` of a node whose page is not resident (no node has this index: page ids stop two
-/// short of `u32::MAX`).
-const NONE: u32 = u32::MAX;
+/// The slot of a page that is not resident, and the `head` of an empty list (slots are numbered
+/// from 1).
+const NONE: u32 = 0;
 
 /// Plain LRU over dense page ids, every miss admitted.
 ///
-/// The recency list is intrusive and circular: `links[node] = [prev, next]`
-/// with node 0 the sentinel (its `next` is the most recently used page, its
-/// `prev` the least recently used) and page `p` at node `p + 1`. Prev and next
-/// are interleaved so that touching a node costs one cache line, and a page
-/// that is not resident has `prev == NONE`, so that one load says both whether
-/// the page is resident and where it sits. [`Lru::access`] is O(1), hashes
-/// nothing and allocates nothing, except when a page id beyond the arrays is
-/// first seen (they grow then; size them up front with [`Lru::with_pages`]).
-/// [`Lru::run`] and [`Lru::access_le_chunk`] replay many ids in one loop that
-/// checks the ids against the arrays once per call, not once per access.
+/// Each resident page holds one of `capacity` slots; `slot_of[page]` is its slot (`NONE`, 0, when
+/// not resident), so that one 4-byte load says whether a page is resident and where it sits, and
+/// the per-page array starts as zeroed memory that the allocator need not write. The recency list
+/// lives in the slots (`links[slot] = [prev, next]`, `pages[slot]` its page): it is circular,
+/// without a sentinel, `head` the most recently used slot and `tail = prev[head]` the least
+/// recently used. The list takes room for the cache's pages only, not for every page of the
+/// trace, so on a small cache it stays in the CPU's first-level cache whatever the trace's
+/// footprint.
 ///
-/// A capacity of 0 pages is allowed: every access misses and nothing is
-/// kept.
+/// Every access takes a slot out of the list and puts it at the front: the page's own on a hit,
+/// the least recently used on a miss (which is then given to the page). That is the same code
+/// for both, chosen by a select rather than a branch: hits and misses alternate without a
+/// pattern. [`Lru::access`] is O(1), hashes nothing and allocates nothing, except when a page id
+/// beyond the arrays is first seen (they grow then; size them up front with
+/// [`Lru::with_pages`]). [`Lru::run`] and [`Lru::access_le_chunk`] replay many ids in one loop
+/// that checks the ids against the arrays once per call, not once per access.
+///
+/// A capacity of 0 pages is allowed: every access misses and nothing is kept.
 #[derive(Debug, Clone)]
 pub struct Lru {
+    /// Per page id: its slot, or [`NONE`].
+    slot_of: Vec<u32>,
+    /// Per slot (slot 0 unused): `[prev, next]`.
     links: Vec<[u32; 2]>,
-    len: usize,
+    /// Per slot (slot 0 unused): its page.
+    pages: Vec<u32>,
+    /// The most recently used slot ([`NONE`] while the cache is empty).
+    head: u32,
+    /// The least recently used slot, `prev[head]` ([`NONE`] while the cache is empty).
+    tail: u32,
+    /// Slots in use, `1..=len`.
+    len: u32,
+    /// The largest `len` (the capacity, or fewer slots than ids can name).
+    slots: u32,
     capacity: usize,
     requests: u64,
     hits: u64,
@@ -45,17 +61,27 @@ impl Lru {
     }
 
     /// An empty cache of `capacity` pages with arrays sized for page ids
-    /// `0..nr_pages` (8 bytes per page).
+    /// `0..nr_pages` (4 bytes per page, and 12 per page the cache can hold).
     pub fn with_pages(capacity: usize, nr_pages: u32) -> Self {
+        // no more slots than pages can ever be resident (ids stop two short of `u32::MAX`)
+        let slots = capacity.min(u32::MAX as usize - 2) as u32;
+        let room = slots.min(nr_pages) as usize + 1;
         let mut lru = Lru {
-            links: vec![[HEAD as u32; 2]],
+            slot_of: Vec::new(),
+            links: Vec::with_capacity(room),
+            pages: Vec::with_capacity(room),
+            head: NONE,
+            tail: NONE,
             len: 0,
+            slots,
             capacity,
             requests: 0,
             hits: 0,
         };
+        lru.links.push([NONE; 2]);
+        lru.pages.push(0);
         // the arrays' bound (a hint: an id beyond it grows them when seen)
-        lru.grow((nr_pages as usize).min(NONE as usize - 1));
+        lru.grow((nr_pages as usize).min(u32::MAX as usize - 1));
         lru
     }
 
@@ -66,7 +92,7 @@ impl Lru {
 
     /// Number of resident pages.
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     /// Whether no page is resident.
@@ -76,7 +102,7 @@ impl Lru {
 
     /// Whether `page` is resident (no side effect on recency or counts).
     pub fn contains(&self, page: u32) -> bool {
-        self.links.get(page as usize + 1).is_some_and(|l| l[PREV] != NONE)
+        self.slot_of.get(page as usize).is_some_and(|&s| s != NONE)
     }
 
     /// References `page`: returns `true` on a hit. The page becomes the most
@@ -87,14 +113,15 @@ impl Lru {
     /// If `page >= u32::MAX - 1` (reserved; dense ids never reach it).
     #[inline]
     pub fn access(&mut self, page: u32) -> bool {
-        self.access_ids(std::iter::once(page), 1, page) != 0
+        self.access_ids(|_| page, 1, page) != 0
     }
 
     /// Accesses every page of `pages` in order; returns the counts of this
     /// call only.
     pub fn run(&mut self, pages: &[u32]) -> CacheResult {
         let max = pages.iter().copied().max().unwrap_or(0);
-        let hits = self.access_ids(pages.iter().copied(), pages.len(), max);
+        // SAFETY: `access_ids` asks for `i < pages.len()` only
+        let hits = self.access_ids(|i| *unsafe { pages.get_unchecked(i) }, pages.len(), max);
         CacheResult::new(pages.len() as u64, hits)
     }
 
@@ -102,97 +129,124 @@ impl Lru {
     /// spilled trace stores them ([`lrugen_trace::le_ids`]; a trailing
     /// partial id is ignored); returns the hits among them.
     pub fn access_le_chunk(&mut self, chunk: &[u8]) -> u64 {
-        self.access_ids(lrugen_trace::le_ids(chunk), chunk.len() / 4, le_max(chunk))
+        let id = |i: usize| {
+            // SAFETY: `access_ids` asks for `i < chunk.len() / 4` only
+            let b = unsafe { chunk.get_unchecked(4 * i..4 * i + 4) };
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        };
+        self.access_ids(id, chunk.len() / 4, le_max(chunk))
     }
 
-    /// The replay loop: accesses the `n` ids of `ids` in order, every one of
-    /// them at most `max`; returns the hits.
+    /// The replay loop: accesses the ids `id(0)`, … `id(n - 1)` in order, whose
+    /// largest is `max` (every caller computes it from the same ids); returns
+    /// the hits. It calls `id(i)` with `i < n` only.
     ///
-    /// The arrays are grown for `max` once, before the loop, and every index
-    /// the loop uses is a node `< links.len()` from then on: an id's node
-    /// (`id + 1 <= max + 1`), the sentinel, or a `prev`/`next` read from
-    /// `links`, which only ever holds nodes and the sentinel (`NONE` is only
-    /// ever stored in and compared with a `prev`, never followed). So the loop
-    /// indexes without bounds checks; `links` neither shrinks nor moves inside
-    /// it.
+    /// Before the loop, `slot_of` is grown for `max`, and `links` and `pages`
+    /// for the slots this call can add (at most `n`, up to `slots`); from then
+    /// on every index the loop uses is in bounds: a page index is an id (at
+    /// most `max`) or a slot's page, which only ever holds ids the loop stored;
+    /// a slot index is `head` or `tail`, one read from `slot_of` or from a
+    /// slot's links (which only ever hold slots `1..=len`), or a new slot
+    /// `len + 1`, below the arrays' length. So the loop indexes without bounds
+    /// checks; no array shrinks or moves inside it.
     #[inline(always)]
-    fn access_ids(&mut self, ids: impl Iterator<Item = u32>, n: usize, max: u32) -> u64 {
-        let nodes = max as usize + 2;
-        if nodes > self.links.len() {
-            self.grow(nodes - 1);
+    fn access_ids(&mut self, id: impl Fn(usize) -> u32, n: usize, max: u32) -> u64 {
+        if max as usize >= self.slot_of.len() {
+            self.grow(max as usize + 1);
         }
         self.requests += n as u64;
-        if self.capacity == 0 {
+        if self.slots == 0 || n == 0 {
             return 0;
         }
-        let (capacity, mut len) = (self.capacity, self.len);
+        let (slots, mut len) = (self.slots, self.len);
+        let (mut head, mut tail) = (self.head, self.tail);
+        let room = slots.min(len.saturating_add(n.min(u32::MAX as usize) as u32)) as usize + 1;
+        if room > self.links.len() {
+            self.links.resize(room, [NONE; 2]);
+            self.pages.resize(room, 0);
+        }
+        let slot_of = self.slot_of.as_mut_slice();
         let links = self.links.as_mut_slice();
+        let pages = self.pages.as_mut_slice();
         let mut hits = 0u64;
-        // SAFETY (all four): `i < links.len()` by the argument above, checked
-        // in debug builds.
-        macro_rules! at {
-            ($i:expr) => {{
-                let i = $i as usize;
-                debug_assert!(i < links.len());
-                *unsafe { links.get_unchecked(i) }
+        // SAFETY (all four): the index is in bounds by the argument above,
+        // checked in debug builds.
+        macro_rules! slot_of {
+            ($p:expr) => {{
+                let p = $p as usize;
+                debug_assert!(p < slot_of.len());
+                unsafe { slot_of.get_unchecked_mut(p) }
             }};
         }
-        macro_rules! set_prev {
-            ($i:expr, $v:expr) => {{
-                let (i, v) = ($i as usize, $v);
-                debug_assert!(i < links.len());
-                unsafe { links.get_unchecked_mut(i)[PREV] = v };
+        macro_rules! links {
+            ($s:expr) => {{
+                let s = $s as usize;
+                debug_assert!(s != 0 && s <= len as usize && s < links.len());
+                unsafe { links.get_unchecked_mut(s) }
             }};
         }
-        macro_rules! set_next {
-            ($i:expr, $v:expr) => {{
-                let (i, v) = ($i as usize, $v);
-                debug_assert!(i < links.len());
-                unsafe { links.get_unchecked_mut(i)[NEXT] = v };
+        macro_rules! page {
+            ($s:expr) => {{
+                let s = $s as usize;
+                debug_assert!(s != 0 && s <= len as usize && s < pages.len());
+                unsafe { pages.get_unchecked_mut(s) }
             }};
         }
-        macro_rules! set {
-            ($i:expr, $v:expr) => {{
-                let (i, v) = ($i as usize, $v);
-                debug_assert!(i < links.len());
-                unsafe { *links.get_unchecked_mut(i) = v };
-            }};
-        }
-        for id in ids {
-            debug_assert!(id <= max, "page id {id} above the bound {max} given");
-            // `id <= max` keeps the node inside the arrays even if a caller's
-            // bound were wrong: the safety argument does not rest on it
-            let node = id.min(max) + 1;
-            let hit = at!(node)[PREV] != NONE;
-            if len < capacity && !hit {
+        for i in 0..n {
+            // the page `AHEAD` accesses on (or the last): its slot's line is
+            // loaded while the accesses in between run
+            prefetch(slot_of!(id((i + AHEAD).min(n - 1))));
+            let page = id(i);
+            debug_assert!(page <= max, "page id {page} above the bound {max} given");
+            let s = *slot_of!(page);
+            if len < slots && s == NONE {
                 // filling up (only then is this branch taken: it is predicted)
                 len += 1;
-            } else {
-                hits += hit as u64;
-                // The node to take out of the list: the page itself on a hit,
-                // the least recently used page (the sentinel's `prev`) on a
-                // miss. Chosen without a branch: hits and misses alternate
-                // without a pattern, and a mispredicted branch would cost more
-                // than the loop's whole body.
-                let victim = at!(HEAD)[PREV];
-                let mask = (hit as u32).wrapping_neg();
-                let out = victim ^ ((victim ^ node) & mask);
-                // unlink it (on a hit it may be the first: then this sets the
-                // sentinel's `next` and the push below restores it); its
-                // `[NONE, NONE]` marks an evicted page not resident and is
-                // overwritten by the push on a hit
-                let [prev, next] = at!(out);
-                set_next!(prev, next);
-                set_prev!(next, prev);
-                set!(out, [NONE, NONE]);
+                let new = len;
+                if head == NONE {
+                    *links!(new) = [new, new];
+                    tail = new;
+                } else {
+                    *links!(new) = [tail, head];
+                    links!(tail)[NEXT] = new;
+                    links!(head)[PREV] = new;
+                }
+                *page!(new) = page;
+                *slot_of!(page) = new;
+                head = new;
+                continue;
             }
-            // push the page to the front
-            let first = at!(HEAD)[NEXT];
-            set!(node, [HEAD as u32, first]);
-            set_prev!(first, node);
-            set_next!(HEAD, node);
+            let hit = s != NONE;
+            hits += hit as u64;
+            // The slot to move to the front: the page's own on a hit, the
+            // least recently used on a miss. Chosen without a branch (a
+            // mispredicted one would cost more than the loop's whole body).
+            let out = if hit { s } else { tail };
+            // Unlink it and link it in again between the tail and the head of
+            // what is left: for the head or the tail that is where it was (its
+            // own neighbours), for any other slot the list's two ends. With one
+            // page it links the slot to itself. `head` and `tail` are kept in
+            // registers, so that the only load a miss waits for is the tail
+            // slot's links (which give the next tail).
+            let [prev, next] = *links!(out);
+            links!(prev)[NEXT] = next;
+            links!(next)[PREV] = prev;
+            let front = if out == head { next } else { head };
+            let last = if out == head || out == tail { prev } else { tail };
+            *links!(out) = [last, front];
+            links!(last)[NEXT] = out;
+            links!(front)[PREV] = out;
+            tail = if out == tail { prev } else { tail };
+            head = out;
+            // The slot's page is `page` now: on a miss the old one (the
+            // evicted page) is no longer resident; on a hit it is `page`.
+            let old = std::mem::replace(page!(out), page);
+            *slot_of!(old) = NONE;
+            *slot_of!(page) = out;
         }
         self.len = len;
+        self.head = head;
+        self.tail = tail;
         self.hits += hits;
         hits
     }
@@ -210,29 +264,48 @@ impl Lru {
 
     /// The resident pages from the most to the least recently used.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut node = self.links[HEAD][NEXT] as usize;
-        std::iter::from_fn(move || {
-            if node == HEAD {
-                return None;
-            }
-            let page = node as u32 - 1;
-            node = self.links[node][NEXT] as usize;
-            Some(page)
+        let mut s = self.head as usize;
+        (0..self.len).map(move |_| {
+            let page = self.pages[s];
+            s = self.links[s][NEXT] as usize;
+            page
         })
     }
 
     /// Makes room for page ids `0..nr_pages`.
     #[cold]
     fn grow(&mut self, nr_pages: usize) {
-        // the largest node, `nr_pages`, must stay below `NONE`
+        // page ids u32::MAX - 1 and u32::MAX stay reserved, as the trace's dense ids promise
         assert!(
-            nr_pages < NONE as usize,
+            nr_pages < u32::MAX as usize,
             "page ids u32::MAX - 1 and u32::MAX are reserved"
         );
-        if nr_pages + 1 > self.links.len() {
-            self.links.resize(nr_pages + 1, [NONE; 2]);
+        if self.slot_of.is_empty() {
+            // zeroed memory from the allocator: for a large array, pages the kernel maps on first
+            // touch instead of a write of every byte up front
+            self.slot_of = vec![NONE; nr_pages];
+        } else if nr_pages > self.slot_of.len() {
+            self.slot_of.resize(nr_pages, NONE);
         }
     }
+}
+
+/// How many accesses ahead the replay loop asks for a page's slot.
+const AHEAD: usize = 8;
+
+/// Hint the CPU to load the cache line holding `*r` and go on without waiting; it changes no
+/// value, and on other architectures than x86-64 it does nothing.
+#[inline(always)]
+pub fn prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHT0 of the address of a live reference: a hint that neither reads memory
+    // into a value nor faults.
+    #[allow(unused_unsafe)]
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>((r as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
 }
 
 /// The largest of the little-endian `u32` ids of `chunk` (0 if none; a trailing partial id is

@@ -71,6 +71,31 @@ proptest! {
         prop_assert_eq!(fast.result(), lru(&t, cap));
     }
 
+    /// The chunked replay (ids as little-endian bytes, several chunks, the cache's slots and the
+    /// per-page array growing mid-stream) against the naive LRU, on larger caches and id spaces
+    /// with hot, warm and one-off pages.
+    #[test]
+    fn lru_chunks_match_naive(
+        ids in prop::collection::vec((0u32..4, 0u32..3000), 0..3000),
+        cap in 0usize..400,
+        chunk in 1usize..300,
+    ) {
+        let ids: Vec<u32> = ids.into_iter().map(|(k, x)| match k { 0 => x % 8, 1 => x % 300, _ => x }).collect();
+        let bytes: Vec<u8> = ids.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let mut naive = NaiveLru { q: VecDeque::new(), cap };
+        let want: Vec<bool> = ids.iter().map(|&p| naive.access(p)).collect();
+        let mut fast = Lru::new(cap);
+        let mut hits = 0;
+        for (n, c) in bytes.chunks(4 * chunk).enumerate() {
+            hits += fast.access_le_chunk(c);
+            let seen = ((n + 1) * chunk).min(ids.len());
+            prop_assert_eq!(hits, want[..seen].iter().filter(|&&h| h).count() as u64);
+        }
+        prop_assert_eq!(fast.len(), naive.q.len());
+        prop_assert_eq!(fast.iter().collect::<Vec<_>>(), naive.q.iter().copied().collect::<Vec<_>>());
+        prop_assert!((0..3000).all(|p| fast.contains(p) == naive.q.contains(&p)));
+    }
+
     #[test]
     fn opt_beats_lru(keys in stream(2000), cap in 0usize..50) {
         let t = DenseTrace::from_keys(keys);
