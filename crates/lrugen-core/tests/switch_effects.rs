@@ -1501,6 +1501,72 @@ fn proportional_protection_lets_the_unprotected_sibling_give_first() {
     }
 }
 
+/// `vmscan_reclaim_trace_ids`: 7.x's memcg and direct reclaim tracepoints end with
+/// `pid=%d memcg_id=%llu %s` (the `(in-irq)` field empty, so a space ends the line); 6.12's stop
+/// at `gfp_flags=` and `nr_reclaimed=`. The pid is the line's own, the memcg id the one `lru_gen`
+/// prints for the workload's memcg. Only the text changes: the run is the same.
+#[test]
+fn vmscan_reclaim_trace_ids_print_the_pid_and_the_memcg_id() {
+    use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
+    use lrugen::workload::WorkloadSpec;
+    for policy in [PolicyKind::Classic, PolicyKind::Mglru] {
+        let mut runs = Vec::new();
+        for on in [false, true] {
+            // anon over 3,000 pages in a 1,024-page memcg with swap: memcg reclaim only
+            let mut c = RunConfig::new(
+                MachineConfig::simple(1_024 + 16_384, 8_192),
+                MemcgConfig {
+                    max: Some(1_024),
+                    ..Default::default()
+                },
+                WorkloadSpec::Anon {
+                    compressed_pct: 0,
+                    pages: 3_000,
+                    write_ratio: 0.3,
+                    dist: "zipf:0.9".parse().unwrap(),
+                    accesses: 20_000,
+                },
+                policy,
+            );
+            c.ftrace = vec![
+                "vmscan/mm_vmscan_memcg_reclaim_begin".into(),
+                "vmscan/mm_vmscan_memcg_reclaim_end".into(),
+            ];
+            c.mglru.profile = with(Profile::V6_12, "vmscan_reclaim_trace_ids", on);
+            let r = sim::run(&c, None, &mut |_, _| {}).unwrap();
+            let lines: Vec<&str> = r
+                .ftrace
+                .lines()
+                .filter(|l| l.contains(": mm_vmscan_memcg_reclaim_"))
+                .collect();
+            assert!(lines.len() > 10, "{policy:?}: {} memcg reclaim lines", lines.len());
+            for l in &lines {
+                let (head, fields) = l.split_once(": mm_vmscan_memcg_reclaim_").unwrap();
+                let pid = head.trim_start().split_once(' ').unwrap().0.rsplit_once('-').unwrap().1;
+                let fields = fields.split_once(": ").unwrap().1;
+                let first = if l.contains("_begin: ") {
+                    "order=0 gfp_flags=GFP_HIGHUSER_MOVABLE".to_string()
+                } else {
+                    format!(
+                        "nr_reclaimed={}",
+                        fields.split_whitespace().next().unwrap().split_once('=').unwrap().1
+                    )
+                };
+                // the workload's memcg: the first one created under the root (id 2, as lru_gen says)
+                let want = if on {
+                    format!("{first} pid={pid} memcg_id=2 ")
+                } else {
+                    first
+                };
+                assert_eq!(fields, want, "{policy:?} on = {on}: {l}");
+            }
+            runs.push(r);
+        }
+        assert_eq!(runs[0].vmstat, runs[1].vmstat, "{policy:?}: only the text changes");
+        assert_ne!(runs[0].ftrace, runs[1].ftrace);
+    }
+}
+
 /// Every kernel switch has a direction test here (`fg_*`: `mglru_fg.rs`).
 #[test]
 fn every_kernel_switch_has_a_direction_test() {

@@ -259,6 +259,9 @@ macro_rules! switch_tests {
             // the lru_gen text and command grammar only: `switch_effects.rs`,
             // `lru_gen_memcg_id_u64_prints_and_reads_a_64_bit_id`
             tested.push("lru_gen_memcg_id_u64");
+            // the ftrace text only:
+            // `switch_effects.rs`, `vmscan_reclaim_trace_ids_print_the_pid_and_the_memcg_id`
+            tested.push("vmscan_reclaim_trace_ids");
             // the walk's work only (which tables the next walk visits): `switch_effects.rs`,
             // `forced_walk_keeps_nonleaf_young_leaves_the_tables_marked`
             tested.push("forced_walk_keeps_nonleaf_young");
@@ -417,6 +420,7 @@ fn presets_are_the_kernels() {
         "lru_note_cost_skips_zero",
         "memcg_zswap_incomp_stat",
         "memcg_stock_multi",
+        "vmscan_reclaim_trace_ids",
     ];
     for n in kernel_switches() {
         assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");

@@ -546,6 +546,9 @@ pub struct Machine {
     /// From the profile (`pgd_pgtable_stats`): its PGD ([`KmemConfig::mm_pgd_pages`]) counts in
     /// `pagetables`.
     pub pgd_pgtable_stats: bool,
+    /// From the profile (`vmscan_reclaim_trace_ids`): the direct and memcg reclaim tracepoints
+    /// end with `pid=` and `memcg_id=` ([`Machine::reclaim_trace_ids`]).
+    pub reclaim_trace_ids: bool,
     /// Per CPU: slots left in its slot cache or cluster, and frees until its return cache flushes.
     swap_left: Vec<[u32; 2]>,
     /// The holds of the operation in progress.
@@ -864,6 +867,7 @@ impl Machine {
             swap_percpu_cluster: false,
             pud_pgtable_stats: false,
             remove_rw_page: true,
+            reclaim_trace_ids: false,
             pgd_pgtable_stats: false,
             swap_left: Vec::new(),
             lock_log: Vec::new(),
@@ -1125,6 +1129,7 @@ impl Machine {
     pub fn apply_switches(&mut self, s: &crate::reclaim::mglru::Switches) {
         self.swap_percpu_cluster = s.swap_percpu_cluster;
         self.remove_rw_page = s.remove_rw_page;
+        self.reclaim_trace_ids = s.vmscan_reclaim_trace_ids;
         self.kswapd_wait_slice_ns = if s.eevdf_run_to_parity {
             self.cfg.sched_slice_ns
         } else {
@@ -1831,18 +1836,28 @@ impl Machine {
     /// ([`CTX_KSWAPD`]), else by the current task.
     #[cold]
     pub fn trace(&mut self, e: ftrace::Event, fields: std::fmt::Arguments) {
-        let kswapd = self.ctx == CTX_KSWAPD;
-        let (now, who) = (
-            self.now_ns,
-            if kswapd {
-                None
-            } else {
-                Some(self.current_task.unwrap_or(0))
-            },
-        );
+        let (now, who) = (self.now_ns, self.trace_who());
         if let Some(t) = self.ftrace.as_deref_mut() {
             t.emit(now, who, e, fields);
         }
+    }
+
+    /// Who a traced event is by: `None` for kswapd, else the current task.
+    fn trace_who(&self) -> Option<u32> {
+        (self.ctx != CTX_KSWAPD).then(|| self.current_task.unwrap_or(0))
+    }
+
+    /// The end of a direct or memcg reclaim tracepoint's line on the kernels that print it
+    /// (`vmscan_reclaim_trace_ids`): ` pid=PID memcg_id=ID ` with the pid of the line's task
+    /// (kswapd's 0, as [`ftrace::Ftrace::emit`] prints it) and `mem_cgroup_id()` of `memcg` (0
+    /// for none; the trailing space is the kernel's empty `(in-irq)` field); empty elsewhere.
+    pub fn reclaim_trace_ids(&self, memcg: Option<MemcgId>) -> String {
+        if !self.reclaim_trace_ids {
+            return String::new();
+        }
+        let pid = self.trace_who().unwrap_or(0);
+        let id = memcg.map_or(0, crate::reclaim::mglru::admin::memcg_kernel_id);
+        format!(" pid={pid} memcg_id={id} ")
     }
 
     /// Hierarchical counters of `memcg` summed over nodes (`memory.stat`'s source).

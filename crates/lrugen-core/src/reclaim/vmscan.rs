@@ -625,16 +625,18 @@ pub fn try_to_free_pages<P: Policy>(m: &mut Machine, p: &mut P, node: usize, gfp
     m.count_vm_events(stall, 1);
     let nodes = node_order(m, node);
     if m.ftrace.is_some() {
+        let ids = m.reclaim_trace_ids(None);
         m.trace(
             crate::mm::ftrace::Event::DirectReclaimBegin,
-            format_args!("order=0 gfp_flags={}", gfp.flags_name()),
+            format_args!("order=0 gfp_flags={}{ids}", gfp.flags_name()),
         );
     }
     let nr_reclaimed = do_try_to_free_pages(m, p, &mut sc, nodes);
     if m.ftrace.is_some() {
+        let ids = m.reclaim_trace_ids(None);
         m.trace(
             crate::mm::ftrace::Event::DirectReclaimEnd,
-            format_args!("nr_reclaimed={nr_reclaimed}"),
+            format_args!("nr_reclaimed={nr_reclaimed}{ids}"),
         );
     }
     nr_reclaimed
@@ -652,16 +654,18 @@ pub fn try_to_free_mem_cgroup_pages<P: Policy>(
     sc.may_swap = may_swap;
     let nodes = node_order(m, 0);
     if m.ftrace.is_some() {
+        let ids = m.reclaim_trace_ids(Some(memcg));
         m.trace(
             crate::mm::ftrace::Event::MemcgReclaimBegin,
-            format_args!("order=0 gfp_flags=GFP_HIGHUSER_MOVABLE"),
+            format_args!("order=0 gfp_flags=GFP_HIGHUSER_MOVABLE{ids}"),
         );
     }
     let nr_reclaimed = do_try_to_free_pages(m, p, &mut sc, nodes);
     if m.ftrace.is_some() {
+        let ids = m.reclaim_trace_ids(Some(memcg));
         m.trace(
             crate::mm::ftrace::Event::MemcgReclaimEnd,
-            format_args!("nr_reclaimed={nr_reclaimed}"),
+            format_args!("nr_reclaimed={nr_reclaimed}{ids}"),
         );
     }
     nr_reclaimed

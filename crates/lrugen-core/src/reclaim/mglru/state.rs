@@ -467,6 +467,14 @@ switches! {
     /// (6.1, 6.12): one memcg per CPU, drained whenever another one's pages are stocked.
     /// Machine-wide (`Memcgs::stock_slots`); with one memcg per CPU it changes nothing.
     memcg_stock_multi,
+    /// 7.x (Debian 7.2.13's `include/trace/events/vmscan.h`; 6.12.118's prints neither field;
+    /// the change itself not identified): the tracepoints `mm_vmscan_direct_reclaim_begin`/`_end`
+    /// and `mm_vmscan_memcg_reclaim_begin`/`_end` end with `pid=%d memcg_id=%llu %s`: the
+    /// reclaiming task's pid, `mem_cgroup_id()` of the memcg reclaimed (0 for direct reclaim,
+    /// which passes none) and `(in-irq)` or nothing, so the line ends in a space. Off (6.1, 6.12,
+    /// 6.17): `order=%d gfp_flags=%s` and `nr_reclaimed=%lu` alone. Changes only the
+    /// `lrugen kernel --ftrace` text of the model.
+    vmscan_reclaim_trace_ids,
     /// 6.6, EEVDF (147f3efaa241 "sched/fair: Implement an EEVDF-like scheduling policy", Peter
     /// Zijlstra) with `RUN_TO_PARITY` (63304558ba5d "sched/eevdf: Curb wakeup-preemption"): a
     /// waking task does not preempt the running one before that one has had its slice since it
@@ -548,6 +556,7 @@ impl Switches {
         lru_gen_memcg_id_u64: true,
         memcg_zswap_incomp_stat: true,
         memcg_stock_multi: true,
+        vmscan_reclaim_trace_ids: true,
         ..Switches::V6_17
     };
     /// MGLRU-FG v3 on top of the newest kernel preset (7.2): every `fg_*` switch on.
