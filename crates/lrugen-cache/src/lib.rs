@@ -48,7 +48,7 @@ pub mod zoo;
 
 use std::fmt;
 
-pub use lru::{lru, Lru};
+pub use lru::{lru, prefetch, Lru};
 pub use mrc::{lru_mrc, sample_threshold, shards_mrc, LruMrc, ShardsMrc, SpatialSample};
 pub use opt::{opt, opt_btree, opt_spilled, NextUse, NextUseFile, Opt, OptCache, OptStream, NEVER};
 pub use zoo::{zoo, zoo_keyed, CachePolicy, UnknownPolicy, ZooCache, ZooPolicy};

@@ -7,9 +7,7 @@
 mod common;
 
 use lrugen::mm::vmstat::Stat;
-use lrugen::mm::MachineConfig;
-use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig, RunResult};
-use lrugen::workload::WorkloadSpec;
+use lrugen::sim::{self, PolicyKind, RunConfig, RunResult};
 
 const EVENTS: [&str; 6] = [
     "vmscan/mm_vmscan_lru_shrink_inactive",
@@ -20,25 +18,9 @@ const EVENTS: [&str; 6] = [
     "p:ref folio_referenced_one",
 ];
 
-/// Anon loads and stores over 3,000 pages in a 1,024-page memcg with swap: anon reclaimed (and
-/// swapped) under memcg reclaim only (the machine has room: kswapd stays asleep).
+/// `common::anon_memcg_reclaim`, traced or not.
 fn config(policy: PolicyKind, ftrace: bool) -> RunConfig {
-    let mut c = RunConfig::new(
-        MachineConfig::simple(1_024 + 16_384, 8_192),
-        MemcgConfig {
-            max: Some(1_024),
-            ..Default::default()
-        },
-        WorkloadSpec::Anon {
-            compressed_pct: 0,
-            pages: 3_000,
-            write_ratio: 0.3,
-            dist: "zipf:0.9".parse().expect("dist"),
-            accesses: 20_000,
-        },
-        policy,
-    );
-    c.check = true;
+    let mut c = common::anon_memcg_reclaim(policy);
     if ftrace {
         c.ftrace = EVENTS.iter().map(|e| e.to_string()).collect();
     }

@@ -1507,27 +1507,11 @@ fn proportional_protection_lets_the_unprotected_sibling_give_first() {
 /// prints for the workload's memcg. Only the text changes: the run is the same.
 #[test]
 fn vmscan_reclaim_trace_ids_print_the_pid_and_the_memcg_id() {
-    use lrugen::sim::{self, MemcgConfig, PolicyKind, RunConfig};
-    use lrugen::workload::WorkloadSpec;
+    use lrugen::sim::{self, PolicyKind};
     for policy in [PolicyKind::Classic, PolicyKind::Mglru] {
         let mut runs = Vec::new();
         for on in [false, true] {
-            // anon over 3,000 pages in a 1,024-page memcg with swap: memcg reclaim only
-            let mut c = RunConfig::new(
-                MachineConfig::simple(1_024 + 16_384, 8_192),
-                MemcgConfig {
-                    max: Some(1_024),
-                    ..Default::default()
-                },
-                WorkloadSpec::Anon {
-                    compressed_pct: 0,
-                    pages: 3_000,
-                    write_ratio: 0.3,
-                    dist: "zipf:0.9".parse().unwrap(),
-                    accesses: 20_000,
-                },
-                policy,
-            );
+            let mut c = common::anon_memcg_reclaim(policy);
             c.ftrace = vec![
                 "vmscan/mm_vmscan_memcg_reclaim_begin".into(),
                 "vmscan/mm_vmscan_memcg_reclaim_end".into(),

@@ -674,19 +674,8 @@ pub struct Machine {
 /// Hint the CPU to load the cache line holding `*r` (read, all cache levels) and go on without
 /// waiting: the replay loop issues it a few operations ahead for the page-cache slot and the
 /// folio an operation will touch, so that their memory latency overlaps the work in between. It
-/// changes no value; on other architectures it does nothing.
-#[inline(always)]
-pub fn prefetch<T>(r: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: PREFETCHT0 of the address of a live reference: a hint that neither reads memory
-    // into a value nor faults.
-    #[allow(unused_unsafe)]
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>((r as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
-}
+/// changes no value; on other architectures it does nothing. (Plain LRU's, shared.)
+pub use lrugen_cache::prefetch;
 
 /// The guest's shmem at boot that no process maps ([`node::ZoneBoot::shmem`]): a Debian guest's
 /// initramfs, unpacked into the tmpfs root before any cgroup existed. The model has no shmem

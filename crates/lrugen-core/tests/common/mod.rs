@@ -459,3 +459,26 @@ pub fn anon_squeeze(machine: MachineConfig, policy: lrugen::sim::PolicyKind) -> 
     cfg.check = true;
     cfg
 }
+
+/// Anon loads and stores (30 % stores, Zipf 0.9) over 3,000 pages in a 1,024-page memcg with
+/// swap: anon reclaimed (and swapped) under memcg reclaim only (the machine has room: kswapd
+/// stays asleep). The invariant checker on.
+pub fn anon_memcg_reclaim(policy: lrugen::sim::PolicyKind) -> lrugen::sim::RunConfig {
+    let mut c = lrugen::sim::RunConfig::new(
+        MachineConfig::simple(1_024 + 16_384, 8_192),
+        lrugen::sim::MemcgConfig {
+            max: Some(1_024),
+            ..Default::default()
+        },
+        lrugen::workload::WorkloadSpec::Anon {
+            compressed_pct: 0,
+            pages: 3_000,
+            write_ratio: 0.3,
+            dist: "zipf:0.9".parse().expect("dist"),
+            accesses: 20_000,
+        },
+        policy,
+    );
+    c.check = true;
+    c
+}
