@@ -682,3 +682,39 @@ fn swappiness_moves_the_difference_between_swapped_and_dropped() {
         assert!(a_anon <= class(ty, "anon").0, "{types:?} {ty:?}");
     }
 }
+
+/// The reports in `docs/explain/` (`scripts/explain-docs.sh`) are generated, not written: every
+/// one with a switch ablation names every switch the model has, in its table or in its "no
+/// effect here" list, once. A switch added without regenerating them fails here (three had gone
+/// missing before this test).
+#[test]
+fn the_explain_docs_ablate_every_switch() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/explain");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path().join("explanation.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let a = &v["ablation"];
+        let mut names: Vec<&str> = a["switches"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}: no ablation.switches", path.display()))
+            .iter()
+            .map(|s| s["switch"].as_str().unwrap())
+            .chain(a["no_effect"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()))
+            .collect();
+        names.sort_unstable();
+        let mut want = lrugen::reclaim::mglru::Switches::NAMES.to_vec();
+        want.sort_unstable();
+        assert_eq!(
+            names,
+            want,
+            "{}: regenerate docs/explain with scripts/explain-docs.sh",
+            path.display()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8, "{checked} reports in {}", dir.display());
+}
