@@ -670,14 +670,15 @@ fn steps_of(
     let mut measure = !ops.ops.contains(&ReplayOp::MeasureStart);
     let mut out = Vec::with_capacity(ops.ops.len() * (1 + usize::from(hot > 0)) + 2 * own_pages as usize);
     if let Some(base) = own_base {
-        out.extend((0..own_pages).map(|p| Step {
-            op: Op::Store {
-                task,
-                vpn: own_vpn(base, p),
-            },
-            key: (own_key + p) as u32,
-            measure: false,
-            alloc_page_first: false,
+        out.extend((0..own_pages).map(|p| {
+            Step::new(
+                Op::Store {
+                    task,
+                    vpn: own_vpn(base, p),
+                },
+                (own_key + p) as u32,
+                false,
+            )
         }));
     }
     if meta_pages > 0 {
@@ -691,21 +692,22 @@ fn steps_of(
             .ok_or_else(|| Error::Config(format!("file {id} is not declared")))
     };
     // a load (or a store) of the replayer's own page `p` by `task`, not measured
-    let own_touch = |task: u32, base: u32, p: u64, store: bool| Step {
-        op: if store {
-            Op::Store {
-                task,
-                vpn: own_vpn(base, p),
-            }
-        } else {
-            Op::Load {
-                task,
-                vpn: own_vpn(base, p),
-            }
-        },
-        key: (own_key + p) as u32,
-        measure: false,
-        alloc_page_first: false,
+    let own_touch = |task: u32, base: u32, p: u64, store: bool| {
+        Step::new(
+            if store {
+                Op::Store {
+                    task,
+                    vpn: own_vpn(base, p),
+                }
+            } else {
+                Op::Load {
+                    task,
+                    vpn: own_vpn(base, p),
+                }
+            },
+            (own_key + p) as u32,
+            false,
+        )
     };
     let mut procs = Procs::new(m, task, memcg, anon_base.map(|b| (b, anon_key)));
     for (i, op) in ops.ops.iter().enumerate() {
@@ -813,12 +815,7 @@ fn data_disk_metadata(m: &mut Machine, task: u32, key: u64, pages: u64) -> Vec<S
     let id = m.create_file("vda (ext4 metadata)", pages, Advice::Normal);
     m.files[id as usize].bdev_metadata = true;
     (0..pages)
-        .map(|index| Step {
-            op: Op::Read { task, file: id, index },
-            key: (key + index) as u32,
-            measure: false,
-            alloc_page_first: false,
-        })
+        .map(|index| Step::new(Op::Read { task, file: id, index }, (key + index) as u32, false))
         .collect()
 }
 
@@ -952,14 +949,15 @@ fn multi_steps(
     }
     let mut out = Vec::new();
     let mut owner = Vec::new();
-    let store = |task: u32, base: u32, key: u64, p: u64| Step {
-        op: Op::Store {
-            task,
-            vpn: base + p as u32,
-        },
-        key: (key + p) as u32,
-        measure: false,
-        alloc_page_first: false,
+    let store = |task: u32, base: u32, key: u64, p: u64| {
+        Step::new(
+            Op::Store {
+                task,
+                vpn: base + p as u32,
+            },
+            (key + p) as u32,
+            false,
+        )
     };
     if let Some(base) = parent_base {
         for p in 0..fixed + list {
@@ -999,14 +997,15 @@ fn multi_steps(
             };
             done_accesses += u64::from(op.is_access());
             now += INTERLEAVE_OP_NS;
-            let load = |task: u32, base: u32, key: u64, p: u64| Step {
-                op: Op::Load {
-                    task,
-                    vpn: base + p as u32,
-                },
-                key: (key + p) as u32,
-                measure: false,
-                alloc_page_first: false,
+            let load = |task: u32, base: u32, key: u64, p: u64| {
+                Step::new(
+                    Op::Load {
+                        task,
+                        vpn: base + p as u32,
+                    },
+                    (key + p) as u32,
+                    false,
+                )
             };
             // the process running the op: the task, or a child it forked
             let mm = procs.mm();

@@ -104,12 +104,7 @@ object_pages_per_process = 1
 }
 
 fn step(op: Op, measure: bool) -> Step {
-    Step {
-        op,
-        key: 0,
-        measure,
-        alloc_page_first: false,
-    }
+    Step::new(op, 0, measure)
 }
 
 /// Two tasks' anon VMAs go one after another into the one region, in order of first use; a load

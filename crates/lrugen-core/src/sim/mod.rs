@@ -524,12 +524,11 @@ const _: () = assert!(
 
 impl Default for Ahead {
     fn default() -> Self {
-        let none = Step {
-            op: crate::workload::Op::Think { task: 0, ns: 0 },
-            key: crate::workload::NO_KEY,
-            measure: false,
-            alloc_page_first: false,
-        };
+        let none = Step::new(
+            crate::workload::Op::Think { task: 0, ns: 0 },
+            crate::workload::NO_KEY,
+            false,
+        );
         Ahead {
             buf: [none; PREFETCH_AHEAD],
             head: 0,
@@ -1678,15 +1677,16 @@ mod tests {
     /// holds (so its indices wrap).
     #[test]
     fn look_ahead_ring_is_a_fifo() {
-        let step = |i: u32| Step {
-            op: crate::workload::Op::Read {
-                task: 0,
-                file: 0,
-                index: u64::from(i),
-            },
-            key: i,
-            measure: true,
-            alloc_page_first: false,
+        let step = |i: u32| {
+            Step::new(
+                crate::workload::Op::Read {
+                    task: 0,
+                    file: 0,
+                    index: u64::from(i),
+                },
+                i,
+                true,
+            )
         };
         let mut stream = (0..100u32).map(step);
         let mut ring = Ahead::default();

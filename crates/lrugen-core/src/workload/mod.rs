@@ -180,6 +180,20 @@ pub struct Step {
     pub alloc_page_first: bool,
 }
 
+impl Step {
+    /// A step of `op` with page key `key`, measured or not, without the replayer's `mincore()`
+    /// page ([`Step::alloc_page_first`]).
+    #[inline]
+    pub const fn new(op: Op, key: u32, measure: bool) -> Step {
+        Step {
+            op,
+            key,
+            measure,
+            alloc_page_first: false,
+        }
+    }
+}
+
 /// What to run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -1027,12 +1041,7 @@ type Refill = dyn FnMut(&mut std::collections::VecDeque<Step>) + Send;
 
 /// A measured step.
 fn st(op: Op, key: u32) -> Step {
-    Step {
-        op,
-        key,
-        measure: true,
-        alloc_page_first: false,
-    }
+    Step::new(op, key, true)
 }
 
 /// The key of a step that touches no page ([`Op::Mmap`], [`Op::Munmap`], [`Op::Madvise`],
@@ -1041,22 +1050,12 @@ pub const NO_KEY: u32 = u32::MAX;
 
 /// An unmeasured system call that names no page.
 fn syscall(op: Op) -> Step {
-    Step {
-        op,
-        key: NO_KEY,
-        measure: false,
-        alloc_page_first: false,
-    }
+    Step::new(op, NO_KEY, false)
 }
 
 /// A step that is not measured (warm-up, exit, think time).
 fn unmeasured(op: Op, key: u32) -> Step {
-    Step {
-        op,
-        key,
-        measure: false,
-        alloc_page_first: false,
-    }
+    Step::new(op, key, false)
 }
 
 /// The pages `[first, last]` holding bytes `[off, off + len)`.
@@ -1676,14 +1675,15 @@ impl Iterator for Stream {
     fn next(&mut self) -> Option<Step> {
         if self.think_due {
             self.think_due = false;
-            return self.last_task.map(|(task, key)| Step {
-                op: Op::Think {
-                    task,
-                    ns: self.think_ns,
-                },
-                key,
-                measure: false,
-                alloc_page_first: false,
+            return self.last_task.map(|(task, key)| {
+                Step::new(
+                    Op::Think {
+                        task,
+                        ns: self.think_ns,
+                    },
+                    key,
+                    false,
+                )
             });
         }
         let s = self.next_step();
@@ -1804,12 +1804,7 @@ impl Stream {
                 }
                 self.done += 1;
                 let (op, key) = pending.pop_front()?;
-                return Some(Step {
-                    op,
-                    key,
-                    measure: true,
-                    alloc_page_first: false,
-                });
+                return Some(Step::new(op, key, true));
             }
             StreamKind::Memtier {
                 task,
@@ -1826,15 +1821,14 @@ impl Stream {
                     let p = *populated;
                     *populated += 1;
                     self.done += 1;
-                    return Some(Step {
-                        op: Op::Store {
+                    return Some(Step::new(
+                        Op::Store {
                             task: *task,
                             vpn: *base + p as u32,
                         },
-                        key: p as u32,
-                        measure: false,
-                        alloc_page_first: false,
-                    });
+                        p as u32,
+                        false,
+                    ));
                 }
                 if pending.is_empty() {
                     if *remaining == 0 {
@@ -1855,12 +1849,7 @@ impl Stream {
                 }
                 self.done += 1;
                 let (op, key) = pending.pop_front()?;
-                return Some(Step {
-                    op,
-                    key,
-                    measure: true,
-                    alloc_page_first: false,
-                });
+                return Some(Step::new(op, key, true));
             }
             StreamKind::Script { pending, refill } => {
                 if pending.is_empty() {
@@ -1879,16 +1868,15 @@ impl Stream {
                 let why = match pages.next_id() {
                     Ok(Some(key)) => {
                         self.done += 1;
-                        return Some(Step {
-                            op: Op::Read {
+                        return Some(Step::new(
+                            Op::Read {
                                 task: *task,
                                 file: *file,
                                 index: key as u64,
                             },
                             key,
-                            measure: true,
-                            alloc_page_first: false,
-                        });
+                            true,
+                        ));
                     }
                     Ok(None) => return None,
                     Err(e) => format!(
@@ -1946,12 +1934,7 @@ impl Stream {
                             };
                             (op, *nr_anon + id)
                         };
-                        return Some(Step {
-                            op,
-                            key,
-                            measure: true,
-                            alloc_page_first: false,
-                        });
+                        return Some(Step::new(op, key, true));
                     }
                     Ok(None) => return None,
                     Err(e) => format!(
@@ -1977,16 +1960,15 @@ impl Stream {
             } => {
                 let key = sampler.next_key();
                 let file = files[(key / *file_pages) as usize];
-                Step {
-                    op: Op::Read {
+                Step::new(
+                    Op::Read {
                         task: *task,
                         file,
                         index: key % *file_pages,
                     },
-                    key: key as u32,
-                    measure: true,
-                    alloc_page_first: false,
-                }
+                    key as u32,
+                    true,
+                )
             }
             StreamKind::Anon {
                 task,
@@ -1998,15 +1980,14 @@ impl Stream {
                 populate,
             } => {
                 if i < *populate {
-                    Step {
-                        op: Op::Store {
+                    Step::new(
+                        Op::Store {
                             task: *task,
                             vpn: *base + i as u32,
                         },
-                        key: i as u32,
-                        measure: false,
-                        alloc_page_first: false,
-                    }
+                        i as u32,
+                        false,
+                    )
                 } else {
                     use rand::RngExt;
                     let key = sampler.next_key() % *pages;
@@ -2016,12 +1997,7 @@ impl Stream {
                     } else {
                         Op::Load { task: *task, vpn }
                     };
-                    Step {
-                        op,
-                        key: key as u32,
-                        measure: true,
-                        alloc_page_first: false,
-                    }
+                    Step::new(op, key as u32, true)
                 }
             }
             StreamKind::Fio {
@@ -2055,12 +2031,7 @@ impl Stream {
                         index,
                     }
                 };
-                Step {
-                    op,
-                    key: index as u32,
-                    measure: true,
-                    alloc_page_first: false,
-                }
+                Step::new(op, index as u32, true)
             }
             StreamKind::Ycsb { .. }
             | StreamKind::Memtier { .. }
