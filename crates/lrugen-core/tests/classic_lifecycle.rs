@@ -142,19 +142,21 @@ fn page_read_once_is_reclaimed_by_memcg_reclaim() {
 }
 
 /// A block device's page cache of filesystem metadata (`File::bdev_metadata`: the data disk's
-/// ext4 blocks that a mounted filesystem keeps, `lrugen_kernel::data_disk_metadata_pages`): the
-/// filesystem holds the folio's buffer heads, so `filemap_release_folio` fails in
+/// ext4 blocks, `lrugen_kernel::data_disk_metadata_pages`) whose buffer heads a CPU's
+/// buffer-head LRU holds (`File::buffers_in_bh_lru`): `filemap_release_folio` fails in
 /// `shrink_folio_list` and reclaim activates the folio (`activate_locked`: `pgactivate`, the
 /// active list) instead of freeing it, pass after pass; its inode is the block device's, made at
 /// boot, so caching it charges the memcg the folio and no inode or dentry. A plain file's page
-/// beside it is reclaimed as usual.
+/// beside it is reclaimed as usual. Once `lru_add_drain_all` has invalidated the buffer-head
+/// LRUs, reclaim frees it like any clean page-cache folio.
 #[test]
-fn a_held_metadata_folio_is_activated_not_freed() {
+fn a_held_metadata_folio_is_activated_until_its_buffers_are_released() {
     let mut k = kernel_kmem(1024, 0);
     let t = k.create_memcg(ROOT_MEMCG, "t");
     let task = k.m.create_mm(t);
     let meta = file(&mut k, "vda (ext4 metadata)", 1);
     k.m.files[meta as usize].bdev_metadata = true;
+    k.m.files[meta as usize].buffers_in_bh_lru = true;
     let f = file(&mut k, "f", 8);
 
     let slab = k.m.memcgs[t].slab_bytes;
@@ -198,6 +200,24 @@ fn a_held_metadata_folio_is_activated_not_freed() {
     assert!(matches!(k.m.files[meta as usize].slot(0), Slot::Folio(x) if x == id));
     assert_eq!(vm(&k, Stat::PgstealFile), 1, "reclaim never frees it");
     assert!(vm(&k, Stat::Pgactivate) > 1, "each scan of it activates it");
+    k.check().unwrap();
+
+    // lru_add_drain_all drops the buffer-head LRU's references: the next reclaim frees it
+    lrugen::reclaim::lru_add_drain_all(&mut k.m, &mut k.p);
+    assert!(!k.m.files[meta as usize].buffers_in_bh_lru);
+    let activated = vm(&k, Stat::Pgactivate);
+    let mut passes = 0;
+    while k.m.folios[id].test(pg::ALLOCATED) {
+        assert!(passes < 4, "freed once its buffers are released");
+        try_to_free_mem_cgroup_pages(&mut k.m, &mut k.p, t, 1, true);
+        passes += 1;
+    }
+    // evicted as a clean page-cache folio: a shadow entry in its place
+    let slot = k.m.files[meta as usize].slot(0);
+    assert!(matches!(slot, Slot::Shadow(_)), "{slot:?}");
+    assert_eq!(vm(&k, Stat::PgstealFile), 2);
+    assert_eq!(vm(&k, Stat::Pgactivate), activated, "not activated again");
+    assert_eq!(k.m.files[meta as usize].nr_pages, 0);
     k.check().unwrap();
 }
 

@@ -178,6 +178,45 @@ fn more_than_there_is_fails_with_eagain() {
     }
 }
 
+/// The data disk's metadata folios (`File::buffers_in_bh_lru`, buffers held by a CPU's
+/// buffer-head LRU) survive reclaim, activated at every pass, until a `memory.reclaim` write runs
+/// out of retries: its last attempt begins with `lru_add_drain_all`, which invalidates the
+/// buffer-head LRUs, and frees them (`pgsteal_file`), on every kernel as the proactive-reclaim
+/// fixtures show (lrugen-kernel's tests/ctl.rs). A write that succeeds before it runs out does
+/// not drain, and leaves them.
+#[test]
+fn the_last_attempt_releases_the_metadata_folios_buffers() {
+    for p in profiles() {
+        let (mut k, t) = filled(p, 64, 0);
+        let task = 0;
+        let meta = k.m.create_file("vda (ext4 metadata)", 2, Advice::Normal);
+        k.m.files[meta as usize].bdev_metadata = true;
+        k.m.files[meta as usize].buffers_in_bh_lru = true;
+        for index in 0..2 {
+            k.step(Op::Read {
+                task,
+                file: meta,
+                index,
+            })
+            .unwrap();
+        }
+        // succeeds: no last attempt, no drain
+        let r = memory_reclaim::write(&mut k.m, &mut k.p, t, "128K");
+        assert_eq!(r.error, None, "{}: {r:?}", p.label());
+        assert!(k.m.files[meta as usize].buffers_in_bh_lru, "{}", p.label());
+        assert_eq!(k.m.files[meta as usize].nr_pages, 2, "{}", p.label());
+        // everything else goes, then the retries run out and the last attempt frees the two
+        let before = k.m.vmstat();
+        let r = memory_reclaim::write(&mut k.m, &mut k.p, t, "40M");
+        assert_eq!(r.error, Some(WriteErrno::EAGAIN), "{}: {r:?}", p.label());
+        assert!(!k.m.files[meta as usize].buffers_in_bh_lru, "{}", p.label());
+        assert_eq!(k.m.files[meta as usize].nr_pages, 0, "{}", p.label());
+        let d = k.m.vmstat().delta(&before);
+        assert!(d.get(Stat::Pgactivate) >= 2, "{}: activated while held", p.label());
+        k.check().unwrap();
+    }
+}
+
 /// `memory_reclaim_quarter_batch`: 6.1 asks for the whole rest in one call, 6.12+ for a quarter,
 /// so the same request takes more iterations (and, on 6.1, one call overshoots less often).
 #[test]

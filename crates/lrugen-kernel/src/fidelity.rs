@@ -731,7 +731,7 @@ pub fn compare_runs(ops: &OpFile, settings: &Settings, runs: &[&KernelRun]) -> R
     settings.model_capacity_pages = first.model_capacity_for(ops).max(1);
     let cfg = model::config(&settings, profile)?;
     // the data disk's metadata pages of the kernel that ran (the runs' own layouts are not read)
-    let layout = model::Layout::default().with_kernel(&first.kernel_release);
+    let layout = model::Layout::default().with_kernel(&first.kernel_release, first.swap_mib > 0);
     let (m, per_task) = model::run_tasks_at(ops, &cfg, &layout)?;
     use lrugen::mm::vmstat::Stat;
     let kv = |r: &KernelRun, k: &str| r.vmstat_delta.get(k).copied().unwrap_or(0).max(0) as u64;

@@ -254,16 +254,17 @@ impl Layout {
         self
     }
 
-    /// With what the kernel `release` that ran puts in the memcg besides the replay's pages: the
-    /// data disk's metadata ([`Layout::bdev_metadata_pages`]).
     /// With the guest's vCPUs ([`Layout::cpus`]).
     pub fn with_cpus(mut self, cpus: u64) -> Layout {
         self.cpus = u32::try_from(cpus).unwrap_or(u32::MAX);
         self
     }
 
-    pub fn with_kernel(mut self, release: &str) -> Layout {
-        self.bdev_metadata_pages = crate::data_disk_metadata_pages(release);
+    /// With what the kernel `release` that ran puts in the memcg besides the replay's pages: the
+    /// data disk's metadata ([`Layout::bdev_metadata_pages`]), which on 6.1 depends on whether
+    /// the guest had `swap`.
+    pub fn with_kernel(mut self, release: &str, swap: bool) -> Layout {
+        self.bdev_metadata_pages = crate::data_disk_metadata_pages(release, swap);
         self
     }
 
@@ -814,6 +815,7 @@ pub fn replayer_task_pages(anon_pages: u64) -> u64 {
 fn data_disk_metadata(m: &mut Machine, task: u32, key: u64, pages: u64) -> Vec<Step> {
     let id = m.create_file("vda (ext4 metadata)", pages, Advice::Normal);
     m.files[id as usize].bdev_metadata = true;
+    m.files[id as usize].buffers_in_bh_lru = true;
     (0..pages)
         .map(|index| Step::new(Op::Read { task, file: id, index }, (key + index) as u32, false))
         .collect()

@@ -158,10 +158,18 @@ pub struct File {
     pub kmem_memcg: Option<crate::mm::memcg::MemcgId>,
     /// A block device's page cache of filesystem metadata (the data disk's ext4 blocks): its
     /// inode is the device's, made at boot and charged to no memcg (no inode or dentry charge at
-    /// its first page), and the mounted filesystem holds the buffer heads of its folios
-    /// (`PG_private`, `buffer_busy`), so `filemap_release_folio` fails on them and reclaim
-    /// activates them (`activate_locked`) instead of freeing them.
+    /// its first page), and its folios carry buffer heads (`PG_private`), so reclaim must release
+    /// them (`filemap_release_folio`) before it can free the folio.
     pub bdev_metadata: bool,
+    /// The buffer heads of this metadata file's folios are in a CPU's buffer-head LRU
+    /// (`fs/buffer.c`: `__find_get_block` installs each buffer it looks up in the per-CPU
+    /// `bh_lrus`, 16 entries, with a reference of its own), so `try_to_free_buffers` finds them
+    /// busy (`buffer_busy`: `b_count`) and reclaim activates the folio (`activate_locked`)
+    /// instead of freeing it. Nothing else looks buffers up while a replay reads one file, so
+    /// they stay until an `lru_add_drain_all` invalidates every CPU's LRU
+    /// ([`crate::reclaim::lru_add_drain_all`]); from then on reclaim frees the folio as any clean
+    /// page-cache folio. Only with [`File::bdev_metadata`].
+    pub buffers_in_bh_lru: bool,
     /// Per leaf (chunk of `slots`, by chunk number): its shadow entries, and its place on the
     /// shadow-node list while it holds nothing else ([`ShadowLru`]).
     pub leaves: Vec<Leaf>,
@@ -303,6 +311,7 @@ impl File {
             xa: XaUpper::default(),
             kmem_memcg: None,
             bdev_metadata: false,
+            buffers_in_bh_lru: false,
             leaves: Vec::new(),
         }
     }

@@ -21,7 +21,7 @@
 //! The loop: until the request is met, one `try_to_free_mem_cgroup_pages` (may swap, proactive)
 //! per iteration of a batch of the rest (`memory_reclaim_quarter_batch` off) or a quarter of it
 //! (on; the reclaim path raises it to `SWAP_CLUSTER_MAX`); the last retry drains the per-CPU add
-//! batches first (`lru_add_drain_all`); an iteration that reclaims nothing uses up one of
+//! batches and buffer-head LRUs first (`lru_add_drain_all`); an iteration that reclaims nothing uses up one of
 //! `MAX_RECLAIM_RETRIES` retries and, when none is left, the write fails with `EAGAIN` (pages
 //! reclaimed until then stay reclaimed). The model has no signals, so the kernel's `EINTR`
 //! (`signal_pending`) never happens. Proactive reclaim (`Reclaimer::Proactive`) is counted as
@@ -29,7 +29,7 @@
 //! `pgsteal_proactive` from it (`proactive_reclaim_stats`).
 
 use super::vmscan::{do_try_to_free_pages, node_order};
-use super::{lru_add_drain, Policy, Reclaimer, ScanControl, MAX_RECLAIM_RETRIES};
+use super::{lru_add_drain_all, Policy, Reclaimer, ScanControl, MAX_RECLAIM_RETRIES};
 use crate::mm::memcg::MemcgId;
 use crate::mm::Machine;
 use crate::reclaim::mglru::state::SWAPPINESS_ANON_ONLY;
@@ -223,7 +223,7 @@ pub fn run<P: Policy>(m: &mut Machine, p: &mut P, memcg: MemcgId, req: ReclaimRe
         let rest = req.nr_pages - out.nr_reclaimed;
         let batch = if quarter { rest / 4 } else { rest };
         if retries == 0 {
-            lru_add_drain(m, p);
+            lru_add_drain_all(m, p);
         }
         let mut sc = ScanControl::new(
             batch.max(super::SWAP_CLUSTER_MAX),

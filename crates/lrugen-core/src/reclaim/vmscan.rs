@@ -256,8 +256,8 @@ fn shrink_folio_pass<P: Policy>(
                 }
                 sc.stat.nr_pageout += 1;
             }
-            // folio_has_private: filemap_release_folio fails while a filesystem holds its buffers
-            if !m.folios[id].is_anon() && m.files[m.folios[id].mapping as usize].bdev_metadata {
+            // folio_has_private: filemap_release_folio fails while a CPU's bh LRU holds its buffers
+            if !m.folios[id].is_anon() && m.files[m.folios[id].mapping as usize].buffers_in_bh_lru {
                 break 'decide Outcome::Activate;
             }
             // __remove_mapping: folio_ref_freeze fails while a per-CPU batch holds the folio
