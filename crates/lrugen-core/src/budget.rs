@@ -187,9 +187,16 @@ pub fn estimate(cfg: &RunConfig, trace_refs: Option<u64>) -> Estimate {
             .saturating_add(touched.saturating_mul(BYTES_PER_TRACE_KEY));
     }
     match cfg.policy {
-        // links and a bit per page (the zoo: links, a location and a counter byte), over keys
-        // renumbered densely (a sparse map of the keys)
-        PolicyKind::Lru | PolicyKind::Cache(_) => {
+        // plain LRU (`lrugen_cache::Lru`): a slot number per page and, per slot of the cache,
+        // its links and page; over keys renumbered densely (a sparse map of the keys)
+        PolicyKind::Lru => {
+            bytes = bytes
+                .saturating_add(touched.saturating_mul(4))
+                .saturating_add(resident.saturating_mul(12))
+                .saturating_add(dense);
+        }
+        // the zoo: links, a location and a counter byte per page
+        PolicyKind::Cache(_) => {
             bytes = bytes.saturating_add(touched.saturating_mul(13)).saturating_add(dense);
         }
         // every step's key, next use and flag, and the heap of resident pages
@@ -308,6 +315,35 @@ mod tests {
         let e = estimate(&cfg(w, 1 << 28, PolicyKind::Lru), None);
         assert!(e.bytes > 1 << 30, "{}", human(e.bytes));
         assert_eq!(e.footprint_pages, 1_000_000_000 * 1000 / 4096 + 1);
+    }
+
+    /// Plain LRU keeps 4 bytes per page of the id space and 12 per slot of the cache
+    /// (`lrugen_cache::Lru`), the zoo 13 per page: over a footprint far beyond the memory, LRU's
+    /// estimate is the zoo's less 9 bytes per touched page and plus 12 per resident one.
+    #[test]
+    fn plain_lru_counts_its_slots_per_resident_page() {
+        let w = || WorkloadSpec::Ycsb {
+            workload: "a".into(),
+            records: 100_000_000,
+            operations: 200_000,
+            threadcount: 1,
+            properties: Default::default(),
+        };
+        let lru = estimate(&cfg(w(), 1 << 16, PolicyKind::Lru), None);
+        let zoo = estimate(
+            &cfg(w(), 1 << 16, PolicyKind::Cache(lrugen_cache::ZooPolicy::Fifo)),
+            None,
+        );
+        assert_eq!(
+            (lru.touched_pages, lru.resident_pages),
+            (zoo.touched_pages, zoo.resident_pages)
+        );
+        assert!(lru.resident_pages < lru.touched_pages, "{lru:?}");
+        assert_eq!(
+            zoo.bytes - lru.bytes,
+            lru.touched_pages * 9 - lru.resident_pages * 12,
+            "{lru:?} {zoo:?}"
+        );
     }
 
     #[test]
