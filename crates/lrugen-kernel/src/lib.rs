@@ -566,8 +566,8 @@ pub const REPLAYER_HOT_PAGES: u64 = 12;
 /// 20,480 and 147,456 under the proactive-reclaim fixtures' mixed workload): the second is 31
 /// blocks after the first every time, and why swap brings it in was not traced. 6.12 and 7.2
 /// read two either way (offsets 61,440 and 188,416 under the 80 MiB `zipf-pread`, 20,480 and
-/// 147,456 for the traces' small `index-file`, neither with swap). Reclaim meets them and activates them (6.1 MGLRU
-/// `mmap-random`: `pgactivate` 3 over 32,000 accesses); on 6.1 the one page keeps the
+/// 147,456 for the traces' small `index-file`, neither with swap). Reclaim meets them and
+/// activates them (6.1 MGLRU `mmap-random`: `pgactivate` 3 over 32,000 accesses); on 6.1 the one page keeps the
 /// second-oldest generation non-empty through a reclaim burst, which decides where the burst
 /// ends (tests/shapes.rs). A property of the guest, like its layout, not of reclaim: read off the
 /// release as the preset is (`profile_for_release`) and off the run's swap.
@@ -576,10 +576,10 @@ pub const REPLAYER_HOT_PAGES: u64 = 12;
 /// `MAX_RECLAIM_RETRIES` times: its last attempt begins with `lru_add_drain_all`, which
 /// invalidates the buffer-head LRUs (the proactive-reclaim fixtures, `tests/ctl.rs`: 6.1 at its
 /// first dry write, `40M`, 6.12 at `1M swappiness=0`, 7.2 at `1M`, each the first write there
-/// that runs out of retries); so does the model ([`lrugen::reclaim::lru_add_drain_all`]). Several tasks:
-/// the replayer's parent reads them as it opens the files, before it forks the tasks (traced on
-/// 6.12 YCSB: the block device's two pages are added by the parent's pid), so they are charged
-/// to its memcg (`multi_steps`).
+/// that runs out of retries); so does the model ([`lrugen::reclaim::lru_add_drain_all`]).
+/// Several tasks: the replayer's parent reads them as it opens the files, before it forks the
+/// tasks (traced on 6.12 YCSB: the block device's two pages are added by the parent's pid), so
+/// they are charged to its memcg (`multi_steps`).
 pub fn data_disk_metadata_pages(release: &str, swap: bool) -> u64 {
     if release.starts_with("6.1.") && !swap {
         1

@@ -555,11 +555,10 @@ impl LockRuns {
 
 /// `lru_add_drain_all` (`mm/swap.c`): every CPU's batches drained ([`lru_add_drain`]; one CPU
 /// modelled) and every CPU's buffer-head LRU invalidated (`lru_add_and_bh_lrus_drain`, the
-/// per-CPU work since Minchan Kim's "mm: fs: invalidate BH LRU during page migration" of 2021;
-/// read in Debian 6.12.118 and 7.2.13), which
-/// drops the references that kept metadata folios' buffers busy
-/// ([`crate::mm::File::buffers_in_bh_lru`]). Of the paths the model has, only `memory.reclaim`
-/// calls it, before its last attempt.
+/// per-CPU work, read in Debian 6.12.118 and 7.2.13; 6.1's proactive-reclaim fixture frees its
+/// metadata folios at the same point), which drops the references that kept metadata folios'
+/// buffers busy ([`crate::mm::File::buffers_in_bh_lru`]). Of the paths the model has, only
+/// `memory.reclaim` calls it, before its last attempt.
 pub fn lru_add_drain_all<P: Policy>(m: &mut Machine, p: &mut P) {
     lru_add_drain(m, p);
     for f in m.files.iter_mut() {
