@@ -693,23 +693,8 @@ fn steps_of(
             .ok_or_else(|| Error::Config(format!("file {id} is not declared")))
     };
     // a load (or a store) of the replayer's own page `p` by `task`, not measured
-    let own_touch = |task: u32, base: u32, p: u64, store: bool| {
-        Step::new(
-            if store {
-                Op::Store {
-                    task,
-                    vpn: own_vpn(base, p),
-                }
-            } else {
-                Op::Load {
-                    task,
-                    vpn: own_vpn(base, p),
-                }
-            },
-            (own_key + p) as u32,
-            false,
-        )
-    };
+    let own_touch =
+        |task: u32, base: u32, p: u64, store: bool| own_page_step(task, own_vpn(base, p), own_key + p, store);
     let mut procs = Procs::new(m, task, memcg, anon_base.map(|b| (b, anon_key)));
     for (i, op) in ops.ops.iter().enumerate() {
         // the process running the op: the task, or a child it forked
@@ -783,6 +768,17 @@ fn steps_of(
         return Err(Error::Config(format!("{keys} pages are too many for the model")));
     }
     Ok((out, keys as u32))
+}
+
+/// An unmeasured load (or, `store`, a store) by `task` of the replayer's own page at `vpn`, with
+/// page key `key`: the replayer touching its stack, data, heap or op list.
+fn own_page_step(task: u32, vpn: u32, key: u64, store: bool) -> Step {
+    let op = if store {
+        Op::Store { task, vpn }
+    } else {
+        Op::Load { task, vpn }
+    };
+    Step::new(op, key as u32, false)
 }
 
 /// Whether the replayer calls `mincore()` before `op`, taking and freeing a `GFP_USER` page
@@ -951,16 +947,8 @@ fn multi_steps(
     }
     let mut out = Vec::new();
     let mut owner = Vec::new();
-    let store = |task: u32, base: u32, key: u64, p: u64| {
-        Step::new(
-            Op::Store {
-                task,
-                vpn: base + p as u32,
-            },
-            (key + p) as u32,
-            false,
-        )
-    };
+    // the replayer's own page `p` of a mapping at `base` whose first key is `key`
+    let store = |task: u32, base: u32, key: u64, p: u64| own_page_step(task, base + p as u32, key + p, true);
     if let Some(base) = parent_base {
         for p in 0..fixed + list {
             out.push(store(parent, base, parent_key, p));
@@ -999,33 +987,23 @@ fn multi_steps(
             };
             done_accesses += u64::from(op.is_access());
             now += INTERLEAVE_OP_NS;
-            let load = |task: u32, base: u32, key: u64, p: u64| {
-                Step::new(
-                    Op::Load {
-                        task,
-                        vpn: base + p as u32,
-                    },
-                    (key + p) as u32,
-                    false,
-                )
-            };
             // the process running the op: the task, or a child it forked
             let mm = procs.mm();
             if let (Some(base), true) = (own[i].2, hot > 0) {
-                let mut s = load(mm, base, own[i].0, j as u64 % hot);
-                if procs.in_child() {
-                    // a forked child writes its copies of the hot stack and data pages
-                    s.op = Op::Store {
-                        task: mm,
-                        vpn: base + (j as u64 % hot) as u32,
-                    };
-                }
+                // a forked child writes its copies of the hot stack and data pages
+                let p = j as u64 % hot;
+                let s = own_page_step(mm, base + p as u32, own[i].0 + p, procs.in_child());
                 timed.push((at, i as u32, s));
             }
             if let Some(base) = parent_base {
                 let g = list_at + j as u64;
                 if g % per_page == 0 || j == 0 {
-                    timed.push((at, i as u32, load(parent, base, parent_key, fixed + g / per_page)));
+                    let p = fixed + g / per_page;
+                    timed.push((
+                        at,
+                        i as u32,
+                        own_page_step(parent, base + p as u32, parent_key + p, false),
+                    ));
                 }
             }
             let (op, key, measured) = if let Some((op, key)) = procs.step(m, *op, &mut keys)? {
