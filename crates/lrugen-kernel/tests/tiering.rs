@@ -27,9 +27,28 @@ const CLASSIC_KSWAPD: &str = "7.2 classic's kswapd scans 65,969 pages against th
     classic's scans (61,130 against 61,770/60,675) and both kernels' pageoutrun came within \
     tolerance; before it, the model's kswapd ran about twice as often as the kernel's and scanned \
     20-28 % more. What makes 7.2's scan more was not traced";
-const MGLRU_SCAN: &str = "6.12 MGLRU's kswapd scans 45 % fewer pages than the kernel's (16,452 \
-    against 29,735/29,109) for the same demotions (within 4 %): the kernel's eviction rejects more \
-    of what it isolates here, which ones is not known yet; on 7.2 (boots 13,643 and 20,922) the \
+const MGLRU_SCAN: &str = "6.12 MGLRU's kswapd scans 45 % fewer pages than the fixture's boots \
+    (16,452 against 29,735/29,109) for the same demotions (within 4 %). The kernel is bimodal here: \
+    five more boots of the fixture's command (2026-12-07, four with ftrace, one with \
+    --debugfs-every-window) scanned 29,355, 29,213 and 28,847 (high) and 14,371 and 16,098 (low; \
+    the model within 2-15 % of those). Traced (kprobes on try_to_inc_max_seq with its lruvec and seq, \
+    and on walk_pud_range; sched/sched_switch): /t's node-0 lruvec ages twice within 10 ms when \
+    kswapd first runs, seq 3 with a walk of 54 K PTEs that finds 28 K young, then seq 4. In both \
+    high-mode boots traced, kswapd was switched out for the replayer 8.5 ms into the first walk \
+    (walk_pud_range returns -EAGAIN after each MAX_LRU_BATCH of promotions and walk_mm calls \
+    cond_resched), and the replayer's switch-in marked its mm used again (lru_gen_use_mm), so the \
+    seq-4 round walked it just after the first had cleared its accessed bits: that walk puts almost \
+    no table in the Bloom filter, the late walks (from about 900,000 accesses) visit few tables and \
+    find 1.8 K young PTEs in all (the lruvec's cumulative walk stats at the end: 29.3-30.2 K young in \
+    high mode, 54.7 K in low), and eviction isolates young folios the walks never promoted, which \
+    look-around then keeps (the kernel's mm_vmscan_lru_shrink_inactive in that phase: 285 batches \
+    of 64-96 folios reclaiming 1,666). The model's kswapd takes no guest time, so the replayer never \
+    runs inside a walk and the seq-4 round skips the mm; its late walk then finds as many young PTEs \
+    as the low-mode boots' (the model's walks: 53 K PTEs and 29 K young, skipped, then 53 K and 26 K \
+    young at 780,000 accesses; a low-mode boot's cumulative stats grew from 28.4 K young after its \
+    first walk to 54.7 K, its sched_switch not traced). The same \
+    mechanism as shapes.rs's MGLRU_72_OP_LIST; closing it needs kswapd's walk to take guest time \
+    and yield to the replayer at its cond_resched points. On 7.2 (boots 13,643 and 20,922) the \
     model's 13,885 is within the boots' spread";
 
 /// Known differences: (fixture group, counter, why). Each is a model defect, not a tolerance.
