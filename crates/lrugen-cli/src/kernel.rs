@@ -217,7 +217,7 @@ pub struct KernelArgs {
     #[arg(long, value_name = "FILE.ops", conflicts_with_all = ["exp", "trace"])]
     ops: Option<PathBuf>,
     /// vCPUs of the guest (-smp; qemu's TCG under -icount runs them round robin in one thread).
-    /// Default: the experiment's [engine] cpus, else 1.
+    /// Default: the experiment's `[engine] cpus`, else 1.
     #[arg(long, value_name = "N", value_parser = count32, allow_negative_numbers = true)]
     cpus: Option<u32>,
     /// Replay a multi-task workload's tasks in lockstep: in rounds of K accesses each, every

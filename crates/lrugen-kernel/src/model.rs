@@ -793,7 +793,7 @@ fn mincore_first(op: &Op) -> bool {
     )
 }
 
-/// Virtual time an op of a multi-task replay takes in [`multi_steps`]' interleaving (think time
+/// Virtual time an op of a multi-task replay takes in the multi-task replay's interleaving (`multi_steps`) (think time
 /// adds its own).
 pub const INTERLEAVE_OP_NS: u64 = 1_000;
 
@@ -1476,7 +1476,7 @@ fn with_ctl(cfg: &RunConfig, ops: &OpFile, ctl_at: &[(u64, u32)]) -> Result<RunC
     Ok(c)
 }
 
-/// The control ops' results in a model run's control log ([`with_ctl`]'s actions), in the form
+/// The control ops' results in a model run's control log (the actions `with_ctl` put in its script), in the form
 /// of the kernel's ([`crate::CtlResult`]).
 pub fn ctl_results(ops: &OpFile, log: &[lrugen::control::Record]) -> Result<Vec<crate::CtlResult>, Error> {
     let mut out = Vec::new();

@@ -101,5 +101,5 @@ pub use reader::{FileInput, ZSTD_MAGIC};
 pub use record::{
     page_key, KeySpace, PageRange, TraceOp, TraceRecord, PAGE_KEY_MAX_FILE, PAGE_KEY_PAGE_BITS, PAGE_SHIFT, PAGE_SIZE,
 };
-pub use spill::{le_ids, IdCursor, IdFile, IdWriter, CHUNK_IDS};
+pub use spill::{le_ids, IdCursor, IdFile, IdWriter, CHUNK_IDS, MEM_IDS};
 pub use stream::{open, open_records, open_with, ReadOptions, RecordReader, TraceReader};

@@ -5,7 +5,7 @@
 //! public sources with `lrugen traces fetch NAME` (into `./traces` of the
 //! repository by default). They are not part of the repository. Tests that
 //! need them skip visibly on a developer machine without them (with the
-//! `harness` feature: [`run_tests`], each such test reported as `ignored`
+//! `harness` feature: `run_tests`, each such test reported as `ignored`
 //! with its reason) and fail under `CI=true`.
 
 use std::path::PathBuf;
@@ -84,7 +84,7 @@ pub fn find_shared_trace(name: &str) -> Result<PathBuf, String> {
 /// The path of the shared trace `name`, or `None` after printing a note to
 /// stderr when it is missing, so that the caller can return early (skip).
 /// (The note is hidden by the test harness's output capture when the test
-/// passes: tests use [`run_tests`], which shows the skip; benchmarks, which
+/// passes: tests use `run_tests`, which shows the skip; benchmarks, which
 /// are not captured, use this.)
 ///
 /// # Panics

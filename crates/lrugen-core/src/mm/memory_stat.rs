@@ -242,7 +242,7 @@ pub fn format(c: &Counters, page_size: u64, s: &Switches) -> String {
     o
 }
 
-/// The lines of [`format`] whose values the model counts (`Value::modelled`), as (name, value):
+/// The lines of [`format()`] whose values the model counts (`Value::modelled`), as (name, value):
 /// what a comparison with a kernel's `memory.stat` can compare.
 pub fn modelled(c: &Counters, page_size: u64, s: &Switches) -> Vec<(&'static str, u64)> {
     lines(s)

@@ -813,8 +813,8 @@ const PACKED_BELOW: u16 = 32;
 /// Where a leaf of a [`PageSlots`] keeps its entries: which of its 64 slots are in use (`occ`, a
 /// bit per slot) and their 4-byte entries in its block of the arena (`off`: the first entry;
 /// `cap`: the block's room): packed in slot order (a slot's entry found by counting the map's
-/// bits below it) while it has at most [`DENSE_ABOVE`] entries, or, once it has more, dense, one
-/// entry per slot (`cap` 64) until it falls below [`PACKED_BELOW`].
+/// bits below it) while it has at most `DENSE_ABOVE` entries, or, once it has more, dense, one
+/// entry per slot (`cap` 64) until it falls below `PACKED_BELOW`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LeafSlots {
     /// Slots in use, a bit each.

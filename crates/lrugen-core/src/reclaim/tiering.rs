@@ -372,7 +372,7 @@ fn should_promote(m: &mut Machine, id: FolioId, dst: usize) -> bool {
 /// `do_numa_page`: the hint fault of a load or store at `vpn` whose PTE the scan made
 /// PROT_NONE. The PTE is made accessible again (young, dirty on a store); `numa_hint_faults`
 /// (and `_local` when the folio is on the CPU's node) counted; a slow-tier folio that
-/// [`should_promote`] lets through is migrated to the CPU's node (`migrate_misplaced_folio`)
+/// `should_promote` lets through is migrated to the CPU's node (`migrate_misplaced_folio`)
 /// if that node stays above its high watermark, counting `numa_pages_migrated` and
 /// `pgpromote_success`; if it does not, kswapd is woken there to make room (it then balances
 /// to the promo watermark) and the folio stays where it is.

@@ -13,7 +13,7 @@
 //! Everything here is a pure function of an [`LruGen`]. The two profiles differ as follows
 //! (`kernel-mglru.md` §14, §17.1 rows 1, 8, 9):
 //!
-//! | | [`Profile::V6_1`] (6.1.192) | [`Profile::Mainline`] |
+//! | | the 6.1 preset (6.1.192) | the mainline preset |
 //! |---|---|---|
 //! | `protected` slot of tier `t` | `t − 1` (tier 0 is never protected; index 3 unused) | `t` |
 //! | `read_ctrl_pos` | one tier | one tier, or all four for `tier == MAX_NR_TIERS` |
@@ -185,7 +185,7 @@ fn get_type_to_scan_v6_1(lg: &LruGen, sw: &Switches, nr_hist: usize, swappiness:
 /// scanned nothing.
 ///
 /// * 6.1 (`isolate_folios` in 6.1.192): swappiness 0 → file; anon if `min_seq[anon] <
-///   min_seq[file]`; 1 → file; 200 → anon; otherwise the PID of [`get_type_to_scan_v6_1`], which
+///   min_seq[file]`; 1 → file; 200 → anon; otherwise the PID of `get_type_to_scan_v6_1`, which
 ///   also yields the tier. 6.1 accepts swappiness 0..=200 only; a larger value is computed as the
 ///   kernel's arithmetic would (file gain `200 − swappiness` wraps), not rejected.
 /// * Mainline (`get_type_to_scan`): ≤ 1 → file; ≥ 200 (including `SWAPPINESS_ANON_ONLY`) → anon;
