@@ -208,10 +208,12 @@ impl SpilledTrace {
     }
 }
 
-/// Reads a whole trace file once, renumbers its keys densely and writes the
-/// ids to a temporary file: [`load_dense`] in bounded memory. Memory is the
-/// hash map of the distinct keys (while reading) and one chunk of ids; disk
-/// is 4 bytes per reference, in [`std::env::temp_dir`].
+/// Reads a whole trace file once, renumbers its keys densely and keeps the
+/// ids in an [`IdFile`]: [`load_dense`] in bounded memory. Memory is the
+/// hash map of the distinct keys (while reading) and at most
+/// [`MEM_IDS`](crate::MEM_IDS) ids (a trace no longer than that stays in
+/// memory); a longer one goes to a temporary file, 4 bytes per reference, in
+/// [`std::env::temp_dir`].
 ///
 /// # Errors
 /// As [`load_dense`], and [`TraceErrorKind::Spill`] when the temporary file

@@ -26,9 +26,9 @@
 //! the 4 KiB pages it touches. [`TraceReader`] ([`open`]) streams page keys in
 //! bounded memory; [`load_dense`] loads a whole trace and renumbers its keys
 //! `0..nr_unique` for simulators, and [`spill_dense`] does the same in
-//! bounded memory, writing the ids to an unnamed temporary file
-//! ([`IdFile`]) that is read back in chunks ([`IdCursor`]) as many times as
-//! needed.
+//! bounded memory, keeping the ids in an [`IdFile`] (in memory up to
+//! [`MEM_IDS`], beyond that in an unnamed temporary file) that is read back in
+//! chunks ([`IdCursor`]) as many times as needed.
 //!
 //! ```no_run
 //! use lrugen_trace::{load_dense, open, TraceError};
