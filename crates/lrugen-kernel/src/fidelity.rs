@@ -964,13 +964,20 @@ pub const GLOBAL_FLOOR: u64 = 50;
 /// boots' own spread ((largest − smallest) / smallest) plus [`SPREAD_MARGIN`] where the kernel
 /// moves more than that between boots, or [`GLOBAL_FLOOR`] events. Boots of which some have none
 /// of a counter and some more than the floor (direct reclaim in one boot and not in the other)
-/// have no spread to widen it.
+/// have no spread to widen it. A spread above [`MAX_SPREAD`] (a counter the kernel cannot
+/// repeat, where a tolerance of that spread would accept anything) is judged as
+/// [`SpreadCheck`] judges it: the model within the boots' range, [`GLOBAL_FLOOR`] events either
+/// side.
 pub fn within_boots(kernel: &[u64], model: u64) -> bool {
     let (lo, hi) = (
         kernel.iter().copied().min().unwrap_or(0),
         kernel.iter().copied().max().unwrap_or(0),
     );
     let spread = if lo == 0 { 0.0 } else { (hi - lo) as f64 / lo as f64 };
+    if spread > MAX_SPREAD {
+        // a counter the kernel cannot repeat: within the boots' range, as SpreadCheck judges it
+        return model + GLOBAL_FLOOR >= lo && model <= hi + GLOBAL_FLOOR;
+    }
     let tol = GLOBAL_TOLERANCE.max(spread + SPREAD_MARGIN);
     kernel
         .iter()
@@ -1098,6 +1105,26 @@ pub fn groups(dir: &Path) -> Result<std::collections::BTreeMap<String, Vec<Captu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Global-pressure counters: 10 % of every boot, widened to the boots' spread + 2 points, and
+    /// past MAX_SPREAD the boots' range (50 events either side), never a tolerance that accepts
+    /// anything.
+    #[test]
+    fn within_boots_judges_a_counter_the_kernel_cannot_repeat_by_its_range() {
+        // 10 % of each boot
+        assert!(within_boots(&[1000, 1000], 1099) && !within_boots(&[1000, 1000], 1101));
+        // spread 10 % → 12 % of each boot
+        assert!(within_boots(&[1000, 1100], 1120) && !within_boots(&[1000, 1100], 1250));
+        // spread 459 %: the range 294..=1644 (± 50), not 461 % of each boot
+        assert!(within_boots(&[1400, 871, 294, 1644], 250));
+        assert!(!within_boots(&[1400, 871, 294, 1644], 0));
+        assert!(!within_boots(&[1400, 871, 294, 1644], 1700));
+        // a bimodal counter: anything between its modes, nothing beyond them
+        assert!(within_boots(&[29_355, 14_371], 16_452));
+        assert!(!within_boots(&[29_355, 14_371], 12_000));
+        // boots with none and some have no spread to widen the tolerance
+        assert!(!within_boots(&[0, 300], 0) && within_boots(&[0, 30], 0));
+    }
 
     /// Paired by layout, a model that follows every boot with a steady bias is judged by the
     /// bias: 0.5 % passes the 1 % tolerance, 2 % fails it, however much the boots spread.

@@ -120,6 +120,8 @@ const GAPS: &[(&str, &str, &str)] = &[
          is within tolerance there",
     ),
     ("debian-7.2-mglru-mixed-damon-off", "pgsteal_kswapd", PG_STEAL_72),
+    ("debian-7.2-mglru-mixed-damon-off", "pgscan_direct", DIRECT),
+    ("debian-7.2-mglru-mixed-damon-off", "pgsteal_direct", DIRECT),
     ("debian-7.2-mglru-mixed", "pgscan_direct", DIRECT),
     ("debian-7.2-mglru-mixed", "pgsteal_direct", DIRECT),
     ("debian-7.2-mglru-mixed", "workingset_refault_anon", ROOT_72),
