@@ -4,13 +4,13 @@
 //! `gauss-inverted.toml`: hot pages placed on the slow node by the op file's `mbind` ops, in a
 //! guest of a 192 MiB DRAM node with the vCPU and a 128 MiB CPU-less node that qemu's ACPI HMAT
 //! puts one memory tier down; no memcg limit, demotion on, NUMA balancing in memory-tiering
-//! mode; Debian 6.12 and 7.2, MGLRU and classic, two boots each;
+//! mode; Debian 6.12 and 7.2, MGLRU and classic, two boots each, four for 6.12 MGLRU;
 //! `scripts/regen-kernel-tiering.sh`) replayed on the model with the guest's two nodes and their
 //! zones, its tiers and knobs, and its kernel's preset.
 //!
 //! Each counter of [`fidelity::TIERING_COUNTERS`] is judged against every boot as under global
-//! pressure: within 10 % of each (or 50 events), widened to the boots' own spread plus 2 points
-//! ([`fidelity::within_boots`]). A counter out of it fails unless listed in [`GAPS`] with the
+//! pressure: within 10 % of each (or 50 events), widened to the boots' own spread plus 2 points,
+//! or within the boots' range where they spread by more than 25 % ([`fidelity::within_boots`]). A counter out of it fails unless listed in [`GAPS`] with the
 //! measured numbers and the reason; a listed gap that has closed fails too. The published
 //! comparison's claim, that MGLRU demotes with far fewer pages scanned than the classic LRU, must
 //! hold on the kernel and on the model alike. No qemu here.
@@ -27,11 +27,12 @@ const CLASSIC_KSWAPD: &str = "7.2 classic's kswapd scans 65,969 pages against th
     classic's scans (61,130 against 61,770/60,675) and both kernels' pageoutrun came within \
     tolerance; before it, the model's kswapd ran about twice as often as the kernel's and scanned \
     20-28 % more. What makes 7.2's scan more was not traced";
-const MGLRU_SCAN: &str = "6.12 MGLRU's kswapd scans 45 % fewer pages than the fixture's boots \
-    (16,452 against 29,735/29,109) for the same demotions (within 4 %). The kernel is bimodal here: \
-    five more boots of the fixture's command (2026-12-07, four with ftrace, one with \
-    --debugfs-every-window) scanned 29,355, 29,213 and 28,847 (high) and 14,371 and 16,098 (low; \
-    the model within 2-15 % of those). Traced (kprobes on try_to_inc_max_seq with its lruvec and seq, \
+const MGLRU_SCAN: &str = "6.12 MGLRU's kswapd scans 16,452 pages against the four boots' \
+    29,735/29,109/30,235 (high) and 16,595 (low) for the same demotions (within 4 %): the kernel is \
+    bimodal here, so the boots' range is the check, and the model is 143 pages (0.9 %) below it. \
+    Five more boots of the fixture's command with tracing (2026-12-07, four with ftrace, one with \
+    --debugfs-every-window) scanned 29,355, 29,213 and 28,847 (high) and 14,371 and 16,098 (low). \
+    Traced (kprobes on try_to_inc_max_seq with its lruvec and seq, \
     and on walk_pud_range; sched/sched_switch): /t's node-0 lruvec ages twice within 10 ms when \
     kswapd first runs, seq 3 with a walk of 54 K PTEs that finds 28 K young, then seq 4. In both \
     high-mode boots traced, kswapd was switched out for the replayer 8.5 ms into the first walk \
