@@ -440,6 +440,36 @@ mod tests {
         }
     }
 
+    /// Above `DEEP_SLOTS` the chunked replay runs the two-stage prefetching loop; its decisions
+    /// are those of one access at a time (the one-stage loop), while the cache fills and once it
+    /// is full, with ids growing past the arrays mid-stream.
+    #[test]
+    fn the_two_stage_loop_decides_as_single_accesses() {
+        let cap = DEEP_SLOTS as usize + 1000;
+        let mut x = 99u64;
+        let ids: Vec<u32> = (0..200_000u32)
+            .map(|i| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let r = (x >> 33) as u32;
+                // a hot set inside the cache, and a range that grows to about twice the cache
+                if r % 3 == 0 {
+                    r % 5000
+                } else {
+                    r % (1000 + i / 5)
+                }
+            })
+            .collect();
+        let mut one = Lru::new(cap);
+        let hits: u64 = ids.iter().map(|&p| one.access(p) as u64).sum();
+        let bytes: Vec<u8> = ids.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let mut chunked = Lru::new(cap);
+        let n: u64 = bytes.chunks(4 * 4099).map(|c| chunked.access_le_chunk(c)).sum();
+        assert!(chunked.slots > DEEP_SLOTS && chunked.len() == cap, "{}", chunked.len());
+        assert_eq!(n, hits);
+        assert!(hits > 0 && hits < ids.len() as u64);
+        assert_eq!(chunked.iter().collect::<Vec<_>>(), one.iter().collect::<Vec<_>>());
+    }
+
     #[test]
     #[should_panic(expected = "reserved")]
     fn reserved_ids() {

@@ -567,8 +567,8 @@ pub const REPLAYER_HOT_PAGES: u64 = 12;
 /// blocks after the first every time, and why swap brings it in was not traced. 6.12 and 7.2
 /// read two either way (offsets 61,440 and 188,416 under the 80 MiB `zipf-pread`, 20,480 and
 /// 147,456 for the traces' small `index-file`, neither with swap). Reclaim meets them and
-/// activates them (6.1 MGLRU `mmap-random`: `pgactivate` 3 over 32,000 accesses); on 6.1 the one page keeps the
-/// second-oldest generation non-empty through a reclaim burst, which decides where the burst
+/// activates them (6.1 MGLRU `mmap-random`: `pgactivate` 3 over 32,000 accesses); on 6.1 the
+/// one page keeps the second-oldest generation non-empty through a reclaim burst, which decides where the burst
 /// ends (tests/shapes.rs). A property of the guest, like its layout, not of reclaim: read off the
 /// release as the preset is (`profile_for_release`) and off the run's swap.
 ///

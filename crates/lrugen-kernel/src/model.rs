@@ -793,8 +793,8 @@ fn mincore_first(op: &Op) -> bool {
     )
 }
 
-/// Virtual time an op of a multi-task replay takes in the multi-task replay's interleaving (`multi_steps`) (think time
-/// adds its own).
+/// Virtual time an op of a multi-task replay takes in its interleaving of the tasks
+/// (`multi_steps`; think time adds its own).
 pub const INTERLEAVE_OP_NS: u64 = 1_000;
 
 /// The replayer's own private pages in each process of a multi-task replay: the copies its
@@ -1476,8 +1476,8 @@ fn with_ctl(cfg: &RunConfig, ops: &OpFile, ctl_at: &[(u64, u32)]) -> Result<RunC
     Ok(c)
 }
 
-/// The control ops' results in a model run's control log (the actions `with_ctl` put in its script), in the form
-/// of the kernel's ([`crate::CtlResult`]).
+/// The control ops' results in a model run's control log (the actions `with_ctl` put in its
+/// script), in the form of the kernel's ([`crate::CtlResult`]).
 pub fn ctl_results(ops: &OpFile, log: &[lrugen::control::Record]) -> Result<Vec<crate::CtlResult>, Error> {
     let mut out = Vec::new();
     let mut it = log.iter();

@@ -62,7 +62,8 @@ pub mod pg {
     pub const RECLAIM: u32 = 1 << 6;
     /// `PG_swapbacked`: anon or shmem; the LRU type is anon iff set.
     pub const SWAPBACKED: u32 = 1 << 7;
-    /// `PG_swapcache`: has a swap slot ([`Folio::swap_slot`](crate::mm::folio::Folio::swap_slot), kept in `Folio::mapping`).
+    /// `PG_swapcache`: has a swap slot ([`Folio::swap_slot`](crate::mm::folio::Folio::swap_slot),
+    /// kept in `Folio::mapping`).
     pub const SWAPCACHE: u32 = 1 << 8;
     /// `PG_unevictable`: on the unevictable list.
     pub const UNEVICTABLE: u32 = 1 << 9;

@@ -22,8 +22,8 @@
 //! per iteration of a batch of the rest (`memory_reclaim_quarter_batch` off) or a quarter of it
 //! (on; the reclaim path raises it to `SWAP_CLUSTER_MAX`); the last retry drains the per-CPU add
 //! batches and buffer-head LRUs first (`lru_add_drain_all`); an iteration that reclaims nothing
-//! uses up one of `MAX_RECLAIM_RETRIES` retries and, when none is left, the write fails with `EAGAIN` (pages
-//! reclaimed until then stay reclaimed). The model has no signals, so the kernel's `EINTR`
+//! uses up one of `MAX_RECLAIM_RETRIES` retries and, when none is left, the write fails with
+//! `EAGAIN` (pages reclaimed until then stay reclaimed). The model has no signals, so the kernel's `EINTR`
 //! (`signal_pending`) never happens. Proactive reclaim (`Reclaimer::Proactive`) is counted as
 //! direct reclaim (`pgscan_direct`/`pgsteal_direct`) before 6.15 and as `pgscan_proactive`/
 //! `pgsteal_proactive` from it (`proactive_reclaim_stats`).

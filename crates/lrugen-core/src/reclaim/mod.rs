@@ -557,8 +557,8 @@ impl LockRuns {
 /// modelled) and every CPU's buffer-head LRU invalidated (`lru_add_and_bh_lrus_drain`, the
 /// per-CPU work, read in Debian 6.12.118 and 7.2.13; 6.1's proactive-reclaim fixture frees its
 /// metadata folios at the same point), which drops the references that kept metadata folios'
-/// buffers busy ([`crate::mm::pagecache::File::buffers_in_bh_lru`]). Of the paths the model has, only
-/// `memory.reclaim` calls it, before its last attempt.
+/// buffers busy ([`crate::mm::pagecache::File::buffers_in_bh_lru`]). Of the paths the model
+/// has, only `memory.reclaim` calls it, before its last attempt.
 pub fn lru_add_drain_all<P: Policy>(m: &mut Machine, p: &mut P) {
     lru_add_drain(m, p);
     for f in m.files.iter_mut() {
