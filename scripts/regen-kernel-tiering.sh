@@ -7,7 +7,8 @@
 # CPU-less node in the DRAM tier: memory tiers from HMAT came in 6.10), MGLRU and classic, two
 # boots each (8 boots of qemu, TCG, -icount, two at a time: about 3 minutes on 2 cores); 6.12
 # MGLRU has two more (SERIES=6.12 LRUS=mglru BOOTS="3 4"), its kswapd scan count being bimodal
-# (tests/tiering.rs, MGLRU_SCAN).
+# (tests/tiering.rs, MGLRU_SCAN), and so has 7.2 classic (SERIES=7 LRUS=classic BOOTS="3 4"), to
+# measure its kswapd scans' spread (CLASSIC_KSWAPD).
 # crates/lrugen-kernel/tests/tiering.rs compares the model with them (docs/memory-tiers.md,
 # "Real-kernel fixtures").
 # Needs: apt-get install qemu-system-x86 busybox-static e2fsprogs cpio zstd xz-utils kmod

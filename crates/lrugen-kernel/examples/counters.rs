@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Any `/proc/vmstat` counter of shape fixtures, kernel beside model, including those the
 //! fidelity checks leave out: `cargo run --release -p lrugen-kernel --example counters --
-//! debian-7.2-mglru-mixed-swappiness10 [more fixtures, by shape name or path] [-- pgactivate pgrefill ...]`. Without
+//! [--profile P] debian-7.2-mglru-mixed-swappiness10 [more fixtures, by shape name or path] [-- pgactivate pgrefill ...]`.
+//! `--profile` runs the model as that profile (`6.1`, `6.12`, `7.2`, …, with switches
+//! flipped as in `7.2+vma_has_recency=false`) instead of the fixture kernel's own. Without
 //! counters after `--`, every event either side counted is shown (vm events, `workingset_*` but
 //! `workingset_nodes`, `nr_vmscan_*`, `nr_dirtied`, `nr_written`): the fixture keeps the
 //! kernel's change over the replay, which for a gauge (`nr_anon_pages`, ...) is not what the
@@ -13,7 +15,23 @@ use lrugen::mm::vmstat::{proc_vmstat_items, Stat, StatKind};
 use lrugen_kernel::{fidelity, model, Capture};
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let forced: Option<lrugen::reclaim::mglru::state::Profile> = match args.iter().position(|a| a == "--profile") {
+        Some(i) if i + 1 < args.len() => {
+            let p = args[i + 1].parse().unwrap_or_else(|e| {
+                eprintln!("error: --profile {}: {e}", args[i + 1]);
+                std::process::exit(2)
+            });
+            args.drain(i..i + 2);
+            Some(p)
+        }
+        Some(_) => {
+            eprintln!("error: --profile needs a profile");
+            std::process::exit(2)
+        }
+        None => None,
+    };
+    let profile_of = |release: &str| forced.unwrap_or_else(|| model::profile_for_release(release));
     let (names, wanted) = match args.iter().position(|a| a == "--") {
         Some(i) => (&args[..i], &args[i + 1..]),
         None => (&args[..], &[][..]),
@@ -61,8 +79,9 @@ fn main() {
         let run = || -> Result<(Capture, lrugen::sim::RunResult), Box<dyn std::error::Error>> {
             let c = Capture::load(&p)?;
             let ops = c.ops()?;
-            let profile = model::profile_for_release(&c.run.kernel_release);
-            let mut settings = c.settings.clone();
+            let profile = profile_of(&c.run.kernel_release);
+            // as the fidelity checks configure it: a guest with no memcg limit gets its zones
+            let mut settings = fidelity::settings_of(&c.settings, &c.run);
             settings.model_capacity_pages = c.run.model_capacity_for(&ops).max(1);
             let cfg = model::config(&settings, profile)?;
             let m = model::run_at(&ops, &cfg, &c.layout(&ops))?;
@@ -75,7 +94,7 @@ fn main() {
         println!(
             "{name} ({}; the model as {})",
             c.run.kernel_release,
-            model::profile_for_release(&c.run.kernel_release).name()
+            profile_of(&c.run.kernel_release).name()
         );
         println!("  {:32} {:>10} {:>10}", "counter", "kernel", "model");
         println!("  {:32} {:>10} {:>10}", "misses", c.run.misses, m.misses);
