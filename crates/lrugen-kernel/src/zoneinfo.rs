@@ -4,7 +4,7 @@
 //! (`lrugen kernel --memcg-max max`) had them before the workload started; the model's machine
 //! is built from them ([`crate::model::config`], docs/global-pressure.md).
 
-use lrugen::mm::node::{ZoneBoot, ZoneType};
+use lrugen::mm::node::{PcpBoot, ZoneBoot, ZoneType};
 use serde::{Deserialize, Serialize};
 
 /// One zone of `/proc/zoneinfo`.
@@ -28,6 +28,22 @@ pub struct ZoneInfo {
     pub protection: Vec<u64>,
     /// Free pages on the per-CPU lists (`count:` of its pagesets, all CPUs), not in `free`.
     pub pcp: u64,
+    /// CPUs whose pageset is listed (`cpu: N` lines).
+    #[serde(default)]
+    pub pcp_cpus: u32,
+    /// The last pageset's `high:`, `batch:`, `high_min:` and `high_max:` (the last two printed
+    /// from 6.13 on; 0 where not printed).
+    #[serde(default)]
+    pub pcp_high: u64,
+    /// See [`Self::pcp_high`].
+    #[serde(default)]
+    pub pcp_batch: u64,
+    /// See [`Self::pcp_high`].
+    #[serde(default)]
+    pub pcp_high_min: u64,
+    /// See [`Self::pcp_high`].
+    #[serde(default)]
+    pub pcp_high_max: u64,
     /// Pages on its anon LRU lists (`nr_zone_inactive_anon` + `nr_zone_active_anon`).
     #[serde(default)]
     pub lru_anon: u64,
@@ -53,18 +69,49 @@ impl ZoneInfo {
     }
 
     /// How the model's zone starts: the pages the kernel used (managed less free, less the free
-    /// pages of the per-CPU lists, which are the workload's to allocate and which the kernel
-    /// drains under pressure), its watermarks, and its reserve against the allocations of user
-    /// pages (`lowmem_reserve[ZONE_MOVABLE]`). Counting the per-CPU pages as used (1,400 pages,
-    /// 3 % of the 256 MiB guest's free memory) had the model reclaim 10-40 % more than the
-    /// kernel on every global-pressure fixture and swap out 40 times as much on 7.2 classic.
+    /// pages of the per-CPU lists, which are the workload's to allocate), its watermarks, its
+    /// reserve against the allocations of user pages (`lowmem_reserve[ZONE_MOVABLE]`), and its
+    /// per-CPU list ([`Self::pcp_boot`]), whose pages the watermark checks do not count. Counting
+    /// the per-CPU pages as used (1,400 pages, 3 % of the 256 MiB guest's free memory) had the
+    /// model reclaim 10-40 % more than the kernel on every global-pressure fixture and swap out
+    /// 40 times as much on 7.2 classic.
     pub fn boot(&self) -> ZoneBoot {
         ZoneBoot {
             used: self.managed.saturating_sub(self.free + self.pcp),
             wmark: Some([self.min, self.low, self.high]),
             lowmem_reserve: Some(self.protection.get(ZoneType::Movable as usize).copied().unwrap_or(0)),
             shmem: 0,
+            pcp: self.pcp_boot(),
         }
+    }
+
+    /// The zone's per-CPU list as the guest had it ([`lrugen::mm::node::Pcp`]), where the guest
+    /// has one CPU (the model keeps one list per zone) and a managed zone: its count, `high` and
+    /// `batch`, and `high_min` and `high_max` as printed (7.2) or as `zone_highsize` computes them
+    /// (6.12 prints neither): the low watermark, and an eighth of the managed pages, each at least
+    /// `batch << 2`, on the one CPU. (The kernel computed `high_max` from the pages managed when
+    /// it set the lists up: on 7.2, 3,888 where an eighth of the managed pages now is 4,156; a
+    /// bound the list's `high` reaches only in a long run of allocations.)
+    pub fn pcp_boot(&self) -> Option<PcpBoot> {
+        if self.pcp_cpus != 1 || self.managed == 0 {
+            return None;
+        }
+        let floor = self.pcp_batch << 2;
+        let (high_min, high_max) = if self.pcp_high_max > 0 {
+            (self.pcp_high_min, self.pcp_high_max)
+        } else if self.pcp_high == 0 {
+            // a list that is off (a small zone: DMA's)
+            (0, 0)
+        } else {
+            (self.low.max(floor), (self.managed / 8).max(floor))
+        };
+        Some(PcpBoot {
+            count: self.pcp,
+            high: self.pcp_high,
+            high_min,
+            high_max,
+            batch: self.pcp_batch,
+        })
     }
 }
 
@@ -162,6 +209,14 @@ pub fn parse(text: &str) -> Result<Vec<ZoneInfo>, String> {
                 z.pcp += value.parse::<u64>().map_err(|_| bad("'count: N'"))?;
                 continue;
             }
+            "cpu:" => {
+                z.pcp_cpus += 1;
+                continue;
+            }
+            "high:" => &mut z.pcp_high,
+            "batch:" => &mut z.pcp_batch,
+            "high_min:" => &mut z.pcp_high_min,
+            "high_max:" => &mut z.pcp_high_max,
             _ => continue,
         };
         *slot = value.parse().map_err(|_| bad(&format!("'{key} N'")))?;
@@ -218,6 +273,39 @@ mod tests {
         assert_eq!((b.used, b.wmark, b.lowmem_reserve), (32, Some([34, 42, 50]), Some(181)));
         // the per-CPU lists' free pages are free for the workload
         assert_eq!(z[1].boot().used, 50_601 - 41_519 - 1400);
+    }
+
+    /// The per-CPU list of a one-CPU guest: 7.2 prints `high_min` and `high_max` (the node-0
+    /// DMA32 zone of the 7.2 tiering fixtures), 6.12 does not and they are computed; DMA's list
+    /// is off (`high: 0`); a guest of two CPUs gets none (the model keeps one list per zone).
+    #[test]
+    fn the_per_cpu_list_is_read_with_its_bounds() {
+        let v72 = "Node 0, zone    DMA32\n  pages free     20298\n        min      248\n        low      310\n        high     372\n        managed  33252\n        protection: (0, 0, 0, 0, 0)\n  pagesets\n    cpu: 0\n              count:    1908\n              high:     3233\n              batch:    7\n              high_min: 310\n              high_max: 3888\n  vm stats threshold: 2\n";
+        let z = parse(v72).unwrap();
+        let want = PcpBoot {
+            count: 1908,
+            high: 3233,
+            high_min: 310,
+            high_max: 3888,
+            batch: 7,
+        };
+        assert_eq!(z[0].boot().pcp, Some(want));
+        // the watermark line `high 372` is not the list's `high:`
+        assert_eq!((z[0].high, z[0].boot().used), (372, 33_252 - 20_298 - 1908));
+        let v612 = "Node 0, zone    DMA32\n  pages free     25020\n        min      257\n        low      321\n        high     385\n        managed  34363\n  pagesets\n    cpu: 0\n              count: 708\n              high:  1302\n              batch: 7\n";
+        let z = parse(v612).unwrap();
+        let want = PcpBoot {
+            count: 708,
+            high: 1302,
+            high_min: 321,
+            high_max: 34_363 / 8,
+            batch: 7,
+        };
+        assert_eq!(z[0].boot().pcp, Some(want));
+        let dma = parse(TEXT).unwrap();
+        assert_eq!(dma[0].boot().pcp.map(|p| (p.high_min, p.high_max)), Some((0, 0)));
+        let two = v612.replace("    cpu: 0\n", "    cpu: 0\n    cpu: 1\n");
+        assert_eq!(parse(&two).unwrap()[0].boot().pcp, None);
     }
 
     #[test]

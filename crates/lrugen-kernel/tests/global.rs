@@ -40,11 +40,13 @@ const CLOCK: &str = "kswapd's short sleep is 100 ms of the guest's clock, which 
     sleep=off runs at 0.2-1 ms per disk read in calm windows and jumps by seconds elsewhere (the \
     windows' CLOCK_MONOTONIC). The model runs on that clock, each window's time shared evenly over \
     its steps (model::Layout::guest_clock; on GUEST_CLOCK's 10 ms a read, 6.12 classic gave \
-    pageoutrun 166, low 29, high 117, now 135, 125 and 5, within tolerance), but within a window \
+    pageoutrun 166, low 29, high 117, now 123, 117 and 1, within tolerance), but within a window \
     the kernel's reads come in bursts the model does not see: on 7.2 classic the model counts \
-    kswapd_high_wmark_hit_quickly 229 (kernel 46/25; was 464), kswapd_low_wmark_hit_quickly 160 \
-    (229/266; was 43) and pageoutrun 548 (328/330; was 569)";
-const SCAN_SPLIT: &str = "kernel 7,106/9,480, model 4,939 (-30 %/-48 %): the kernel's kswapd scans \
+    kswapd_high_wmark_hit_quickly 162 (kernel 46/25; 229 before the per-CPU free lists, \
+    mm::node::Pcp; 464 before), kswapd_low_wmark_hit_quickly 152 (229/266; 160, 43) and \
+    pageoutrun 479 (328/330; 548, 569)";
+const SCAN_SPLIT: &str = "kernel 7,106/9,480, model 5,606 (-21 %/-41 %; 4,939 before the per-CPU \
+    free lists, mm::node::Pcp): the kernel's kswapd scans \
     almost only file pages (pgscan_file 7,056 of boot 1's 7,106, pgscan_anon 374) and leaves \
     about 2,750 of them unreclaimed, the model scans about 3,890 file pages and reclaims them all, \
     and 1,036 anon pages (40 of them the root's shmem, swapped out). On GUEST_CLOCK (before model::Layout::guest_clock) the total was within tolerance \
@@ -66,8 +68,8 @@ const ROOT_72: &str = "7.2 MGLRU reclaims the root memcg (the guest's boot shmem
 const PG_STEAL_72: &str = "7.2 MGLRU kswapd's reclaimed pages, at the tolerance's edge of two groups \
     the kernel puts 16 % apart: with DAMON_STAT on it reclaims 10,506/10,272, with it off \
     9,089/8,766/9,567/8,317. Every boot within 10 % (or the boots' spread + 2 %) takes at least \
-    9,456 for the first and at most 9,731 for the second; the model reclaims 9,527 (within) and \
-    9,758 at the two groups' layouts, the second 27 above. Both were within before kswapd waited \
+    9,456 for the first and at most 9,731 for the second; the model reclaims 9,530 (within) and \
+    9,766 at the two groups' layouts, the second 35 above. Both were within before kswapd waited \
     for the replayer's scheduler slice (`eevdf_run_to_parity`: 9,536 and 9,712); with the slice \
     and before the replayer's mincore() page (Step::alloc_page_first) they were 9,397 and 9,755. \
     What the DAMON-on group lacks is DAMON's kept pages (the pgscan_kswapd gap above) and \
@@ -80,7 +82,7 @@ const GAPS: &[(&str, &str, &str)] = &[
     (
         "debian-6.12-classic-mixed",
         "pgsteal_kswapd",
-        "kernel 4,297/4,561, model 3,941 (-8 %/-14 %), with its file refaults (812/812, model 699): \
+        "kernel 4,297/4,561, model 4,001 (-7 %/-12 %), with its file refaults (812/812, model 710): \
          the kernel reclaims 13/102 of its boot shmem pages too (the model 40) and frees fewer \
          file pages than it needs for them; which of the kernel's other allocations take the rest \
          is not known",
@@ -88,7 +90,7 @@ const GAPS: &[(&str, &str, &str)] = &[
     (
         "debian-6.12-classic-mixed",
         "workingset_refault_file",
-        "kernel 812/812, model 699 (-14 %): see pgsteal_kswapd",
+        "kernel 812/812, model 710 (-13 %): see pgsteal_kswapd",
     ),
     ("debian-6.12-classic-mixed", "pgscan_kswapd", SCAN_SPLIT),
     ("debian-6.12-mglru-mixed", "pgscan_direct", DIRECT),
@@ -97,10 +99,11 @@ const GAPS: &[(&str, &str, &str)] = &[
     (
         "debian-6.12-mglru-mixed",
         "workingset_refault_file",
-        "kernel 1,316/1,318, model 1,161 (-11.8 %; -9.6 % before the replayer's mincore() page \
+        "kernel 1,316/1,318, model 1,181 (-10.3 %; -11.8 % before the per-CPU free lists, \
+         mm::node::Pcp; -9.6 % before the replayer's mincore() page \
          was modelled, Step::alloc_page_first, which wakes kswapd at the first access below the \
          low watermark instead of at the next page-cache allocation, and ends its short sleeps \
-         sooner): the model's kswapd reclaims 4,990 pages against 5,246/5,118 and its file \
+         sooner): the model's kswapd reclaims 5,054 pages against 5,246/5,118 and its file \
          refaults fall by more than that; which of the kernel's evictions the extra refaults \
          are of has not been traced",
     ),
@@ -112,11 +115,11 @@ const GAPS: &[(&str, &str, &str)] = &[
     (
         "debian-7.2-mglru-mixed",
         "pgscan_kswapd",
-        "kernel 12,672/12,540, model 9,715 (-23 %) while it reclaims 9,527: the \
+        "kernel 12,672/12,540, model 9,712 (-23 %) while it reclaims 9,530: the \
          kernel's kswapd scans 2,166/2,268 pages it does not reclaim, the model's about 160. They \
          are DAMON_STAT's: its kdamond sets PG_young on the pages it samples, which eviction \
          counts as a reference and keeps. The same workload booted with `--damon-stat off` (group \
-         debian-7.2-mglru-mixed-damon-off, four boots) scans 8,476-9,849, and the model's 9,952 \
+         debian-7.2-mglru-mixed-damon-off, four boots) scans 8,476-9,849, and the model's 9,969 \
          is within tolerance there",
     ),
     ("debian-7.2-mglru-mixed-damon-off", "pgsteal_kswapd", PG_STEAL_72),

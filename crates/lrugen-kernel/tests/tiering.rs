@@ -21,29 +21,25 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-const CLASSIC_KSWAPD: &str = "7.2 classic's kswapd scans 65,455 pages against the four boots' \
-    57,220/60,228/58,203/61,192 (+7 % over the largest, +11 % over their mean) for the same \
-    demotions (within 1 %); replayed at each boot's layout the model scans 65,455, 65,944, 68,448 \
-    and 63,537, so no layout brings it in, while 6.12 classic's scans are within 1 % (61,130 against \
-    61,770/60,675). The 6.12 preset on the 7.2 fixtures gives the same counts, so no switch makes \
-    it: what differs is the guest (7.2's node 0 holds 2,400 more pages of its own before the \
-    replay). One traced boot of each kernel (`--ftrace vmscan/mm_vmscan_lru_shrink_inactive`, \
-    the model's own trace of that event at the same layout) shows the passes alike: 6.12 kernel \
-    2,699 passes scanning 60,596 (19,424 activated, 30,548 kept for a second look), model 2,983 \
-    and 61,976 (20,466, 31,014); 7.2 kernel 2,755 and 63,451 (19,726, 32,951: a traced boot \
-    scans above the untraced), model 2,873 and 59,468 (19,860, 29,250), the model running more \
-    passes at priorities 12 to 8 (kswapd runs: pageoutrun 120-140 against the boots' 85-89, \
-    within the 50-event floor on 6.12, 123 against 110/94) and fewer at 3. With the guest's boot \
-    shmem reclaimable (mm::BootShmem) 6.12 classic's scans and both kernels' pageoutrun came \
-    within tolerance; before it, the model's kswapd ran about twice as often as the kernel's and \
-    scanned 20-28 % more. What makes the model's 7.2 kswapd run more often than the kernel's is \
-    not traced. A lead, not tested: the kernel's kswapd reclaims more per run on 7.2 (118 pages \
-    a run against 6.12's 95; the model 87 and 83), and 7.2's per-CPU free lists are larger (node \
-    0's pcp high 3,233 pages against 6.12's 1,302, holding 1,908 against 708 before the replay), \
-    pages that the zone's watermark checks do not count; the model has no per-CPU lists";
-const MGLRU_SCAN: &str = "6.12 MGLRU's kswapd scans 16,452 pages against the four boots' \
+const CLASSIC_KSWAPD: &str = "7.2 classic's kswapd scans 66,340 pages against the four boots' \
+    57,220/60,228/58,203/61,192 (+8 % over the largest, +12 % over their mean) for the same \
+    demotions (within 1 %); replayed at each boot's layout the model scans 66,340, 66,369, 67,566 \
+    and 62,084, while 6.12 classic's scans are within 1 % (61,451 against 61,770/60,675). The \
+    6.12 preset on the 7.2 fixtures gives the same counts, so no switch makes it: what differs is \
+    the guest (7.2's node 0 holds 2,400 more pages of its own before the replay). One traced boot \
+    of each kernel (`--ftrace vmscan/mm_vmscan_lru_shrink_inactive`, the model's own trace of that \
+    event at the same layout, before the per-CPU free lists were modelled) shows the passes alike: \
+    6.12 kernel 2,699 passes scanning 60,596 (19,424 activated, 30,548 kept for a second look), \
+    model 2,983 and 61,976 (20,466, 31,014); 7.2 kernel 2,755 and 63,451 (19,726, 32,951: a \
+    traced boot scans above the untraced), model 2,873 and 59,468 (19,860, 29,250). Then the \
+    model's kswapd also ran more often (pageoutrun 120-140 against the boots' 85-89, 6.12 123 \
+    against 110/94), the extra runs' passes at priorities 12 to 8; with the per-CPU free lists \
+    (mm::node::Pcp, whose pages the watermark checks do not count) it runs as often as the \
+    kernel's (85, 85, 132 and 81 at the four layouts; 6.12 86 and 90), and scans as much as \
+    before: what makes its 7.2 passes scan more is not traced";
+const MGLRU_SCAN: &str = "6.12 MGLRU's kswapd scans 16,380 pages against the four boots' \
     29,735/29,109/30,235 (high) and 16,595 (low) for the same demotions (within 4 %): the kernel is \
-    bimodal here, so the boots' range is the check, and the model is 143 pages (0.9 %) below it. \
+    bimodal here, so the boots' range is the check, and the model is 215 pages (1.3 %) below it. \
     Five more boots of the fixture's command with tracing (2026-12-07, four with ftrace, one with \
     --debugfs-every-window) scanned 29,355, 29,213 and 28,847 (high) and 14,371 and 16,098 (low). \
     Traced (kprobes on try_to_inc_max_seq with its lruvec and seq, \

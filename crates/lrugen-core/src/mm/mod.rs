@@ -619,6 +619,9 @@ pub struct Machine {
     /// With [`MachineConfig::sched_slice_ns`]: when a woken kswapd may take the CPU
     /// ([`crate::reclaim::alloc::run_pending_kswapd`]).
     pub kswapd_due_ns: Option<u64>,
+    /// When `vmstat_update` next decays the per-CPU lists' `high`
+    /// ([`crate::reclaim::alloc::PCP_DECAY_NS`], [`node::Zone::decay_pcp_high`]).
+    pub pcp_decay_due_ns: u64,
     /// The running operation waited for a read (a file page from storage, a swap-in from a
     /// device that is not synchronous): a deferred kswapd runs at its end.
     pub io_waited: bool,
@@ -700,7 +703,7 @@ impl Machine {
     /// Take a frame of zone `zone` of `node` for what the kernel had at boot ([`BootShmem`]):
     /// no allocation event (it was allocated before the workload's counters start).
     pub fn take_boot_frame(&mut self, node: usize, zone: usize) -> Option<FolioId> {
-        let id = self.nodes[node].zones[zone].take(&mut self.folios)?;
+        let id = self.nodes[node].zones[zone].take_buddy(&mut self.folios)?;
         self.folios[id].set(pg::ALLOCATED);
         Some(id)
     }
@@ -773,6 +776,9 @@ impl Machine {
                     }
                     let shmem = b.shmem.min(b.used);
                     z.take_boot(b.used - shmem);
+                    if let Some(pcp) = b.pcp {
+                        z.set_pcp(pcp);
+                    }
                     if shmem > 0 {
                         boot_shmem.push((nid, zi, shmem));
                     }
@@ -833,6 +839,7 @@ impl Machine {
             task_picked_ns: 0,
             kswapd_wait_slice_ns: 0,
             kswapd_due_ns: None,
+            pcp_decay_due_ns: crate::reclaim::alloc::PCP_DECAY_NS,
             io_waited: false,
             in_flight: folio::NIL,
             lru_add: Default::default(),
@@ -2207,7 +2214,7 @@ impl Machine {
             let node = f.node();
             let zone = (0..self.nodes[node].zones.len())
                 .rev()
-                .find(|&z| self.nodes[node].zones[z].free > 0);
+                .find(|&z| self.nodes[node].zones[z].free_frames() > 0);
             let Some(z) = zone else {
                 self.zram_free(slot);
                 self.zram_stats.failed_writes += 1;

@@ -70,6 +70,15 @@ pub struct Zone {
     pub lowmem_reserve: u64,
     /// Pages in use before the workload starts ([`ZoneBoot::used`]): never handed out.
     pub boot_used: u64,
+    /// The zone's per-CPU page list ([`Pcp`]), off unless the zone's boot state gives one.
+    pub pcp: Pcp,
+    /// `ZONE_BELOW_HIGH`: an allocation found the zone at or below its high watermark; the
+    /// per-CPU list then shrinks as pages are freed ([`Pcp`]). Cleared by a free that flushes the
+    /// list with the zone above its high watermark again.
+    pub below_high: bool,
+    /// `ZONE_RECLAIM_ACTIVE`: kswapd is in `balance_pgdat` for this zone (`set_reclaim_active`);
+    /// the per-CPU list then holds at most `batch << 2` pages.
+    pub reclaim_active: bool,
     /// First folio id of this zone (ids are contiguous per zone).
     pub first_folio: FolioId,
     /// Folios of this zone never handed out yet (ids `first_folio + managed - fresh ..`).
@@ -113,9 +122,13 @@ pub struct Node {
 }
 
 impl Node {
-    /// Total free pages.
+    /// Total free pages of the buddy allocator (`NR_FREE_PAGES`: the per-CPU lists' are not in it).
     pub fn free(&self) -> u64 {
         self.zones.iter().map(|z| z.free).sum()
+    }
+    /// Free frames in all: the buddy allocator's and the per-CPU lists' ([`Zone::free_frames`]).
+    pub fn free_frames(&self) -> u64 {
+        self.zones.iter().map(|z| z.free_frames()).sum()
     }
     /// Total managed pages.
     pub fn managed(&self) -> u64 {
@@ -225,8 +238,8 @@ pub fn x86_zones(ram_pages: u64) -> Vec<(ZoneType, u64)> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ZoneBoot {
-    /// Pages in use before the workload starts (managed less free: the kernel's own memory, the
-    /// initramfs, per-CPU lists), never freed.
+    /// Pages in use before the workload starts (managed less free, less the free pages of the
+    /// per-CPU lists: the kernel's own memory, the initramfs), never freed.
     pub used: u64,
     /// min, low and high as the kernel computed them (`__setup_per_zone_wmarks` ran while fewer
     /// pages were managed: the initramfs is freed later), `None`: computed from the managed pages.
@@ -239,6 +252,79 @@ pub struct ZoneBoot {
     /// anon LRU, which reclaim swaps out as `shmem_writeout` does, where the rest of `used`
     /// stays for good (`Kernel::new` puts them on the LRU, [`crate::mm::Machine::boot_shmem`]).
     pub shmem: u64,
+    /// The per-CPU page list as the guest had it (`/proc/zoneinfo`'s pagesets), `None`: no
+    /// per-CPU list (every free page in the buddy allocator's count). Its `count` pages are free
+    /// pages outside [`Self::used`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcp: Option<PcpBoot>,
+}
+
+/// `CONFIG_PCP_BATCH_SCALE_MAX` (Debian's: the default, 5): how far a run of allocations or
+/// frees with no other in between scales the per-CPU list's batch up (`batch << n`).
+pub const PCP_BATCH_SCALE_MAX: u32 = 5;
+
+/// A per-CPU page list's state as `/proc/zoneinfo` prints it (`count`, `high`, `batch`, and from
+/// 6.13 `high_min`, `high_max`; one CPU's: the guests the model is built from have one vCPU).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcpBoot {
+    /// Free pages on the list.
+    pub count: u64,
+    /// `pcp->high`, where auto-tuning left it.
+    pub high: u64,
+    /// `pcp->high_min` (`zone_highsize` of the low watermark).
+    pub high_min: u64,
+    /// `pcp->high_max` (`zone_highsize` of an eighth of the managed pages).
+    pub high_max: u64,
+    /// `pcp->batch`.
+    pub batch: u64,
+}
+
+/// One CPU's per-CPU page list of a zone (`struct per_cpu_pages`, `mm/page_alloc.c` of 6.7 and
+/// later, the same in 6.12 and 7.2): order-0 pages freed go onto it and allocations take from it,
+/// refilling it from the buddy allocator a batch at a time when it is empty. Its pages are free
+/// but not in `NR_FREE_PAGES` ([`Zone::free`]), which every watermark check reads. Its `high`
+/// tunes itself: it grows by a batch at each refill while the zone is above its high watermark,
+/// shrinks by the run of frees while the zone is below it (`ZONE_BELOW_HIGH`) and to `batch << 2`
+/// while kswapd reclaims (`ZONE_RECLAIM_ACTIVE`), decays by an eighth a second
+/// ([`Zone::decay_pcp_high`]), and is drained whole when direct reclaim's allocation still fails
+/// (`drain_all_pages`). Large folios (order 9) bypass it in the model (the kernel's THP list,
+/// which holds at most one, is not modelled), and one list stands for the kernel's per
+/// migratetype lists (their count is one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pcp {
+    /// Whether the zone has one ([`ZoneBoot::pcp`]).
+    pub on: bool,
+    /// Free pages on it (`pcp->count`).
+    pub count: u64,
+    /// `pcp->high`.
+    pub high: u64,
+    /// `pcp->high_min`.
+    pub high_min: u64,
+    /// `pcp->high_max`.
+    pub high_max: u64,
+    /// `pcp->batch`.
+    pub batch: u64,
+    /// `pcp->alloc_factor`: doubles the refill batch per refill with no free in between.
+    pub alloc_factor: u32,
+    /// `pcp->free_count`: the run of frees, which sizes a flush.
+    pub free_count: u64,
+}
+
+impl Pcp {
+    /// The list of boot state `b`.
+    pub fn from_boot(b: PcpBoot) -> Pcp {
+        Pcp {
+            on: true,
+            count: b.count,
+            high: b.high,
+            high_min: b.high_min,
+            high_max: b.high_max,
+            batch: b.batch.max(1),
+            alloc_factor: 0,
+            free_count: 0,
+        }
+    }
 }
 
 impl Zone {
@@ -255,6 +341,9 @@ impl Zone {
             wmark,
             lowmem_reserve: 0,
             boot_used: 0,
+            pcp: Pcp::default(),
+            below_high: false,
+            reclaim_active: false,
             first_folio: first,
             fresh: managed,
             free_head: NIL,
@@ -271,22 +360,216 @@ impl Zone {
         self.boot_used += n;
     }
 
-    /// Take one free folio (caller has checked watermarks). `None` if the zone is empty.
+    /// Give the zone its per-CPU list ([`Pcp`]) as the guest had it: its `count` pages move
+    /// out of [`Self::free`] onto the list.
+    pub fn set_pcp(&mut self, b: PcpBoot) {
+        let mut p = Pcp::from_boot(b);
+        p.count = p.count.min(self.free);
+        self.free -= p.count;
+        self.pcp = p;
+    }
+
+    /// Free frames in all: the buddy allocator's ([`Self::free`]) and the per-CPU list's.
+    pub fn free_frames(&self) -> u64 {
+        self.free + self.pcp.count
+    }
+
+    /// Take one free folio (caller has checked watermarks): from the per-CPU list where the
+    /// zone has one (`rmqueue_pcplist`), else from the buddy allocator. `None` if the zone is
+    /// empty.
     pub fn take(&mut self, folios: &mut Folios) -> Option<FolioId> {
+        if self.pcp.on {
+            if !self.pcp_take() {
+                return None;
+            }
+        } else {
+            if self.free == 0 {
+                return None;
+            }
+            self.free -= 1;
+        }
+        Some(self.pop(folios))
+    }
+
+    /// Take one free folio from the buddy allocator, bypassing the per-CPU list (the guest's
+    /// boot memory, which was allocated before the list held what it holds). `None` if empty.
+    pub fn take_buddy(&mut self, folios: &mut Folios) -> Option<FolioId> {
         if self.free == 0 {
             return None;
         }
         self.free -= 1;
+        Some(self.pop(folios))
+    }
+
+    /// The per-CPU list's side of an order-0 allocation (`rmqueue_pcplist`): the free run
+    /// halves; an empty list is refilled from the buddy allocator (`nr_pcp_alloc`,
+    /// `rmqueue_bulk`); one page leaves it. False if the zone has no free page.
+    fn pcp_take(&mut self) -> bool {
+        self.pcp.free_count >>= 1;
+        if self.pcp.count == 0 {
+            let want = self.nr_pcp_alloc();
+            let got = want.min(self.free);
+            self.free -= got;
+            self.pcp.count += got;
+            if got == 0 {
+                return false;
+            }
+        }
+        self.pcp.count -= 1;
+        true
+    }
+
+    /// `nr_pcp_alloc` for order 0: how many pages a refill takes from the buddy allocator.
+    fn nr_pcp_alloc(&mut self) -> u64 {
+        let p = &mut self.pcp;
+        let base = p.batch;
+        p.high = p.high.clamp(p.high_min, p.high_max.max(p.high_min));
+        let mut high = p.high;
+        // a list that is off or still the boot pageset
+        if high < base {
+            return 1;
+        }
+        let mut batch = base << p.alloc_factor;
+        // with a larger high the next refills need not come
+        if p.high_min != p.high_max && !self.below_high {
+            high = (high + batch).min(p.high_max);
+            p.high = high;
+        }
+        let max_nr_alloc = high.saturating_sub(p.count + base).max(base);
+        // a run of allocations with no free between doubles the batch
+        if batch <= max_nr_alloc && p.alloc_factor < PCP_BATCH_SCALE_MAX {
+            p.alloc_factor += 1;
+        }
+        batch = batch.min(max_nr_alloc);
+        batch
+    }
+
+    /// `nr_pcp_high`: the count at which a free flushes the list, adjusting `pcp->high` as the
+    /// zone's state asks (no high-order frees in the model: `free_high` is never set).
+    fn nr_pcp_high(&mut self) -> u64 {
+        let (below_high, reclaim_active) = (self.below_high, self.reclaim_active);
+        let p = &mut self.pcp;
+        let batch = p.batch;
+        let high = p.high.clamp(p.high_min, p.high_max.max(p.high_min));
+        p.high = high;
+        if high == 0 {
+            return 0;
+        }
+        if reclaim_active {
+            let free_count = p.free_count.max(batch);
+            p.high = high.saturating_sub(free_count).max(p.high_min);
+            return (batch << 2).min(p.high);
+        }
+        if p.high_min == p.high_max {
+            return high;
+        }
+        if below_high {
+            let free_count = p.free_count.max(batch);
+            p.high = high.saturating_sub(free_count).max(p.high_min);
+            p.count.max(p.high_min)
+        } else {
+            if p.count >= high {
+                // large enough to hold a batch of freed pages
+                let need = p.free_count + batch;
+                if p.high < need {
+                    p.high = need.clamp(p.high_min, p.high_max);
+                }
+            }
+            high
+        }
+    }
+
+    /// `nr_pcp_free`: how many pages a flush gives back to the buddy allocator.
+    fn nr_pcp_free(&self, high: u64) -> u64 {
+        let batch = self.pcp.batch;
+        // a list that is off or still the boot pageset
+        if high < batch {
+            return 1;
+        }
+        // the run of frees, at least a batch, leaving at least a batch (`clamp_t`: the upper
+        // bound wins when they cross)
+        self.pcp.free_count.max(batch).min(high - batch)
+    }
+
+    /// The per-CPU list's side of an order-0 free (`free_frozen_page_commit`): the page goes onto
+    /// the list; at `nr_pcp_high` a flush moves `nr_pcp_free` pages to the buddy allocator, and a
+    /// zone below its high watermark that is above it again (its reserve included, as
+    /// `zone_watermark_ok` checks it) loses `ZONE_BELOW_HIGH`.
+    fn pcp_give(&mut self) {
+        let batch = self.pcp.batch;
+        self.pcp.alloc_factor >>= 1;
+        self.pcp.count += 1;
+        if self.pcp.free_count < batch << PCP_BATCH_SCALE_MAX {
+            self.pcp.free_count += 1;
+        }
+        let high = self.nr_pcp_high();
+        if self.pcp.count < high {
+            return;
+        }
+        let n = self.nr_pcp_free(high).min(self.pcp.count);
+        self.pcp.count -= n;
+        self.free += n;
+        if self.below_high && self.free > self.wmark[WMARK_HIGH] + self.lowmem_reserve {
+            self.below_high = false;
+        }
+    }
+
+    /// An order-0 page allocated and freed at once through the per-CPU list (the replayer's
+    /// `mincore()` buffer page, [`crate::mm::Machine`]'s `alloc_user_page_and_free`), with no
+    /// frame taken: the list's counts and tuning move as they would. False if the zone has no
+    /// free page.
+    pub fn pcp_take_and_give(&mut self) -> bool {
+        if !self.pcp.on {
+            return self.free > 0;
+        }
+        if !self.pcp_take() {
+            return false;
+        }
+        self.pcp_give();
+        true
+    }
+
+    /// `decay_pcp_high` (from `vmstat_update`, every `sysctl_stat_interval`): `high` falls by an
+    /// eighth (at most to the count less a full batch, at least to `high_min`), and what the list
+    /// holds above it goes back to the buddy allocator.
+    pub fn decay_pcp_high(&mut self) {
+        if !self.pcp.on {
+            return;
+        }
+        let p = &mut self.pcp;
+        if p.high > p.high_min {
+            p.high = p
+                .count
+                .saturating_sub(p.batch << PCP_BATCH_SCALE_MAX)
+                .max(p.high - (p.high >> 3))
+                .max(p.high_min);
+        }
+        let n = p.count.saturating_sub(p.high);
+        p.count -= n;
+        self.free += n;
+    }
+
+    /// `drain_all_pages` of this zone: every page of its per-CPU list back to the buddy
+    /// allocator. Returns how many.
+    pub fn drain_pcp(&mut self) -> u64 {
+        let n = self.pcp.count;
+        self.pcp.count = 0;
+        self.free += n;
+        n
+    }
+
+    /// Pop a frame off the free frames (one exists: the caller has counted it out).
+    fn pop(&mut self, folios: &mut Folios) -> FolioId {
         if self.free_head != NIL {
             let id = self.free_head;
             self.free_head = folios[id].next;
             folios[id].next = NIL;
-            Some(id)
+            id
         } else if self.fresh > 0 {
             let id = self.first_folio + (self.managed - self.fresh) as FolioId;
             self.fresh -= 1;
             folios.materialize(id, self.node, self.zidx);
-            Some(id)
+            id
         } else {
             // only free blocks left: break one (`expand`), its other frames to the free list
             let head = self.block_head;
@@ -297,7 +580,7 @@ impl Zone {
                 folios[id].next = self.free_head;
                 self.free_head = id;
             }
-            Some(head)
+            head
         }
     }
 
@@ -348,12 +631,17 @@ impl Zone {
         self.free += HUGE_BLOCK;
     }
 
-    /// Return a folio to the free list.
+    /// Return a folio to the free frames: onto the per-CPU list where the zone has one
+    /// (`free_frozen_page_commit`), else to the buddy allocator.
     pub fn give(&mut self, folios: &mut Folios, id: FolioId) {
         folios.reset(id);
         folios[id].next = self.free_head;
         self.free_head = id;
-        self.free += 1;
+        if self.pcp.on {
+            self.pcp_give();
+        } else {
+            self.free += 1;
+        }
     }
 
     /// Whether `id` belongs to this zone.
@@ -419,8 +707,9 @@ mod tests {
 
     proptest! {
         /// Order-0 frames and blocks of 512 never overlap, blocks are aligned, every frame is the
-        /// zone's, and the free count is the managed pages less those handed out; an allocation
-        /// fails only when nothing (order 0) or no block (order 9) is left.
+        /// zone's, and the free frames (the buddy allocator's and the per-CPU list's, where the
+        /// zone has one) are the managed pages less those handed out; an allocation fails only
+        /// when nothing (order 0) or no block (order 9) is left.
         #[test]
         fn frames_and_blocks_are_handed_out_once(
             first in 0u32..1500,
@@ -431,8 +720,13 @@ mod tests {
                 1 => Just(ZoneOp::TakeBlock),
                 1 => (0usize..10).prop_map(ZoneOp::GiveBlock),
             ], 0..400),
+            pcp in proptest::option::of((0u64..50, 0u64..600, 1u64..16)),
         ) {
             let (mut z, mut t) = zone_at(first, managed);
+            // with a per-CPU list (its boot count, a high, a batch): its pages are free frames
+            if let Some((count, high, batch)) = pcp {
+                z.set_pcp(PcpBoot { count, high, high_min: high.min(100), high_max: high, batch });
+            }
             let mut small: Vec<FolioId> = Vec::new();
             let mut blocks: Vec<FolioId> = Vec::new();
             let mut owned = std::collections::BTreeSet::new();
@@ -444,7 +738,10 @@ mod tests {
                             prop_assert!(owned.insert(id), "frame {} handed out twice", id);
                             small.push(id);
                         }
-                        None => prop_assert_eq!(owned.len() as u64, managed),
+                        None => {
+                            prop_assert_eq!(owned.len() as u64, managed);
+                            prop_assert_eq!(z.free_frames(), 0);
+                        }
                     },
                     ZoneOp::Give(i) => {
                         if !small.is_empty() {
@@ -465,8 +762,10 @@ mod tests {
                         }
                         None => {
                             // no free aligned block anywhere: every aligned block of the zone has
-                            // a frame handed out, or a frame on the order-0 free list
-                            prop_assert!(z.block_head == NIL);
+                            // a frame handed out, or a frame on the order-0 free list; or the
+                            // buddy allocator has fewer than a block's pages, the per-CPU list
+                            // holding the rest
+                            prop_assert!(z.block_head == NIL || z.free < HUGE_BLOCK);
                         }
                     },
                     ZoneOp::GiveBlock(i) => {
@@ -479,9 +778,142 @@ mod tests {
                         }
                     }
                 }
-                prop_assert_eq!(z.free, managed - owned.len() as u64);
+                prop_assert_eq!(z.free_frames(), managed - owned.len() as u64);
             }
         }
+    }
+
+    /// A zone of 10,000 frames with the 7.2 guest's node-0 per-CPU list (batch 7, high_min 310,
+    /// high_max 3,888), empty, and that zone's watermarks (min 248, low 310, high 372).
+    fn pcp_zone(high: u64) -> (Zone, Folios) {
+        let (mut z, t) = zone_at(0, 10_000);
+        z.wmark = [248, 310, 372, 434];
+        z.set_pcp(PcpBoot {
+            count: 0,
+            high,
+            high_min: 310,
+            high_max: 3_888,
+            batch: 7,
+        });
+        (z, t)
+    }
+
+    #[test]
+    fn a_run_of_allocations_refills_the_list_in_doubling_batches() {
+        // nr_pcp_alloc: each refill with no free in between doubles the batch (alloc_factor, up
+        // to CONFIG_PCP_BATCH_SCALE_MAX = 5: 7 << 5 = 224), and a zone above its high watermark
+        // grows pcp->high by the batch each time
+        let (mut z, mut t) = pcp_zone(310);
+        let mut refills = Vec::new();
+        for n in 1..=1_000u64 {
+            let before = z.free;
+            z.take(&mut t).unwrap();
+            if z.free != before {
+                refills.push(before - z.free);
+            }
+            // every frame is free in the buddy allocator, on the list, or handed out
+            assert_eq!(z.free + z.pcp.count + n, 10_000);
+        }
+        assert_eq!(&refills[..7], &[7, 14, 28, 56, 112, 224, 224]);
+        assert!(z.pcp.high > 310 && z.pcp.high <= 3_888, "high grew: {}", z.pcp.high);
+        // the watermark checks see only the buddy allocator's pages
+        assert!(z.free < 10_000 - 1_000);
+    }
+
+    #[test]
+    fn a_run_of_frees_flushes_at_high_by_the_run_s_length() {
+        let (mut z, mut t) = pcp_zone(310);
+        let ids: Vec<FolioId> = (0..6_000).map(|_| z.take(&mut t).unwrap()).collect();
+        let high = z.pcp.high;
+        assert_eq!(high, 3_888, "a long run of refills takes high to high_max");
+        let (free0, count0) = (z.free, z.pcp.count);
+        let mut flushes = Vec::new();
+        for &id in &ids {
+            let before = z.free;
+            z.give(&mut t, id);
+            if z.free != before {
+                flushes.push((z.free - before, z.pcp.count));
+            }
+        }
+        assert_eq!(z.free + z.pcp.count, free0 + count0 + 6_000);
+        // nr_pcp_free: the run of frees (at most batch << 5 = 224), within [batch, high - batch];
+        // the list is flushed first when it reaches pcp->high, which a zone above its high
+        // watermark keeps
+        assert!(!flushes.is_empty());
+        assert_eq!(flushes[0].0, 224, "{flushes:?}");
+        assert!(flushes.iter().all(|&(_, c)| c < high), "{flushes:?}, high {high}");
+    }
+
+    #[test]
+    fn while_kswapd_reclaims_the_list_holds_four_batches() {
+        // ZONE_RECLAIM_ACTIVE: nr_pcp_high returns min(batch << 2, pcp->high) and lowers
+        // pcp->high by the run of frees, down to high_min
+        let (mut z, mut t) = pcp_zone(1_000);
+        let ids: Vec<FolioId> = (0..200).map(|_| z.take(&mut t).unwrap()).collect();
+        z.drain_pcp();
+        z.reclaim_active = true;
+        for &id in &ids {
+            z.give(&mut t, id);
+            assert!(z.pcp.count < 28, "count {}", z.pcp.count);
+        }
+        assert_eq!(z.pcp.high, 310, "lowered to high_min");
+    }
+
+    #[test]
+    fn below_the_high_watermark_the_list_shrinks_as_pages_are_freed() {
+        // ZONE_BELOW_HIGH: each free lowers pcp->high by the run of frees (to high_min), and a
+        // flush that leaves the zone above its high watermark clears the flag
+        let (mut z, mut t) = pcp_zone(2_000);
+        let ids: Vec<FolioId> = (0..9_800).map(|_| z.take(&mut t).unwrap()).collect();
+        z.drain_pcp();
+        assert!(z.free < 372);
+        z.below_high = true;
+        let mut cleared_at = None;
+        for (i, &id) in ids.iter().enumerate() {
+            z.give(&mut t, id);
+            if cleared_at.is_none() && !z.below_high {
+                cleared_at = Some(i);
+                assert!(z.free > 372, "cleared above the high watermark only: {}", z.free);
+            }
+        }
+        assert!(cleared_at.is_some());
+        assert!(z.pcp.high < 2_000);
+    }
+
+    #[test]
+    fn decay_takes_an_eighth_of_high_and_drain_empties_the_list() {
+        let (mut z, mut t) = pcp_zone(2_000);
+        let ids: Vec<FolioId> = (0..1_500).map(|_| z.take(&mut t).unwrap()).collect();
+        for &id in &ids {
+            z.give(&mut t, id);
+        }
+        let (high, count, free) = (z.pcp.high, z.pcp.count, z.free);
+        z.decay_pcp_high();
+        // decay_pcp_high: max3(count - (batch << 5), high - high / 8, high_min)
+        let want = count.saturating_sub(224).max(high - high / 8).max(310);
+        assert_eq!(z.pcp.high, want);
+        assert_eq!(z.pcp.count, count.min(want));
+        assert_eq!(z.free + z.pcp.count, free + count);
+        let n = z.drain_pcp();
+        assert_eq!((z.pcp.count, z.free), (0, free + count));
+        assert_eq!(n, count.min(want));
+    }
+
+    #[test]
+    fn a_disabled_list_passes_every_page_through() {
+        // DMA's list: high 0 (high_min = high_max = 0): a refill of one page, a flush of one
+        let (mut z, mut t) = zone_at(0, 100);
+        z.set_pcp(PcpBoot {
+            count: 0,
+            high: 0,
+            high_min: 0,
+            high_max: 0,
+            batch: 1,
+        });
+        let a = z.take(&mut t).unwrap();
+        assert_eq!((z.free, z.pcp.count), (99, 0));
+        z.give(&mut t, a);
+        assert_eq!((z.free, z.pcp.count), (100, 0));
     }
 
     #[test]

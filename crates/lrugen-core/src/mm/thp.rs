@@ -9,7 +9,7 @@
 
 use super::folio::{pg, FolioId, NIL};
 use super::memcg::MemcgId;
-use super::node::{ZoneType, WMARK_LOW};
+use super::node::{ZoneType, WMARK_HIGH, WMARK_LOW};
 use super::vm::{pmd_trans_huge, pte, vmf, MmStruct, Vma, PMD_HUGE, PMD_NONE, PTRS_PER_PTE};
 use super::vmstat::Stat;
 use super::Machine;
@@ -177,9 +177,14 @@ pub fn alloc_anon_thp(m: &mut Machine, node: usize, memcg: MemcgId) -> Result<Fo
     let mut got = None;
     'nodes: for n in crate::reclaim::vmscan::node_order(m, node).iter() {
         for zi in (0..m.nodes[n].zones.len()).rev() {
-            let z = &m.nodes[n].zones[zi];
+            let z = &mut m.nodes[n].zones[zi];
             // __zone_watermark_ok: free less the block's pages but one above the mark + reserve
-            if z.free < nr || z.free - (nr - 1) <= z.wmark(WMARK_LOW) + z.lowmem_reserve {
+            let above = |z: &super::node::Zone, mark: u64| z.free >= nr && z.free - (nr - 1) > mark + z.lowmem_reserve;
+            // get_page_from_freelist marks a zone found at or below its high watermark
+            if z.pcp.on && !z.below_high && !above(z, z.wmark(WMARK_HIGH)) {
+                z.below_high = true;
+            }
+            if !above(z, z.wmark(WMARK_LOW)) {
                 continue;
             }
             if let Some(h) = m.nodes[n].zones[zi].take_block(&mut m.folios) {

@@ -12,7 +12,7 @@ use super::vmscan::{self, balance_pgdat, pgdat_balanced, try_to_free_mem_cgroup_
 use super::{Policy, MAX_RECLAIM_RETRIES};
 use crate::mm::folio::{pg, FolioId};
 use crate::mm::memcg::{MemcgId, OverLimit};
-use crate::mm::node::{WMARK_LOW, WMARK_MIN};
+use crate::mm::node::{WMARK_HIGH, WMARK_LOW, WMARK_MIN};
 use crate::mm::vm::{pmd_is_table, pte, vmf, MmStruct, Vma, PMD_NONE, PMD_YOUNG, PTRS_PER_PTE};
 use crate::mm::vmstat::Stat;
 use crate::mm::Machine;
@@ -37,9 +37,19 @@ impl std::fmt::Display for AllocError {
 
 /// `get_page_from_freelist`'s zone: the first, in the zonelist's order (nodes from the
 /// preferred one, each node's zones from the highest `gfp` allows down), above watermark `mark`.
-fn zone_above(m: &Machine, nodes: vmscan::NodeOrder, mark: usize, gfp: GfpZone) -> Option<(usize, usize)> {
+/// A zone found at or below its high watermark on the way is marked `ZONE_BELOW_HIGH` (its
+/// per-CPU list then shrinks as pages are freed, [`crate::mm::node::Pcp`]); one above it is
+/// taken at once, as the kernel does before it checks `mark`.
+fn zone_above(m: &mut Machine, nodes: vmscan::NodeOrder, mark: usize, gfp: GfpZone) -> Option<(usize, usize)> {
     for n in nodes.iter() {
         for zi in (0..=gfp.highest_zone(m, n)).rev() {
+            if m.nodes[n].zones[zi].pcp.on && !m.nodes[n].zones[zi].below_high {
+                let high = m.nodes[n].zones[zi].wmark(WMARK_HIGH);
+                if m.zone_watermark_ok(n, zi, high) {
+                    return Some((n, zi));
+                }
+                m.nodes[n].zones[zi].below_high = true;
+            }
             let w = m.nodes[n].zones[zi].wmark(mark);
             if m.zone_watermark_ok(n, zi, w) {
                 return Some((n, zi));
@@ -48,6 +58,30 @@ fn zone_above(m: &Machine, nodes: vmscan::NodeOrder, mark: usize, gfp: GfpZone) 
     }
     None
 }
+
+/// `drain_all_pages`: the per-CPU lists of every zone back to the buddy allocator (direct
+/// reclaim's allocation that still fails after reclaim, `__alloc_pages_direct_reclaim`).
+/// Returns the pages drained.
+fn drain_all_pages(m: &mut Machine) -> u64 {
+    m.nodes
+        .iter_mut()
+        .flat_map(|n| n.zones.iter_mut())
+        .map(|z| z.drain_pcp())
+        .sum()
+}
+
+/// `decay_pcp_high` of every zone's per-CPU list once per [`PCP_DECAY_NS`] of virtual time
+/// (`vmstat_update`'s period, `sysctl_stat_interval`), seen at the next allocation.
+#[cold]
+fn decay_pcp_lists(m: &mut Machine) {
+    for z in m.nodes.iter_mut().flat_map(|n| n.zones.iter_mut()) {
+        z.decay_pcp_high();
+    }
+    m.pcp_decay_due_ns = m.now_ns + PCP_DECAY_NS;
+}
+
+/// `sysctl_stat_interval` (`HZ`): how often `vmstat_update` decays the per-CPU lists, ns.
+pub const PCP_DECAY_NS: u64 = 1_000_000_000;
 
 /// `wakeup_kswapd`: wake kswapd on `node` unless it is balanced or has failed too often; it runs
 /// here and now unless the engine runs it as a task ([`Machine::kswapd_async`]). A wakeup during
@@ -194,6 +228,9 @@ pub fn alloc_frame<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result
 /// free list is left as it was).
 pub fn alloc_user_page_and_free<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result<(), AllocError> {
     let (n, zi) = alloc_zone(m, p, node, GfpZone::Normal)?;
+    if !m.nodes[n].zones[zi].pcp_take_and_give() {
+        return Err(AllocError::NoMemory);
+    }
     let kind = m.nodes[n].zones[zi].kind;
     m.count_vm_events(crate::mm::pgalloc_stat(kind), 1);
     m.count_vm_events(Stat::Pgfree, 1);
@@ -205,6 +242,9 @@ pub fn alloc_user_page_and_free<P: Policy>(m: &mut Machine, p: &mut P, node: usi
 fn alloc_zone<P: Policy>(m: &mut Machine, p: &mut P, node: usize, gfp: GfpZone) -> Result<(usize, usize), AllocError> {
     if m.cfg.kswapd_sleep && !m.kswapd_async {
         kswapd_short_sleeps_end(m, p);
+    }
+    if m.now_ns >= m.pcp_decay_due_ns {
+        decay_pcp_lists(m);
     }
     let nodes = vmscan::node_order(m, node);
     if let Some(z) = zone_above(m, nodes, WMARK_LOW, gfp) {
@@ -222,6 +262,12 @@ fn alloc_zone<P: Policy>(m: &mut Machine, p: &mut P, node: usize, gfp: GfpZone) 
         let progress = try_to_free_pages(m, p, node, gfp) > 0;
         if let Some(z) = zone_above(m, nodes, WMARK_MIN, gfp) {
             return Ok(z);
+        }
+        // pages held on the per-CPU lists: drain them and try once more
+        if progress && drain_all_pages(m) > 0 {
+            if let Some(z) = zone_above(m, nodes, WMARK_MIN, gfp) {
+                return Ok(z);
+            }
         }
         if progress {
             no_progress = 0;
@@ -243,7 +289,7 @@ fn alloc_zone<P: Policy>(m: &mut Machine, p: &mut P, node: usize, gfp: GfpZone) 
 fn zone_with_any(m: &Machine, nodes: vmscan::NodeOrder, gfp: GfpZone) -> Option<(usize, usize)> {
     for n in nodes.iter() {
         for zi in (0..=gfp.highest_zone(m, n)).rev() {
-            if m.nodes[n].zones[zi].free > 0 {
+            if m.nodes[n].zones[zi].free_frames() > 0 {
                 return Some((n, zi));
             }
         }

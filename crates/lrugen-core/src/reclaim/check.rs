@@ -163,7 +163,7 @@ pub fn check_invariants<P: Policy>(m: &Machine, p: &P) -> Result<(), String> {
     // less what the kernel used before the workload (`MachineConfig::zone_boot`)
     let boot: u64 = m.nodes.iter().flat_map(|nd| nd.zones.iter()).map(|z| z.boot_used).sum();
     let total = m.cfg.total_pages() - boot;
-    let free: u64 = m.nodes.iter().map(|nd| nd.free()).sum();
+    let free: u64 = m.nodes.iter().map(|nd| nd.free_frames()).sum();
     if free + allocated != total {
         return Err(format!("free {free} + allocated {allocated} != total {total}"));
     }

@@ -729,6 +729,12 @@ fn in_kswapd_ctx<R>(m: &mut Machine, f: impl FnOnce(&mut Machine) -> R) -> R {
 pub fn balance_pgdat_begin(m: &mut Machine, node: usize) -> KswapdRun {
     let highest = m.nodes[node].kswapd_highest_zoneidx.min(m.nodes[node].zones.len() - 1);
     m.count_vm_events(Stat::Pageoutrun, 1);
+    // set_reclaim_active: the zones' per-CPU lists hold little while kswapd reclaims
+    for z in m.nodes[node].zones.iter_mut().take(highest + 1) {
+        if z.managed > 0 {
+            z.reclaim_active = true;
+        }
+    }
     KswapdRun {
         node,
         highest,
@@ -786,6 +792,10 @@ pub fn balance_pgdat_end<P: Policy>(m: &mut Machine, p: &mut P, run: KswapdRun) 
         }
         p.snapshot_refaults(m, ROOT_MEMCG, node);
         m.nodes[node].kswapd_woken = false;
+        // clear_reclaim_active
+        for z in m.nodes[node].zones.iter_mut() {
+            z.reclaim_active = false;
+        }
     });
     run.sc.nr_reclaimed
 }
