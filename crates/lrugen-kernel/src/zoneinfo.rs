@@ -281,27 +281,22 @@ mod tests {
     #[test]
     fn the_per_cpu_list_is_read_with_its_bounds() {
         let v72 = "Node 0, zone    DMA32\n  pages free     20298\n        min      248\n        low      310\n        high     372\n        managed  33252\n        protection: (0, 0, 0, 0, 0)\n  pagesets\n    cpu: 0\n              count:    1908\n              high:     3233\n              batch:    7\n              high_min: 310\n              high_max: 3888\n  vm stats threshold: 2\n";
-        let z = parse(v72).unwrap();
-        let want = PcpBoot {
-            count: 1908,
-            high: 3233,
-            high_min: 310,
-            high_max: 3888,
-            batch: 7,
+        let list = |count, high, high_min, high_max| {
+            Some(PcpBoot {
+                count,
+                high,
+                high_min,
+                high_max,
+                batch: 7,
+            })
         };
-        assert_eq!(z[0].boot().pcp, Some(want));
+        let z = parse(v72).unwrap();
+        assert_eq!(z[0].boot().pcp, list(1908, 3233, 310, 3888));
         // the watermark line `high 372` is not the list's `high:`
         assert_eq!((z[0].high, z[0].boot().used), (372, 33_252 - 20_298 - 1908));
         let v612 = "Node 0, zone    DMA32\n  pages free     25020\n        min      257\n        low      321\n        high     385\n        managed  34363\n  pagesets\n    cpu: 0\n              count: 708\n              high:  1302\n              batch: 7\n";
         let z = parse(v612).unwrap();
-        let want = PcpBoot {
-            count: 708,
-            high: 1302,
-            high_min: 321,
-            high_max: 34_363 / 8,
-            batch: 7,
-        };
-        assert_eq!(z[0].boot().pcp, Some(want));
+        assert_eq!(z[0].boot().pcp, list(708, 1302, 321, 34_363 / 8));
         let dma = parse(TEXT).unwrap();
         assert_eq!(dma[0].boot().pcp.map(|p| (p.high_min, p.high_max)), Some((0, 0)));
         let two = v612.replace("    cpu: 0\n", "    cpu: 0\n    cpu: 1\n");
