@@ -91,7 +91,9 @@ impl ZoneInfo {
     /// (6.12 prints neither): the low watermark, and an eighth of the managed pages, each at least
     /// `batch << 2`, on the one CPU. (The kernel computed `high_max` from the pages managed when
     /// it set the lists up: on 7.2, 3,888 where an eighth of the managed pages now is 4,156; a
-    /// bound the list's `high` reaches only in a long run of allocations.)
+    /// bound the list's `high` reaches only in a long run of allocations.) A `high` of 0 is a list
+    /// not used yet, not one that is off: 7.2's DMA prints `high: 0` with `high_min` 37 and
+    /// `high_max` 480, and the first refill raises `high` to `high_min`.
     pub fn pcp_boot(&self) -> Option<PcpBoot> {
         if self.pcp_cpus != 1 || self.managed == 0 {
             return None;
@@ -99,9 +101,6 @@ impl ZoneInfo {
         let floor = self.pcp_batch << 2;
         let (high_min, high_max) = if self.pcp_high_max > 0 {
             (self.pcp_high_min, self.pcp_high_max)
-        } else if self.pcp_high == 0 {
-            // a list that is off (a small zone: DMA's)
-            (0, 0)
         } else {
             (self.low.max(floor), (self.managed / 8).max(floor))
         };
@@ -276,8 +275,8 @@ mod tests {
     }
 
     /// The per-CPU list of a one-CPU guest: 7.2 prints `high_min` and `high_max` (the node-0
-    /// DMA32 zone of the 7.2 tiering fixtures), 6.12 does not and they are computed; DMA's list
-    /// is off (`high: 0`); a guest of two CPUs gets none (the model keeps one list per zone).
+    /// DMA32 zone of the 7.2 tiering fixtures), 6.12 does not and they are computed, also for a
+    /// list not used yet (`high: 0`); a guest of two CPUs gets none (one list per zone).
     #[test]
     fn the_per_cpu_list_is_read_with_its_bounds() {
         let v72 = "Node 0, zone    DMA32\n  pages free     20298\n        min      248\n        low      310\n        high     372\n        managed  33252\n        protection: (0, 0, 0, 0, 0)\n  pagesets\n    cpu: 0\n              count:    1908\n              high:     3233\n              batch:    7\n              high_min: 310\n              high_max: 3888\n  vm stats threshold: 2\n";
@@ -297,8 +296,12 @@ mod tests {
         let v612 = "Node 0, zone    DMA32\n  pages free     25020\n        min      257\n        low      321\n        high     385\n        managed  34363\n  pagesets\n    cpu: 0\n              count: 708\n              high:  1302\n              batch: 7\n";
         let z = parse(v612).unwrap();
         assert_eq!(z[0].boot().pcp, list(708, 1302, 321, 34_363 / 8));
+        // 6.12's DMA: `high: 0` (not used yet), its bounds computed as for any zone
         let dma = parse(TEXT).unwrap();
-        assert_eq!(dma[0].boot().pcp.map(|p| (p.high_min, p.high_max)), Some((0, 0)));
+        assert_eq!(
+            dma[0].boot().pcp.map(|p| (p.high, p.high_min, p.high_max)),
+            Some((0, 42, 480))
+        );
         let two = v612.replace("    cpu: 0\n", "    cpu: 0\n    cpu: 1\n");
         assert_eq!(parse(&two).unwrap()[0].boot().pcp, None);
     }

@@ -31,8 +31,8 @@ const DIRECT: &str = "direct reclaim: the kernel's allocations outrun kswapd (an
     restores the high watermark before the allocation retries, except that on these kernels \
     (`eevdf_run_to_parity`, 6.6) a kswapd woken inside the replayer's 0.75 ms scheduler slice \
     waits for its end (MachineConfig::sched_slice_ns), and the replayer meanwhile reclaims \
-    directly. That gives the classic LRU 26,777 (6.12) and 36,971 (7.2, within tolerance) pages \
-    scanned directly, in 288/237 stalls (9,958/14,224 stolen directly, 6.12's within tolerance, \
+    directly. That gives the classic LRU 26,199 (6.12) and 36,971 (7.2, within tolerance) pages \
+    scanned directly, in 268/237 stalls (9,241/14,224 stolen directly, 6.12's within tolerance, \
     against the kernel's 9,428-9,488/8,178-8,570; before the per-CPU free lists were modelled, \
     mm::node::Pcp, 35,291/39,278 in 336/375 stalls). MGLRU gets only 256/488 in 4/7 stalls: its \
     kswapd is woken less often and seldom inside a slice, while the kernel's kswapd, sharing the \
@@ -51,14 +51,16 @@ const KSWAPD_DOES_DIRECT: &str = "with less direct reclaim than the kernel (DIRE
     LRU more, with stalls of fewer pages) the model's kswapd reclaims a different share of what \
     the kernel splits between kswapd and direct reclaim. The sums agree within 10 % (kernel \
     pgsteal_kswapd + pgsteal_direct against the model's: 6.12 MGLRU 53,053/53,216, 48,389; 7.2 \
-    MGLRU 55,417/55,470, 55,038; 6.12 classic 50,890/50,898, 49,181; 7.2 classic 57,807/57,660, \
-    56,971; pgscan 7.2 MGLRU 76,985/80,155, 73,879; 6.12 classic 147,287/146,988, 144,793; 7.2 \
+    MGLRU 55,417/55,470, 55,038; 6.12 classic 50,890/50,898, 49,039; 7.2 classic 57,807/57,660, \
+    56,971; pgscan 7.2 MGLRU 76,985/80,155, 73,879; 6.12 classic 147,287/146,988, 144,645; 7.2 \
     classic 150,950/150,468, 150,321). The model's kswapd is woken and runs more often \
-    (pageoutrun and kswapd_low_wmark_hit_quickly: 6.12 MGLRU 100 against 28/32, classic 210 and \
+    (pageoutrun and kswapd_low_wmark_hit_quickly: 6.12 MGLRU 100 against 28/32, classic 215 and \
     329 against 71-76 and 158-162; 3-6 times the kernel's before the scheduler slice, 111, 278 \
     and 343 before the per-CPU free lists; the CLOCK gap of tests/global.rs too). 6.12 classic's \
     pgsteal_kswapd, at the edge before the per-CPU lists (-10.1 %), is within tolerance with them \
-    (-5 %)";
+    (-4 %); its pgscan_kswapd moved to the other edge: 118,016 (5 pages inside +10 % of boot 1) \
+    with a list on DMA32 only, 118,446 (430 pages past it) once 6.12's DMA list is active too, \
+    as 7.2's zoneinfo shows it is (`high: 0` there is a list not used yet, with its bounds)";
 const MISSES_612: &str = "6.12 MGLRU: model 25,524 misses against 29,531/29,677 (-14 %), while its \
     anon refaults (25,993 against 24,534/24,254) and pswpout (48,502 against 53,015/53,178) are \
     within tolerance. The kernel's replayer counts about 5,100 misses more than the kernel counts \
@@ -101,6 +103,11 @@ const GAPS: &[(&str, &str, &str)] = &[
     ("debian-7.2-mglru-anon-gauss-ttl0", "pgsteal_kswapd", KSWAPD_DOES_DIRECT),
     // the classic LRU (no TTL: the contrast)
     ("debian-6.12-classic-anon-gauss-ttl1000", "pgscan_direct", DIRECT),
+    (
+        "debian-6.12-classic-anon-gauss-ttl1000",
+        "pgscan_kswapd",
+        KSWAPD_DOES_DIRECT,
+    ),
     ("debian-6.12-classic-anon-gauss-ttl1000", "allocstall", DIRECT),
     (
         "debian-6.12-classic-anon-gauss-ttl1000",
@@ -115,8 +122,8 @@ const GAPS: &[(&str, &str, &str)] = &[
     (
         "debian-6.12-classic-anon-gauss-ttl1000",
         "workingset_refault_anon",
-        "kernel 17,987/17,470, model 26,635 (+50 %) while misses (26,171 against 26,775/27,102) \
-         and pswpout (49,181 against 50,853/50,860) are within tolerance: the model finds a shadow \
+        "kernel 17,987/17,470, model 26,622 (+50 %) while misses (26,157 against 26,775/27,102) \
+         and pswpout (49,039 against 50,853/50,860) are within tolerance: the model finds a shadow \
          entry for more of its swap-ins than 6.12 does (6.12 MGLRU's were 20 % over before the \
          guest's boot shmem was modelled, and are within tolerance now); 7.2 classic's are \
          within tolerance",

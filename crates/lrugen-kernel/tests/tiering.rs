@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 const CLASSIC_KSWAPD: &str = "7.2 classic's kswapd scans 66,340 pages against the four boots' \
     57,220/60,228/58,203/61,192 (+8 % over the largest, +12 % over their mean) for the same \
     demotions (within 1 %); replayed at each boot's layout the model scans 66,340, 66,369, 67,566 \
-    and 62,084, while 6.12 classic's scans are within 1 % (61,451 against 61,770/60,675). The \
+    and 62,084, while 6.12 classic's scans are within 1 % (61,209 against 61,770/60,675). The \
     6.12 preset on the 7.2 fixtures gives the same counts, so no switch makes it: what differs is \
     the guest (7.2's node 0 holds 2,400 more pages of its own before the replay). One traced boot \
     of each kernel (`--ftrace vmscan/mm_vmscan_lru_shrink_inactive`, the model's own trace of that \
@@ -35,7 +35,7 @@ const CLASSIC_KSWAPD: &str = "7.2 classic's kswapd scans 66,340 pages against th
     model's kswapd also ran more often (pageoutrun 120-140 against the boots' 85-89, 6.12 123 \
     against 110/94), the extra runs' passes at priorities 12 to 8; with the per-CPU free lists \
     (mm::node::Pcp, whose pages the watermark checks do not count) it runs as often as the \
-    kernel's (85, 85, 132 and 81 at the four layouts; 6.12 86 and 90), and scans as much as \
+    kernel's (85, 85, 132 and 81 at the four layouts; 6.12 83 and 89), and scans as much as \
     before: what makes its 7.2 passes scan more is not traced";
 const MGLRU_SCAN: &str = "6.12 MGLRU's kswapd scans 16,380 pages against the four boots' \
     29,735/29,109/30,235 (high) and 16,595 (low) for the same demotions (within 4 %): the kernel is \

@@ -312,14 +312,15 @@ pub struct Pcp {
 }
 
 impl Pcp {
-    /// The list of boot state `b`.
+    /// The list of boot state `b` (a `high_max` below `high_min` taken as `high_min`: the
+    /// kernel's `clamp` would not order them either).
     pub fn from_boot(b: PcpBoot) -> Pcp {
         Pcp {
             on: true,
             count: b.count,
             high: b.high,
             high_min: b.high_min,
-            high_max: b.high_max,
+            high_max: b.high_max.max(b.high_min),
             batch: b.batch.max(1),
             alloc_factor: 0,
             free_count: 0,
@@ -423,7 +424,7 @@ impl Zone {
     fn nr_pcp_alloc(&mut self) -> u64 {
         let p = &mut self.pcp;
         let base = p.batch;
-        p.high = p.high.clamp(p.high_min, p.high_max.max(p.high_min));
+        p.high = p.high.clamp(p.high_min, p.high_max);
         let mut high = p.high;
         // a list that is off or still the boot pageset
         if high < base {
@@ -450,7 +451,7 @@ impl Zone {
         let (below_high, reclaim_active) = (self.below_high, self.reclaim_active);
         let p = &mut self.pcp;
         let batch = p.batch;
-        let high = p.high.clamp(p.high_min, p.high_max.max(p.high_min));
+        let high = p.high.clamp(p.high_min, p.high_max);
         p.high = high;
         if high == 0 {
             return 0;
@@ -901,7 +902,8 @@ mod tests {
 
     #[test]
     fn a_disabled_list_passes_every_page_through() {
-        // DMA's list: high 0 (high_min = high_max = 0): a refill of one page, a flush of one
+        // a list whose bounds are 0 (the boot pageset's): nr_pcp_alloc's and nr_pcp_free's
+        // `high < batch` case, a refill of one page, a flush of one
         let (mut z, mut t) = zone_at(0, 100);
         z.set_pcp(PcpBoot {
             count: 0,

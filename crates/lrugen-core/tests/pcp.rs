@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The zones' per-CPU page lists (`mm::node::Pcp`) on a machine built from a guest's zones, where
+//! the allocator and reclaim drive them: the guest's list starts outside `NR_FREE_PAGES`; an
+//! allocation that finds the zone at or below its high watermark marks it `ZONE_BELOW_HIGH`
+//! (`get_page_from_freelist`); `balance_pgdat` sets `ZONE_RECLAIM_ACTIVE` on the zones it
+//! balances and clears it when done; and a global-pressure run keeps every frame counted once.
+//! (The list's own arithmetic is tested in `mm::node`.)
+
+use lrugen::kernel::Kernel;
+use lrugen::mm::memcg::ROOT_MEMCG;
+use lrugen::mm::node::{PcpBoot, ZoneBoot, WMARK_HIGH};
+use lrugen::mm::pagecache::Advice;
+use lrugen::mm::vmstat::Stat;
+use lrugen::mm::{Machine, MachineConfig};
+use lrugen::reclaim::alloc::alloc_frame;
+use lrugen::reclaim::check::check_invariants;
+use lrugen::reclaim::classic::Classic;
+use lrugen::reclaim::vmscan::{balance_pgdat_begin, balance_pgdat_end};
+
+/// 32 MiB as x86 lays it out (DMA 4,095 pages, DMA32 4,096), DMA32 with 1,500 pages used at
+/// boot and 300 on its per-CPU list, DMA's list not used yet (`high: 0`, as 7.2 prints it).
+fn machine() -> Machine {
+    let mut cfg = MachineConfig::x86(8192, 0);
+    cfg.ra_pages = 0;
+    let list = |count, high, high_min, high_max, batch| {
+        Some(PcpBoot {
+            count,
+            high,
+            high_min,
+            high_max,
+            batch,
+        })
+    };
+    cfg.zone_boot = vec![vec![
+        ZoneBoot {
+            used: 32,
+            pcp: list(0, 0, 37, 480, 1),
+            ..Default::default()
+        },
+        ZoneBoot {
+            used: 1500,
+            pcp: list(300, 400, 60, 512, 7),
+            ..Default::default()
+        },
+    ]];
+    let mut m = Machine::new(cfg);
+    m.debug_checks = true;
+    m
+}
+
+#[test]
+fn the_guests_list_starts_outside_the_free_count() {
+    let m = machine();
+    let z = &m.nodes[0].zones[1];
+    assert_eq!((z.free, z.pcp.count), (4096 - 1500 - 300, 300));
+    assert_eq!(z.free_frames(), 4096 - 1500);
+    // NR_FREE_PAGES is the buddy allocator's count only
+    assert_eq!(
+        m.vmstat().get(Stat::NrFreePages),
+        (m.nodes[0].zones[0].free + z.free) as i64
+    );
+}
+
+#[test]
+fn an_allocation_at_the_high_watermark_marks_the_zone_below_high() {
+    let m = machine();
+    let p = Classic::new(&m);
+    let mut k = Kernel::new(m, p);
+    let high = |k: &Kernel<Classic>| {
+        let z = &k.m.nodes[0].zones[1];
+        z.wmark(WMARK_HIGH) + z.lowmem_reserve
+    };
+    assert!(!k.m.nodes[0].zones[1].below_high);
+    let mut n = 0;
+    // DMA32 comes first; take its frames until an allocation finds it at its high watermark
+    while k.m.nodes[0].zones[1].free > high(&k) {
+        alloc_frame(&mut k.m, &mut k.p, 0).unwrap();
+        assert!(!k.m.nodes[0].zones[1].below_high, "above its high watermark at {n}");
+        n += 1;
+    }
+    alloc_frame(&mut k.m, &mut k.p, 0).unwrap();
+    assert!(k.m.nodes[0].zones[1].below_high, "after {n} allocations");
+}
+
+#[test]
+fn kswapd_marks_the_zones_it_balances_reclaim_active() {
+    let m = machine();
+    let p = Classic::new(&m);
+    let mut k = Kernel::new(m, p);
+    k.m.nodes[0].kswapd_highest_zoneidx = 1;
+    let run = balance_pgdat_begin(&mut k.m, 0);
+    assert!(k.m.nodes[0].zones.iter().all(|z| z.reclaim_active));
+    balance_pgdat_end(&mut k.m, &mut k.p, run);
+    assert!(k.m.nodes[0].zones.iter().all(|z| !z.reclaim_active));
+    // a run for DMA alone leaves DMA32's list as it was
+    k.m.nodes[0].kswapd_highest_zoneidx = 0;
+    let run = balance_pgdat_begin(&mut k.m, 0);
+    assert!(k.m.nodes[0].zones[0].reclaim_active && !k.m.nodes[0].zones[1].reclaim_active);
+    balance_pgdat_end(&mut k.m, &mut k.p, run);
+}
+
+/// A file read of twice the machine's memory by a task of the root memcg, kswapd inline: the
+/// lists refill and flush through reclaim, every frame is free (buddy or list) or allocated once
+/// (`check_invariants`), and pages were allocated and freed through them.
+#[test]
+fn global_pressure_keeps_every_frame_counted_once() {
+    let m = machine();
+    let p = Classic::new(&m);
+    let mut k = Kernel::new(m, p);
+    let task = k.create_mm(ROOT_MEMCG);
+    let f = k.m.create_file("f", 16_384, Advice::Normal);
+    for i in 0..16_384 {
+        k.read_page(task, f, i).unwrap();
+    }
+    assert!(k.m.check_failure.is_none(), "{:?}", k.m.check_failure);
+    check_invariants(&k.m, &k.p).unwrap();
+    assert!(k.m.events.get(Stat::Pageoutrun) > 0, "kswapd ran");
+    assert!(k.m.nodes[0].zones.iter().all(|z| !z.reclaim_active), "and finished");
+    let z = &k.m.nodes[0].zones[1];
+    assert!(
+        z.pcp.high >= 60 && z.pcp.high <= 512,
+        "high within its bounds: {}",
+        z.pcp.high
+    );
+}
