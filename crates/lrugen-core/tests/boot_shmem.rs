@@ -7,11 +7,12 @@
 //! (`shmem_writeout`): `nr_shmem` falls by exactly the root's `pswpout`, and each swapped-out
 //! page keeps its swap slot (the file's swap entry holds it). Without swap they stay.
 
+mod common;
+
 use lrugen::kernel::Kernel;
 use lrugen::mm::folio::ANON;
 use lrugen::mm::memcg::ROOT_MEMCG;
 use lrugen::mm::node::ZoneBoot;
-use lrugen::mm::pagecache::Advice;
 use lrugen::mm::vm::{vmf, MMAP_BASE_VPN};
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Machine, MachineConfig};
@@ -73,12 +74,7 @@ fn starts_on_the_root_anon_lru<P: Policy>(k: &Kernel<P>, inactive: i64, active: 
 
 /// A file read of twice the machine's memory by a task of the root memcg, kswapd inline.
 fn read_twice_memory<P: Policy>(k: &mut Kernel<P>) {
-    let task = k.create_mm(ROOT_MEMCG);
-    let f = k.m.create_file("f", 16_384, Advice::Normal);
-    for i in 0..16_384 {
-        k.read_page(task, f, i).unwrap();
-    }
-    assert!(k.m.check_failure.is_none(), "{:?}", k.m.check_failure);
+    common::read_file_as_root(k, 16_384);
     check_invariants(&k.m, &k.p).unwrap();
 }
 

@@ -6,10 +6,10 @@
 //! balances and clears it when done; and a global-pressure run keeps every frame counted once.
 //! (The list's own arithmetic is tested in `mm::node`.)
 
+mod common;
+
 use lrugen::kernel::Kernel;
-use lrugen::mm::memcg::ROOT_MEMCG;
 use lrugen::mm::node::{PcpBoot, ZoneBoot, WMARK_HIGH};
-use lrugen::mm::pagecache::Advice;
 use lrugen::mm::vmstat::Stat;
 use lrugen::mm::{Machine, MachineConfig};
 use lrugen::reclaim::alloc::alloc_frame;
@@ -107,12 +107,7 @@ fn global_pressure_keeps_every_frame_counted_once() {
     let m = machine();
     let p = Classic::new(&m);
     let mut k = Kernel::new(m, p);
-    let task = k.create_mm(ROOT_MEMCG);
-    let f = k.m.create_file("f", 16_384, Advice::Normal);
-    for i in 0..16_384 {
-        k.read_page(task, f, i).unwrap();
-    }
-    assert!(k.m.check_failure.is_none(), "{:?}", k.m.check_failure);
+    common::read_file_as_root(&mut k, 16_384);
     check_invariants(&k.m, &k.p).unwrap();
     assert!(k.m.events.get(Stat::Pageoutrun) > 0, "kswapd ran");
     assert!(k.m.nodes[0].zones.iter().all(|z| !z.reclaim_active), "and finished");

@@ -6,6 +6,8 @@
 //! `kswapd_low_wmark_hit_quickly`, a node below its high watermark at the end of it counts
 //! `kswapd_high_wmark_hit_quickly` and has kswapd reclaim again (`pageoutrun`).
 
+mod common;
+
 use lrugen::kernel::Kernel;
 use lrugen::mm::memcg::ROOT_MEMCG;
 use lrugen::mm::node::{ZoneType, WMARK_HIGH, WMARK_LOW, WMARK_MIN};
@@ -143,11 +145,7 @@ fn a_machine_of_one_zone_counts_nothing_new() {
     m.debug_checks = true;
     let p = Classic::new(&m);
     let mut k = Kernel::new(m, p);
-    let task = k.create_mm(ROOT_MEMCG);
-    let f = k.m.create_file("f", 16_384, Advice::Normal);
-    for i in 0..16_384 {
-        k.read_page(task, f, i).unwrap();
-    }
+    common::read_file_as_root(&mut k, 16_384);
     assert!(k.m.events.get(Stat::Pageoutrun) > 1);
     assert_eq!(k.m.events.get(Stat::KswapdLowWmarkHitQuickly), 0);
     assert_eq!(k.m.events.get(Stat::KswapdHighWmarkHitQuickly), 0);

@@ -482,3 +482,14 @@ pub fn anon_memcg_reclaim(policy: lrugen::sim::PolicyKind) -> lrugen::sim::RunCo
     c.check = true;
     c
 }
+
+/// A file of `pages` pages read once, page by page, by a new task of the root memcg (kswapd
+/// inline): the global-pressure workload of the zone tests, with no check failure on the way.
+pub fn read_file_as_root<P: Policy>(k: &mut Kernel<P>, pages: u64) {
+    let task = k.create_mm(ROOT_MEMCG);
+    let f = k.m.create_file("f", pages, Advice::Normal);
+    for i in 0..pages {
+        k.read_page(task, f, i).unwrap();
+    }
+    assert!(k.m.check_failure.is_none(), "{:?}", k.m.check_failure);
+}
