@@ -2612,3 +2612,83 @@ fn eevdf_run_to_parity_lets_the_task_reclaim_directly_before_kswapd_runs() {
         }
     }
 }
+
+/// `pcp_high_auto_tune` (6.7, "mm: PCP high auto-tuning"): on a machine with per-CPU page lists
+/// (x86's DMA and DMA32 as a guest left them: DMA32's list holding 300 pages, `high` 400 between
+/// `high_min` 60 and `high_max` 512, batch 7), a buffered read of twice the memory by a root task
+/// (kswapd inline). Off (6.1): `high` stays at 400 and every refill takes one batch of 7. On: the
+/// refills double over a run of allocations, and `high` moves within its bounds (down while
+/// kswapd reclaims and the zone is below its high watermark), so the list ends elsewhere and the
+/// pages the watermark checks see (the buddy allocator's, `nr_free_pages`) move with it.
+#[test]
+fn pcp_high_auto_tune_grows_the_list_and_frees_in_runs() {
+    use lrugen::mm::node::{PcpBoot, ZoneBoot};
+    let name = "pcp_high_auto_tune";
+    let run = |profile: Profile| {
+        let mut cfg = MachineConfig::x86(8192, 0);
+        cfg.ra_pages = 0;
+        let list = |count, high, high_min, high_max, batch| {
+            Some(PcpBoot {
+                count,
+                high,
+                high_min,
+                high_max,
+                batch,
+            })
+        };
+        cfg.zone_boot = vec![vec![
+            ZoneBoot {
+                used: 32,
+                pcp: list(0, 0, 37, 480, 1),
+                ..Default::default()
+            },
+            ZoneBoot {
+                used: 1500,
+                pcp: list(300, 400, 60, 512, 7),
+                ..Default::default()
+            },
+        ]];
+        let mut m = Machine::new(cfg);
+        m.debug_checks = true;
+        let p = Classic::with_profile(&m, profile);
+        let mut k = Kernel::new(m, p);
+        // growths of DMA32's list by a read (refills, and later pages reclaim freed onto it)
+        let mut refills = Vec::new();
+        let task = k.create_mm(ROOT_MEMCG);
+        let f = k.m.create_file("f", 16_384, Advice::Normal);
+        for i in 0..16_384 {
+            let before = k.m.nodes[0].zones[1].pcp.count;
+            k.read_page(task, f, i).unwrap();
+            let after = k.m.nodes[0].zones[1].pcp.count;
+            if after > before + 1 {
+                refills.push(after - before);
+            }
+        }
+        assert!(k.m.check_failure.is_none(), "{:?}", k.m.check_failure);
+        let z = &k.m.nodes[0].zones[1];
+        (z.pcp.high, refills, k.m.vmstat())
+    };
+    for base in [Profile::V6_1, Profile::V7_2] {
+        let (off, on) = (run(with(base, name, false)), run(with(base, name, true)));
+        eprintln!(
+            "{}: off high {} refills {:?}; on high {} refills {:?}",
+            base.label(),
+            off.0,
+            &off.1[..off.1.len().min(12)],
+            on.0,
+            &on.1[..on.1.len().min(12)]
+        );
+        assert_eq!(off.0, 400, "6.1 keeps high");
+        assert_ne!(on.0, 400, "auto-tuning moved high");
+        assert!((60..=512).contains(&on.0));
+        // the first refills, long before reclaim frees anything onto the list: each takes a
+        // batch and the read one page of it
+        assert_eq!(&off.1[..6], &[6; 6], "one batch per refill");
+        assert_eq!(&on.1[..6], &[6, 13, 27, 55, 111, 223], "doubling refills");
+        assert_ne!(
+            off.2.get(Stat::NrFreePages),
+            on.2.get(Stat::NrFreePages),
+            "the free pages the watermarks see"
+        );
+    }
+}

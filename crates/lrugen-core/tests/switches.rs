@@ -292,6 +292,10 @@ macro_rules! switch_tests {
             // pressure: `switch_effects.rs`,
             // `eevdf_run_to_parity_lets_the_task_reclaim_directly_before_kswapd_runs`
             tested.push("eevdf_run_to_parity");
+            // needs a machine with per-CPU page lists (built from a guest's zones) under global
+            // pressure: `switch_effects.rs`,
+            // `pcp_high_auto_tune_grows_the_list_and_frees_in_runs`
+            tested.push("pcp_high_auto_tune");
             // needs several memcgs and a reclaim pass that stops early: `memcg_lru.rs`,
             // `classic_direct_reclaim_walks_the_memcgs_in_turn`
             tested.push("incremental_cgroup_iteration");

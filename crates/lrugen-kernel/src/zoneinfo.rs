@@ -93,7 +93,9 @@ impl ZoneInfo {
     /// it set the lists up: on 7.2, 3,888 where an eighth of the managed pages now is 4,156; a
     /// bound the list's `high` reaches only in a long run of allocations.) A `high` of 0 is a list
     /// not used yet, not one that is off: 7.2's DMA prints `high: 0` with `high_min` 37 and
-    /// `high_max` 480, and the first refill raises `high` to `high_min`.
+    /// `high_max` 480, and the first refill raises `high` to `high_min`. (A 6.1 guest's list does
+    /// not tune itself: the 6.1 profile keeps its `high` and ignores the computed bounds,
+    /// `Pcp::auto_tune`.)
     pub fn pcp_boot(&self) -> Option<PcpBoot> {
         if self.pcp_cpus != 1 || self.managed == 0 {
             return None;

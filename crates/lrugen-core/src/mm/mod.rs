@@ -1118,7 +1118,8 @@ impl Machine {
     }
 
     /// Take the machine-wide behaviour of a kernel profile's switches (those read outside the
-    /// reclaim policy): the swap allocator's clusters, and which page-table levels count in
+    /// reclaim policy): the swap allocator's clusters, the scheduler's slice that a woken kswapd
+    /// waits for, how the per-CPU page lists tune themselves, and which page-table levels count in
     /// `pagetables`. The latter only while no address space exists, so that page tables are
     /// uncounted where they were counted (`sim::build_machine` applies the run's profile before
     /// the first one).
@@ -1131,6 +1132,9 @@ impl Machine {
         } else {
             0
         };
+        for z in self.nodes.iter_mut().flat_map(|n| n.zones.iter_mut()) {
+            z.pcp.auto_tune = s.pcp_high_auto_tune;
+        }
         self.memcgs
             .set_stock_slots(match (self.cfg.kmem.charge_stock, s.memcg_stock_multi) {
                 (false, _) => 0,

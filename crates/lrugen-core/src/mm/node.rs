@@ -280,15 +280,23 @@ pub struct PcpBoot {
     pub batch: u64,
 }
 
-/// One CPU's per-CPU page list of a zone (`struct per_cpu_pages`, `mm/page_alloc.c` of 6.7 and
-/// later, the same in 6.12 and 7.2): order-0 pages freed go onto it and allocations take from it,
-/// refilling it from the buddy allocator a batch at a time when it is empty. Its pages are free
-/// but not in `NR_FREE_PAGES` ([`Zone::free`]), which every watermark check reads. Its `high`
-/// tunes itself: it grows by a batch at each refill while the zone is above its high watermark,
-/// shrinks by the run of frees while the zone is below it (`ZONE_BELOW_HIGH`) and to `batch << 2`
-/// while kswapd reclaims (`ZONE_RECLAIM_ACTIVE`), decays by an eighth a second
-/// ([`Zone::decay_pcp_high`]), and is drained whole when direct reclaim's allocation still fails
-/// (`drain_all_pages`). Large folios (order 9) bypass it in the model (the kernel's THP list,
+/// One CPU's per-CPU page list of a zone (`struct per_cpu_pages`, `mm/page_alloc.c`): order-0
+/// pages freed go onto it and allocations take from it, refilling it from the buddy allocator a
+/// batch at a time when it is empty. Its pages are free but not in `NR_FREE_PAGES`
+/// ([`Zone::free`]), which every watermark check reads. It is drained whole when direct reclaim's
+/// allocation still fails (`drain_all_pages`). How its `high` and batches move depends on the
+/// kernel ([`Pcp::auto_tune`], the profile's switch `pcp_high_auto_tune`):
+/// * 6.7 and later (the same code in 6.12 and 7.2): `high` tunes itself: it grows by a batch at
+///   each refill while the zone is above its high watermark, shrinks by the run of frees while
+///   the zone is below it (`ZONE_BELOW_HIGH`) and to `batch << 2` while kswapd reclaims
+///   (`ZONE_RECLAIM_ACTIVE`), and decays by an eighth a second ([`Zone::decay_pcp_high`]); a run
+///   of allocations doubles the refill batch, a run of frees sizes a flush.
+/// * 6.1: `high` stays where it was set (`zone_highsize`: the low watermark on one CPU); a refill
+///   takes one batch; a free reaching `high` (`min(batch << 2, high)` while kswapd reclaims the
+///   zone) flushes `batch << free_factor` pages, `free_factor` growing by one per flush and
+///   halving per allocation; nothing decays.
+///
+/// Large folios (order 9) bypass it in the model (the kernel's THP list,
 /// which holds at most one, is not modelled), and one list stands for the kernel's per
 /// migratetype lists (their count is one).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -309,6 +317,11 @@ pub struct Pcp {
     pub alloc_factor: u32,
     /// `pcp->free_count`: the run of frees, which sizes a flush.
     pub free_count: u64,
+    /// 6.1's `pcp->free_factor`: a flush frees `batch << free_factor` pages (without auto-tuning).
+    pub free_factor: u32,
+    /// Whether `high` tunes itself (6.7 on, the profile's `pcp_high_auto_tune`; set by
+    /// `Machine::apply_switches`, on until then): see [`Pcp`].
+    pub auto_tune: bool,
 }
 
 impl Pcp {
@@ -324,6 +337,8 @@ impl Pcp {
             batch: b.batch.max(1),
             alloc_factor: 0,
             free_count: 0,
+            free_factor: 0,
+            auto_tune: true,
         }
     }
 }
@@ -406,7 +421,11 @@ impl Zone {
     /// halves; an empty list is refilled from the buddy allocator (`nr_pcp_alloc`,
     /// `rmqueue_bulk`); one page leaves it. False if the zone has no free page.
     fn pcp_take(&mut self) -> bool {
-        self.pcp.free_count >>= 1;
+        if self.pcp.auto_tune {
+            self.pcp.free_count >>= 1;
+        } else {
+            self.pcp.free_factor >>= 1;
+        }
         if self.pcp.count == 0 {
             let want = self.nr_pcp_alloc();
             let got = want.min(self.free);
@@ -424,6 +443,10 @@ impl Zone {
     fn nr_pcp_alloc(&mut self) -> u64 {
         let p = &mut self.pcp;
         let base = p.batch;
+        if !p.auto_tune {
+            // 6.1's `__rmqueue_pcplist`: one batch (`max(batch >> order, 2)` when above 1)
+            return base;
+        }
         p.high = p.high.clamp(p.high_min, p.high_max);
         let mut high = p.high;
         // a list that is off or still the boot pageset
@@ -451,6 +474,14 @@ impl Zone {
         let (below_high, reclaim_active) = (self.below_high, self.reclaim_active);
         let p = &mut self.pcp;
         let batch = p.batch;
+        if !p.auto_tune {
+            // 6.1: the list's own `high`, limited while reclaim is active
+            return match p.high {
+                0 => 0,
+                high if reclaim_active => (batch << 2).min(high),
+                high => high,
+            };
+        }
         let high = p.high.clamp(p.high_min, p.high_max);
         p.high = high;
         if high == 0 {
@@ -481,11 +512,21 @@ impl Zone {
     }
 
     /// `nr_pcp_free`: how many pages a flush gives back to the buddy allocator.
-    fn nr_pcp_free(&self, high: u64) -> u64 {
+    fn nr_pcp_free(&mut self, high: u64) -> u64 {
         let batch = self.pcp.batch;
         // a list that is off or still the boot pageset
         if high < batch {
             return 1;
+        }
+        if !self.pcp.auto_tune {
+            // 6.1: the batch doubled per flush since the last allocation
+            let p = &mut self.pcp;
+            let max_nr_free = high - batch;
+            let scaled = batch << p.free_factor;
+            if scaled < max_nr_free && p.free_factor < PCP_BATCH_SCALE_MAX {
+                p.free_factor += 1;
+            }
+            return scaled.max(batch).min(max_nr_free);
         }
         // the run of frees, at least a batch, leaving at least a batch (`clamp_t`: the upper
         // bound wins when they cross)
@@ -500,7 +541,7 @@ impl Zone {
         let batch = self.pcp.batch;
         self.pcp.alloc_factor >>= 1;
         self.pcp.count += 1;
-        if self.pcp.free_count < batch << PCP_BATCH_SCALE_MAX {
+        if self.pcp.auto_tune && self.pcp.free_count < batch << PCP_BATCH_SCALE_MAX {
             self.pcp.free_count += 1;
         }
         let high = self.nr_pcp_high();
@@ -534,7 +575,8 @@ impl Zone {
     /// eighth (at most to the count less a full batch, at least to `high_min`), and what the list
     /// holds above it goes back to the buddy allocator.
     pub fn decay_pcp_high(&mut self) {
-        if !self.pcp.on {
+        // 6.1 has no `decay_pcp_high`
+        if !self.pcp.on || !self.pcp.auto_tune {
             return;
         }
         let p = &mut self.pcp;
@@ -721,12 +763,14 @@ mod tests {
                 1 => Just(ZoneOp::TakeBlock),
                 1 => (0usize..10).prop_map(ZoneOp::GiveBlock),
             ], 0..400),
-            pcp in proptest::option::of((0u64..50, 0u64..600, 1u64..16)),
+            pcp in proptest::option::of((0u64..50, 0u64..600, 1u64..16, any::<bool>())),
         ) {
             let (mut z, mut t) = zone_at(first, managed);
-            // with a per-CPU list (its boot count, a high, a batch): its pages are free frames
-            if let Some((count, high, batch)) = pcp {
+            // with a per-CPU list (its boot count, a high, a batch, auto-tuned (6.7 on) or fixed
+            // (6.1)): its pages are free frames
+            if let Some((count, high, batch, auto_tune)) = pcp {
                 z.set_pcp(PcpBoot { count, high, high_min: high.min(100), high_max: high, batch });
+                z.pcp.auto_tune = auto_tune;
             }
             let mut small: Vec<FolioId> = Vec::new();
             let mut blocks: Vec<FolioId> = Vec::new();
@@ -898,6 +942,96 @@ mod tests {
         let n = z.drain_pcp();
         assert_eq!((z.pcp.count, z.free), (0, free + count));
         assert_eq!(n, count.min(want));
+    }
+
+    /// [`pcp_zone`] as 6.1 has it (no auto-tuning, `high` fixed at `high`).
+    fn pcp_zone_6_1(high: u64) -> (Zone, Folios) {
+        let (mut z, t) = pcp_zone(high);
+        z.pcp.auto_tune = false;
+        (z, t)
+    }
+
+    #[test]
+    fn without_auto_tuning_a_refill_takes_one_batch_and_high_stays() {
+        // 6.1's __rmqueue_pcplist: rmqueue_bulk of pcp->batch pages, whatever the run
+        let (mut z, mut t) = pcp_zone_6_1(310);
+        let mut refills = Vec::new();
+        for _ in 0..1_000 {
+            let before = z.free;
+            z.take(&mut t).unwrap();
+            if z.free != before {
+                refills.push(before - z.free);
+            }
+        }
+        assert_eq!(refills.len(), 143, "1,000 pages in batches of 7: {refills:?}");
+        assert!(refills.iter().all(|&n| n == 7), "{refills:?}");
+        assert_eq!(z.pcp.high, 310);
+        // nor does a second go by (no decay_pcp_high in 6.1)
+        let ids: Vec<FolioId> = (0..300).map(|_| z.take(&mut t).unwrap()).collect();
+        for &id in &ids {
+            z.give(&mut t, id);
+        }
+        let (count, free) = (z.pcp.count, z.free);
+        z.decay_pcp_high();
+        assert_eq!((z.pcp.high, z.pcp.count, z.free), (310, count, free));
+    }
+
+    #[test]
+    fn without_auto_tuning_a_run_of_flushes_doubles_the_batch() {
+        // 6.1's nr_pcp_free: at pcp->high (310), batch << free_factor pages, free_factor growing
+        // by one per flush up to CONFIG_PCP_BATCH_SCALE_MAX (5) while below high - batch (303),
+        // clamped to [batch, high - batch]; an allocation halves free_factor
+        let (mut z, mut t) = pcp_zone_6_1(310);
+        let ids: Vec<FolioId> = (0..5_000).map(|_| z.take(&mut t).unwrap()).collect();
+        z.drain_pcp();
+        let mut flushes = Vec::new();
+        for &id in &ids[..2_000] {
+            let before = z.free;
+            z.give(&mut t, id);
+            if z.free != before {
+                flushes.push(z.free - before);
+            }
+            assert!(z.pcp.count < 310, "flushed at high");
+        }
+        assert_eq!(&flushes[..7], &[7, 14, 28, 56, 112, 224, 224], "{flushes:?}");
+        assert_eq!(z.pcp.free_factor, 5);
+        z.take(&mut t).unwrap();
+        assert_eq!(z.pcp.free_factor, 2, "an allocation halves it");
+        // a list whose high leaves less than the doubled batch: clamped to high - batch
+        let (mut z, mut t) = pcp_zone_6_1(40);
+        let ids: Vec<FolioId> = (0..500).map(|_| z.take(&mut t).unwrap()).collect();
+        z.drain_pcp();
+        let mut flushes = Vec::new();
+        for &id in &ids {
+            let before = z.free;
+            z.give(&mut t, id);
+            if z.free != before {
+                flushes.push(z.free - before);
+            }
+        }
+        assert_eq!(&flushes[..4], &[7, 14, 28, 33], "{flushes:?}");
+        assert_eq!(z.pcp.high, 40, "high stays");
+    }
+
+    #[test]
+    fn without_auto_tuning_kswapd_limits_the_list_to_four_batches() {
+        // 6.1's nr_pcp_high under ZONE_RECLAIM_ACTIVE: min(batch << 2, high), high untouched
+        let (mut z, mut t) = pcp_zone_6_1(1_000);
+        let ids: Vec<FolioId> = (0..200).map(|_| z.take(&mut t).unwrap()).collect();
+        z.drain_pcp();
+        z.reclaim_active = true;
+        for &id in &ids {
+            z.give(&mut t, id);
+            assert!(z.pcp.count < 28, "count {}", z.pcp.count);
+        }
+        assert_eq!(z.pcp.high, 1_000, "fixed");
+        // and a list with high 0 (nr_pcp_free's `high < batch`) gives each freed page back at
+        // once, one page per flush
+        let (mut z, mut t) = pcp_zone_6_1(0);
+        let a = z.take(&mut t).unwrap();
+        let (count, free) = (z.pcp.count, z.free);
+        z.give(&mut t, a);
+        assert_eq!((z.pcp.count, z.free), (count, free + 1));
     }
 
     #[test]

@@ -485,6 +485,20 @@ switches! {
     /// read by both LRUs, and only where the machine has a slice
     /// ([`crate::mm::MachineConfig::sched_slice_ns`]; the kernel comparisons give the guest's).
     eevdf_run_to_parity,
+    /// 6.7, Huang Ying's series "mm: PCP high auto-tuning" ("mm: tune PCP high automatically",
+    /// "mm, pcp: decrease PCP high if free pages < high watermark", "mm, page_alloc: scale the
+    /// number of pages that are batch allocated", "mm, pcp: reduce detecting time of consecutive
+    /// high order page freeing"): a zone's per-CPU page list ([`crate::mm::node::Pcp`]) tunes
+    /// its `high` between `high_min` and `high_max` (up at refills while the zone is above its
+    /// high watermark, down by the run of frees below it and under kswapd, an eighth a second in
+    /// `decay_pcp_high`), doubles its refill batch over a run of allocations, and sizes a flush
+    /// by the run of frees. Off (6.1): `high` stays where `zone_highsize` set it, a refill takes
+    /// one `batch`, a flush at `high` (at `min(batch << 2, high)` while kswapd reclaims the zone)
+    /// frees `batch << free_factor` pages, doubling over a run of flushes with no allocation
+    /// between, and nothing decays. The page allocator's, not MGLRU's: machine-wide, read by
+    /// both LRUs, and only where the machine has per-CPU lists (built from a guest's zones,
+    /// [`crate::mm::node::ZoneBoot::pcp`]).
+    pcp_high_auto_tune,
 }
 
 impl Switches {
@@ -519,6 +533,7 @@ impl Switches {
         memcg_swap_zero_stats: true,
         remove_rw_page: true,
         eevdf_run_to_parity: true,
+        pcp_high_auto_tune: true,
         ..Switches::ALL_OFF
     };
     /// The kernel spec's ≈6.17 (`kernel-mglru.md` §§2–13), the model's former "mainline".
