@@ -2692,3 +2692,126 @@ fn pcp_high_auto_tune_grows_the_list_and_frees_in_runs() {
         );
     }
 }
+
+/// `kswapd_clear_hopeless_balanced` (7.x, "mm/vmscan: mitigate spurious kswapd_failures reset
+/// from direct reclaim"): a 64 MiB machine without swap whose root task fills it with anon down
+/// to a few pages above the min watermark, so that kswapd, finding nothing to reclaim, gives up
+/// on the node (`kswapd_failures` at `MAX_RECLAIM_RETRIES`); then a task of /t (`memory.max` 128
+/// pages) reads 2,000 file pages, each past the limit a memcg reclaim that frees /t's own file
+/// pages and leaves the node well below its high watermark. Off (6.1, 6.12): each such
+/// successful pass resets the failures, so kswapd wakes again at the next allocation below the
+/// low watermark and runs (`pageoutrun`). On (7.2): the node is not balanced, the failures stay,
+/// and kswapd stays asleep. Both LRUs.
+#[test]
+fn kswapd_clear_hopeless_balanced_keeps_a_hopeless_kswapd_asleep() {
+    const PAGES: u64 = 16_384;
+    fn run<P: lrugen::reclaim::Policy>(mut k: Kernel<P>, t: MemcgId) -> (u32, i64) {
+        k.m.memcgs[t].max = 128;
+        k.m.debug_checks = false;
+        let root = k.create_mm(ROOT_MEMCG);
+        mmap(&mut k, root, B, PAGES as u32, ANON_FILE);
+        let min = k.m.nodes[0].zones[0].wmark(lrugen::mm::node::WMARK_MIN);
+        let mut vpn = B;
+        while k.m.nodes[0].zones[0].free > min + 16 {
+            k.step(Op::Store { task: root, vpn }).unwrap();
+            vpn += 1;
+        }
+        assert_eq!(k.m.nodes[0].kswapd_failures, 16, "kswapd gave up on the node");
+        let runs = k.m.events.get(Stat::Pageoutrun);
+        let task = k.create_mm(t);
+        let f = k.m.create_file("f", 2_000, Advice::Normal);
+        for index in 0..2_000 {
+            k.step(Op::Read { task, file: f, index }).unwrap();
+        }
+        lrugen::reclaim::check::check_invariants(&k.m, &k.p).unwrap();
+        let stolen = k.m.lruvec_state(t, 0, Stat::PgstealDirect) + k.m.lruvec_state(t, 0, Stat::PgstealKswapd);
+        assert!(stolen > 1_500, "/t's pages were reclaimed: {stolen}");
+        (k.m.nodes[0].kswapd_failures, k.m.events.get(Stat::Pageoutrun) - runs)
+    }
+    let name = "kswapd_clear_hopeless_balanced";
+    for base in [Profile::V6_12, Profile::V7_2] {
+        let mglru = |profile| {
+            let (k, t, _) = common::mglru_setup(profile, PAGES, 0, None);
+            run(k, t)
+        };
+        let classic_lru = |profile| {
+            let (k, t, _) = classic(profile, PAGES, 0, None);
+            run(k, t)
+        };
+        for (lru, off, on) in [
+            ("mglru", mglru(with(base, name, false)), mglru(with(base, name, true))),
+            (
+                "classic",
+                classic_lru(with(base, name, false)),
+                classic_lru(with(base, name, true)),
+            ),
+        ] {
+            eprintln!(
+                "{} {lru}: off failures {} kswapd runs {}; on {} {}",
+                base.label(),
+                off.0,
+                off.1,
+                on.0,
+                on.1
+            );
+            assert!(off.1 > 0, "{lru}: revived kswapd ran");
+            assert_eq!(on, (16, 0), "{lru}: kswapd stays hopeless");
+        }
+    }
+}
+
+/// `pcp_free_clears_hopeless` (7.x, `free_frozen_page_commit`'s `KSWAPD_CLEAR_HOPELESS_PCP`): two
+/// nodes of 4,096 pages, each zone with an auto-tuned per-CPU list; each node's kswapd has given
+/// up (`kswapd_failures` at `MAX_RECLAIM_RETRIES`) and each zone is marked `ZONE_BELOW_HIGH` with
+/// all but a few of its pages allocated. Freeing them brings each zone back above its high
+/// watermark, which clears the flag: on, node 0's kswapd is revived (node 1 follows it, a
+/// fallback for its allocations), node 1's is not (no memory node follows it); off, neither.
+#[test]
+fn pcp_free_clears_hopeless_revives_kswapd_of_a_node_with_a_fallback() {
+    use lrugen::mm::node::{PcpBoot, ZoneBoot, ZoneType};
+    let name = "pcp_free_clears_hopeless";
+    let run = |profile: Profile| {
+        let mut cfg = MachineConfig::simple(4096, 0);
+        cfg.nodes = vec![vec![(ZoneType::Normal, 4096)], vec![(ZoneType::Normal, 4096)]];
+        let zone = || ZoneBoot {
+            used: 0,
+            pcp: Some(PcpBoot {
+                count: 0,
+                high: 200,
+                high_min: 60,
+                high_max: 512,
+                batch: 7,
+            }),
+            ..Default::default()
+        };
+        cfg.zone_boot = vec![vec![zone()], vec![zone()]];
+        let m = Machine::new(cfg);
+        let p = Classic::with_profile(&m, profile);
+        let mut k = Kernel::new(m, p);
+        let mut failures = Vec::new();
+        for node in 0..2 {
+            let high = k.m.nodes[node].zones[0].wmark(lrugen::mm::node::WMARK_HIGH);
+            let mut ids = Vec::new();
+            while k.m.nodes[node].zones[0].free_frames() > 8 {
+                ids.push(k.m.take_frame(node, 0).unwrap());
+            }
+            k.m.nodes[node].kswapd_failures = lrugen::reclaim::MAX_RECLAIM_RETRIES;
+            k.m.nodes[node].zones[0].below_high = true;
+            for id in ids {
+                k.m.free_frame(id);
+            }
+            let z = &k.m.nodes[node].zones[0];
+            assert!(
+                !z.below_high && z.free > high,
+                "node {node}: above its high watermark again"
+            );
+            failures.push(k.m.nodes[node].kswapd_failures);
+        }
+        failures
+    };
+    for base in [Profile::V6_12, Profile::V7_2] {
+        let (off, on) = (run(with(base, name, false)), run(with(base, name, true)));
+        assert_eq!(off, vec![16, 16], "{}: off, only reclaim revives kswapd", base.label());
+        assert_eq!(on, vec![0, 16], "{}: on, node 0 has a fallback node", base.label());
+    }
+}

@@ -296,6 +296,12 @@ macro_rules! switch_tests {
             // pressure: `switch_effects.rs`,
             // `pcp_high_auto_tune_grows_the_list_and_frees_in_runs`
             tested.push("pcp_high_auto_tune");
+            // needs a node kswapd gave up on and memcg reclaim that succeeds: `switch_effects.rs`,
+            // `kswapd_clear_hopeless_balanced_keeps_a_hopeless_kswapd_asleep`
+            tested.push("kswapd_clear_hopeless_balanced");
+            // needs per-CPU lists on a machine of two nodes: `switch_effects.rs`,
+            // `pcp_free_clears_hopeless_revives_kswapd_of_a_node_with_a_fallback`
+            tested.push("pcp_free_clears_hopeless");
             // needs several memcgs and a reclaim pass that stops early: `memcg_lru.rs`,
             // `classic_direct_reclaim_walks_the_memcgs_in_turn`
             tested.push("incremental_cgroup_iteration");
@@ -425,6 +431,8 @@ fn presets_are_the_kernels() {
         "memcg_zswap_incomp_stat",
         "memcg_stock_multi",
         "vmscan_reclaim_trace_ids",
+        "kswapd_clear_hopeless_balanced",
+        "pcp_free_clears_hopeless",
     ];
     for n in kernel_switches() {
         assert_eq!(Switches::V6_17.get(n), Some(!only_7_2.contains(n)), "{n}");

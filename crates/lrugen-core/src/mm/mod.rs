@@ -543,6 +543,9 @@ pub struct Machine {
     /// From the profile (`remove_rw_page`): swap I/O goes through `submit_bio` on every device
     /// ([`Machine::swap_io_counts_pgpg`]).
     pub remove_rw_page: bool,
+    /// From the profile (`pcp_free_clears_hopeless`): a free that clears a zone's
+    /// `ZONE_BELOW_HIGH` revives a kswapd that gave up on the node ([`Machine::free_frame`]).
+    pub pcp_free_clears_hopeless: bool,
     /// From the profile (`pgd_pgtable_stats`): its PGD ([`KmemConfig::mm_pgd_pages`]) counts in
     /// `pagetables`.
     pub pgd_pgtable_stats: bool,
@@ -863,6 +866,7 @@ impl Machine {
             swap_percpu_cluster: false,
             pud_pgtable_stats: false,
             remove_rw_page: true,
+            pcp_free_clears_hopeless: false,
             reclaim_trace_ids: false,
             pgd_pgtable_stats: false,
             swap_left: Vec::new(),
@@ -1126,6 +1130,7 @@ impl Machine {
     pub fn apply_switches(&mut self, s: &crate::reclaim::mglru::Switches) {
         self.swap_percpu_cluster = s.swap_percpu_cluster;
         self.remove_rw_page = s.remove_rw_page;
+        self.pcp_free_clears_hopeless = s.pcp_free_clears_hopeless;
         self.reclaim_trace_ids = s.vmscan_reclaim_trace_ids;
         self.kswapd_wait_slice_ns = if s.eevdf_run_to_parity {
             self.cfg.sched_slice_ns
@@ -1903,8 +1908,22 @@ impl Machine {
         if let Some(x) = self.explain.as_deref_mut() {
             x.freed(id)
         }
-        self.nodes[f.node()].zones[f.zone()].give(&mut self.folios, id);
+        if self.nodes[f.node()].zones[f.zone()].give(&mut self.folios, id) {
+            self.zone_above_high_again(f.node());
+        }
         self.count_vm_events(Stat::Pgfree, 1);
+    }
+
+    /// A free cleared `ZONE_BELOW_HIGH` of a zone of `node`: with the profile's
+    /// `pcp_free_clears_hopeless`, a kswapd that gave up on the node runs again, if a fallback
+    /// node follows it (`kswapd_clear_hopeless(pgdat, KSWAPD_CLEAR_HOPELESS_PCP)`).
+    pub fn zone_above_high_again(&mut self, node: usize) {
+        if self.pcp_free_clears_hopeless
+            && self.nodes[node].kswapd_failures >= crate::reclaim::MAX_RECLAIM_RETRIES
+            && node + 1 < self.nodes.len()
+        {
+            self.nodes[node].kswapd_failures = 0;
+        }
     }
 
     /// Uncharge a folio from its memcg (`mem_cgroup_uncharge`).

@@ -536,8 +536,8 @@ impl Zone {
     /// The per-CPU list's side of an order-0 free (`free_frozen_page_commit`): the page goes onto
     /// the list; at `nr_pcp_high` a flush moves `nr_pcp_free` pages to the buddy allocator, and a
     /// zone below its high watermark that is above it again (its reserve included, as
-    /// `zone_watermark_ok` checks it) loses `ZONE_BELOW_HIGH`.
-    fn pcp_give(&mut self) {
+    /// `zone_watermark_ok` checks it) loses `ZONE_BELOW_HIGH` (then true).
+    fn pcp_give(&mut self) -> bool {
         let batch = self.pcp.batch;
         self.pcp.alloc_factor >>= 1;
         self.pcp.count += 1;
@@ -546,29 +546,30 @@ impl Zone {
         }
         let high = self.nr_pcp_high();
         if self.pcp.count < high {
-            return;
+            return false;
         }
         let n = self.nr_pcp_free(high).min(self.pcp.count);
         self.pcp.count -= n;
         self.free += n;
         if self.below_high && self.free > self.wmark[WMARK_HIGH] + self.lowmem_reserve {
             self.below_high = false;
+            return true;
         }
+        false
     }
 
     /// An order-0 page allocated and freed at once through the per-CPU list (the replayer's
     /// `mincore()` buffer page, [`crate::mm::Machine`]'s `alloc_user_page_and_free`), with no
-    /// frame taken: the list's counts and tuning move as they would. False if the zone has no
-    /// free page.
-    pub fn pcp_take_and_give(&mut self) -> bool {
+    /// frame taken: the list's counts and tuning move as they would. `None` if the zone has no
+    /// free page, else whether the free cleared `ZONE_BELOW_HIGH`.
+    pub fn pcp_take_and_give(&mut self) -> Option<bool> {
         if !self.pcp.on {
-            return self.free > 0;
+            return (self.free > 0).then_some(false);
         }
         if !self.pcp_take() {
-            return false;
+            return None;
         }
-        self.pcp_give();
-        true
+        Some(self.pcp_give())
     }
 
     /// `decay_pcp_high` (from `vmstat_update`, every `sysctl_stat_interval`): `high` falls by an
@@ -675,15 +676,17 @@ impl Zone {
     }
 
     /// Return a folio to the free frames: onto the per-CPU list where the zone has one
-    /// (`free_frozen_page_commit`), else to the buddy allocator.
-    pub fn give(&mut self, folios: &mut Folios, id: FolioId) {
+    /// (`free_frozen_page_commit`), else to the buddy allocator. True if the free cleared the
+    /// zone's `ZONE_BELOW_HIGH`.
+    pub fn give(&mut self, folios: &mut Folios, id: FolioId) -> bool {
         folios.reset(id);
         folios[id].next = self.free_head;
         self.free_head = id;
         if self.pcp.on {
-            self.pcp_give();
+            self.pcp_give()
         } else {
             self.free += 1;
+            false
         }
     }
 

@@ -228,8 +228,10 @@ pub fn alloc_frame<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result
 /// free list is left as it was).
 pub fn alloc_user_page_and_free<P: Policy>(m: &mut Machine, p: &mut P, node: usize) -> Result<(), AllocError> {
     let (n, zi) = alloc_zone(m, p, node, GfpZone::Normal)?;
-    if !m.nodes[n].zones[zi].pcp_take_and_give() {
-        return Err(AllocError::NoMemory);
+    match m.nodes[n].zones[zi].pcp_take_and_give() {
+        None => return Err(AllocError::NoMemory),
+        Some(true) => m.zone_above_high_again(n),
+        Some(false) => {}
     }
     let kind = m.nodes[n].zones[zi].kind;
     m.count_vm_events(crate::mm::pgalloc_stat(kind), 1);

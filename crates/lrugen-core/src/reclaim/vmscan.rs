@@ -474,7 +474,11 @@ pub fn shrink_node<P: Policy>(m: &mut Machine, p: &mut P, node: usize, sc: &mut 
     super::lru_add_drain(m, p);
     p.prepare_node(m, node, sc);
     p.shrink_node_lruvecs(m, node, sc);
-    if sc.nr_reclaimed > before {
+    // on progress, a kswapd that gave up on the node runs again (`kswapd_try_clear_hopeless`:
+    // on 7.x only once the node is balanced)
+    if sc.nr_reclaimed > before
+        && (!p.switches().kswapd_clear_hopeless_balanced || pgdat_balanced(m, node, sc.reclaim_idx))
+    {
         m.nodes[node].kswapd_failures = 0;
     }
     if m.debug_checks && m.check_failure.is_none() {

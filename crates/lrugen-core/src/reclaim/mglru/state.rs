@@ -499,6 +499,25 @@ switches! {
     /// both LRUs, and only where the machine has per-CPU lists (built from a guest's zones,
     /// [`crate::mm::node::ZoneBoot::pcp`]).
     pcp_high_auto_tune,
+    /// 7.x (first release unconfirmed; Debian 7.2.13's `kswapd_try_clear_hopeless`, 6.12.118
+    /// has it not), Jiayuan Chen's "mm/vmscan: mitigate spurious kswapd_failures reset from
+    /// direct reclaim": a `shrink_node` pass (and MGLRU's `lru_gen_shrink_node`) that reclaimed
+    /// something resets the node's `kswapd_failures` only if the node is then balanced
+    /// (`pgdat_balanced` up to the pass's `reclaim_idx`), so that memcg reclaim that keeps
+    /// succeeding (a `memory.high` or `memory.max` squeeze) no longer revives a kswapd that gave
+    /// up on a node it cannot balance. Off (6.1, 6.12): any progress resets it. Read by both
+    /// LRUs' reclaim (`reclaim::vmscan::shrink_node`).
+    kswapd_clear_hopeless_balanced,
+    /// 7.x (first release unconfirmed; Debian 7.2.13's `free_frozen_page_commit` calls
+    /// `kswapd_clear_hopeless(…, KSWAPD_CLEAR_HOPELESS_PCP)`, 6.12.118 has it not): an order-0
+    /// free that brings a zone marked `ZONE_BELOW_HIGH` back above its high watermark (clearing
+    /// the flag) also resets the node's `kswapd_failures`, if kswapd had given up on the node and
+    /// another memory node follows it (a fallback node, through which allocations may have
+    /// avoided the direct reclaim that would otherwise have revived kswapd). Off: only reclaim
+    /// resets it. Machine-wide (`Machine::free_frame`), and only where the zones have per-CPU
+    /// lists with auto-tuning (`pcp_high_auto_tune`, which keeps `ZONE_BELOW_HIGH`) on a machine
+    /// of several nodes.
+    pcp_free_clears_hopeless,
 }
 
 impl Switches {
@@ -569,6 +588,8 @@ impl Switches {
         workingset_lruvec_lru_size: true,
         reparent_lru_folios: true,
         lru_gen_memcg_id_u64: true,
+        kswapd_clear_hopeless_balanced: true,
+        pcp_free_clears_hopeless: true,
         memcg_zswap_incomp_stat: true,
         memcg_stock_multi: true,
         vmscan_reclaim_trace_ids: true,
