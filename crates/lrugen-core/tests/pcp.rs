@@ -9,41 +9,17 @@
 mod common;
 
 use lrugen::kernel::Kernel;
-use lrugen::mm::node::{PcpBoot, ZoneBoot, WMARK_HIGH};
+use lrugen::mm::node::WMARK_HIGH;
 use lrugen::mm::vmstat::Stat;
-use lrugen::mm::{Machine, MachineConfig};
+use lrugen::mm::Machine;
 use lrugen::reclaim::alloc::alloc_frame;
 use lrugen::reclaim::check::check_invariants;
 use lrugen::reclaim::classic::Classic;
 use lrugen::reclaim::vmscan::{balance_pgdat_begin, balance_pgdat_end};
 
-/// 32 MiB as x86 lays it out (DMA 4,095 pages, DMA32 4,096), DMA32 with 1,500 pages used at
-/// boot and 300 on its per-CPU list, DMA's list not used yet (`high: 0`, as 7.2 prints it).
+/// `common::x86_with_pcp_lists`, with the invariant checks on.
 fn machine() -> Machine {
-    let mut cfg = MachineConfig::x86(8192, 0);
-    cfg.ra_pages = 0;
-    let list = |count, high, high_min, high_max, batch| {
-        Some(PcpBoot {
-            count,
-            high,
-            high_min,
-            high_max,
-            batch,
-        })
-    };
-    cfg.zone_boot = vec![vec![
-        ZoneBoot {
-            used: 32,
-            pcp: list(0, 0, 37, 480, 1),
-            ..Default::default()
-        },
-        ZoneBoot {
-            used: 1500,
-            pcp: list(300, 400, 60, 512, 7),
-            ..Default::default()
-        },
-    ]];
-    let mut m = Machine::new(cfg);
+    let mut m = Machine::new(common::x86_with_pcp_lists());
     m.debug_checks = true;
     m
 }

@@ -2622,33 +2622,9 @@ fn eevdf_run_to_parity_lets_the_task_reclaim_directly_before_kswapd_runs() {
 /// pages the watermark checks see (the buddy allocator's, `nr_free_pages`) move with it.
 #[test]
 fn pcp_high_auto_tune_grows_the_list_and_frees_in_runs() {
-    use lrugen::mm::node::{PcpBoot, ZoneBoot};
     let name = "pcp_high_auto_tune";
     let run = |profile: Profile| {
-        let mut cfg = MachineConfig::x86(8192, 0);
-        cfg.ra_pages = 0;
-        let list = |count, high, high_min, high_max, batch| {
-            Some(PcpBoot {
-                count,
-                high,
-                high_min,
-                high_max,
-                batch,
-            })
-        };
-        cfg.zone_boot = vec![vec![
-            ZoneBoot {
-                used: 32,
-                pcp: list(0, 0, 37, 480, 1),
-                ..Default::default()
-            },
-            ZoneBoot {
-                used: 1500,
-                pcp: list(300, 400, 60, 512, 7),
-                ..Default::default()
-            },
-        ]];
-        let mut m = Machine::new(cfg);
+        let mut m = Machine::new(common::x86_with_pcp_lists());
         m.debug_checks = true;
         let p = Classic::with_profile(&m, profile);
         let mut k = Kernel::new(m, p);

@@ -892,18 +892,24 @@ mod tests {
         assert!(flushes.iter().all(|&(_, c)| c < high), "{flushes:?}, high {high}");
     }
 
+    /// 200 pages taken from `(z, t)`, its list drained, then freed with `ZONE_RECLAIM_ACTIVE`
+    /// set: the list never reaches four batches (`min(batch << 2, pcp->high)`, 28).
+    fn free_under_kswapd(z: &mut Zone, t: &mut Folios) {
+        let ids: Vec<FolioId> = (0..200).map(|_| z.take(t).unwrap()).collect();
+        z.drain_pcp();
+        z.reclaim_active = true;
+        for &id in &ids {
+            z.give(t, id);
+            assert!(z.pcp.count < 28, "count {}", z.pcp.count);
+        }
+    }
+
     #[test]
     fn while_kswapd_reclaims_the_list_holds_four_batches() {
         // ZONE_RECLAIM_ACTIVE: nr_pcp_high returns min(batch << 2, pcp->high) and lowers
         // pcp->high by the run of frees, down to high_min
         let (mut z, mut t) = pcp_zone(1_000);
-        let ids: Vec<FolioId> = (0..200).map(|_| z.take(&mut t).unwrap()).collect();
-        z.drain_pcp();
-        z.reclaim_active = true;
-        for &id in &ids {
-            z.give(&mut t, id);
-            assert!(z.pcp.count < 28, "count {}", z.pcp.count);
-        }
+        free_under_kswapd(&mut z, &mut t);
         assert_eq!(z.pcp.high, 310, "lowered to high_min");
     }
 
@@ -1020,13 +1026,7 @@ mod tests {
     fn without_auto_tuning_kswapd_limits_the_list_to_four_batches() {
         // 6.1's nr_pcp_high under ZONE_RECLAIM_ACTIVE: min(batch << 2, high), high untouched
         let (mut z, mut t) = pcp_zone_6_1(1_000);
-        let ids: Vec<FolioId> = (0..200).map(|_| z.take(&mut t).unwrap()).collect();
-        z.drain_pcp();
-        z.reclaim_active = true;
-        for &id in &ids {
-            z.give(&mut t, id);
-            assert!(z.pcp.count < 28, "count {}", z.pcp.count);
-        }
+        free_under_kswapd(&mut z, &mut t);
         assert_eq!(z.pcp.high, 1_000, "fixed");
         // and a list with high 0 (nr_pcp_free's `high < batch`) gives each freed page back at
         // once, one page per flush

@@ -493,3 +493,34 @@ pub fn read_file_as_root<P: Policy>(k: &mut Kernel<P>, pages: u64) {
     }
     assert!(k.m.check_failure.is_none(), "{:?}", k.m.check_failure);
 }
+
+/// 32 MiB as x86 lays it out (DMA 4,095 pages, DMA32 4,096), read-ahead off, DMA32 with 1,500
+/// pages used at boot and 300 on its per-CPU list (`high` 400 between 60 and 512, batch 7),
+/// DMA's list not used yet (`high: 0`, as 7.2 prints it): a machine as a guest's zones build it.
+pub fn x86_with_pcp_lists() -> MachineConfig {
+    use lrugen::mm::node::{PcpBoot, ZoneBoot};
+    let mut cfg = MachineConfig::x86(8192, 0);
+    cfg.ra_pages = 0;
+    let list = |count, high, high_min, high_max, batch| {
+        Some(PcpBoot {
+            count,
+            high,
+            high_min,
+            high_max,
+            batch,
+        })
+    };
+    cfg.zone_boot = vec![vec![
+        ZoneBoot {
+            used: 32,
+            pcp: list(0, 0, 37, 480, 1),
+            ..Default::default()
+        },
+        ZoneBoot {
+            used: 1500,
+            pcp: list(300, 400, 60, 512, 7),
+            ..Default::default()
+        },
+    ]];
+    cfg
+}
