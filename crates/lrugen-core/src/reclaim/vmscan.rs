@@ -675,7 +675,8 @@ pub fn try_to_free_mem_cgroup_pages<P: Policy>(
     nr_reclaimed
 }
 
-/// `pgdat_balanced`: some eligible zone is above its high watermark.
+/// `pgdat_balanced`: some eligible zone (up to `highest_zoneidx`; `usize::MAX`, memcg reclaim's
+/// `reclaim_idx`, is every zone) is above its high watermark.
 pub fn pgdat_balanced(m: &Machine, node: usize, highest_zoneidx: usize) -> bool {
     // memory-tiering mode: kswapd balances to the promo watermark, to make room for promotion
     let mark = if m.tiers.as_ref().is_some_and(|t| t.tiering()) {
@@ -684,7 +685,12 @@ pub fn pgdat_balanced(m: &Machine, node: usize, highest_zoneidx: usize) -> bool 
         WMARK_HIGH
     };
     let mut any = false;
-    for (zi, z) in m.nodes[node].zones.iter().enumerate().take(highest_zoneidx + 1) {
+    for (zi, z) in m.nodes[node]
+        .zones
+        .iter()
+        .enumerate()
+        .take(highest_zoneidx.saturating_add(1))
+    {
         if z.managed == 0 {
             continue;
         }
