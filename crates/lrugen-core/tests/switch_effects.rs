@@ -2733,6 +2733,18 @@ fn kswapd_clear_hopeless_balanced_keeps_a_hopeless_kswapd_asleep() {
             assert!(off.1 > 0, "{lru}: revived kswapd ran");
             assert_eq!(on, (16, 0), "{lru}: kswapd stays hopeless");
         }
+        // a node that is balanced (nothing but /t's pages on it): memcg reclaim's progress
+        // revives kswapd either way (its `reclaim_idx` covers every zone)
+        for on in [false, true] {
+            let (mut k, t, task) = classic(with(base, name, on), PAGES, 0, Some(128));
+            k.m.nodes[0].kswapd_failures = 16;
+            let f = k.m.create_file("f", 500, Advice::Normal);
+            for index in 0..500 {
+                k.step(Op::Read { task, file: f, index }).unwrap();
+            }
+            assert!(k.m.lruvec_state(t, 0, Stat::PgstealDirect) > 0, "/t reclaimed");
+            assert_eq!(k.m.nodes[0].kswapd_failures, 0, "{} on={on}", base.label());
+        }
     }
 }
 

@@ -551,7 +551,8 @@ impl Zone {
         let n = self.nr_pcp_free(high).min(self.pcp.count);
         self.pcp.count -= n;
         self.free += n;
-        if self.below_high && self.free > self.wmark[WMARK_HIGH] + self.lowmem_reserve {
+        // `ZONE_BELOW_HIGH` is 6.7's (auto-tuning): a 6.1 list neither reads nor clears it
+        if self.pcp.auto_tune && self.below_high && self.free > self.wmark[WMARK_HIGH] + self.lowmem_reserve {
             self.below_high = false;
             return true;
         }
